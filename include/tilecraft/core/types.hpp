@@ -1,0 +1,77 @@
+// The vocabulary every layer shares: element types, layouts, op classes, math operations.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tilecraft {
+
+enum class DataType : uint8_t { f64, f32, tf32, f16, bf16, s8, u8, s32, e4m3, e5m2 };
+inline constexpr DataType kAllDataTypes[] = {DataType::f64, DataType::f32,  DataType::tf32,
+                                             DataType::f16, DataType::bf16, DataType::s8,
+                                             DataType::u8,  DataType::s32,  DataType::e4m3,
+                                             DataType::e5m2};
+
+// Short name used in kernel names ("f16"), and the seed's spelling ("float16").
+std::string_view short_name(DataType type);
+std::string_view long_name(DataType type);
+int size_in_bits(DataType type);
+bool is_integer(DataType type);
+bool is_float(DataType type);
+// Bits a memory element occupies; tf32 is stored as a 32-bit float.
+inline int storage_bytes(DataType type) { return size_in_bits(type) / 8; }
+std::optional<DataType> data_type_from_name(std::string_view name);
+
+enum class Layout : uint8_t {
+  RowMajor,
+  ColumnMajor,
+  RowMajorInterleaved32,
+  ColumnMajorInterleaved32,
+  TensorNHWC,
+  TensorNC32HW32,
+  TensorC32RSK32,
+};
+inline constexpr Layout kAllLayouts[] = {Layout::RowMajor,           Layout::ColumnMajor,
+                                         Layout::RowMajorInterleaved32,
+                                         Layout::ColumnMajorInterleaved32,
+                                         Layout::TensorNHWC,         Layout::TensorNC32HW32,
+                                         Layout::TensorC32RSK32};
+
+std::string_view to_string(Layout layout);
+// CUTLASS's one-letter tag: t (row-major, "transposed"), n (column-major), and so on.
+std::string_view short_name(Layout layout);
+bool is_matrix_layout(Layout layout);
+bool is_interleaved(Layout layout);
+
+enum class OpClass : uint8_t { Simt, TensorOp };
+std::string_view to_string(OpClass op_class);
+
+enum class MathOperation : uint8_t {
+  multiply_add,
+  multiply_add_saturate,
+  multiply_add_fast_f32,
+  multiply_add_fast_f16,
+  multiply_add_fast_bf16,
+};
+std::string_view to_string(MathOperation op);
+
+struct GemmCoord {
+  int m = 0, n = 0, k = 0;
+  friend bool operator==(const GemmCoord&, const GemmCoord&) = default;
+};
+
+struct MatrixCoord {
+  int row = 0, column = 0;
+  friend bool operator==(const MatrixCoord&, const MatrixCoord&) = default;
+};
+
+struct Tensor4DCoord {
+  int n = 0, h = 0, w = 0, c = 0;
+  friend bool operator==(const Tensor4DCoord&, const Tensor4DCoord&) = default;
+};
+
+std::string to_string(const GemmCoord& coord);
+
+}  // namespace tilecraft

@@ -1,0 +1,61 @@
+#include "tilecraft/core/tensor_view.hpp"
+
+#include <sstream>
+
+namespace tilecraft {
+
+int64_t TensorView::numel() const {
+  int64_t n = 1;
+  for (int i = 0; i < rank; ++i) n *= shape[i];
+  return n;
+}
+
+bool TensorView::is_contiguous() const {
+  int64_t expected = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    if (shape[i] != 1 && strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+std::string TensorView::describe() const {
+  std::ostringstream out;
+  out << long_name(dtype) << "[";
+  for (int i = 0; i < rank; ++i) out << (i ? ", " : "") << shape[i];
+  out << "] strides (";
+  for (int i = 0; i < rank; ++i) out << (i ? ", " : "") << strides[i];
+  out << (rank == 1 ? ",)" : ")");
+  out << " on " << (device == DeviceKind::kCuda ? "cuda:" + std::to_string(device_id) : "cpu");
+  return out.str();
+}
+
+static TensorView contiguous(void* data, DataType dtype, std::initializer_list<int64_t> shape,
+                             DeviceKind device, int device_id) {
+  TensorView view;
+  view.data = data;
+  view.dtype = dtype;
+  view.rank = static_cast<int>(shape.size());
+  view.device = device;
+  view.device_id = device_id;
+  int i = 0;
+  for (int64_t extent : shape) view.shape[i++] = extent;
+  int64_t stride = 1;
+  for (int d = view.rank - 1; d >= 0; --d) {
+    view.strides[d] = stride;
+    stride *= view.shape[d];
+  }
+  return view;
+}
+
+TensorView TensorView::cuda_contiguous(void* data, DataType dtype,
+                                       std::initializer_list<int64_t> shape, int device_id) {
+  return contiguous(data, dtype, shape, DeviceKind::kCuda, device_id);
+}
+
+TensorView TensorView::host_contiguous(void* data, DataType dtype,
+                                       std::initializer_list<int64_t> shape) {
+  return contiguous(data, dtype, shape, DeviceKind::kCpu, 0);
+}
+
+}  // namespace tilecraft

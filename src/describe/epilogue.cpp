@@ -1,0 +1,152 @@
+#include "tilecraft/describe/epilogue.hpp"
+
+#include <cmath>
+
+namespace tilecraft {
+namespace {
+
+std::string name(DataType type) { return std::string(long_name(type)); }
+
+}  // namespace
+
+std::string_view to_string(EpilogueKind kind) {
+  switch (kind) {
+    case EpilogueKind::LinearCombination: return "LinearCombination";
+    case EpilogueKind::LinearCombinationClamp: return "LinearCombinationClamp";
+    case EpilogueKind::FastLinearCombinationClamp: return "FastLinearCombinationClamp";
+    case EpilogueKind::LinearCombinationGeneric: return "LinearCombinationGeneric";
+  }
+  return "?";
+}
+
+std::string_view to_string(Activation activation) {
+  switch (activation) {
+    case Activation::identity: return "identity";
+    case Activation::relu: return "relu";
+    case Activation::leaky_relu: return "leaky_relu";
+    case Activation::tanh: return "tanh";
+    case Activation::sigmoid: return "sigmoid";
+    case Activation::silu: return "silu";
+    case Activation::hardswish: return "hardswish";
+    case Activation::gelu: return "gelu";
+  }
+  return "?";
+}
+
+int activation_argument_count(Activation activation) {
+  return activation == Activation::leaky_relu ? 1 : 0;
+}
+
+static Result<EpilogueFunctor> checked(EpilogueFunctor functor) {
+  if (Status status = functor.validate(); !status) return status;
+  return functor;
+}
+
+Result<EpilogueFunctor> EpilogueFunctor::linear_combination(DataType element_output,
+                                                            int elements_per_access,
+                                                            DataType element_accumulator,
+                                                            DataType element_epilogue) {
+  return checked({EpilogueKind::LinearCombination, element_output, elements_per_access,
+                  element_accumulator, element_epilogue, Activation::identity});
+}
+
+Result<EpilogueFunctor> EpilogueFunctor::linear_combination_clamp(DataType element_output,
+                                                                  int elements_per_access,
+                                                                  DataType element_accumulator,
+                                                                  DataType element_epilogue) {
+  return checked({EpilogueKind::LinearCombinationClamp, element_output, elements_per_access,
+                  element_accumulator, element_epilogue, Activation::identity});
+}
+
+Result<EpilogueFunctor> EpilogueFunctor::fast_linear_combination_clamp(DataType element_output,
+                                                                       int elements_per_access) {
+  return checked({EpilogueKind::FastLinearCombinationClamp, element_output, elements_per_access,
+                  DataType::s32, DataType::f32, Activation::identity});
+}
+
+Result<EpilogueFunctor> EpilogueFunctor::linear_combination_generic(Activation activation,
+                                                                    DataType element_output,
+                                                                    int elements_per_access,
+                                                                    DataType element_accumulator,
+                                                                    DataType element_epilogue) {
+  return checked({EpilogueKind::LinearCombinationGeneric, element_output, elements_per_access,
+                  element_accumulator, element_epilogue, activation});
+}
+
+Status EpilogueFunctor::validate() const {
+  const std::string who = std::string(to_string(kind)) + ": ";
+  if (elements_per_access < 1 || (elements_per_access & (elements_per_access - 1)) != 0 ||
+      elements_per_access * size_in_bits(element_output) > 128) {
+    return Status::invalid(who + "elements_per_access must be a power of two with at most 128 bits "
+                                 "of " + name(element_output) + ", got " +
+                           std::to_string(elements_per_access));
+  }
+  switch (element_epilogue) {
+    case DataType::f64:
+    case DataType::f32:
+    case DataType::f16:
+    case DataType::bf16:
+    case DataType::s32: break;
+    default:
+      return Status::invalid(who + "element_epilogue (the compute type) must be float64, float32, "
+                                   "float16, bfloat16 or int32, got " + name(element_epilogue));
+  }
+  if (element_output == DataType::e4m3 || element_output == DataType::e5m2 ||
+      element_output == DataType::tf32) {
+    return Status::unsupported(who + "SM80 epilogues do not write " + name(element_output));
+  }
+  if (kind == EpilogueKind::FastLinearCombinationClamp) {
+    if (element_output != DataType::s8 && element_output != DataType::u8) {
+      return Status::invalid(who + "element_output must be int8 or uint8, got " +
+                             name(element_output));
+    }
+    if (element_accumulator != DataType::s32 || element_epilogue != DataType::f32) {
+      return Status::invalid(who + "expects an int32 accumulator and float32 compute");
+    }
+  }
+  if (kind == EpilogueKind::LinearCombinationGeneric) {
+    if (activation == Activation::identity) {
+      return Status::invalid(who + "needs an activation (relu, leaky_relu, tanh, sigmoid, silu, "
+                                   "hardswish or gelu)");
+    }
+    if (!is_float(element_epilogue)) {
+      return Status::invalid(who + "activations compute in floating point; element_epilogue must "
+                                   "be a float type, got " + name(element_epilogue));
+    }
+  } else if (activation != Activation::identity) {
+    return Status::invalid(who + "takes no activation; use LinearCombinationGeneric for " +
+                           std::string(to_string(activation)));
+  }
+  return Status::ok();
+}
+
+std::string EpilogueFunctor::procedural_name() const {
+  switch (kind) {
+    case EpilogueKind::LinearCombination: return "";
+    case EpilogueKind::LinearCombinationClamp: return "clamp";
+    case EpilogueKind::FastLinearCombinationClamp: return "fastclamp";
+    case EpilogueKind::LinearCombinationGeneric: return std::string(to_string(activation));
+  }
+  return "";
+}
+
+Status validate_epilogue_params(const EpilogueFunctor& functor, const EpilogueParams& params) {
+  const int expected = activation_argument_count(functor.activation);
+  if (static_cast<int>(params.activation_args.size()) != expected) {
+    return Status::invalid(
+        "output_op: " + std::string(to_string(functor.kind)) +
+        (functor.kind == EpilogueKind::LinearCombinationGeneric
+             ? "(" + std::string(to_string(functor.activation)) + ")"
+             : std::string()) +
+        " takes alpha, beta" + (expected ? " and " + std::to_string(expected) + " activation argument" : "") +
+        "; got " + std::to_string(params.activation_args.size()) + " activation argument(s)");
+  }
+  auto finite = [](double v) { return std::isfinite(v); };
+  if (!finite(params.alpha) || !finite(params.beta)) {
+    return Status::invalid("output_op: alpha and beta must be finite, got alpha=" +
+                           std::to_string(params.alpha) + ", beta=" + std::to_string(params.beta));
+  }
+  return Status::ok();
+}
+
+}  // namespace tilecraft

@@ -1,0 +1,148 @@
+#include "tilecraft/describe/gemm_operation.hpp"
+
+namespace tilecraft {
+namespace {
+
+std::string name(DataType type) { return std::string(long_name(type)); }
+std::string name(Layout layout) { return std::string(to_string(layout)); }
+
+Status check_operand(const char* which, const TensorDescription& operand, DataType expected,
+                     const char* expected_from) {
+  if (Status status = operand.validate(); !status) return status.with_context(which);
+  if (operand.element != expected) {
+    return Status::invalid(std::string(which) + ": element " + name(operand.element) +
+                           " does not match " + expected_from + " " + name(expected));
+  }
+  if (!is_matrix_layout(operand.layout)) {
+    return Status::invalid(std::string(which) + ": layout " + name(operand.layout) +
+                           " is a convolution layout; a GEMM operand is RowMajor, ColumnMajor or "
+                           "(int8) Row/ColumnMajorInterleaved32");
+  }
+  return Status::ok();
+}
+
+Status check_interleaved(const GemmDescription& d) {
+  const bool any = is_interleaved(d.A.layout) || is_interleaved(d.B.layout) ||
+                   is_interleaved(d.C.layout);
+  if (!any) return Status::ok();
+  if (d.A.layout != Layout::ColumnMajorInterleaved32 ||
+      d.B.layout != Layout::RowMajorInterleaved32 ||
+      d.C.layout != Layout::ColumnMajorInterleaved32) {
+    return Status::unsupported(
+        "layouts: the interleaved int8 GEMM takes A ColumnMajorInterleaved32, B "
+        "RowMajorInterleaved32, C ColumnMajorInterleaved32; got A " + name(d.A.layout) + ", B " +
+        name(d.B.layout) + ", C " + name(d.C.layout));
+  }
+  if (d.tile.math_instruction.opcode_class != OpClass::TensorOp) {
+    return Status::unsupported("layouts: interleaved layouts need the TensorOp int8 instruction");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::string_view to_string(GemmMode mode) {
+  switch (mode) {
+    case GemmMode::Gemm: return "Gemm";
+    case GemmMode::GemmSplitKParallel: return "GemmSplitKParallel";
+    case GemmMode::Batched: return "Batched";
+    case GemmMode::Array: return "Array";
+  }
+  return "?";
+}
+
+Result<GemmDescription> GemmDescription::make(int arch, const TileDescription& tile,
+                                              const TensorDescription& A,
+                                              const TensorDescription& B,
+                                              const TensorDescription& C,
+                                              const EpilogueFunctor& epilogue, Swizzle swizzle) {
+  GemmDescription d{arch, tile, A, B, C, epilogue, swizzle};
+  if (Status status = d.validate(); !status) return status;
+  return d;
+}
+
+Status GemmDescription::validate() const {
+  if (arch != 80) {
+    return Status::unsupported("arch: GemmOperationUniversal builds SM80-style CUTLASS 2.x kernels "
+                               "(which also run on SM90); expected 80, got " + std::to_string(arch));
+  }
+  TILECRAFT_RETURN_IF_ERROR(tile.validate());
+  const MathInstruction& math = tile.math_instruction;
+  TILECRAFT_RETURN_IF_ERROR(check_operand("A", A, math.element_a, "the math instruction's element_a"));
+  TILECRAFT_RETURN_IF_ERROR(check_operand("B", B, math.element_b, "the math instruction's element_b"));
+  TILECRAFT_RETURN_IF_ERROR(epilogue.validate());
+  TILECRAFT_RETURN_IF_ERROR(check_operand("C", C, epilogue.element_output,
+                                          "the epilogue's element_output"));
+  if (epilogue.element_accumulator != math.element_accumulator) {
+    return Status::invalid("epilogue_functor: element_accumulator " +
+                           name(epilogue.element_accumulator) +
+                           " does not match the math instruction's accumulator " +
+                           name(math.element_accumulator));
+  }
+  if (epilogue.elements_per_access != C.alignment) {
+    return Status::invalid("epilogue_functor: elements_per_access " +
+                           std::to_string(epilogue.elements_per_access) +
+                           " must equal C's alignment " + std::to_string(C.alignment));
+  }
+  if (epilogue.kind == EpilogueKind::FastLinearCombinationClamp && math.element_a != DataType::s8) {
+    return Status::invalid("epilogue_functor: FastLinearCombinationClamp is for int8 GEMMs, got "
+                           "operands " + name(math.element_a));
+  }
+  if (math.opcode_class == OpClass::TensorOp) {
+    // cp.async copies 4, 8 or 16 bytes: A and B accesses must be at least 32 bits wide.
+    for (const auto& [which, operand] : {std::pair{"A", &A}, std::pair{"B", &B}}) {
+      const int bits = operand->alignment * size_in_bits(operand->element);
+      if (bits < 32) {
+        return Status::invalid(std::string(which) + ": alignment " +
+                               std::to_string(operand->alignment) + " of " +
+                               name(operand->element) + " is " + std::to_string(bits) +
+                               " bits; SM80 tensor-op mainloops copy at least 32 bits (alignment >= " +
+                               std::to_string(32 / size_in_bits(operand->element)) + ")");
+      }
+    }
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_interleaved(*this));
+  if (is_interleaved(A.layout) && (A.alignment != 16 || B.alignment != 16)) {
+    return Status::invalid("A/B: interleaved int8 operands need alignment 16, got " +
+                           std::to_string(A.alignment) + " and " + std::to_string(B.alignment));
+  }
+  return Status::ok();
+}
+
+std::string GemmDescription::procedural_name() const {
+  const MathInstruction& math = tile.math_instruction;
+  std::string math_suffix;
+  switch (math.math_operation) {
+    case MathOperation::multiply_add_fast_f32: math_suffix = "fastf32"; break;
+    case MathOperation::multiply_add_fast_f16: math_suffix = "fastf16"; break;
+    case MathOperation::multiply_add_fast_bf16: math_suffix = "fastbf16"; break;
+    default: break;
+  }
+  std::string out = "tilecraft_sm" + std::to_string(arch) + "_" +
+                    (math.opcode_class == OpClass::Simt ? "simt" : "tensorop") + "_";
+  out += math.shape_name() + math_suffix + "gemm_";
+  out += std::string(short_name(A.element)) + std::string(short_name(B.element)) + "_" +
+         std::string(short_name(math.element_accumulator)) + "acc_" +
+         std::string(short_name(C.element)) + "_";
+  out += tile.procedural_name() + "_";
+  out += std::string(short_name(A.layout)) + std::string(short_name(B.layout)) +
+         std::string(short_name(C.layout)) + "_";
+  out += "align" + std::to_string(A.alignment) + "x" + std::to_string(B.alignment) + "x" +
+         std::to_string(C.alignment);
+  const std::string epilogue_name = epilogue.procedural_name();
+  if (!epilogue_name.empty()) out += "_" + epilogue_name;
+  if (epilogue.element_epilogue != math.element_accumulator) {
+    out += "_e" + std::string(short_name(epilogue.element_epilogue));
+  }
+  switch (swizzle) {
+    case Swizzle::IdentitySwizzle1: break;
+    case Swizzle::IdentitySwizzle2: out += "_swz2"; break;
+    case Swizzle::IdentitySwizzle4: out += "_swz4"; break;
+    case Swizzle::IdentitySwizzle8: out += "_swz8"; break;
+    case Swizzle::HorizontalSwizzle: out += "_swzh"; break;
+    case Swizzle::BatchedIdentitySwizzle: out += "_swzb"; break;
+  }
+  return out;
+}
+
+}  // namespace tilecraft

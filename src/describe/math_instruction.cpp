@@ -1,0 +1,117 @@
+#include "tilecraft/describe/math_instruction.hpp"
+
+#include <sstream>
+
+namespace tilecraft {
+namespace {
+
+std::string shape_text(const std::array<int, 3>& shape) {
+  return "[" + std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
+         std::to_string(shape[2]) + "]";
+}
+
+std::vector<MathInstructionRule> build_rules() {
+  using enum DataType;
+  using enum MathOperation;
+  std::vector<MathInstructionRule> rules = {
+      {OpClass::TensorOp, {8, 8, 4}, f64, f64, multiply_add},
+      {OpClass::TensorOp, {16, 8, 8}, tf32, f32, multiply_add},
+      {OpClass::TensorOp, {16, 8, 8}, f16, f32, multiply_add},
+      {OpClass::TensorOp, {16, 8, 8}, bf16, f32, multiply_add},
+      {OpClass::TensorOp, {16, 8, 16}, f16, f16, multiply_add},
+      {OpClass::TensorOp, {16, 8, 16}, f16, f32, multiply_add},
+      {OpClass::TensorOp, {16, 8, 16}, bf16, f32, multiply_add},
+      {OpClass::TensorOp, {16, 8, 32}, s8, s32, multiply_add_saturate},
+      {OpClass::Simt, {1, 1, 1}, f64, f64, multiply_add},
+      {OpClass::Simt, {1, 1, 1}, f32, f32, multiply_add},
+  };
+  // f32 operands on tensor cores: rounded to tf32 (multiply_add), 3xTF32 (fast_f32), or
+  // converted to f16 / bf16 (fast_f16 / fast_bf16).
+  for (MathOperation op : {multiply_add, multiply_add_fast_f32, multiply_add_fast_f16,
+                           multiply_add_fast_bf16}) {
+    rules.push_back({OpClass::TensorOp, {16, 8, 8}, f32, f32, op});
+  }
+  return rules;
+}
+
+}  // namespace
+
+const std::vector<MathInstructionRule>& math_instruction_rules() {
+  static const std::vector<MathInstructionRule> rules = build_rules();
+  return rules;
+}
+
+Result<MathInstruction> MathInstruction::make(std::array<int, 3> instruction_shape,
+                                              DataType element_a, DataType element_b,
+                                              DataType element_accumulator, OpClass opcode_class,
+                                              MathOperation math_operation) {
+  MathInstruction inst{instruction_shape, element_a,    element_b,
+                       element_accumulator, opcode_class, math_operation};
+  if (Status status = inst.validate(); !status) return status;
+  return inst;
+}
+
+Status MathInstruction::validate() const {
+  if (element_a != element_b) {
+    return Status::invalid("MathInstruction: element_a and element_b must be the same type, got " +
+                           std::string(long_name(element_a)) + " and " +
+                           std::string(long_name(element_b)));
+  }
+  bool class_and_shape_match = false;
+  bool types_match = false;
+  for (const MathInstructionRule& rule : math_instruction_rules()) {
+    if (rule.opcode_class != opcode_class || rule.instruction_shape != instruction_shape) continue;
+    class_and_shape_match = true;
+    if (rule.element_ab != element_a || rule.element_accumulator != element_accumulator) continue;
+    types_match = true;
+    if (rule.math_operation == math_operation) return Status::ok();
+  }
+  std::ostringstream out;
+  out << "MathInstruction: ";
+  if (!class_and_shape_match) {
+    out << "instruction_shape " << shape_text(instruction_shape) << " is not a "
+        << to_string(opcode_class) << " instruction; expected one of";
+    std::string sep = " ";
+    for (const auto& rule : math_instruction_rules()) {
+      if (rule.opcode_class != opcode_class) continue;
+      std::string text = shape_text(rule.instruction_shape);
+      if (out.str().find(text) != std::string::npos) continue;
+      out << sep << text;
+      sep = ", ";
+    }
+  } else if (!types_match) {
+    out << "no " << to_string(opcode_class) << " " << shape_text(instruction_shape)
+        << " instruction takes " << long_name(element_a) << " operands with a "
+        << long_name(element_accumulator) << " accumulator; valid (operands, accumulator):";
+    std::string sep = " ";
+    for (const auto& rule : math_instruction_rules()) {
+      if (rule.opcode_class != opcode_class || rule.instruction_shape != instruction_shape) continue;
+      std::string text = std::string("(") + std::string(long_name(rule.element_ab)) + ", " +
+                         std::string(long_name(rule.element_accumulator)) + ")";
+      if (out.str().find(text) != std::string::npos) continue;
+      out << sep << text;
+      sep = ", ";
+    }
+  } else {
+    out << "math_operation " << to_string(math_operation) << " is not valid for "
+        << long_name(element_a) << " -> " << long_name(element_accumulator) << " on "
+        << to_string(opcode_class) << " " << shape_text(instruction_shape) << "; expected one of";
+    std::string sep = " ";
+    for (const auto& rule : math_instruction_rules()) {
+      if (rule.opcode_class == opcode_class && rule.instruction_shape == instruction_shape &&
+          rule.element_ab == element_a && rule.element_accumulator == element_accumulator) {
+        out << sep << to_string(rule.math_operation);
+        sep = ", ";
+      }
+    }
+  }
+  return Status::invalid(out.str());
+}
+
+std::string MathInstruction::shape_name() const {
+  if (opcode_class == OpClass::Simt) return "";
+  return std::to_string(instruction_shape[0]) + std::to_string(instruction_shape[1]) +
+         std::to_string(instruction_shape[2]);
+}
+
+}  // namespace tilecraft

@@ -1,0 +1,100 @@
+#include "tilecraft/describe/tile_description.hpp"
+
+namespace tilecraft {
+namespace {
+
+std::string triple(const std::array<int, 3>& v) {
+  return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
+         "]";
+}
+
+}  // namespace
+
+Result<TileDescription> TileDescription::make(std::array<int, 3> threadblock_shape, int stages,
+                                              std::array<int, 3> warp_count,
+                                              const MathInstruction& math) {
+  TileDescription tile{threadblock_shape, stages, warp_count, math};
+  if (Status status = tile.validate(); !status) return status;
+  return tile;
+}
+
+std::array<int, 3> TileDescription::warp_shape() const {
+  return {threadblock_shape[0] / warp_count[0], threadblock_shape[1] / warp_count[1],
+          threadblock_shape[2] / warp_count[2]};
+}
+
+int TileDescription::mainloop_shared_memory_bytes() const {
+  const int bytes_a = size_in_bits(math_instruction.element_a) / 8;
+  const int bytes_b = size_in_bits(math_instruction.element_b) / 8;
+  return stages * threadblock_shape[2] *
+         (threadblock_shape[0] * bytes_a + threadblock_shape[1] * bytes_b);
+}
+
+Status TileDescription::validate() const {
+  TILECRAFT_RETURN_IF_ERROR(math_instruction.validate());
+  const char* dims = "MNK";
+  for (int i = 0; i < 3; ++i) {
+    if (threadblock_shape[i] <= 0 || warp_count[i] <= 0) {
+      return Status::invalid("TileDescription: threadblock_shape and warp_count must be positive, got " +
+                             triple(threadblock_shape) + " and " + triple(warp_count));
+    }
+    if (threadblock_shape[i] % warp_count[i] != 0) {
+      return Status::invalid(std::string("TileDescription: warp_count ") + triple(warp_count) +
+                             " does not divide threadblock_shape " + triple(threadblock_shape) +
+                             " in " + dims[i] + " (" + std::to_string(threadblock_shape[i]) + " % " +
+                             std::to_string(warp_count[i]) + " != 0)");
+    }
+  }
+  if (warp_count[2] != 1) {
+    return Status::unsupported("TileDescription: warp_count " + triple(warp_count) +
+                               ": the SM80 multistage mainloop partitions warps over M and N only; "
+                               "expected warp_count[2] == 1");
+  }
+  if (threads() > 1024) {
+    return Status::invalid("TileDescription: warp_count " + triple(warp_count) + " makes " +
+                           std::to_string(threads()) + " threads; a threadblock holds at most 1024");
+  }
+  if (stages < 2 || stages > 16) {
+    return Status::invalid("TileDescription: stages must be in [2, 16], got " +
+                           std::to_string(stages));
+  }
+  const auto warp = warp_shape();
+  const auto& inst = math_instruction.instruction_shape;
+  for (int i = 0; i < 3; ++i) {
+    if (warp[i] % inst[i] != 0) {
+      return Status::invalid(std::string("TileDescription: the warp tile ") + triple(warp) +
+                             " (threadblock_shape / warp_count) is not a multiple of the "
+                             "instruction shape " + triple(inst) + " in " + dims[i]);
+    }
+  }
+  if (math_instruction.opcode_class == OpClass::TensorOp && stages < 3) {
+    return Status::unsupported(
+        "TileDescription: SM80 tensor-op kernels use the multistage (cp.async) mainloop; expected "
+        "stages >= 3, got " + std::to_string(stages));
+  }
+  if (math_instruction.opcode_class == OpClass::Simt) {
+    // The SIMT warp tile is spread over a 4x8 or 8x4 arrangement of lanes.
+    if (warp[0] * warp[1] < 32 || warp[0] % 4 != 0 || warp[1] % 4 != 0) {
+      return Status::invalid("TileDescription: the SIMT warp tile " + triple(warp) +
+                             " must be at least 32 elements in M x N with M and N multiples of 4");
+    }
+  }
+  const int smem = mainloop_shared_memory_bytes();
+  if (smem > kMaxSharedMemoryBytesSm80) {
+    return Status::invalid("TileDescription: threadblock_shape " + triple(threadblock_shape) +
+                           " with " + std::to_string(stages) + " stages needs " +
+                           std::to_string(smem / 1024) + " KiB of shared memory; SM80 allows " +
+                           std::to_string(kMaxSharedMemoryBytesSm80 / 1024) +
+                           " KiB: use fewer stages or a smaller tile");
+  }
+  return Status::ok();
+}
+
+std::string TileDescription::procedural_name() const {
+  return std::to_string(threadblock_shape[0]) + "x" + std::to_string(threadblock_shape[1]) + "_" +
+         std::to_string(threadblock_shape[2]) + "x" + std::to_string(stages) + "_w" +
+         std::to_string(warp_count[0]) + "x" + std::to_string(warp_count[1]) + "x" +
+         std::to_string(warp_count[2]);
+}
+
+}  // namespace tilecraft
