@@ -1,0 +1,47 @@
+// Compilation: generated source -> shared object on disk, through the artifact cache.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilecraft/core/status.hpp"
+
+namespace tilecraft::compile {
+
+struct CompileRequest {
+  std::string name;                     // for file names and progress lines
+  std::string source;                   // one CUDA C++ translation unit
+  std::vector<std::string> arch_flags;  // e.g. {"-gencode", "arch=compute_80,code=sm_80"}
+};
+
+struct CompiledModule {
+  std::string path;     // a shared object that tilecraft wrote and verified
+  std::string key;      // the cache key (hex SHA-256)
+  bool from_cache = false;
+  double compile_seconds = 0.0;  // 0 when from the cache
+};
+
+// Receives human-readable progress lines ("[2/5] compiled foo in 9.1 s").
+using ProgressFn = std::function<void(std::string_view line)>;
+// Writes progress to stderr unless Settings::quiet.
+void default_progress(std::string_view line);
+
+// The cache key of a request: SHA-256 over the ABI version, the source, the compiler's identity
+// and full flags, and the CUTLASS version. Same key, same binary.
+std::string cache_key(const CompileRequest& request);
+
+// Finds each request's module in the cache or compiles it, several at a time (Settings::
+// compile_jobs). Concurrent processes asking for the same key compile it once. A compile
+// failure's Status carries nvcc's own message, the command line and the kept source's path.
+std::vector<Result<CompiledModule>> build_modules(const std::vector<CompileRequest>& requests,
+                                                  const ProgressFn& progress = default_progress);
+
+Result<CompiledModule> build_module(const CompileRequest& request,
+                                    const ProgressFn& progress = default_progress);
+
+// Lower-case hex SHA-256 of data (64 characters); for keys of other caches too.
+std::string sha256_hex(std::string_view data);
+
+}  // namespace tilecraft::compile

@@ -1,0 +1,227 @@
+// build_modules: cache lookups, then the misses compiled several at a time, each key once per
+// process (a mutex per key) and once across processes (the cache's per-key file lock).
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "compile/artifact_cache.hpp"
+#include "compile/nvcc_backend.hpp"
+#include "compile/process.hpp"
+#include "compile/toolchain.hpp"
+#include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/core/settings.hpp"
+
+namespace tilecraft::compile {
+namespace {
+
+// What this process knows about one key of one cache root. Holding `mutex` is the right to
+// compile the key; `private_module` remembers a module built outside the on-disk cache.
+struct KeyState {
+  std::mutex mutex;
+  std::optional<std::string> private_module;
+};
+
+std::shared_ptr<KeyState> key_state(const std::string& root, const std::string& key) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<KeyState>> states;
+  std::lock_guard lock(mutex);
+  std::shared_ptr<KeyState>& state = states[root + '\n' + key];
+  if (!state) state = std::make_shared<KeyState>();
+  return state;
+}
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f s", seconds);
+  return text;
+}
+
+std::string plural(size_t count, const char* noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+struct Job {
+  const CompileRequest* request = nullptr;
+  std::string key_text;
+  std::string key;
+};
+
+// Serializes progress lines from the worker threads.
+class Reporter {
+ public:
+  Reporter(const ProgressFn& progress, size_t total) : progress_(progress), total_(total) {}
+  void line(const std::string& text) {
+    std::lock_guard lock(mutex_);
+    if (progress_) progress_(text);
+  }
+  void finished(const std::string& what) {
+    std::lock_guard lock(mutex_);
+    ++done_;
+    if (progress_) {
+      progress_("tilecraft: [" + std::to_string(done_) + "/" + std::to_string(total_) + "] " +
+                what);
+    }
+  }
+
+ private:
+  const ProgressFn& progress_;
+  size_t total_;
+  size_t done_ = 0;
+  std::mutex mutex_;
+};
+
+std::optional<CompiledModule> find_existing(const ArtifactCache& cache, const Job& job,
+                                            KeyState& state, std::string* invalid_reason) {
+  std::error_code error;
+  if (state.private_module && std::filesystem::exists(*state.private_module, error)) {
+    return CompiledModule{*state.private_module, job.key, true, 0.0};
+  }
+  LookupResult found = cache.lookup(job.key);
+  if (invalid_reason) *invalid_reason = found.invalid_reason;
+  if (!found.module_path) return std::nullopt;
+  return CompiledModule{*found.module_path, job.key, true, 0.0};
+}
+
+// Finds the job's module or compiles it, holding the key against other threads and processes.
+Result<CompiledModule> obtain(const Toolchain& toolchain, const ArtifactCache& cache,
+                              const Job& job, const Settings& s, Reporter& reporter) {
+  const CompileRequest& request = *job.request;
+  std::shared_ptr<KeyState> state = key_state(cache.root(), job.key);
+  std::lock_guard key_guard(state->mutex);
+  if (auto hit = find_existing(cache, job, *state, nullptr)) {
+    reporter.finished(request.name + " was compiled by another thread");
+    return *hit;
+  }
+  KeyLock process_lock = cache.lock(job.key);
+  std::string invalid_reason;
+  if (auto hit = find_existing(cache, job, *state, &invalid_reason)) {
+    reporter.finished(request.name + " was compiled by another process");
+    return *hit;
+  }
+  if (!invalid_reason.empty()) {
+    reporter.line("tilecraft: cache entry " + job.key.substr(0, 16) + " for " + request.name +
+                  " is invalid (" + invalid_reason + "); rebuilding it");
+  }
+
+  Result<std::string> build_dir = cache.make_build_dir(job.key);
+  if (!build_dir) return build_dir.status();
+  auto start = std::chrono::steady_clock::now();
+  Result<NvccRun> run = run_nvcc(toolchain, request, *build_dir);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!run) {
+    std::error_code error;
+    std::filesystem::remove_all(*build_dir, error);
+    return run.status();
+  }
+  if (s.verbose) reporter.line("tilecraft: " + format_command(run->command));
+  if (!run->ok()) {
+    std::string kept = cache.keep_failed(request.name, job.key, *build_dir, run->output);
+    reporter.finished("failed to compile " + request.name + " after " + seconds_text(seconds));
+    return compile_error(request, *run, kept);
+  }
+  Result<std::string> module_path = cache.commit(job.key, *build_dir, job.key_text);
+  if (!module_path) return module_path.status();
+  if (!cache.writable()) state->private_module = *module_path;
+  reporter.finished("compiled " + request.name + " in " + seconds_text(seconds));
+  return CompiledModule{*module_path, job.key, false, seconds};
+}
+
+}  // namespace
+
+void default_progress(std::string_view line) {
+  if (settings().quiet) return;
+  std::string text(line);
+  text += '\n';
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
+std::string cache_key(const CompileRequest& request) {
+  Result<std::shared_ptr<const Toolchain>> toolchain = find_toolchain(settings());
+  if (!toolchain) {
+    // No compiler to identify: a key that matches no entry any real toolchain wrote.
+    return key_of("tilecraft: no toolchain: " + toolchain.status().message() + "\n",
+                  request.source);
+  }
+  return key_of(key_text(**toolchain, request), request.source);
+}
+
+std::vector<Result<CompiledModule>> build_modules(const std::vector<CompileRequest>& requests,
+                                                  const ProgressFn& progress) {
+  const Settings s = settings();  // a copy: set_settings may replace the table meanwhile
+  Result<std::shared_ptr<const Toolchain>> toolchain = find_toolchain(s);
+  if (!toolchain) return std::vector<Result<CompiledModule>>(requests.size(), toolchain.status());
+  ArtifactCache cache = ArtifactCache::open(s.cache_dir);
+
+  std::vector<std::optional<Result<CompiledModule>>> results(requests.size());
+  std::vector<Job> jobs(requests.size());
+  std::vector<size_t> misses;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const CompileRequest& request = requests[i];
+    if (request.source.empty()) {
+      results[i] = Status::invalid("CompileRequest '" + request.name +
+                                   "': expected CUDA C++ source, got an empty string");
+      continue;
+    }
+    jobs[i] = Job{&request, key_text(**toolchain, request), ""};
+    jobs[i].key = key_of(jobs[i].key_text, request.source);
+    std::shared_ptr<KeyState> state = key_state(cache.root(), jobs[i].key);
+    std::optional<CompiledModule> hit;
+    {
+      // A key another thread is compiling right now counts as a miss here; obtain() waits for it.
+      std::unique_lock lock(state->mutex, std::try_to_lock);
+      if (lock.owns_lock()) hit = find_existing(cache, jobs[i], *state, nullptr);
+    }
+    if (hit) {
+      if (s.verbose && progress) {
+        progress("tilecraft: cache hit for " + request.name + " (" + jobs[i].key.substr(0, 16) +
+                 ") at " + hit->path);
+      }
+      results[i] = std::move(*hit);
+    } else {
+      misses.push_back(i);
+    }
+  }
+
+  if (!misses.empty()) {
+    size_t workers = std::min(misses.size(), static_cast<size_t>(std::max(1, s.compile_jobs)));
+    if (progress) {
+      progress("tilecraft: compiling " + plural(misses.size(), "kernel") + " with " +
+               plural(workers, "parallel job") + " (cache miss)");
+    }
+    Reporter reporter(progress, misses.size());
+    std::atomic<size_t> next{0};
+    auto work = [&]() {
+      for (size_t at = next++; at < misses.size(); at = next++) {
+        size_t i = misses[at];
+        try {
+          results[i] = obtain(**toolchain, cache, jobs[i], s, reporter);
+        } catch (const std::exception& error) {
+          results[i] = Status(StatusCode::kInternal,
+                              "compiling " + requests[i].name + " failed: " + error.what());
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
+    work();
+    for (std::thread& thread : threads) thread.join();
+  }
+
+  std::vector<Result<CompiledModule>> out;
+  out.reserve(results.size());
+  for (auto& result : results) out.push_back(std::move(*result));
+  return out;
+}
+
+Result<CompiledModule> build_module(const CompileRequest& request, const ProgressFn& progress) {
+  std::vector<Result<CompiledModule>> results = build_modules({request}, progress);
+  return std::move(results.front());
+}
+
+}  // namespace tilecraft::compile

@@ -1,0 +1,83 @@
+#include "compile/file_util.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace tilecraft::compile {
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) {
+    reset();
+    fd_ = other.release();
+  }
+  return *this;
+}
+
+int UniqueFd::release() {
+  int fd = fd_;
+  fd_ = -1;
+  return fd;
+}
+
+void UniqueFd::reset() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+}
+
+std::string errno_text(const std::string& what, const std::string& path) {
+  return what + " " + path + ": " + std::strerror(errno);
+}
+
+Status read_all(int fd, const std::string& path, std::string* contents) {
+  contents->clear();
+  char buffer[65536];
+  for (;;) {
+    ssize_t got = read(fd, buffer, sizeof(buffer));
+    if (got > 0) {
+      contents->append(buffer, static_cast<size_t>(got));
+    } else if (got == 0) {
+      return Status::ok();
+    } else if (errno != EINTR) {
+      return Status(StatusCode::kInternal, errno_text("could not read", path));
+    }
+  }
+}
+
+Status write_file_synced(const std::string& path, const std::string& contents, int mode) {
+  UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode));
+  if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("could not create", path));
+  size_t written = 0;
+  while (written < contents.size()) {
+    ssize_t put = write(fd.get(), contents.data() + written, contents.size() - written);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return Status(StatusCode::kInternal, errno_text("could not write", path));
+    written += static_cast<size_t>(put);
+  }
+  if (fsync(fd.get()) != 0)
+    return Status(StatusCode::kInternal, errno_text("could not fsync", path));
+  return Status::ok();
+}
+
+Status fsync_path(const std::string& path) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("could not open", path));
+  if (fsync(fd.get()) != 0)
+    return Status(StatusCode::kInternal, errno_text("could not fsync", path));
+  return Status::ok();
+}
+
+Status make_private_dir(const std::string& path) {
+  if (mkdir(path.c_str(), 0700) == 0) return Status::ok();
+  if (errno == EEXIST) {
+    struct stat info;
+    if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return Status::ok();
+    return Status(StatusCode::kInternal, "expected a folder at " + path + ", found something else");
+  }
+  return Status(StatusCode::kInternal, errno_text("could not create the folder", path));
+}
+
+}  // namespace tilecraft::compile

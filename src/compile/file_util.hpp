@@ -1,0 +1,45 @@
+// Small POSIX file helpers for the artifact cache: whole-file reads and durable writes.
+#pragma once
+
+#include <string>
+
+#include "tilecraft/core/status.hpp"
+
+namespace tilecraft::compile {
+
+// Closes a file descriptor when it goes out of scope.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  ~UniqueFd() { reset(); }
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release();
+  void reset();
+
+ private:
+  int fd_ = -1;
+};
+
+// "<what> <path>: <strerror(errno)>", for Status messages.
+std::string errno_text(const std::string& what, const std::string& path);
+
+// Reads the whole of an open file.
+Status read_all(int fd, const std::string& path, std::string* contents);
+
+// Creates (or truncates) path with the given mode, writes contents and fsyncs it.
+Status write_file_synced(const std::string& path, const std::string& contents, int mode = 0600);
+
+// Flushes a file or folder that already exists to disk.
+Status fsync_path(const std::string& path);
+
+// Creates one folder (mode 0700) if it is missing; fine when it already is a folder.
+Status make_private_dir(const std::string& path);
+
+}  // namespace tilecraft::compile
