@@ -4,12 +4,18 @@ namespace tilecraft {
 
 const char* to_string(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kInvalidArgument: return "invalid argument";
-    case StatusCode::kNotSupported: return "not supported";
-    case StatusCode::kCompileError: return "compile error";
-    case StatusCode::kCudaError: return "CUDA error";
-    case StatusCode::kInternal: return "internal error";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kInvalidArgument:
+      return "invalid argument";
+    case StatusCode::kNotSupported:
+      return "not supported";
+    case StatusCode::kCompileError:
+      return "compile error";
+    case StatusCode::kCudaError:
+      return "CUDA error";
+    case StatusCode::kInternal:
+      return "internal error";
   }
   return "unknown";
 }

@@ -11,24 +11,36 @@ std::string name(DataType type) { return std::string(long_name(type)); }
 
 std::string_view to_string(EpilogueKind kind) {
   switch (kind) {
-    case EpilogueKind::LinearCombination: return "LinearCombination";
-    case EpilogueKind::LinearCombinationClamp: return "LinearCombinationClamp";
-    case EpilogueKind::FastLinearCombinationClamp: return "FastLinearCombinationClamp";
-    case EpilogueKind::LinearCombinationGeneric: return "LinearCombinationGeneric";
+    case EpilogueKind::LinearCombination:
+      return "LinearCombination";
+    case EpilogueKind::LinearCombinationClamp:
+      return "LinearCombinationClamp";
+    case EpilogueKind::FastLinearCombinationClamp:
+      return "FastLinearCombinationClamp";
+    case EpilogueKind::LinearCombinationGeneric:
+      return "LinearCombinationGeneric";
   }
   return "?";
 }
 
 std::string_view to_string(Activation activation) {
   switch (activation) {
-    case Activation::identity: return "identity";
-    case Activation::relu: return "relu";
-    case Activation::leaky_relu: return "leaky_relu";
-    case Activation::tanh: return "tanh";
-    case Activation::sigmoid: return "sigmoid";
-    case Activation::silu: return "silu";
-    case Activation::hardswish: return "hardswish";
-    case Activation::gelu: return "gelu";
+    case Activation::identity:
+      return "identity";
+    case Activation::relu:
+      return "relu";
+    case Activation::leaky_relu:
+      return "leaky_relu";
+    case Activation::tanh:
+      return "tanh";
+    case Activation::sigmoid:
+      return "sigmoid";
+    case Activation::silu:
+      return "silu";
+    case Activation::hardswish:
+      return "hardswish";
+    case Activation::gelu:
+      return "gelu";
   }
   return "?";
 }
@@ -77,19 +89,23 @@ Status EpilogueFunctor::validate() const {
   const std::string who = std::string(to_string(kind)) + ": ";
   if (elements_per_access < 1 || (elements_per_access & (elements_per_access - 1)) != 0 ||
       elements_per_access * size_in_bits(element_output) > 128) {
-    return Status::invalid(who + "elements_per_access must be a power of two with at most 128 bits "
-                                 "of " + name(element_output) + ", got " +
-                           std::to_string(elements_per_access));
+    return Status::invalid(who +
+                           "elements_per_access must be a power of two with at most 128 bits "
+                           "of " +
+                           name(element_output) + ", got " + std::to_string(elements_per_access));
   }
   switch (element_epilogue) {
     case DataType::f64:
     case DataType::f32:
     case DataType::f16:
     case DataType::bf16:
-    case DataType::s32: break;
+    case DataType::s32:
+      break;
     default:
-      return Status::invalid(who + "element_epilogue (the compute type) must be float64, float32, "
-                                   "float16, bfloat16 or int32, got " + name(element_epilogue));
+      return Status::invalid(who +
+                             "element_epilogue (the compute type) must be float64, float32, "
+                             "float16, bfloat16 or int32, got " +
+                             name(element_epilogue));
   }
   if (element_output == DataType::e4m3 || element_output == DataType::e5m2 ||
       element_output == DataType::tf32) {
@@ -106,12 +122,15 @@ Status EpilogueFunctor::validate() const {
   }
   if (kind == EpilogueKind::LinearCombinationGeneric) {
     if (activation == Activation::identity) {
-      return Status::invalid(who + "needs an activation (relu, leaky_relu, tanh, sigmoid, silu, "
-                                   "hardswish or gelu)");
+      return Status::invalid(who +
+                             "needs an activation (relu, leaky_relu, tanh, sigmoid, silu, "
+                             "hardswish or gelu)");
     }
     if (!is_float(element_epilogue)) {
-      return Status::invalid(who + "activations compute in floating point; element_epilogue must "
-                                   "be a float type, got " + name(element_epilogue));
+      return Status::invalid(who +
+                             "activations compute in floating point; element_epilogue must "
+                             "be a float type, got " +
+                             name(element_epilogue));
     }
   } else if (activation != Activation::identity) {
     return Status::invalid(who + "takes no activation; use LinearCombinationGeneric for " +
@@ -122,10 +141,14 @@ Status EpilogueFunctor::validate() const {
 
 std::string EpilogueFunctor::procedural_name() const {
   switch (kind) {
-    case EpilogueKind::LinearCombination: return "";
-    case EpilogueKind::LinearCombinationClamp: return "clamp";
-    case EpilogueKind::FastLinearCombinationClamp: return "fastclamp";
-    case EpilogueKind::LinearCombinationGeneric: return std::string(to_string(activation));
+    case EpilogueKind::LinearCombination:
+      return "";
+    case EpilogueKind::LinearCombinationClamp:
+      return "clamp";
+    case EpilogueKind::FastLinearCombinationClamp:
+      return "fastclamp";
+    case EpilogueKind::LinearCombinationGeneric:
+      return std::string(to_string(activation));
   }
   return "";
 }
@@ -138,8 +161,9 @@ Status validate_epilogue_params(const EpilogueFunctor& functor, const EpiloguePa
         (functor.kind == EpilogueKind::LinearCombinationGeneric
              ? "(" + std::string(to_string(functor.activation)) + ")"
              : std::string()) +
-        " takes alpha, beta" + (expected ? " and " + std::to_string(expected) + " activation argument" : "") +
-        "; got " + std::to_string(params.activation_args.size()) + " activation argument(s)");
+        " takes alpha, beta" +
+        (expected ? " and " + std::to_string(expected) + " activation argument" : "") + "; got " +
+        std::to_string(params.activation_args.size()) + " activation argument(s)");
   }
   auto finite = [](double v) { return std::isfinite(v); };
   if (!finite(params.alpha) || !finite(params.beta)) {

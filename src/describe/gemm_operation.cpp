@@ -22,16 +22,16 @@ Status check_operand(const char* which, const TensorDescription& operand, DataTy
 }
 
 Status check_interleaved(const GemmDescription& d) {
-  const bool any = is_interleaved(d.A.layout) || is_interleaved(d.B.layout) ||
-                   is_interleaved(d.C.layout);
+  const bool any =
+      is_interleaved(d.A.layout) || is_interleaved(d.B.layout) || is_interleaved(d.C.layout);
   if (!any) return Status::ok();
   if (d.A.layout != Layout::ColumnMajorInterleaved32 ||
       d.B.layout != Layout::RowMajorInterleaved32 ||
       d.C.layout != Layout::ColumnMajorInterleaved32) {
     return Status::unsupported(
         "layouts: the interleaved int8 GEMM takes A ColumnMajorInterleaved32, B "
-        "RowMajorInterleaved32, C ColumnMajorInterleaved32; got A " + name(d.A.layout) + ", B " +
-        name(d.B.layout) + ", C " + name(d.C.layout));
+        "RowMajorInterleaved32, C ColumnMajorInterleaved32; got A " +
+        name(d.A.layout) + ", B " + name(d.B.layout) + ", C " + name(d.C.layout));
   }
   if (d.tile.math_instruction.opcode_class != OpClass::TensorOp) {
     return Status::unsupported("layouts: interleaved layouts need the TensorOp int8 instruction");
@@ -43,10 +43,14 @@ Status check_interleaved(const GemmDescription& d) {
 
 std::string_view to_string(GemmMode mode) {
   switch (mode) {
-    case GemmMode::Gemm: return "Gemm";
-    case GemmMode::GemmSplitKParallel: return "GemmSplitKParallel";
-    case GemmMode::Batched: return "Batched";
-    case GemmMode::Array: return "Array";
+    case GemmMode::Gemm:
+      return "Gemm";
+    case GemmMode::GemmSplitKParallel:
+      return "GemmSplitKParallel";
+    case GemmMode::Batched:
+      return "Batched";
+    case GemmMode::Array:
+      return "Array";
   }
   return "?";
 }
@@ -63,21 +67,24 @@ Result<GemmDescription> GemmDescription::make(int arch, const TileDescription& t
 
 Status GemmDescription::validate() const {
   if (arch != 80) {
-    return Status::unsupported("arch: GemmOperationUniversal builds SM80-style CUTLASS 2.x kernels "
-                               "(which also run on SM90); expected 80, got " + std::to_string(arch));
+    return Status::unsupported(
+        "arch: GemmOperationUniversal builds SM80-style CUTLASS 2.x kernels "
+        "(which also run on SM90); expected 80, got " +
+        std::to_string(arch));
   }
   TILECRAFT_RETURN_IF_ERROR(tile.validate());
   const MathInstruction& math = tile.math_instruction;
-  TILECRAFT_RETURN_IF_ERROR(check_operand("A", A, math.element_a, "the math instruction's element_a"));
-  TILECRAFT_RETURN_IF_ERROR(check_operand("B", B, math.element_b, "the math instruction's element_b"));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("A", A, math.element_a, "the math instruction's element_a"));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("B", B, math.element_b, "the math instruction's element_b"));
   TILECRAFT_RETURN_IF_ERROR(epilogue.validate());
-  TILECRAFT_RETURN_IF_ERROR(check_operand("C", C, epilogue.element_output,
-                                          "the epilogue's element_output"));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("C", C, epilogue.element_output, "the epilogue's element_output"));
   if (epilogue.element_accumulator != math.element_accumulator) {
-    return Status::invalid("epilogue_functor: element_accumulator " +
-                           name(epilogue.element_accumulator) +
-                           " does not match the math instruction's accumulator " +
-                           name(math.element_accumulator));
+    return Status::invalid(
+        "epilogue_functor: element_accumulator " + name(epilogue.element_accumulator) +
+        " does not match the math instruction's accumulator " + name(math.element_accumulator));
   }
   if (epilogue.elements_per_access != C.alignment) {
     return Status::invalid("epilogue_functor: elements_per_access " +
@@ -85,19 +92,21 @@ Status GemmDescription::validate() const {
                            " must equal C's alignment " + std::to_string(C.alignment));
   }
   if (epilogue.kind == EpilogueKind::FastLinearCombinationClamp && math.element_a != DataType::s8) {
-    return Status::invalid("epilogue_functor: FastLinearCombinationClamp is for int8 GEMMs, got "
-                           "operands " + name(math.element_a));
+    return Status::invalid(
+        "epilogue_functor: FastLinearCombinationClamp is for int8 GEMMs, got "
+        "operands " +
+        name(math.element_a));
   }
   if (math.opcode_class == OpClass::TensorOp) {
     // cp.async copies 4, 8 or 16 bytes: A and B accesses must be at least 32 bits wide.
     for (const auto& [which, operand] : {std::pair{"A", &A}, std::pair{"B", &B}}) {
       const int bits = operand->alignment * size_in_bits(operand->element);
       if (bits < 32) {
-        return Status::invalid(std::string(which) + ": alignment " +
-                               std::to_string(operand->alignment) + " of " +
-                               name(operand->element) + " is " + std::to_string(bits) +
-                               " bits; SM80 tensor-op mainloops copy at least 32 bits (alignment >= " +
-                               std::to_string(32 / size_in_bits(operand->element)) + ")");
+        return Status::invalid(
+            std::string(which) + ": alignment " + std::to_string(operand->alignment) + " of " +
+            name(operand->element) + " is " + std::to_string(bits) +
+            " bits; SM80 tensor-op mainloops copy at least 32 bits (alignment >= " +
+            std::to_string(32 / size_in_bits(operand->element)) + ")");
       }
     }
   }
@@ -113,10 +122,17 @@ std::string GemmDescription::procedural_name() const {
   const MathInstruction& math = tile.math_instruction;
   std::string math_suffix;
   switch (math.math_operation) {
-    case MathOperation::multiply_add_fast_f32: math_suffix = "fastf32"; break;
-    case MathOperation::multiply_add_fast_f16: math_suffix = "fastf16"; break;
-    case MathOperation::multiply_add_fast_bf16: math_suffix = "fastbf16"; break;
-    default: break;
+    case MathOperation::multiply_add_fast_f32:
+      math_suffix = "fastf32";
+      break;
+    case MathOperation::multiply_add_fast_f16:
+      math_suffix = "fastf16";
+      break;
+    case MathOperation::multiply_add_fast_bf16:
+      math_suffix = "fastbf16";
+      break;
+    default:
+      break;
   }
   std::string out = "tilecraft_sm" + std::to_string(arch) + "_" +
                     (math.opcode_class == OpClass::Simt ? "simt" : "tensorop") + "_";
@@ -135,12 +151,23 @@ std::string GemmDescription::procedural_name() const {
     out += "_e" + std::string(short_name(epilogue.element_epilogue));
   }
   switch (swizzle) {
-    case Swizzle::IdentitySwizzle1: break;
-    case Swizzle::IdentitySwizzle2: out += "_swz2"; break;
-    case Swizzle::IdentitySwizzle4: out += "_swz4"; break;
-    case Swizzle::IdentitySwizzle8: out += "_swz8"; break;
-    case Swizzle::HorizontalSwizzle: out += "_swzh"; break;
-    case Swizzle::BatchedIdentitySwizzle: out += "_swzb"; break;
+    case Swizzle::IdentitySwizzle1:
+      break;
+    case Swizzle::IdentitySwizzle2:
+      out += "_swz2";
+      break;
+    case Swizzle::IdentitySwizzle4:
+      out += "_swz4";
+      break;
+    case Swizzle::IdentitySwizzle8:
+      out += "_swz8";
+      break;
+    case Swizzle::HorizontalSwizzle:
+      out += "_swzh";
+      break;
+    case Swizzle::BatchedIdentitySwizzle:
+      out += "_swzb";
+      break;
   }
   return out;
 }

@@ -27,8 +27,8 @@ std::vector<MathInstructionRule> build_rules() {
   };
   // f32 operands on tensor cores: rounded to tf32 (multiply_add), 3xTF32 (fast_f32), or
   // converted to f16 / bf16 (fast_f16 / fast_bf16).
-  for (MathOperation op : {multiply_add, multiply_add_fast_f32, multiply_add_fast_f16,
-                           multiply_add_fast_bf16}) {
+  for (MathOperation op :
+       {multiply_add, multiply_add_fast_f32, multiply_add_fast_f16, multiply_add_fast_bf16}) {
     rules.push_back({OpClass::TensorOp, {16, 8, 8}, f32, f32, op});
   }
   return rules;
@@ -45,7 +45,7 @@ Result<MathInstruction> MathInstruction::make(std::array<int, 3> instruction_sha
                                               DataType element_a, DataType element_b,
                                               DataType element_accumulator, OpClass opcode_class,
                                               MathOperation math_operation) {
-  MathInstruction inst{instruction_shape, element_a,    element_b,
+  MathInstruction inst{instruction_shape,   element_a,    element_b,
                        element_accumulator, opcode_class, math_operation};
   if (Status status = inst.validate(); !status) return status;
   return inst;
@@ -85,7 +85,8 @@ Status MathInstruction::validate() const {
         << long_name(element_accumulator) << " accumulator; valid (operands, accumulator):";
     std::string sep = " ";
     for (const auto& rule : math_instruction_rules()) {
-      if (rule.opcode_class != opcode_class || rule.instruction_shape != instruction_shape) continue;
+      if (rule.opcode_class != opcode_class || rule.instruction_shape != instruction_shape)
+        continue;
       std::string text = std::string("(") + std::string(long_name(rule.element_ab)) + ", " +
                          std::string(long_name(rule.element_accumulator)) + ")";
       if (out.str().find(text) != std::string::npos) continue;

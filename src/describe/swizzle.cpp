@@ -4,12 +4,18 @@ namespace tilecraft {
 
 std::string_view to_string(Swizzle swizzle) {
   switch (swizzle) {
-    case Swizzle::IdentitySwizzle1: return "IdentitySwizzle1";
-    case Swizzle::IdentitySwizzle2: return "IdentitySwizzle2";
-    case Swizzle::IdentitySwizzle4: return "IdentitySwizzle4";
-    case Swizzle::IdentitySwizzle8: return "IdentitySwizzle8";
-    case Swizzle::HorizontalSwizzle: return "HorizontalSwizzle";
-    case Swizzle::BatchedIdentitySwizzle: return "BatchedIdentitySwizzle";
+    case Swizzle::IdentitySwizzle1:
+      return "IdentitySwizzle1";
+    case Swizzle::IdentitySwizzle2:
+      return "IdentitySwizzle2";
+    case Swizzle::IdentitySwizzle4:
+      return "IdentitySwizzle4";
+    case Swizzle::IdentitySwizzle8:
+      return "IdentitySwizzle8";
+    case Swizzle::HorizontalSwizzle:
+      return "HorizontalSwizzle";
+    case Swizzle::BatchedIdentitySwizzle:
+      return "BatchedIdentitySwizzle";
   }
   return "?";
 }

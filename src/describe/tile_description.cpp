@@ -35,14 +35,15 @@ Status TileDescription::validate() const {
   const char* dims = "MNK";
   for (int i = 0; i < 3; ++i) {
     if (threadblock_shape[i] <= 0 || warp_count[i] <= 0) {
-      return Status::invalid("TileDescription: threadblock_shape and warp_count must be positive, got " +
-                             triple(threadblock_shape) + " and " + triple(warp_count));
+      return Status::invalid(
+          "TileDescription: threadblock_shape and warp_count must be positive, got " +
+          triple(threadblock_shape) + " and " + triple(warp_count));
     }
     if (threadblock_shape[i] % warp_count[i] != 0) {
       return Status::invalid(std::string("TileDescription: warp_count ") + triple(warp_count) +
                              " does not divide threadblock_shape " + triple(threadblock_shape) +
-                             " in " + dims[i] + " (" + std::to_string(threadblock_shape[i]) + " % " +
-                             std::to_string(warp_count[i]) + " != 0)");
+                             " in " + dims[i] + " (" + std::to_string(threadblock_shape[i]) +
+                             " % " + std::to_string(warp_count[i]) + " != 0)");
     }
   }
   if (warp_count[2] != 1) {
@@ -52,7 +53,8 @@ Status TileDescription::validate() const {
   }
   if (threads() > 1024) {
     return Status::invalid("TileDescription: warp_count " + triple(warp_count) + " makes " +
-                           std::to_string(threads()) + " threads; a threadblock holds at most 1024");
+                           std::to_string(threads()) +
+                           " threads; a threadblock holds at most 1024");
   }
   if (stages < 2 || stages > 16) {
     return Status::invalid("TileDescription: stages must be in [2, 16], got " +
@@ -64,13 +66,15 @@ Status TileDescription::validate() const {
     if (warp[i] % inst[i] != 0) {
       return Status::invalid(std::string("TileDescription: the warp tile ") + triple(warp) +
                              " (threadblock_shape / warp_count) is not a multiple of the "
-                             "instruction shape " + triple(inst) + " in " + dims[i]);
+                             "instruction shape " +
+                             triple(inst) + " in " + dims[i]);
     }
   }
   if (math_instruction.opcode_class == OpClass::TensorOp && stages < 3) {
     return Status::unsupported(
         "TileDescription: SM80 tensor-op kernels use the multistage (cp.async) mainloop; expected "
-        "stages >= 3, got " + std::to_string(stages));
+        "stages >= 3, got " +
+        std::to_string(stages));
   }
   if (math_instruction.opcode_class == OpClass::Simt) {
     // The SIMT warp tile is spread over a 4x8 or 8x4 arrangement of lanes.

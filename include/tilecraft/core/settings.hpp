@@ -8,10 +8,11 @@ namespace tilecraft {
 struct Settings {
   // TILECRAFT_CACHE_DIR; default $XDG_CACHE_HOME/tilecraft or ~/.cache/tilecraft.
   std::string cache_dir;
-  // TILECRAFT_CUTLASS_DIR or CUTLASS_DIR: a folder holding include/cutlass (and tools/util/include).
-  // Default: the CUTLASS headers the library was built against.
+  // TILECRAFT_CUTLASS_DIR or CUTLASS_DIR: a folder holding include/cutlass (and
+  // tools/util/include). Default: the CUTLASS headers the library was built against.
   std::string cutlass_dir;
-  // TILECRAFT_NVCC; else $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, nvcc on PATH, /usr/local/cuda/bin/nvcc.
+  // TILECRAFT_NVCC; else $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, nvcc on PATH,
+  // /usr/local/cuda/bin/nvcc.
   std::string nvcc;
   // TILECRAFT_COMPILE_JOBS: parallel compiler processes; default: hardware threads.
   int compile_jobs = 0;

@@ -26,8 +26,12 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status ok() { return {}; }
-  static Status invalid(std::string message) { return {StatusCode::kInvalidArgument, std::move(message)}; }
-  static Status unsupported(std::string message) { return {StatusCode::kNotSupported, std::move(message)}; }
+  static Status invalid(std::string message) {
+    return {StatusCode::kInvalidArgument, std::move(message)};
+  }
+  static Status unsupported(std::string message) {
+    return {StatusCode::kNotSupported, std::move(message)};
+  }
 
   explicit operator bool() const { return code_ == StatusCode::kOk; }
   bool is_ok() const { return code_ == StatusCode::kOk; }
@@ -45,7 +49,8 @@ class [[nodiscard]] Status {
 // The exception form of a failed Status, for callers that prefer to throw.
 class Error : public std::runtime_error {
  public:
-  explicit Error(Status status) : std::runtime_error(status.message()), status_(std::move(status)) {}
+  explicit Error(Status status)
+      : std::runtime_error(status.message()), status_(std::move(status)) {}
   const Status& status() const { return status_; }
 
  private:
@@ -60,9 +65,10 @@ inline void throw_if_error(const Status& status) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
-    if (status_.is_ok()) status_ = Status(StatusCode::kInternal, "Result built from an ok Status without a value");
+    if (status_.is_ok())
+      status_ = Status(StatusCode::kInternal, "Result built from an ok Status without a value");
   }
 
   explicit operator bool() const { return value_.has_value(); }
@@ -94,8 +100,8 @@ class [[nodiscard]] Result {
 
 }  // namespace tilecraft
 
-#define TILECRAFT_RETURN_IF_ERROR(expr)       \
-  do {                                        \
-    ::tilecraft::Status tc_status_ = (expr);  \
-    if (!tc_status_) return tc_status_;       \
+#define TILECRAFT_RETURN_IF_ERROR(expr)      \
+  do {                                       \
+    ::tilecraft::Status tc_status_ = (expr); \
+    if (!tc_status_) return tc_status_;      \
   } while (0)

@@ -23,13 +23,14 @@ struct TensorView {
   int device_id = 0;
 
   int64_t numel() const;
-  bool is_contiguous() const;  // row-major packed
+  bool is_contiguous() const;    // row-major packed
   std::string describe() const;  // "float16[128, 64] strides (64, 1) on cuda:0"
 
   // A packed row-major view of a device buffer.
-  static TensorView cuda_contiguous(void* data, DataType dtype, std::initializer_list<int64_t> shape,
-                                    int device_id = 0);
-  static TensorView host_contiguous(void* data, DataType dtype, std::initializer_list<int64_t> shape);
+  static TensorView cuda_contiguous(void* data, DataType dtype,
+                                    std::initializer_list<int64_t> shape, int device_id = 0);
+  static TensorView host_contiguous(void* data, DataType dtype,
+                                    std::initializer_list<int64_t> shape);
 };
 
 }  // namespace tilecraft

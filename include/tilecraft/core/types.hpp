@@ -9,10 +9,9 @@
 namespace tilecraft {
 
 enum class DataType : uint8_t { f64, f32, tf32, f16, bf16, s8, u8, s32, e4m3, e5m2 };
-inline constexpr DataType kAllDataTypes[] = {DataType::f64, DataType::f32,  DataType::tf32,
-                                             DataType::f16, DataType::bf16, DataType::s8,
-                                             DataType::u8,  DataType::s32,  DataType::e4m3,
-                                             DataType::e5m2};
+inline constexpr DataType kAllDataTypes[] = {
+    DataType::f64, DataType::f32, DataType::tf32, DataType::f16,  DataType::bf16,
+    DataType::s8,  DataType::u8,  DataType::s32,  DataType::e4m3, DataType::e5m2};
 
 // Short name used in kernel names ("f16"), and the seed's spelling ("float16").
 std::string_view short_name(DataType type);
@@ -33,10 +32,12 @@ enum class Layout : uint8_t {
   TensorNC32HW32,
   TensorC32RSK32,
 };
-inline constexpr Layout kAllLayouts[] = {Layout::RowMajor,           Layout::ColumnMajor,
+inline constexpr Layout kAllLayouts[] = {Layout::RowMajor,
+                                         Layout::ColumnMajor,
                                          Layout::RowMajorInterleaved32,
                                          Layout::ColumnMajorInterleaved32,
-                                         Layout::TensorNHWC,         Layout::TensorNC32HW32,
+                                         Layout::TensorNHWC,
+                                         Layout::TensorNC32HW32,
                                          Layout::TensorC32RSK32};
 
 std::string_view to_string(Layout layout);

@@ -1,6 +1,7 @@
 // Epilogue functors: what happens to the accumulators before D is written (seed 002).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,11 +19,19 @@ enum class EpilogueKind : uint8_t {
 };
 std::string_view to_string(EpilogueKind kind);
 
-enum class Activation : uint8_t { identity, relu, leaky_relu, tanh, sigmoid, silu, hardswish, gelu };
-inline constexpr Activation kAllActivations[] = {Activation::relu,    Activation::leaky_relu,
-                                                 Activation::tanh,    Activation::sigmoid,
-                                                 Activation::silu,    Activation::hardswish,
-                                                 Activation::gelu};
+enum class Activation : uint8_t {
+  identity,
+  relu,
+  leaky_relu,
+  tanh,
+  sigmoid,
+  silu,
+  hardswish,
+  gelu
+};
+inline constexpr Activation kAllActivations[] = {
+    Activation::relu, Activation::leaky_relu, Activation::tanh, Activation::sigmoid,
+    Activation::silu, Activation::hardswish,  Activation::gelu};
 std::string_view to_string(Activation activation);
 // Runtime arguments the activation takes after alpha and beta (leaky_relu: its slope).
 int activation_argument_count(Activation activation);
@@ -38,7 +47,8 @@ struct EpilogueFunctor {
   DataType element_epilogue = DataType::f32;  // the compute type of alpha, beta and the activation
   Activation activation = Activation::identity;
 
-  static Result<EpilogueFunctor> linear_combination(DataType element_output, int elements_per_access,
+  static Result<EpilogueFunctor> linear_combination(DataType element_output,
+                                                    int elements_per_access,
                                                     DataType element_accumulator,
                                                     DataType element_epilogue);
   static Result<EpilogueFunctor> linear_combination_clamp(DataType element_output,

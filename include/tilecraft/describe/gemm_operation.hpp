@@ -2,6 +2,7 @@
 // procedural name; the emitter turns it into source, and the source's hash is the cache key.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "tilecraft/core/status.hpp"

@@ -1,6 +1,7 @@
 // Threadblock swizzles: the order in which threadblocks visit output tiles (seed 002).
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 namespace tilecraft {
@@ -13,9 +14,9 @@ enum class Swizzle : uint8_t {
   HorizontalSwizzle,
   BatchedIdentitySwizzle,
 };
-inline constexpr Swizzle kAllSwizzles[] = {Swizzle::IdentitySwizzle1,  Swizzle::IdentitySwizzle2,
-                                           Swizzle::IdentitySwizzle4,  Swizzle::IdentitySwizzle8,
-                                           Swizzle::HorizontalSwizzle, Swizzle::BatchedIdentitySwizzle};
+inline constexpr Swizzle kAllSwizzles[] = {
+    Swizzle::IdentitySwizzle1, Swizzle::IdentitySwizzle2,  Swizzle::IdentitySwizzle4,
+    Swizzle::IdentitySwizzle8, Swizzle::HorizontalSwizzle, Swizzle::BatchedIdentitySwizzle};
 
 std::string_view to_string(Swizzle swizzle);
 

@@ -10,9 +10,9 @@ using enum MathOperation;
 
 TEST(MathInstruction, AcceptsEverySeedTableRow) {
   for (const MathInstructionRule& rule : math_instruction_rules()) {
-    auto inst = MathInstruction::make(rule.instruction_shape, rule.element_ab, rule.element_ab,
-                                      rule.element_accumulator, rule.opcode_class,
-                                      rule.math_operation);
+    auto inst =
+        MathInstruction::make(rule.instruction_shape, rule.element_ab, rule.element_ab,
+                              rule.element_accumulator, rule.opcode_class, rule.math_operation);
     EXPECT_TRUE(inst) << inst.status().message();
   }
   EXPECT_EQ(math_instruction_rules().size(), 14u);
@@ -41,10 +41,10 @@ TEST(MathInstruction, RejectsWrongMathOperation) {
   EXPECT_NE(inst.status().message().find("expected one of multiply_add_saturate"),
             std::string::npos)
       << inst.status().message();
-  EXPECT_FALSE(MathInstruction::make({16, 8, 8}, f16, f16, f32, OpClass::TensorOp,
-                                     multiply_add_fast_f32));
-  EXPECT_FALSE(MathInstruction::make({1, 1, 1}, f32, f32, f32, OpClass::Simt,
-                                     multiply_add_fast_f32));
+  EXPECT_FALSE(
+      MathInstruction::make({16, 8, 8}, f16, f16, f32, OpClass::TensorOp, multiply_add_fast_f32));
+  EXPECT_FALSE(
+      MathInstruction::make({1, 1, 1}, f32, f32, f32, OpClass::Simt, multiply_add_fast_f32));
 }
 
 TEST(MathInstruction, RejectsMixedOperandTypes) {

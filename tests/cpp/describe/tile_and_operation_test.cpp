@@ -87,8 +87,9 @@ struct OperationFixture : ::testing::Test {
 TEST_F(OperationFixture, ValidAndNamed) {
   auto op = GemmDescription::make(80, tile, a, b, c, epi, Swizzle::IdentitySwizzle1);
   ASSERT_TRUE(op) << op.status().message();
-  EXPECT_EQ(op->procedural_name(),
-            "tilecraft_sm80_tensorop_16816gemm_f16f16_f32acc_f16_128x128_32x3_w2x2x1_tnt_align8x8x8");
+  EXPECT_EQ(
+      op->procedural_name(),
+      "tilecraft_sm80_tensorop_16816gemm_f16f16_f32acc_f16_128x128_32x3_w2x2x1_tnt_align8x8x8");
   auto relu = EpilogueFunctor::linear_combination_generic(Activation::relu, f16, 8, f32, f32);
   auto op2 = GemmDescription::make(80, tile, a, b, c, *relu, Swizzle::IdentitySwizzle4);
   EXPECT_NE(op->procedural_name(), op2->procedural_name());

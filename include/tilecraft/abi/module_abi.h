@@ -1,0 +1,80 @@
+/* The one C ABI every generated module exports (DESIGN, Decided 2).
+ *
+ * A module is a shared object with one exported function, tilecraft_module_table(), returning a
+ * table of kernel entries. The runtime talks to kernels only through these entries and the plain
+ * argument struct below; CUTLASS's Params never cross this line. The text of this header is
+ * pasted into every generated source, so a change here changes every cache key: bump
+ * TILECRAFT_ABI_VERSION with any change to a struct.
+ */
+#ifndef TILECRAFT_MODULE_ABI_H_
+#define TILECRAFT_MODULE_ABI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TILECRAFT_ABI_VERSION 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum tc_gemm_mode {
+  TC_GEMM_MODE_GEMM = 0,                  /* batch_count > 1 means serial split-K */
+  TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL = 1, /* batch_count = split-K slices; needs a workspace */
+  TC_GEMM_MODE_BATCHED = 2,               /* strided batches */
+  TC_GEMM_MODE_ARRAY = 3                  /* arrays of device pointers */
+};
+
+enum tc_status {
+  TC_OK = 0,
+  TC_ERROR_INVALID_ARGUMENT = 1, /* can_implement said no; the text says why */
+  TC_ERROR_CUDA = 2,             /* a CUDA call or the launch failed */
+  TC_ERROR_INTERNAL = 3
+};
+
+typedef struct tc_gemm_args {
+  int32_t mode; /* enum tc_gemm_mode */
+  int32_t m, n, k;
+  int32_t batch_count;
+  const void* A;
+  const void* B;
+  const void* C;
+  void* D;
+  /* Array mode: device arrays of batch_count pointers each. */
+  const void* const* A_array;
+  const void* const* B_array;
+  const void* const* C_array;
+  void* const* D_array;
+  int64_t lda, ldb, ldc, ldd;
+  int64_t batch_stride_A, batch_stride_B, batch_stride_C, batch_stride_D;
+  double alpha, beta;
+  double activation_args[4];
+  int32_t num_activation_args;
+} tc_gemm_args;
+
+typedef struct tc_kernel_entry {
+  const char* name;
+  /* "key=value;key=value": the description the kernel was built from. */
+  const char* metadata;
+  int32_t (*can_implement)(const tc_gemm_args* args, char* error, size_t error_capacity);
+  size_t (*workspace_size)(const tc_gemm_args* args);
+  /* Launches on stream (a cudaStream_t). Never synchronizes. */
+  int32_t (*run)(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+                 size_t error_capacity);
+} tc_kernel_entry;
+
+typedef struct tc_module_table {
+  uint32_t abi_version;
+  uint32_t num_entries;
+  const tc_kernel_entry* entries;
+} tc_module_table;
+
+typedef const tc_module_table* (*tc_module_table_fn)(void);
+
+#define TILECRAFT_MODULE_TABLE_SYMBOL "tilecraft_module_table"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILECRAFT_MODULE_ABI_H_ */

@@ -1,0 +1,64 @@
+// GemmArguments: a GEMM's tensors and scalars, validated against an operation and packed for the
+// module ABI once, so that run() is argument hand-off and one launch.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "tilecraft/abi/module_abi.h"
+#include "tilecraft/core/status.hpp"
+#include "tilecraft/core/tensor_view.hpp"
+#include "tilecraft/describe/epilogue.hpp"
+#include "tilecraft/describe/gemm_operation.hpp"
+#include "tilecraft/runtime/memory_pool.hpp"
+
+namespace tilecraft {
+
+class GemmOperation;
+
+struct GemmProblem {
+  GemmCoord problem_size;
+  TensorView A, B, C, D;  // C may have data == nullptr when beta == 0 (D is read as C then)
+  EpilogueParams output_op;
+  GemmMode mode = GemmMode::Gemm;
+  int split_k_slices = 1;
+  int batch = 1;
+};
+
+class GemmArguments {
+ public:
+  // Validates every tensor against the operation's description and the problem size, stages host
+  // tensors to the device, and sizes the workspace. Nothing is launched. Fails with a Status
+  // naming the argument, what was expected and what was given.
+  static Result<std::unique_ptr<GemmArguments>> make(const GemmOperation& operation,
+                                                     const GemmProblem& problem);
+
+  // Waits for the launch; copies D back to the caller's host tensor if D was staged.
+  Status sync();
+
+  const tc_gemm_args& abi_args() const { return args_; }
+  GemmMode mode() const { return problem_.mode; }
+  const GemmProblem& problem() const { return problem_; }
+  const tc_kernel_entry* entry() const { return entry_; }
+  void* workspace() const { return workspace_.data(); }
+  size_t workspace_bytes() const { return workspace_.size(); }
+  // Called by GemmOperation::run: remembers where the launch went, for sync() and frees.
+  void note_launch(void* stream);
+
+ private:
+  GemmArguments() = default;
+  GemmProblem problem_;
+  tc_gemm_args args_{};
+  const tc_kernel_entry* entry_ = nullptr;
+  const GemmOperation* operation_ = nullptr;
+  DeviceBuffer workspace_;
+  std::vector<DeviceBuffer> staged_;  // device copies of host tensors, pointer arrays
+  void* host_D_ = nullptr;            // where sync() copies D back to, if D was staged
+  const void* device_D_ = nullptr;
+  size_t D_bytes_ = 0;
+  void* stream_ = nullptr;
+  bool launched_ = false;
+};
+
+}  // namespace tilecraft

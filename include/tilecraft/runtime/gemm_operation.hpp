@@ -1,0 +1,62 @@
+// GemmOperationUniversal: a described GEMM kernel that can be compiled and launched (seeds
+// 002/004).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tilecraft/abi/module_abi.h"
+#include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/core/status.hpp"
+#include "tilecraft/describe/gemm_operation.hpp"
+
+namespace tilecraft {
+
+class GemmArguments;
+class LoadedModule;
+
+class GemmOperation {
+ public:
+  static Result<std::shared_ptr<GemmOperation>> make(const GemmDescription& description);
+  static Result<std::shared_ptr<GemmOperation>> make(
+      int arch, const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
+      const TensorDescription& C, const EpilogueFunctor& epilogue, Swizzle swizzle);
+
+  const GemmDescription& description() const { return description_; }
+  const std::string& procedural_name() const { return name_; }
+
+  // operation.epilogue_type(alpha, beta, *activation_args): checked against the functor.
+  Result<EpilogueParams> epilogue_type(double alpha, double beta,
+                                       std::vector<double> activation_args = {}) const;
+
+  // Launches on `stream` (a cudaStream_t; nullptr: the default stream). Never synchronizes.
+  Status run(GemmArguments& arguments, void* stream = nullptr) const;
+
+  bool is_compiled() const;
+  // The kernel entry for a mode, compiling (or loading from the cache) on first use.
+  Result<const tc_kernel_entry*> entry(GemmMode mode) const;
+
+ private:
+  friend Status compile_operations(const std::vector<std::shared_ptr<GemmOperation>>&,
+                                   const compile::ProgressFn&);
+  explicit GemmOperation(GemmDescription description);
+  Status attach(bool split_k_parallel, std::shared_ptr<const LoadedModule> module) const;
+
+  GemmDescription description_;
+  std::string name_;
+  mutable std::mutex mutex_;
+  mutable std::shared_ptr<const LoadedModule> module_;
+  mutable std::shared_ptr<const LoadedModule> split_k_module_;
+  mutable const tc_kernel_entry* universal_ = nullptr;
+  mutable const tc_kernel_entry* split_k_parallel_ = nullptr;
+};
+
+// compiler.add_module([op, ...]): emits one module for the operations' universal kernels,
+// compiles it (or finds it in the cache) and attaches the entries. The split-K-parallel
+// companion of an operation is compiled on the first GemmSplitKParallel arguments made for it.
+Status compile_operations(const std::vector<std::shared_ptr<GemmOperation>>& operations,
+                          const compile::ProgressFn& progress = compile::default_progress);
+
+}  // namespace tilecraft

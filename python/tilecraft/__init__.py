@@ -1,0 +1,80 @@
+"""tilecraft: describe, compile, cache and run CUTLASS kernels from Python and C++.
+
+The operation-first API of PyCUTLASS (seed documents 002 and 004): the seed's example runs with
+``import tilecraft as pycutlass``, ``from tilecraft import *`` and ``import tilecraft as cutlass``.
+Importing does no CUDA work and runs no compiler.
+"""
+
+from tilecraft import _core
+from tilecraft._core import (
+    CompileError,
+    CudaError,
+    DataType,
+    EpilogueParams,
+    GemmCoord,
+    Layout,
+    MathInstruction,
+    MathOperation,
+    MatrixCoord,
+    OpClass,
+    Tensor4DCoord,
+    TensorDescription,
+    TileDescription,
+    UnsupportedError,
+)
+from tilecraft.types import *  # noqa: F401,F403  (float16 / Float16, RowMajor, swizzles, ...)
+from tilecraft.types import __all__ as _types_all
+from tilecraft.epilogue import (
+    FastLinearCombinationClamp,
+    LinearCombination,
+    LinearCombinationClamp,
+    LinearCombinationGeneric,
+    gelu,
+    hardswish,
+    leaky_relu,
+    relu,
+    sigmoid,
+    silu,
+    tanh,
+)
+from tilecraft.operation import GemmOperationUniversal
+from tilecraft.arguments import GemmArguments
+from tilecraft.memory import get_allocated_size, get_memory_pool
+from tilecraft import compiler, gemm
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CompileError",
+    "CudaError",
+    "DataType",
+    "EpilogueParams",
+    "FastLinearCombinationClamp",
+    "GemmArguments",
+    "GemmCoord",
+    "GemmOperationUniversal",
+    "Layout",
+    "LinearCombination",
+    "LinearCombinationClamp",
+    "LinearCombinationGeneric",
+    "MathInstruction",
+    "MathOperation",
+    "MatrixCoord",
+    "OpClass",
+    "Tensor4DCoord",
+    "TensorDescription",
+    "TileDescription",
+    "UnsupportedError",
+    "compiler",
+    "gelu",
+    "gemm",
+    "get_allocated_size",
+    "get_memory_pool",
+    "hardswish",
+    "leaky_relu",
+    "relu",
+    "sigmoid",
+    "silu",
+    "tanh",
+    *_types_all,
+]

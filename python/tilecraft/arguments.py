@@ -1,0 +1,121 @@
+"""GemmArguments (seed 002, "GEMM Arguments")."""
+
+import difflib
+import warnings
+
+from tilecraft import _core
+from tilecraft._core import EpilogueParams, GemmCoord, GemmMode
+
+_KEYWORDS = ("operation", "problem_size", "A", "B", "C", "D", "output_op", "gemm_mode",
+             "split_k_slices", "batch")
+# Misspellings that appear in published examples, accepted with a warning.
+_ALIASES = {"split_k_splices": "split_k_slices"}
+
+
+def _stream_getter(tensors):
+    """Returns a function giving the current stream of the tensors' framework, as an int."""
+    for tensor in tensors:
+        module = type(tensor).__module__.split(".")[0]
+        if module == "torch" and tensor.is_cuda:
+            import torch
+
+            return lambda: torch.cuda.current_stream().cuda_stream
+        if module == "cupy":
+            import cupy
+
+            return lambda: cupy.cuda.get_current_stream().ptr
+    return lambda: 0
+
+
+class GemmArguments:
+    """A GEMM's operands and scalars, validated against ``operation`` and packed for launch.
+
+    Tensors may be torch or cupy device tensors or numpy arrays (staged to the GPU; ``sync()``
+    copies D back). Raises ValueError naming the argument on any mismatch; nothing is launched.
+    """
+
+    def __init__(self, *args, **kwargs):
+        for alias, keyword in _ALIASES.items():
+            if alias in kwargs:
+                warnings.warn(f"GemmArguments: '{alias}' is a misspelling of '{keyword}'; "
+                              f"accepted, but write {keyword}=", stacklevel=2)
+                if keyword in kwargs:
+                    raise TypeError(f"GemmArguments: got both '{alias}' and '{keyword}'")
+                kwargs[keyword] = kwargs.pop(alias)
+        unknown = [k for k in kwargs if k not in _KEYWORDS]
+        if unknown:
+            name = unknown[0]
+            close = difflib.get_close_matches(name, _KEYWORDS, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise TypeError(f"GemmArguments() got an unexpected keyword argument '{name}'{hint}")
+        if len(args) > len(_KEYWORDS):
+            raise TypeError(f"GemmArguments() takes at most {len(_KEYWORDS)} arguments")
+        values = dict(zip(_KEYWORDS, args))
+        for key, value in kwargs.items():
+            if key in values:
+                raise TypeError(f"GemmArguments() got multiple values for argument '{key}'")
+            values[key] = value
+        missing = [k for k in ("operation", "problem_size", "A", "B", "D") if k not in values]
+        if missing:
+            raise TypeError(f"GemmArguments() missing required argument '{missing[0]}'")
+
+        operation = values["operation"]
+        if not hasattr(operation, "_op"):
+            raise TypeError(f"operation: expected a GemmOperationUniversal, got {operation!r}")
+        problem_size = values["problem_size"]
+        if not isinstance(problem_size, GemmCoord):
+            raise TypeError(f"problem_size: expected cutlass.gemm.GemmCoord(M, N, K), got "
+                            f"{problem_size!r}")
+        output_op = values.get("output_op")
+        if output_op is None:
+            output_op = operation.epilogue_type(1.0, 0.0)
+        if isinstance(output_op, (list, tuple)) and len(output_op) == 1:
+            output_op = output_op[0]  # the seed's trailing-comma form: (epilogue_type(...),)
+        if not isinstance(output_op, EpilogueParams):
+            raise TypeError(f"output_op: expected operation.epilogue_type(alpha, beta, ...), got "
+                            f"{output_op!r}")
+        gemm_mode = values.get("gemm_mode", GemmMode.Gemm)
+        if not isinstance(gemm_mode, GemmMode):
+            raise TypeError(f"gemm_mode: expected a cutlass.gemm.Mode, got {gemm_mode!r}")
+        split_k_slices = _integer("split_k_slices", values.get("split_k_slices", 1))
+        batch = _integer("batch", values.get("batch", 1))
+
+        self.operation = operation
+        self.problem_size = problem_size
+        self.A, self.B, self.C, self.D = values["A"], values["B"], values.get("C"), values["D"]
+        self.output_op = output_op
+        self.gemm_mode = gemm_mode
+        self.split_k_slices = split_k_slices
+        self.batch = batch
+        tensors = [_tensor_like(name, getattr(self, name), allow_none=(name == "C"))
+                   for name in ("A", "B", "C", "D")]
+        self._native = _core.GemmArguments.make(operation._op, problem_size, *tensors, output_op,
+                                                gemm_mode, split_k_slices, batch)
+        self._current_stream = _stream_getter((self.A, self.B, self.C, self.D))
+
+    def sync(self):
+        """Waits for the launch; copies D back into a numpy (host) D."""
+        self._native.sync()
+
+    @property
+    def workspace_bytes(self):
+        return self._native.workspace_bytes
+
+
+def _integer(name, value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name}: expected an integer, got {value!r}")
+    return value
+
+
+def _tensor_like(name, value, allow_none=False):
+    """Checks that value can cross by DLPack; a torch tensor that requires grad crosses detached
+    (the same memory: D is written in place, as the caller asked)."""
+    if value is None and allow_none:
+        return None
+    if not (hasattr(value, "__dlpack__") or hasattr(value, "__array_interface__")):
+        raise TypeError(f"{name}: expected a torch, cupy or numpy array, got "
+                        f"{type(value).__name__}")
+    if getattr(value, "requires_grad", False):
+        value = value.detach()
+    return value

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# On a bare GPU machine (no registry): build from scratch with every core, then run the C++ and
+# Python test suites with the GPU tests, the examples and the benchmarks. Logs go to $1.
+#   bash scripts/gpu_run.sh OUTDIR [tests|examples|bench|all]...
+# Needs the CUTLASS headers in .deps/cutlass (carry it) or CUTLASS_DIR.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:?usage: gpu_run.sh OUTDIR [parts...]}
+shift
+PARTS=${*:-all}
+mkdir -p "$OUT"
+export TILECRAFT_OFFLINE=1 PYTHONUNBUFFERED=1
+export TILECRAFT_CACHE_DIR=${TILECRAFT_CACHE_DIR:-/tmp/tilecraft-gpu-cache}
+export TILECRAFT_COMPILE_JOBS=${TILECRAFT_COMPILE_JOBS:-$(nproc)}
+export TILECRAFT_BUILD_DIR=${TILECRAFT_BUILD_DIR:-build-gpu}
+PY=${PYTHON:-python3}
+want() { [[ " $PARTS " == *" all "* || " $PARTS " == *" $1 "* ]]; }
+status=0
+step() {  # step NAME command...: runs, logs to $OUT/NAME.log, remembers failure
+  local name=$1; shift
+  local t0=$(date +%s)
+  echo "== $name: $*"
+  "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  echo "== $name: rc=$rc in $(( $(date +%s) - t0 )) s"
+  tail -n 25 "$OUT/$name.log"
+  [ $rc -eq 0 ] || status=1
+  return $rc
+}
+
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; $PY --version; } 2>&1 | tee "$OUT/machine.log"
+step setup bash scripts/setup.sh || { echo "setup failed"; exit 1; }
+
+if want tests; then
+  step ctest ctest --test-dir "$TILECRAFT_BUILD_DIR" --output-on-failure -j 4
+  step pytest $PY -m pytest tests/python -rs -q -x --durations=15
+fi
+if want examples; then
+  step example_cpp "$TILECRAFT_BUILD_DIR/examples/cpp/gemm_seed004"
+  step example_quickstart $PY examples/python/quickstart.py
+  step example_seed004 $PY -W always examples/python/seed004_readme.py
+fi
+if want bench; then
+  for b in bench/*.py; do
+    [ -f "$b" ] && step "bench_$(basename "$b" .py)" $PY "$b"
+  done
+fi
+exit $status

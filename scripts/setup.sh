@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Installs what tilecraft needs (pip and apt only), fetches the pinned CUTLASS headers, builds the
+# C++ library, tests and examples, and installs the Python package. Safe to run again.
+#   CUTLASS_DIR=/path/to/cutlass   use these CUTLASS headers instead of the pinned wheel's
+#   TILECRAFT_BUILD_DIR=build      where the CMake build goes
+#   TILECRAFT_OFFLINE=1            never reach a package registry (the GPU machine)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+CUTLASS_VERSION=4.2.0.0
+BUILD_DIR=${TILECRAFT_BUILD_DIR:-build}
+PY=${PYTHON:-python3}
+JOBS=$(nproc 2>/dev/null || echo 2)
+say() { printf 'setup: %s\n' "$*"; }
+
+# 1. Tools that must already be there: a C++20 compiler, CMake, the CUDA toolkit.
+command -v "${CXX:-g++}" >/dev/null || { say "no C++ compiler (g++) on PATH"; exit 1; }
+NVCC=${TILECRAFT_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+[ -x "$NVCC" ] || { say "nvcc not found: install the CUDA toolkit (12.4 or newer) or set TILECRAFT_NVCC"; exit 1; }
+export PATH="$(dirname "$NVCC"):$PATH"
+
+pip_install() {
+  if [ "${TILECRAFT_OFFLINE:-0}" = 1 ]; then say "offline: cannot install $*"; exit 1; fi
+  "$PY" -m pip install --quiet --disable-pip-version-check "$@"
+}
+
+# 2. Python build and test dependencies, from PyPI, only where missing.
+missing=()
+"$PY" -c "import nanobind" 2>/dev/null || missing+=("nanobind>=2.4")
+"$PY" -c "import scikit_build_core" 2>/dev/null || missing+=("scikit-build-core>=0.10")
+"$PY" -c "import numpy" 2>/dev/null || missing+=("numpy")
+"$PY" -c "import pytest" 2>/dev/null || missing+=("pytest")
+command -v cmake >/dev/null || missing+=("cmake>=3.22")
+command -v ninja >/dev/null || missing+=("ninja")
+if [ ${#missing[@]} -gt 0 ]; then say "pip install ${missing[*]}"; pip_install "${missing[@]}"; fi
+
+# 3. GoogleTest, from Debian/Ubuntu packages, when CMake cannot find it.
+if ! ls /usr/lib/*/cmake/GTest/GTestConfig.cmake /usr/lib/cmake/GTest/GTestConfig.cmake >/dev/null 2>&1 \
+   && [ ! -f /usr/src/googletest/CMakeLists.txt ] && [ ! -f .deps/googletest/CMakeLists.txt ] \
+   && ! ls /usr/lib/*/libgtest_main.* >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ "${TILECRAFT_OFFLINE:-0}" != 1 ]; then
+    say "apt-get install libgtest-dev"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgtest-dev >/dev/null
+  else
+    say "GoogleTest is missing: install libgtest-dev"; exit 1
+  fi
+fi
+
+# 4. CUTLASS headers: CUTLASS_DIR, or the pinned nvidia-cutlass wheel unpacked into .deps/cutlass.
+if [ -n "${CUTLASS_DIR:-}" ]; then
+  [ -f "$CUTLASS_DIR/include/cutlass/cutlass.h" ] || { say "CUTLASS_DIR=$CUTLASS_DIR has no include/cutlass/cutlass.h"; exit 1; }
+elif [ ! -f .deps/cutlass/include/cutlass/cutlass.h ]; then
+  say "fetching CUTLASS headers (nvidia-cutlass==$CUTLASS_VERSION, headers only)"
+  tmp=$(mktemp -d)
+  if [ "${TILECRAFT_OFFLINE:-0}" = 1 ]; then say "offline and no .deps/cutlass: carry it"; exit 1; fi
+  "$PY" -m pip download --quiet --disable-pip-version-check --no-deps -d "$tmp" "nvidia-cutlass==$CUTLASS_VERSION"
+  "$PY" - "$tmp" <<'PYEOF'
+import pathlib, sys, zipfile
+tmp = pathlib.Path(sys.argv[1])
+wheel = next(tmp.glob("nvidia_cutlass-*.whl"))
+out = pathlib.Path(".deps/cutlass")
+prefixes = {"cutlass_library/source/include/": out / "include",
+            "cutlass_library/source/tools/util/include/": out / "tools/util/include"}
+with zipfile.ZipFile(wheel) as z:
+    for name in z.namelist():
+        for prefix, dest in prefixes.items():
+            if name.startswith(prefix) and not name.endswith("/"):
+                target = dest / name[len(prefix):]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(z.read(name))
+PYEOF
+  rm -rf "$tmp"
+fi
+export CUTLASS_DIR=${CUTLASS_DIR:-$ROOT/.deps/cutlass}
+say "CUTLASS headers: $CUTLASS_DIR"
+
+# 5. The C++ library, tests, examples and benchmarks.
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUTLASS_DIR="$CUTLASS_DIR" >/dev/null
+cmake --build "$BUILD_DIR" -j "$JOBS"
+
+# 6. The Python package (tilecraft._core through scikit-build-core + nanobind).
+say "pip install . (tilecraft Python package)"
+"$PY" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+  -Ccmake.define.CUTLASS_DIR="$CUTLASS_DIR" -Cbuild.tool-args=-j"$JOBS" .
+say "done"

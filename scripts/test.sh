@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds everything (scripts/setup.sh) and runs the C++ and Python tests. Without a GPU the GPU
+# tests are skipped and say why; the CPU tests (validation, naming, cache, nvcc compile tests of
+# emitted kernels, bad inputs) run everywhere.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${TILECRAFT_BUILD_DIR:-build}
+PY=${PYTHON:-python3}
+bash scripts/setup.sh
+
+# Tests use a private cache so they neither read nor fill the user's.
+export TILECRAFT_CACHE_DIR=${TILECRAFT_TEST_CACHE_DIR:-$(pwd)/$BUILD_DIR/test-cache}
+if "$PY" -c "import tilecraft._core as c, sys; r = c.cuda_device_available(); print('GPU: ' + (c.device_name() if r is None else 'none (' + r + '): GPU tests will be skipped')); sys.exit(0)"; then :; fi
+
+echo "== C++ tests (ctest)"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "${TILECRAFT_TEST_JOBS:-2}"
+
+echo "== Python tests (pytest)"
+set +e
+"$PY" -m pytest tests/python -rs -q "$@"
+rc=$?
+set -e
+# Exit code 5 means pytest collected nothing: that must not pass silently.
+if [ $rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi
+exit $rc

@@ -1,0 +1,92 @@
+#include "tensor_adapter.hpp"
+
+#include "common.hpp"
+
+namespace tilecraft::python {
+namespace {
+
+namespace dl = nb::dlpack;
+
+std::string dtype_text(const dl::dtype& t) {
+  const char* code = "?";
+  switch (static_cast<dl::dtype_code>(t.code)) {
+    case dl::dtype_code::Int:
+      code = "int";
+      break;
+    case dl::dtype_code::UInt:
+      code = "uint";
+      break;
+    case dl::dtype_code::Float:
+      code = "float";
+      break;
+    case dl::dtype_code::Bfloat:
+      code = "bfloat";
+      break;
+    case dl::dtype_code::Complex:
+      code = "complex";
+      break;
+    case dl::dtype_code::Bool:
+      code = "bool";
+      break;
+    default:
+      break;
+  }
+  return std::string(code) + std::to_string(t.bits);
+}
+
+}  // namespace
+
+TensorView to_tensor_view(const char* name, const nb::ndarray<>& array) {
+  const dl::dtype t = array.dtype();
+  const std::string who = name;
+  TensorView view;
+  const auto code = static_cast<dl::dtype_code>(t.code);
+  if (t.lanes != 1) throw Error(Status::invalid(who + ": vector dtypes are not supported"));
+  if (code == dl::dtype_code::Float && t.bits == 64)
+    view.dtype = DataType::f64;
+  else if (code == dl::dtype_code::Float && t.bits == 32)
+    view.dtype = DataType::f32;
+  else if (code == dl::dtype_code::Float && t.bits == 16)
+    view.dtype = DataType::f16;
+  else if (code == dl::dtype_code::Bfloat && t.bits == 16)
+    view.dtype = DataType::bf16;
+  else if (code == dl::dtype_code::Int && t.bits == 8)
+    view.dtype = DataType::s8;
+  else if (code == dl::dtype_code::UInt && t.bits == 8)
+    view.dtype = DataType::u8;
+  else if (code == dl::dtype_code::Int && t.bits == 32)
+    view.dtype = DataType::s32;
+  else {
+    throw Error(Status::invalid(who + ": dtype " + dtype_text(t) +
+                                " is not a GEMM element type (float64, float32, float16, "
+                                "bfloat16, int8, uint8, int32)"));
+  }
+  const int rank = static_cast<int>(array.ndim());
+  if (rank < 1 || rank > TensorView::kMaxRank) {
+    throw Error(Status::invalid(who + ": expected a tensor of rank 1 to 4, got rank " +
+                                std::to_string(rank)));
+  }
+  view.rank = rank;
+  for (int i = 0; i < rank; ++i) {
+    view.shape[i] = static_cast<int64_t>(array.shape(i));
+    view.strides[i] = static_cast<int64_t>(array.stride(i));
+  }
+  view.data = array.data();
+  switch (array.device_type()) {
+    case nb::device::cuda::value:
+      view.device = DeviceKind::kCuda;
+      break;
+    case nb::device::cpu::value:
+      view.device = DeviceKind::kCpu;
+      break;
+    default:
+      throw Error(Status::invalid(who +
+                                  ": expected a CUDA device tensor or a host array, got "
+                                  "DLPack device type " +
+                                  std::to_string(array.device_type())));
+  }
+  view.device_id = static_cast<int>(array.device_id());
+  return view;
+}
+
+}  // namespace tilecraft::python

@@ -1,0 +1,40 @@
+#include "tilecraft/runtime/device.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace tilecraft {
+
+Status cuda_status(int cuda_error, const char* what) {
+  if (cuda_error == cudaSuccess) return Status::ok();
+  auto error = static_cast<cudaError_t>(cuda_error);
+  return {StatusCode::kCudaError, std::string(what) + " failed: " + cudaGetErrorName(error) + " (" +
+                                      cudaGetErrorString(error) + ")"};
+}
+
+Status cuda_device_available() {
+  int count = 0;
+  cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    cudaGetLastError();
+    return {StatusCode::kNotSupported,
+            std::string("no usable CUDA device: ") + cudaGetErrorString(error)};
+  }
+  if (count == 0) return {StatusCode::kNotSupported, "no CUDA device is present"};
+  return Status::ok();
+}
+
+Result<DeviceInfo> current_device_info() {
+  TILECRAFT_RETURN_IF_ERROR(cuda_device_available());
+  DeviceInfo info;
+  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetDevice(&info.index), "cudaGetDevice"));
+  cudaDeviceProp prop{};
+  TILECRAFT_RETURN_IF_ERROR(
+      cuda_status(cudaGetDeviceProperties(&prop, info.index), "cudaGetDeviceProperties"));
+  info.name = prop.name;
+  info.compute_capability = prop.major * 10 + prop.minor;
+  info.multiprocessor_count = prop.multiProcessorCount;
+  info.shared_memory_per_block_optin = prop.sharedMemPerBlockOptin;
+  return info;
+}
+
+}  // namespace tilecraft

@@ -1,0 +1,239 @@
+#include "tilecraft/runtime/gemm_arguments.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include "operand_check.hpp"
+#include "tilecraft/runtime/device.hpp"
+#include "tilecraft/runtime/gemm_operation.hpp"
+
+namespace tilecraft {
+namespace {
+
+using detail::OperandPlacement;
+using detail::place_operand;
+
+Status check_modes(const GemmProblem& p, const GemmDescription& d) {
+  const GemmCoord& s = p.problem_size;
+  if (s.m < 1 || s.n < 1 || s.k < 1) {
+    return Status::invalid("problem_size: M, N and K must be >= 1, got " + to_string(s));
+  }
+  if (p.split_k_slices < 1) {
+    return Status::invalid("split_k_slices: expected >= 1, got " +
+                           std::to_string(p.split_k_slices));
+  }
+  if (p.batch < 1) return Status::invalid("batch: expected >= 1, got " + std::to_string(p.batch));
+  const bool batched = p.mode == GemmMode::Batched || p.mode == GemmMode::Array;
+  if (!batched && p.batch != 1) {
+    return Status::invalid("batch: only Batched and Array modes take a batch; gemm_mode " +
+                           std::string(to_string(p.mode)) +
+                           " got batch=" + std::to_string(p.batch));
+  }
+  if (batched && p.split_k_slices != 1) {
+    return Status::invalid("split_k_slices: gemm_mode " + std::string(to_string(p.mode)) +
+                           " does not split K; expected 1, got " +
+                           std::to_string(p.split_k_slices));
+  }
+  if (p.split_k_slices > s.k) {
+    return Status::invalid("split_k_slices: " + std::to_string(p.split_k_slices) +
+                           " slices of K=" + std::to_string(s.k) + " leave empty slices");
+  }
+  if (d.epilogue.kind == EpilogueKind::FastLinearCombinationClamp &&
+      s.k > kFastLinearCombinationClampMaxK) {
+    return Status::invalid("problem_size: FastLinearCombinationClamp is exact only for K <= " +
+                           std::to_string(kFastLinearCombinationClampMaxK) +
+                           ", got K=" + std::to_string(s.k) + "; use LinearCombinationClamp");
+  }
+  if (p.mode == GemmMode::Array && is_interleaved(d.A.layout)) {
+    return Status::unsupported("gemm_mode: Array mode takes RowMajor/ColumnMajor operands");
+  }
+  return Status::ok();
+}
+
+Status check_devices(const GemmProblem& p) {
+  int device = -1;
+  const TensorView* tensors[] = {&p.A, &p.B, &p.C, &p.D};
+  const char* names[] = {"A", "B", "C", "D"};
+  for (int i = 0; i < 4; ++i) {
+    const TensorView& t = *tensors[i];
+    if (!t.data || t.device != DeviceKind::kCuda) continue;
+    if (device < 0) {
+      device = t.device_id;
+    } else if (t.device_id != device) {
+      return Status::invalid(std::string(names[i]) +
+                             ": expected a tensor on cuda:" + std::to_string(device) +
+                             " like the other operands, got cuda:" + std::to_string(t.device_id));
+    }
+  }
+  if (device >= 0) {
+    int current = 0;
+    TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetDevice(&current), "cudaGetDevice"));
+    if (current != device) {
+      return Status::invalid("operands are on cuda:" + std::to_string(device) +
+                             " but the current device is cuda:" + std::to_string(current) +
+                             "; make it current (torch.cuda.set_device / cudaSetDevice)");
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& operation,
+                                                           const GemmProblem& problem) {
+  const GemmDescription& d = operation.description();
+  TILECRAFT_RETURN_IF_ERROR(check_modes(problem, d));
+  TILECRAFT_RETURN_IF_ERROR(validate_epilogue_params(d.epilogue, problem.output_op));
+
+  const GemmCoord& s = problem.problem_size;
+  const int batch = problem.batch;
+  const bool has_C = problem.C.data != nullptr;
+  if (!has_C && problem.output_op.beta != 0.0) {
+    return Status::invalid("C: beta is " + std::to_string(problem.output_op.beta) +
+                           " but no C tensor was given");
+  }
+  auto A = place_operand("A", problem.A, d.A, s.m, s.k, batch, true);
+  if (!A) return A.status();
+  auto B = place_operand("B", problem.B, d.B, s.k, s.n, batch, true);
+  if (!B) return B.status();
+  auto D = place_operand("D", problem.D, d.C, s.m, s.n, batch, false);
+  if (!D) return D.status();
+  Result<OperandPlacement> C = *D;
+  if (has_C) {
+    C = place_operand("C", problem.C, d.C, s.m, s.n, batch, true);
+    if (!C) return C.status();
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
+  TILECRAFT_RETURN_IF_ERROR(cuda_device_available());
+  auto info = current_device_info();
+  if (!info) return info.status();
+  if (info->compute_capability < d.arch) {
+    return Status::unsupported(operation.procedural_name() +
+                               " needs compute capability >= " + std::to_string(d.arch) + "; " +
+                               info->name + " has " + std::to_string(info->compute_capability));
+  }
+
+  auto entry = operation.entry(problem.mode);
+  if (!entry) return entry.status();
+
+  std::unique_ptr<GemmArguments> out(new GemmArguments());
+  out->problem_ = problem;
+  out->operation_ = &operation;
+  out->entry_ = *entry;
+
+  // Host tensors travel to the device now; D comes back in sync().
+  auto stage = [&](const TensorView& t, const OperandPlacement& p, bool copy_in,
+                   const void** device_ptr) -> Status {
+    if (t.device == DeviceKind::kCuda) {
+      *device_ptr = t.data;
+      return Status::ok();
+    }
+    const size_t bytes = static_cast<size_t>(p.span_elements) * storage_bytes(t.dtype);
+    auto buffer = DeviceBuffer::allocate(bytes);
+    if (!buffer) return buffer.status();
+    if (copy_in) {
+      TILECRAFT_RETURN_IF_ERROR(cuda_status(
+          cudaMemcpy(buffer->data(), t.data, bytes, cudaMemcpyHostToDevice), "staging to device"));
+    }
+    *device_ptr = buffer->data();
+    out->staged_.push_back(std::move(*buffer));
+    return Status::ok();
+  };
+  tc_gemm_args& a = out->args_;
+  const void* dev_D = nullptr;
+  TILECRAFT_RETURN_IF_ERROR(stage(problem.A, *A, true, &a.A));
+  TILECRAFT_RETURN_IF_ERROR(stage(problem.B, *B, true, &a.B));
+  TILECRAFT_RETURN_IF_ERROR(stage(problem.D, *D, !has_C, &dev_D));
+  a.D = const_cast<void*>(dev_D);
+  if (has_C) {
+    TILECRAFT_RETURN_IF_ERROR(stage(problem.C, *C, true, &a.C));
+  } else {
+    a.C = a.D;
+  }
+  if (problem.D.device == DeviceKind::kCpu) {
+    out->host_D_ = problem.D.data;
+    out->device_D_ = a.D;
+    out->D_bytes_ = static_cast<size_t>(D->span_elements) * storage_bytes(problem.D.dtype);
+  }
+
+  a.mode = static_cast<int32_t>(problem.mode);
+  a.m = s.m;
+  a.n = s.n;
+  a.k = s.k;
+  a.batch_count = (problem.mode == GemmMode::Batched || problem.mode == GemmMode::Array)
+                      ? batch
+                      : problem.split_k_slices;
+  a.lda = A->ld;
+  a.ldb = B->ld;
+  a.ldc = C->ld;
+  a.ldd = D->ld;
+  a.batch_stride_A = A->batch_stride;
+  a.batch_stride_B = B->batch_stride;
+  a.batch_stride_C = C->batch_stride;
+  a.batch_stride_D = D->batch_stride;
+  a.alpha = problem.output_op.alpha;
+  a.beta = problem.output_op.beta;
+  a.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
+  for (int i = 0; i < a.num_activation_args && i < 4; ++i) {
+    a.activation_args[i] = problem.output_op.activation_args[i];
+  }
+
+  if (problem.mode == GemmMode::Array) {
+    std::vector<const void*> pointers(4 * static_cast<size_t>(batch));
+    const void* bases[4] = {a.A, a.B, a.C, a.D};
+    const int64_t strides[4] = {a.batch_stride_A, a.batch_stride_B, a.batch_stride_C,
+                                a.batch_stride_D};
+    const int element_bytes[4] = {storage_bytes(d.A.element), storage_bytes(d.B.element),
+                                  storage_bytes(d.C.element), storage_bytes(d.C.element)};
+    for (int which = 0; which < 4; ++which) {
+      for (int i = 0; i < batch; ++i) {
+        pointers[which * batch + i] =
+            static_cast<const char*>(bases[which]) +
+            static_cast<int64_t>(i) * strides[which] * element_bytes[which];
+      }
+    }
+    auto arrays = DeviceBuffer::allocate(pointers.size() * sizeof(void*));
+    if (!arrays) return arrays.status();
+    TILECRAFT_RETURN_IF_ERROR(
+        cuda_status(cudaMemcpy(arrays->data(), pointers.data(), pointers.size() * sizeof(void*),
+                               cudaMemcpyHostToDevice),
+                    "copying Array-mode pointer arrays"));
+    auto* base = static_cast<void**>(arrays->data());
+    a.A_array = const_cast<const void* const*>(base);
+    a.B_array = const_cast<const void* const*>(base + batch);
+    a.C_array = const_cast<const void* const*>(base + 2 * batch);
+    a.D_array = base + 3 * batch;
+    out->staged_.push_back(std::move(*arrays));
+  }
+
+  char error[512] = {0};
+  if (out->entry_->can_implement(&a, error, sizeof error) != TC_OK) {
+    return Status::invalid(operation.procedural_name() + " cannot run this problem: " + error);
+  }
+  const size_t workspace_bytes = out->entry_->workspace_size(&a);
+  if (workspace_bytes > 0) {
+    auto workspace = DeviceBuffer::allocate(workspace_bytes);
+    if (!workspace) return workspace.status();
+    out->workspace_ = std::move(*workspace);
+  }
+  return out;
+}
+
+void GemmArguments::note_launch(void* stream) {
+  stream_ = stream;
+  launched_ = true;
+  workspace_.set_stream(stream);
+  for (DeviceBuffer& buffer : staged_) buffer.set_stream(stream);
+}
+
+Status GemmArguments::sync() {
+  auto stream = static_cast<cudaStream_t>(stream_);
+  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaStreamSynchronize(stream), "synchronizing the launch"));
+  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "the kernel"));
+  if (host_D_) {
+    TILECRAFT_RETURN_IF_ERROR(cuda_status(
+        cudaMemcpy(host_D_, device_D_, D_bytes_, cudaMemcpyDeviceToHost), "copying D back"));
+  }
+  return Status::ok();
+}
+
+}  // namespace tilecraft
