@@ -111,6 +111,14 @@ Status GemmDescription::validate() const {
     }
   }
   TILECRAFT_RETURN_IF_ERROR(check_interleaved(*this));
+  if (math.opcode_class == OpClass::TensorOp && size_in_bits(math.element_a) == 8 &&
+      !is_interleaved(A.layout) &&
+      (A.layout != Layout::RowMajor || B.layout != Layout::ColumnMajor)) {
+    // 8-bit mma.sync operands cannot be transposed by ldmatrix: CUTLASS has TN int8 kernels only.
+    return Status::unsupported("layouts: SM80 int8 tensor-op GEMMs take A RowMajor and B "
+                               "ColumnMajor (TN) or the interleaved layouts; got A " +
+                               name(A.layout) + ", B " + name(B.layout));
+  }
   if (is_interleaved(A.layout) && (A.alignment != 16 || B.alignment != 16)) {
     return Status::invalid("A/B: interleaved int8 operands need alignment 16, got " +
                            std::to_string(A.alignment) + " and " + std::to_string(B.alignment));

@@ -124,6 +124,12 @@ TEST(GemmDescription, InterleavedInt8NeedsTheCanonicalTriple) {
   auto epi = EpilogueFunctor::linear_combination_clamp(s8, 16, s32, f32).value();
   EXPECT_TRUE(GemmDescription::make(80, tile, a, b, c, epi, Swizzle::IdentitySwizzle1));
   auto row = TensorDescription::make(s8, Layout::RowMajor, 16).value();
+  auto col = TensorDescription::make(s8, Layout::ColumnMajor, 16).value();
+  EXPECT_TRUE(GemmDescription::make(80, tile, row, col, row, epi, Swizzle::IdentitySwizzle1));
+  auto nn = GemmDescription::make(80, tile, col, col, row, epi, Swizzle::IdentitySwizzle1);
+  ASSERT_FALSE(nn);
+  EXPECT_NE(message_of(nn.status()).find("take A RowMajor and B ColumnMajor (TN)"),
+            std::string::npos);
   auto bad = GemmDescription::make(80, tile, a, b, row, epi, Swizzle::IdentitySwizzle1);
   ASSERT_FALSE(bad);
   EXPECT_NE(message_of(bad.status()).find("interleaved int8 GEMM takes"), std::string::npos);
