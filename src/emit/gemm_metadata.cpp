@@ -1,0 +1,52 @@
+#include <array>
+#include <string>
+
+#include "emit/sm80_gemm_parts.hpp"
+
+namespace tilecraft::emit {
+namespace {
+
+std::string shape_text(const std::array<int, 3>& shape) {
+  return std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" + std::to_string(shape[2]);
+}
+
+void add(std::string& out, std::string_view key, std::string_view value) {
+  if (!out.empty()) out += ';';
+  out += key;
+  out += '=';
+  out += value;
+}
+
+}  // namespace
+
+std::string gemm_metadata(const GemmEntry& entry) {
+  const GemmDescription& d = entry.description;
+  const MathInstruction& math = d.tile.math_instruction;
+  std::string out;
+  add(out, "kind", entry.kind == GemmEntryKind::kUniversal ? "universal" : "split_k_parallel");
+  add(out, "arch", std::to_string(d.arch));
+  add(out, "op_class", to_string(math.opcode_class));
+  add(out, "inst_shape", shape_text(math.instruction_shape));
+  add(out, "math_operation", to_string(math.math_operation));
+  add(out, "element_a", short_name(d.A.element));
+  add(out, "element_b", short_name(d.B.element));
+  add(out, "element_c", short_name(d.C.element));
+  add(out, "element_accumulator", short_name(math.element_accumulator));
+  add(out, "layout_a", to_string(d.A.layout));
+  add(out, "layout_b", to_string(d.B.layout));
+  add(out, "layout_c", to_string(d.C.layout));
+  add(out, "alignment_a", std::to_string(d.A.alignment));
+  add(out, "alignment_b", std::to_string(d.B.alignment));
+  add(out, "alignment_c", std::to_string(d.C.alignment));
+  add(out, "tile", shape_text(d.tile.threadblock_shape));
+  add(out, "stages", std::to_string(d.tile.stages));
+  add(out, "warps", shape_text(d.tile.warp_count));
+  add(out, "epilogue", to_string(d.epilogue.kind));
+  add(out, "element_epilogue", short_name(d.epilogue.element_epilogue));
+  add(out, "epilogue_vector", std::to_string(d.epilogue.elements_per_access));
+  add(out, "activation", to_string(d.epilogue.activation));
+  add(out, "swizzle", to_string(d.swizzle));
+  return out;
+}
+
+}  // namespace tilecraft::emit

@@ -1,0 +1,33 @@
+// Private pieces of the SM80 GEMM emitter: the GemmUniversal type of a description, its metadata
+// string, and the text of one ABI entry of each kind.
+#pragma once
+
+#include <string>
+
+#include "tilecraft/emit/gemm_emitter.hpp"
+
+namespace tilecraft::emit {
+
+// What GemmUniversal writes and how: D's element and layout and the epilogue functor. The
+// universal entry uses the description's own; the split-K partial GEMM writes accumulators.
+struct GemmOutput {
+  DataType element;
+  Layout layout;
+  std::string epilogue;  // the functor's CUTLASS type
+};
+
+// "cutlass::gemm::device::GemmUniversal<...>" for the description with the given output.
+std::string gemm_universal_type(const GemmDescription& description, const GemmOutput& output);
+
+// "key=value;..." describing the entry (arch, op class, instruction, types, layouts, ...).
+std::string gemm_metadata(const GemmEntry& entry);
+
+// Longest K FastLinearCombinationClamp takes; 0 when the epilogue has no limit.
+int epilogue_max_k(const EpilogueFunctor& epilogue);
+
+// The text of entry `index`: type aliases and the three static ABI functions
+// tc_can_implement_<index>, tc_workspace_size_<index>, tc_run_<index>.
+std::string universal_entry_text(const GemmEntry& entry, int index);
+std::string split_k_parallel_entry_text(const GemmEntry& entry, int index);
+
+}  // namespace tilecraft::emit

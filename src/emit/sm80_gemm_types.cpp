@@ -1,0 +1,33 @@
+#include <string>
+
+#include "emit/cutlass_names.hpp"
+#include "emit/sm80_gemm_parts.hpp"
+
+namespace tilecraft::emit {
+
+std::string gemm_universal_type(const GemmDescription& d, const GemmOutput& output) {
+  const MathInstruction& math = d.tile.math_instruction;
+  // Tensor memory types come from the operands; tf32 math on f32 tensors is OpMultiplyAdd on
+  // float elements (CUTLASS converts while loading).
+  std::string out = "cutlass::gemm::device::GemmUniversal<\n";
+  out += "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) + ",\n";
+  out += "    " + cutlass_element(d.B.element) + ", " + cutlass_layout(d.B.layout) + ",\n";
+  out += "    " + cutlass_element(output.element) + ", " + cutlass_layout(output.layout) + ",\n";
+  out += "    " + cutlass_element(math.element_accumulator) + ", " +
+         cutlass_op_class(math.opcode_class) + ", cutlass::arch::Sm80,\n";
+  out += "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n";
+  out += "    " + cutlass_gemm_shape(d.tile.warp_shape()) + ",\n";
+  out += "    " + cutlass_gemm_shape(math.instruction_shape) + ",\n";
+  out += "    " + output.epilogue + ",\n";
+  out += "    " + cutlass_swizzle(d.swizzle) + ",\n";
+  out += "    " + std::to_string(d.tile.stages) + ", " + std::to_string(d.A.alignment) + ", " +
+         std::to_string(d.B.alignment) + ", " + cutlass_math_operator(math.math_operation) + ">";
+  return out;
+}
+
+int epilogue_max_k(const EpilogueFunctor& epilogue) {
+  return epilogue.kind == EpilogueKind::FastLinearCombinationClamp ? kFastLinearCombinationClampMaxK
+                                                                   : 0;
+}
+
+}  // namespace tilecraft::emit

@@ -1,0 +1,57 @@
+// The split-K-parallel companion entry: a partial GemmUniversal (kGemmSplitKParallel) writes one
+// slice of accumulators per K partition into the workspace, then ReduceSplitK sums the slices
+// and applies the user's epilogue (alpha, beta, activation, C) while writing D.
+#include <algorithm>
+#include <string>
+
+#include "emit/cutlass_names.hpp"
+#include "emit/sm80_gemm_parts.hpp"
+
+namespace tilecraft::emit {
+
+std::string split_k_parallel_entry_text(const GemmEntry& entry, int index) {
+  const GemmDescription& d = entry.description;
+  if (d.C.layout != Layout::RowMajor && d.C.layout != Layout::ColumnMajor) {
+    throw Error(Status::unsupported(
+        "emit: GemmSplitKParallel needs a row- or column-major C (ReduceSplitK is row-major); "
+        "got " +
+        std::string(to_string(d.C.layout))));
+  }
+  const DataType acc = d.tile.math_instruction.element_accumulator;
+  const std::string acc_type = cutlass_element(acc);
+  // The partials are written with at most 128-bit stores; any width dividing C's alignment is
+  // implied by the reduction's own check of C's alignment.
+  const int partial_count = std::max(1, std::min(d.C.alignment, 128 / size_in_bits(acc)));
+  const std::string partial_epilogue = "cutlass::epilogue::thread::LinearCombination<" + acc_type +
+                                       ", " + std::to_string(partial_count) + ", " + acc_type +
+                                       ", " + acc_type + ">";
+  const int count = d.epilogue.elements_per_access;
+
+  const std::string i = std::to_string(index);
+  const std::string partial = "TcPartial" + i;
+  const std::string reduction = "TcReduction" + i;
+  std::string out;
+  out += "using " + partial + " = " + gemm_universal_type(d, {acc, d.C.layout, partial_epilogue}) +
+         ";\n";
+  out += "using " + reduction + " = cutlass::reduction::device::ReduceSplitK<\n";
+  out += "    cutlass::reduction::kernel::ReduceSplitK<cutlass::MatrixShape<4, " +
+         std::to_string(32 * count) + ">,\n";
+  out += "        " + cutlass_epilogue(d.epilogue) + ",\n";
+  out += "        cutlass::reduction::thread::ReduceAdd<" + acc_type + ", " + acc_type + ", " +
+         std::to_string(count) + ">>>;\n";
+  const std::string both = partial + ", " + reduction;
+  out += "static int32_t tc_can_implement_" + i +
+         "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+  out += "  return tc_gemm::split_k_can_implement<" + both + ">(args, error, capacity, " +
+         std::to_string(epilogue_max_k(d.epilogue)) + ");\n}\n";
+  out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+  out += "  return tc_gemm::split_k_workspace_size<" + partial + ">(args);\n}\n";
+  out += "static int32_t tc_run_" + i +
+         "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+         "    size_t capacity) {\n";
+  out +=
+      "  return tc_gemm::split_k_run<" + both + ">(args, workspace, stream, error, capacity);\n}\n";
+  return out;
+}
+
+}  // namespace tilecraft::emit

@@ -1,0 +1,119 @@
+// Golden tests of the SM80 GEMM emitter: the emitted text of a few descriptions, byte for byte.
+// After an intended change to the emitter (or to module_abi.h, whose text every module carries),
+// regenerate the files and review the diff:
+//   TILECRAFT_UPDATE_GOLDEN=1 ./tilecraft_tests --gtest_filter='GemmEmitterGolden*'
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "emit/emit_test_descriptions.hpp"
+
+namespace tilecraft::emit {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path golden_path(const std::string& name) {
+  return fs::path(__FILE__).parent_path() / "golden" / (name + ".cu");
+}
+
+bool update_golden() {
+  const char* value = std::getenv("TILECRAFT_UPDATE_GOLDEN");
+  return value != nullptr && std::string(value) == "1";
+}
+
+void expect_golden(const std::string& name, const std::string& text) {
+  const fs::path path = golden_path(name);
+  if (update_golden()) {
+    std::ofstream(path, std::ios::binary) << text;
+    GTEST_SKIP() << "wrote " << path;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << path << " is missing; run with TILECRAFT_UPDATE_GOLDEN=1 to create it";
+  std::stringstream golden;
+  golden << in.rdbuf();
+  EXPECT_EQ(golden.str(), text) << "emitted text differs from " << path
+                                << "; if intended, rerun with TILECRAFT_UPDATE_GOLDEN=1";
+}
+
+TEST(GemmEmitterGolden, SimtF32Seed) {
+  expect_golden("simt_f32_seed", emit_gemm_module({{testing::simt_f32_seed()}}));
+}
+
+TEST(GemmEmitterGolden, TensorOpF16WithSplitKParallel) {
+  const GemmDescription d = testing::tensorop_f16_tn();
+  expect_golden("tensorop_f16_tn_split_k", emit_gemm_module({{d, GemmEntryKind::kUniversal},
+                                                             {d, GemmEntryKind::kSplitKParallel}}));
+}
+
+TEST(GemmEmitterGolden, Int8Interleaved) {
+  expect_golden("int8_interleaved", emit_gemm_module({{testing::int8_interleaved()}}));
+}
+
+TEST(GemmEmitter, StartsWithTheAbiHeaderVerbatim) {
+  const std::string text = emit_gemm_module({{testing::simt_f32_seed()}});
+  EXPECT_EQ(text.rfind(kModuleAbiHeaderText, 0), 0u);
+}
+
+TEST(GemmEmitter, EntryNamesAreProceduralNames) {
+  const GemmDescription d = testing::tensorop_f16_tn();
+  EXPECT_EQ(entry_name({d, GemmEntryKind::kUniversal}), d.procedural_name());
+  EXPECT_EQ(entry_name({d, GemmEntryKind::kSplitKParallel}),
+            d.procedural_name() + "_splitk_parallel");
+}
+
+TEST(GemmEmitter, OneTableRowPerEntryInOrder) {
+  const GemmDescription d = testing::tensorop_f16_tn();
+  const std::string text =
+      emit_gemm_module({{d, GemmEntryKind::kSplitKParallel}, {testing::simt_f32_seed()}});
+  const size_t first = text.find("\"" + entry_name({d, GemmEntryKind::kSplitKParallel}) + "\"");
+  const size_t second = text.find("\"" + testing::simt_f32_seed().procedural_name() + "\"");
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_LT(first, second);
+  EXPECT_NE(text.find("{TILECRAFT_ABI_VERSION, 2u, tc_entries}"), std::string::npos);
+  EXPECT_NE(text.find("cutlass/reduction/device/reduce_split_k.h"), std::string::npos);
+}
+
+TEST(GemmEmitter, UniversalOnlyModulesLeaveTheReductionOut) {
+  const std::string text = emit_gemm_module({{testing::simt_f32_seed()}});
+  EXPECT_EQ(text.find("reduce_split_k.h"), std::string::npos);
+  EXPECT_EQ(text.find("split_k_run"), std::string::npos);
+}
+
+TEST(GemmEmitter, MetadataDescribesTheDescription) {
+  const std::string text = emit_gemm_module({{testing::simt_f32_seed()}});
+  EXPECT_NE(text.find("\"kind=universal;arch=80;op_class=Simt;inst_shape=1x1x1;"
+                      "math_operation=multiply_add;element_a=f32;element_b=f32;element_c=f32;"
+                      "element_accumulator=f32;layout_a=RowMajor;layout_b=RowMajor;"
+                      "layout_c=RowMajor;alignment_a=1;alignment_b=1;alignment_c=1;"
+                      "tile=128x128x8;stages=4;warps=2x4x1;epilogue=LinearCombination;"
+                      "element_epilogue=f32;epilogue_vector=1;activation=identity;"
+                      "swizzle=IdentitySwizzle1\""),
+            std::string::npos);
+}
+
+TEST(GemmEmitter, SplitKParallelRefusesInterleavedOutput) {
+  try {
+    (void)emit_gemm_module({{testing::int8_interleaved(), GemmEntryKind::kSplitKParallel}});
+    FAIL() << "expected tilecraft::Error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.status().code(), StatusCode::kNotSupported);
+    EXPECT_NE(std::string(error.what()).find("ColumnMajorInterleaved32"), std::string::npos);
+  }
+}
+
+TEST(GemmEmitter, ArchFlagsBuildSm80AndSm90FromOneFrontEndPass) {
+  const auto flags = gemm_module_arch_flags(80);
+  ASSERT_EQ(flags.size(), 3u);
+  EXPECT_EQ(flags[0], "-gencode=arch=compute_80,code=sm_80");
+  EXPECT_EQ(flags[1], "-gencode=arch=compute_80,code=sm_90");
+  EXPECT_EQ(flags[2], "-gencode=arch=compute_80,code=compute_80");
+}
+
+}  // namespace
+}  // namespace tilecraft::emit

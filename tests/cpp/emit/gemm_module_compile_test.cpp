@@ -1,0 +1,408 @@
+// Compile tests of the SM80 GEMM emitter: emitted modules are compiled by nvcc, dlopen'ed (no GPU
+// needed), and their ABI table is checked: version, entries, names, and can_implement on good and
+// bad problems. Each module's compile time is printed.
+//
+// By default (CI) three modules are compiled: the seed's SIMT f32 kernel, a TensorOp f16 kernel
+// with its split-K-parallel companion, and the interleaved int8 kernel. The full set, one module
+// per row of the math-instruction table plus modules covering every epilogue, activation and
+// swizzle, runs with
+//   TILECRAFT_FULL_COMPILE_TESTS=1 ./tilecraft_tests --gtest_filter='GemmModuleCompile*'
+// (tens of minutes on two cores). At most two nvcc processes run at once; nvcc and the CUTLASS
+// headers come from tilecraft::settings() (TILECRAFT_NVCC, TILECRAFT_CUTLASS_DIR).
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "emit/emit_test_descriptions.hpp"
+#include "tilecraft/abi/module_abi.h"
+#include "tilecraft/core/settings.hpp"
+
+namespace tilecraft::emit {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace tilecraft::emit::testing;
+
+struct ModuleSpec {
+  std::string name;
+  std::vector<GemmEntry> entries;
+};
+
+struct CompiledModule {
+  fs::path library;
+  double seconds = 0;
+  int exit_code = -1;
+  std::string log;
+};
+
+bool full_compile_tests() {
+  const char* value = std::getenv("TILECRAFT_FULL_COMPILE_TESTS");
+  return value != nullptr && std::string(value) == "1";
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+CompiledModule compile_module(const fs::path& dir, const ModuleSpec& spec) {
+  const fs::path source = dir / (spec.name + ".cu");
+  CompiledModule result;
+  result.library = dir / (spec.name + ".so");
+  std::ofstream(source) << emit_gemm_module(spec.entries);
+  const std::string cutlass = settings().cutlass_dir;
+  std::vector<std::string> args = {settings().nvcc,
+                                   "-std=c++17",
+                                   "-O3",
+                                   "-DNDEBUG",
+                                   "--expt-relaxed-constexpr",
+                                   "-Xcompiler=-fPIC",
+                                   "-Xcompiler=-fvisibility=hidden",
+                                   "-shared",
+                                   "--cudart=shared",
+                                   "-I" + cutlass + "/include",
+                                   "-I" + cutlass + "/tools/util/include"};
+  for (const std::string& flag : gemm_module_arch_flags(80)) args.push_back(flag);
+  args.insert(args.end(), {"-o", result.library.string(), source.string()});
+  std::string command;
+  for (const std::string& arg : args) command += shell_quote(arg) + " ";
+  command += "2>&1";
+  const auto start = std::chrono::steady_clock::now();
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof(buffer), pipe)) result.log.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "[ compile  ] " << spec.name << " (" << spec.entries.size()
+            << " entries): " << result.seconds << " s, exit " << result.exit_code << std::endl;
+  return result;
+}
+
+// Compiles the modules, two nvcc processes at a time.
+std::vector<CompiledModule> compile_modules(const fs::path& dir,
+                                            const std::vector<ModuleSpec>& specs) {
+  std::vector<CompiledModule> results(specs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < specs.size(); i = next++)
+      results[i] = compile_module(dir, specs[i]);
+  };
+  std::thread second(worker);
+  worker();
+  second.join();
+  return results;
+}
+
+class Module {
+ public:
+  explicit Module(const fs::path& path) : handle_(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {}
+  ~Module() {
+    if (handle_ != nullptr) dlclose(handle_);
+  }
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  const tc_module_table* table() const {
+    if (handle_ == nullptr) return nullptr;
+    auto fn = reinterpret_cast<tc_module_table_fn>(dlsym(handle_, TILECRAFT_MODULE_TABLE_SYMBOL));
+    return fn != nullptr ? fn() : nullptr;
+  }
+
+ private:
+  void* handle_;
+};
+
+int64_t leading_dimension(Layout layout, int rows, int cols) {
+  switch (layout) {
+    case Layout::RowMajor:
+      return cols;
+    case Layout::ColumnMajor:
+      return rows;
+    case Layout::RowMajorInterleaved32:
+      return int64_t(32) * cols;
+    case Layout::ColumnMajorInterleaved32:
+      return int64_t(32) * rows;
+    default:
+      return 0;
+  }
+}
+
+// A problem every entry of the sets below can run: sizes divisible by every alignment, tight
+// leading dimensions, and the entry kind's mode.
+tc_gemm_args problem(const GemmEntry& entry, int m, int n, int k) {
+  const GemmDescription& d = entry.description;
+  tc_gemm_args a{};
+  a.mode = entry.kind == GemmEntryKind::kSplitKParallel ? TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL
+                                                        : TC_GEMM_MODE_GEMM;
+  a.m = m;
+  a.n = n;
+  a.k = k;
+  a.batch_count = entry.kind == GemmEntryKind::kSplitKParallel ? 4 : 1;
+  a.lda = leading_dimension(d.A.layout, m, k);
+  a.ldb = leading_dimension(d.B.layout, k, n);
+  a.ldc = a.ldd = leading_dimension(d.C.layout, m, n);
+  a.alpha = 1.0;
+  a.beta = 0.5;
+  a.num_activation_args = d.epilogue.activation == Activation::leaky_relu ? 1 : 0;
+  a.activation_args[0] = 0.1;
+  return a;
+}
+
+struct Verdict {
+  int32_t status;
+  std::string text;
+};
+
+Verdict can_implement(const tc_kernel_entry& entry, const tc_gemm_args& args) {
+  char error[512] = "";
+  const int32_t status = entry.can_implement(&args, error, sizeof(error));
+  return {status, error};
+}
+
+// Compiles the modules and checks each table against its specification; returns the tables'
+// owners so a test can probe further.
+std::vector<std::unique_ptr<Module>> compile_and_check(const std::vector<ModuleSpec>& specs) {
+  std::vector<std::unique_ptr<Module>> modules;
+  const fs::path dir =
+      fs::temp_directory_path() / ("tilecraft-emit-compile-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::vector<CompiledModule> compiled = compile_modules(dir, specs);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    SCOPED_TRACE(specs[i].name);
+    const CompiledModule& result = compiled[i];
+    EXPECT_EQ(result.exit_code, 0) << "nvcc failed; source kept in " << dir << "\n" << result.log;
+    modules.push_back(std::make_unique<Module>(result.library));
+    if (result.exit_code != 0) continue;
+    const tc_module_table* table = modules.back()->table();
+    if (table == nullptr) {
+      const char* why = dlerror();
+      ADD_FAILURE() << "no module table in " << result.library << ": " << (why ? why : "");
+      continue;
+    }
+    EXPECT_EQ(table->abi_version, uint32_t(TILECRAFT_ABI_VERSION));
+    if (table->num_entries != specs[i].entries.size()) {
+      ADD_FAILURE() << "module has " << table->num_entries << " entries, expected "
+                    << specs[i].entries.size();
+      continue;
+    }
+    for (size_t e = 0; e < specs[i].entries.size(); ++e) {
+      const GemmEntry& spec = specs[i].entries[e];
+      const tc_kernel_entry& entry = table->entries[e];
+      SCOPED_TRACE(entry.name);
+      EXPECT_EQ(std::string(entry.name), entry_name(spec));
+      EXPECT_NE(std::string(entry.metadata).find("arch=80;"), std::string::npos);
+      const int k =
+          spec.description.epilogue.kind == EpilogueKind::FastLinearCombinationClamp ? 256 : 512;
+      const Verdict good = can_implement(entry, problem(spec, 256, 256, k));
+      EXPECT_EQ(good.status, TC_OK) << good.text;
+      const Verdict negative = can_implement(entry, problem(spec, -1, 256, k));
+      EXPECT_EQ(negative.status, TC_ERROR_INVALID_ARGUMENT);
+      EXPECT_NE(negative.text.find("M, N and K must be positive"), std::string::npos)
+          << negative.text;
+      EXPECT_EQ(entry.can_implement(nullptr, nullptr, 0), TC_ERROR_INVALID_ARGUMENT);
+    }
+  }
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+  return modules;
+}
+
+void skip_without_toolchain() {
+  if (access(settings().nvcc.c_str(), X_OK) != 0) GTEST_SKIP() << "no nvcc at " << settings().nvcc;
+  if (!fs::exists(fs::path(settings().cutlass_dir) / "include/cutlass/cutlass.h")) {
+    GTEST_SKIP() << "no CUTLASS headers under '" << settings().cutlass_dir << "'";
+  }
+}
+
+TEST(GemmModuleCompile, CiModules) {
+  skip_without_toolchain();
+  if (::testing::Test::IsSkipped()) return;
+  const GemmDescription simt = simt_f32_seed();
+  const GemmDescription f16 = tensorop_f16_tn();
+  const GemmDescription int8 = int8_interleaved();
+  const std::vector<ModuleSpec> specs = {
+      {"simt_f32_seed", {{simt}}},
+      {"tensorop_f16_tn_split_k",
+       {{f16, GemmEntryKind::kUniversal}, {f16, GemmEntryKind::kSplitKParallel}}},
+      {"int8_interleaved", {{int8}}},
+  };
+  const auto modules = compile_and_check(specs);
+  if (::testing::Test::HasFatalFailure()) return;
+
+  // The seed's kernel: tight leading dimensions pass, a short one is named.
+  if (const tc_module_table* table = modules[0]->table()) {
+    const tc_kernel_entry& entry = table->entries[0];
+    tc_gemm_args args = problem({simt}, 512, 256, 128);
+    EXPECT_EQ(can_implement(entry, args).status, TC_OK);
+    args.lda = 127;
+    EXPECT_EQ(can_implement(entry, args).text,
+              "A: leading dimension 127 is smaller than K=128 of the row-major MxK matrix");
+    args = problem({simt}, 512, 256, 128);
+    args.mode = TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL;
+    EXPECT_NE(can_implement(entry, args).text.find("_splitk_parallel entry"), std::string::npos);
+    args.mode = TC_GEMM_MODE_BATCHED;
+    args.batch_count = 3;
+    args.batch_stride_A = int64_t(512) * 128;
+    EXPECT_EQ(can_implement(entry, args).status, TC_OK);
+    args.batch_count = 70000;
+    EXPECT_EQ(can_implement(entry, args).text, "batch_count 70000 is outside [1, 65535]");
+  }
+  // The f16 kernel and its split-K-parallel companion.
+  if (const tc_module_table* table = modules[1]->table()) {
+    const tc_kernel_entry& universal = table->entries[0];
+    const tc_kernel_entry& split_k = table->entries[1];
+    tc_gemm_args args = problem({f16}, 13, 7, 5);
+    EXPECT_EQ(can_implement(universal, args).text,
+              "problem size 13x7x5: K=5 is not a multiple of the 8-element alignment of A "
+              "(row-major MxK)");
+    args = problem({f16}, 128, 12, 64);
+    args.ldc = args.ldd = 16;
+    EXPECT_EQ(can_implement(universal, args).text,
+              "problem size 128x12x64: N=12 is not a multiple of the 8-element alignment of C "
+              "(row-major MxN)");
+    args = problem({f16, GemmEntryKind::kSplitKParallel}, 128, 128, 4096);
+    EXPECT_EQ(can_implement(split_k, args).status, TC_OK);
+    EXPECT_EQ(split_k.workspace_size(&args), size_t(128) * 128 * 4 * sizeof(float));
+    args.mode = TC_GEMM_MODE_GEMM;
+    EXPECT_NE(can_implement(split_k, args).text.find("runs only GemmSplitKParallel"),
+              std::string::npos);
+  }
+  // The interleaved int8 kernel checks what CUTLASS's interleaved layouts demand.
+  if (const tc_module_table* table = modules[2]->table()) {
+    const tc_kernel_entry& entry = table->entries[0];
+    tc_gemm_args args = problem({int8}, 128, 128, 48);
+    EXPECT_EQ(can_implement(entry, args).text,
+              "problem size 128x128x48: K=48 is not a multiple of the 32-element alignment of A "
+              "(column-major interleaved MxK)");
+    args = problem({int8}, 128, 128, 128);
+    EXPECT_EQ(can_implement(entry, args).status, TC_OK);
+    args.lda = 32;
+    EXPECT_EQ(can_implement(entry, args).text,
+              "A: leading dimension 32 is smaller than 32*M=4096 of the column-major interleaved "
+              "MxK matrix");
+  }
+}
+
+// ---- the full set -------------------------------------------------------------------------
+
+int access_width(DataType type) { return 128 / size_in_bits(type); }
+
+// One module per row of the math-instruction table: the universal kernel and its split-K-parallel
+// companion, with a tile CUTLASS's own SM80 tests use for that instruction.
+std::vector<ModuleSpec> math_instruction_modules() {
+  using enum DataType;
+  std::vector<ModuleSpec> specs;
+  for (const MathInstructionRule& rule : math_instruction_rules()) {
+    const MathInstruction m =
+        math(rule.instruction_shape, rule.element_ab, rule.element_accumulator, rule.opcode_class,
+             rule.math_operation);
+    const DataType ab = rule.element_ab;
+    const DataType acc = rule.element_accumulator;
+    GemmDescription d;
+    if (rule.opcode_class == OpClass::Simt) {
+      d = gemm(m, {64, 64, 8}, 4, {2, 2, 1}, {ab, Layout::RowMajor, 1}, {ab, Layout::RowMajor, 1},
+               {acc, Layout::RowMajor, 1},
+               epilogue(EpilogueKind::LinearCombination, acc, 1, acc, acc));
+    } else if (ab == f64) {
+      d = gemm(m, {64, 64, 16}, 3, {2, 2, 1}, {f64, Layout::RowMajor, 1},
+               {f64, Layout::ColumnMajor, 1}, {f64, Layout::RowMajor, 1},
+               epilogue(EpilogueKind::LinearCombination, f64, 1, f64, f64));
+    } else if (ab == s8) {
+      d = gemm(m, {128, 128, 64}, 3, {2, 2, 1}, {s8, Layout::RowMajor, 16},
+               {s8, Layout::ColumnMajor, 16}, {s32, Layout::RowMajor, 4},
+               epilogue(EpilogueKind::LinearCombination, s32, 4, s32, s32));
+    } else {
+      // f16 accumulation keeps f16 output; otherwise 16-bit inputs write 16-bit output.
+      const DataType out = (ab == f16 || ab == bf16) ? ab : f32;
+      const DataType compute = acc;
+      const int k_tile = rule.math_operation == MathOperation::multiply_add_fast_f32 ? 16 : 32;
+      d = gemm(m, {128, 128, k_tile}, 3, {2, 2, 1}, {ab, Layout::RowMajor, access_width(ab)},
+               {ab, Layout::ColumnMajor, access_width(ab)},
+               {out, Layout::RowMajor, access_width(out)},
+               epilogue(EpilogueKind::LinearCombination, out, access_width(out), acc, compute));
+    }
+    std::string name = "row_" + std::string(to_string(rule.opcode_class)) + "_" +
+                       std::string(short_name(ab)) + "_" + std::string(short_name(acc)) + "_" +
+                       std::to_string(rule.instruction_shape[0]) + "x" +
+                       std::to_string(rule.instruction_shape[1]) + "x" +
+                       std::to_string(rule.instruction_shape[2]) + "_" +
+                       std::string(to_string(rule.math_operation));
+    specs.push_back({name, {{d, GemmEntryKind::kUniversal}, {d, GemmEntryKind::kSplitKParallel}}});
+  }
+  return specs;
+}
+
+std::vector<ModuleSpec> epilogue_and_swizzle_modules() {
+  using enum DataType;
+  std::vector<ModuleSpec> specs;
+  // Activations, four entries a module (f16 out, f32 compute).
+  std::vector<GemmEntry> generic;
+  for (Activation activation : kAllActivations) {
+    generic.push_back({tensorop_f16_tn(
+        epilogue(EpilogueKind::LinearCombinationGeneric, f16, 8, f32, f32, activation))});
+  }
+  generic.push_back({tensorop_f16_tn(
+      epilogue(EpilogueKind::LinearCombinationGeneric, f16, 8, f32, f32, Activation::identity))});
+  for (size_t i = 0; i < generic.size(); i += 4) {
+    specs.push_back({"activations_" + std::to_string(i / 4),
+                     {generic.begin() + i, generic.begin() + std::min(i + 4, generic.size())}});
+  }
+  // Clamping epilogues on int8 output, with a split-K-parallel companion (reduction clamps).
+  const MathInstruction s8_math =
+      math({16, 8, 32}, s8, s32, OpClass::TensorOp, MathOperation::multiply_add_saturate);
+  auto int8_tn = [&](EpilogueFunctor e) {
+    return gemm(s8_math, {128, 128, 64}, 3, {2, 2, 1}, {s8, Layout::RowMajor, 16},
+                {s8, Layout::ColumnMajor, 16}, {s8, Layout::RowMajor, 16}, e);
+  };
+  const GemmDescription clamp =
+      int8_tn(epilogue(EpilogueKind::LinearCombinationClamp, s8, 16, s32, f32));
+  const GemmDescription fast =
+      int8_tn(epilogue(EpilogueKind::FastLinearCombinationClamp, s8, 16, s32, f32));
+  specs.push_back({"clamp_epilogues", {{clamp}, {clamp, GemmEntryKind::kSplitKParallel}, {fast}}});
+  // Swizzles (IdentitySwizzle1 is everywhere else).
+  std::vector<GemmEntry> swizzles;
+  for (Swizzle swizzle : kAllSwizzles) {
+    if (swizzle == Swizzle::IdentitySwizzle1) continue;
+    swizzles.push_back(
+        {tensorop_f16_tn(epilogue(EpilogueKind::LinearCombination, f16, 8, f32, f32), swizzle)});
+  }
+  specs.push_back({"swizzles", swizzles});
+  // A column-major C, whose split-K reduction runs on the transposed view.
+  GemmDescription column_c = tensorop_f16_tn();
+  column_c.C.layout = Layout::ColumnMajor;
+  specs.push_back({"column_major_c", {{column_c}, {column_c, GemmEntryKind::kSplitKParallel}}});
+  return specs;
+}
+
+TEST(GemmModuleCompile, FullSet) {
+  if (!full_compile_tests()) {
+    GTEST_SKIP() << "set TILECRAFT_FULL_COMPILE_TESTS=1 to compile one module per math "
+                    "instruction, epilogue, activation and swizzle";
+  }
+  skip_without_toolchain();
+  if (::testing::Test::IsSkipped()) return;
+  std::vector<ModuleSpec> specs = math_instruction_modules();
+  for (ModuleSpec& spec : epilogue_and_swizzle_modules()) specs.push_back(std::move(spec));
+  if (const char* only = std::getenv("TILECRAFT_COMPILE_TESTS_ONLY")) {
+    std::erase_if(specs,
+                  [&](const ModuleSpec& s) { return s.name.find(only) == std::string::npos; });
+  }
+  (void)compile_and_check(specs);
+}
+
+}  // namespace
+}  // namespace tilecraft::emit
