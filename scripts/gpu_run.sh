@@ -16,24 +16,28 @@ export TILECRAFT_BUILD_DIR=${TILECRAFT_BUILD_DIR:-build-gpu}
 PY=${PYTHON:-python3}
 want() { [[ " $PARTS " == *" all "* || " $PARTS " == *" $1 "* ]]; }
 status=0
-step() {  # step NAME command...: runs, logs to $OUT/NAME.log, remembers failure
+LOGS=$(mktemp -d)
+# step NAME command...: runs it, keeps its log, appends it to $OUT/all.log (one file, so that the
+# device tool's limit on returned files is never hit), remembers failure.
+step() {
   local name=$1; shift
   local t0=$(date +%s)
   echo "== $name: $*"
-  "$@" >"$OUT/$name.log" 2>&1
+  "$@" >"$LOGS/$name.log" 2>&1
   local rc=$?
   echo "== $name: rc=$rc in $(( $(date +%s) - t0 )) s"
-  tail -n 25 "$OUT/$name.log"
+  tail -n 25 "$LOGS/$name.log"
+  { echo "===== $name (rc=$rc): $*"; cat "$LOGS/$name.log"; } >>"$OUT/all.log"
   [ $rc -eq 0 ] || status=1
   return $rc
 }
 
-{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; $PY --version; } 2>&1 | tee "$OUT/machine.log"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; $PY --version; } 2>&1 | tee -a "$OUT/all.log"
 step setup bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 
 if want tests; then
   step ctest ctest --test-dir "$TILECRAFT_BUILD_DIR" --output-on-failure -j 4
-  step pytest $PY -m pytest tests/python -rs -q -x --durations=15
+  step pytest $PY -X faulthandler -m pytest tests/python -rs -v -x --durations=15
 fi
 if want examples; then
   step example_cpp "$TILECRAFT_BUILD_DIR/examples/cpp/gemm_seed004"
@@ -41,8 +45,8 @@ if want examples; then
   step example_seed004 $PY -W always examples/python/seed004_readme.py
 fi
 if want bench; then
-  for b in bench/*.py; do
-    [ -f "$b" ] && step "bench_$(basename "$b" .py)" $PY "$b"
+  for b in bench/bench_*.py; do
+    step "$(basename "$b" .py)" $PY "$b"
   done
 fi
 exit $status

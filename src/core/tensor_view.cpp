@@ -1,6 +1,6 @@
 #include "tilecraft/core/tensor_view.hpp"
 
-#include <sstream>
+#include <string>
 
 namespace tilecraft {
 
@@ -19,15 +19,17 @@ bool TensorView::is_contiguous() const {
   return true;
 }
 
+// Built with std::to_string rather than iostreams: numeric stream insertion crashed inside
+// Python processes that carry another libstdc++ build (seen on the GPU machine).
 std::string TensorView::describe() const {
-  std::ostringstream out;
-  out << long_name(dtype) << "[";
-  for (int i = 0; i < rank; ++i) out << (i ? ", " : "") << shape[i];
-  out << "] strides (";
-  for (int i = 0; i < rank; ++i) out << (i ? ", " : "") << strides[i];
-  out << (rank == 1 ? ",)" : ")");
-  out << " on " << (device == DeviceKind::kCuda ? "cuda:" + std::to_string(device_id) : "cpu");
-  return out.str();
+  std::string out = std::string(long_name(dtype)) + "[";
+  for (int i = 0; i < rank; ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  out += "] strides (";
+  for (int i = 0; i < rank; ++i) out += (i ? ", " : "") + std::to_string(strides[i]);
+  out += rank == 1 ? ",)" : ")";
+  out += " on ";
+  out += device == DeviceKind::kCuda ? "cuda:" + std::to_string(device_id) : std::string("cpu");
+  return out;
 }
 
 static TensorView contiguous(void* data, DataType dtype, std::initializer_list<int64_t> shape,

@@ -220,9 +220,26 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
 
 void GemmArguments::note_launch(void* stream) {
   stream_ = stream;
-  launched_ = true;
-  workspace_.set_stream(stream);
-  for (DeviceBuffer& buffer : staged_) buffer.set_stream(stream);
+  if (staged_.empty() && workspace_.data() == nullptr) return;
+  auto& event = reinterpret_cast<cudaEvent_t&>(last_launch_);
+  if (!event && cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess) {
+    event = nullptr;
+    return;
+  }
+  cudaEventRecord(event, static_cast<cudaStream_t>(stream));
+}
+
+GemmArguments::~GemmArguments() {
+  // The buffers are freed on the legacy default stream once the last launch has finished:
+  // the caller's stream may already be destroyed, so it is never named here.
+  if (auto event = static_cast<cudaEvent_t>(last_launch_)) {
+    cudaStreamWaitEvent(nullptr, event, 0);
+    cudaEventDestroy(event);
+  } else if (stream_ != nullptr && (!staged_.empty() || workspace_.data() != nullptr)) {
+    cudaStreamSynchronize(nullptr);
+  }
+  workspace_.set_stream(nullptr);
+  for (DeviceBuffer& buffer : staged_) buffer.set_stream(nullptr);
 }
 
 Status GemmArguments::sync() {

@@ -46,6 +46,12 @@ class GemmArguments {
   // Called by GemmOperation::run: remembers where the launch went, for sync() and frees.
   void note_launch(void* stream);
 
+  GemmArguments(const GemmArguments&) = delete;
+  GemmArguments& operator=(const GemmArguments&) = delete;
+  // Frees workspace and staged buffers in stream order after the last launch, even if the
+  // caller's stream is gone by then.
+  ~GemmArguments();
+
  private:
   GemmArguments() = default;
   GemmProblem problem_;
@@ -58,7 +64,7 @@ class GemmArguments {
   const void* device_D_ = nullptr;
   size_t D_bytes_ = 0;
   void* stream_ = nullptr;
-  bool launched_ = false;
+  void* last_launch_ = nullptr;  // a cudaEvent_t recorded after each launch, if buffers are owned
 };
 
 }  // namespace tilecraft

@@ -73,8 +73,11 @@ inline CompileRequest tiny_request(const std::string& name, const std::string& m
                                    int answer = 42) {
   CompileRequest request;
   request.name = name;
-  request.source = "// " + marker + "\n" + "extern \"C\" int tilecraft_test_answer() { return " +
-                   std::to_string(answer) + "; }\n";
+  request.source =
+      "// " + marker + "\n" +
+      "extern \"C\" __attribute__((visibility(\"default\"))) int tilecraft_test_answer() "
+      "{ return " +
+      std::to_string(answer) + "; }\n";
   request.arch_flags = {"-gencode", "arch=compute_80,code=sm_80"};
   return request;
 }

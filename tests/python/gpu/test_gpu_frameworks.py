@@ -129,3 +129,38 @@ def test_cupy_native_arrays(ops, rng, seed_note):
         bad = ~(got == ref)
         assert not bad.any(), (f"{key} {M}x{N}x{K} ({order}): {int(bad.sum())} of {bad.size} "
                                f"mismatch, first at {np.argwhere(bad)[:4].tolist()} {seed_note}")
+
+
+@pytest.mark.uses_kernels("simt32_rrr")
+def test_arguments_outlive_their_stream(ops):
+    """Arguments owning device buffers (serial split-K's workspace) may be dropped after the
+    stream they ran on was destroyed: freeing them must not name that stream. (cupy destroys its
+    streams; before the fix a later garbage collection crashed the process.)"""
+    import gc
+
+    cupy = pytest.importorskip("cupy")
+    import tilecraft as cutlass
+
+    op = ops.get("simt32_rrr")
+    m, n, k = 96, 80, 64
+    a = cupy.random.randint(-3, 4, size=(m, k)).astype(cupy.float32)
+    b = cupy.random.randint(-3, 4, size=(k, n)).astype(cupy.float32)
+    expected = a.astype(cupy.float64) @ b.astype(cupy.float64)
+    for _ in range(20):
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with stream:
+            d = cupy.full((m, n), cupy.nan, dtype=cupy.float32)
+            arguments = cutlass.GemmArguments(
+                operation=op, problem_size=cutlass.gemm.GemmCoord(m, n, k), A=a, B=b, C=None,
+                D=d, output_op=op.epilogue_type(1.0, 0.0), split_k_slices=2)
+            assert arguments.workspace_bytes > 0
+            op.run(arguments)
+        arguments.sync()
+        assert bool((d == expected).all())
+        del stream
+        gc.collect()
+        del arguments
+        gc.collect()
+        cupy.cuda.Device().synchronize()
+        cupy.empty(1 << 20, dtype=cupy.uint8)  # allocate after the frees
+    cupy.cuda.Device().synchronize()
