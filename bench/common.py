@@ -1,5 +1,6 @@
 """Shared benchmark helpers: CUDA-event timing, medians, table printing, the results log."""
 
+import os
 import statistics
 import subprocess
 
@@ -31,8 +32,9 @@ def tflops(m, n, k, ms):
 
 def device_line():
     props = torch.cuda.get_device_properties(0)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "unknown"
+    commit = os.environ.get("TILECRAFT_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = commit or "unknown"
     return (f"device: {props.name} ({props.multi_processor_count} SMs), torch {torch.__version__}, "
             f"commit {commit}")
 
