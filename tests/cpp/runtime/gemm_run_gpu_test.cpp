@@ -91,3 +91,26 @@ TEST(GemmArguments, BadInputIsRejectedBeforeAnyCudaWork) {
 
 }  // namespace
 }  // namespace tilecraft
+
+namespace tilecraft {
+namespace {
+
+// Device pointers are never dereferenced before validation passes, so a mismatch of devices is
+// caught (and can be tested) without a GPU.
+TEST(GemmArguments, OperandsOnDifferentDevicesAreRejected) {
+  auto op = simt_f32(Layout::RowMajor);
+  auto* fake = reinterpret_cast<void*>(uintptr_t{1} << 20);
+  GemmProblem problem;
+  problem.problem_size = {8, 8, 8};
+  problem.A = TensorView::cuda_contiguous(fake, DataType::f32, {8, 8}, 0);
+  problem.B = TensorView::cuda_contiguous(fake, DataType::f32, {8, 8}, 1);
+  problem.D = TensorView::cuda_contiguous(fake, DataType::f32, {8, 8}, 0);
+  problem.output_op = op->epilogue_type(1.0, 0.0).value();
+  auto args = GemmArguments::make(*op, problem);
+  ASSERT_FALSE(args);
+  EXPECT_EQ(args.status().message(),
+            "B: expected a tensor on cuda:0 like the other operands, got cuda:1");
+}
+
+}  // namespace
+}  // namespace tilecraft
