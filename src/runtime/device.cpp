@@ -16,8 +16,14 @@ Status cuda_device_available() {
   cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess) {
     cudaGetLastError();
-    return {StatusCode::kNotSupported,
-            std::string("no usable CUDA device: ") + cudaGetErrorString(error)};
+    const std::string detail =
+        std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
+    if (error == cudaErrorInsufficientDriver || error == cudaErrorNoDevice) {
+      return {StatusCode::kNotSupported,
+              "no usable CUDA device: no NVIDIA GPU with a driver for CUDA " +
+                  std::to_string(CUDART_VERSION / 1000) + " was found (" + detail + ")"};
+    }
+    return {StatusCode::kNotSupported, "no usable CUDA device (" + detail + ")"};
   }
   if (count == 0) return {StatusCode::kNotSupported, "no CUDA device is present"};
   return Status::ok();
