@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <memory>
+#include <list>
 #include <mutex>
 #include <thread>
 
@@ -76,8 +76,14 @@ std::mutex& settings_mutex() {
   static std::mutex mutex;
   return mutex;
 }
-std::unique_ptr<Settings>& current() {
-  static std::unique_ptr<Settings> instance;
+// Every table ever made stays alive, so a reference settings() returned never dangles after
+// set_settings() (a handful of tables per process at most).
+std::list<Settings>& all_tables() {
+  static std::list<Settings> tables;
+  return tables;
+}
+const Settings*& current() {
+  static const Settings* instance = nullptr;
   return instance;
 }
 
@@ -104,13 +110,13 @@ Settings settings_from_environment() {
 
 const Settings& settings() {
   std::lock_guard lock(settings_mutex());
-  if (!current()) current() = std::make_unique<Settings>(settings_from_environment());
+  if (!current()) current() = &all_tables().emplace_back(settings_from_environment());
   return *current();
 }
 
 void set_settings(const Settings& s) {
   std::lock_guard lock(settings_mutex());
-  current() = std::make_unique<Settings>(s);
+  current() = &all_tables().emplace_back(s);
 }
 
 }  // namespace tilecraft

@@ -27,7 +27,8 @@ struct Settings {
 // The process-wide settings, read from the environment on first use. Throws tilecraft::Error
 // naming the variable when a value is malformed.
 const Settings& settings();
-// Replaces the settings (tests, embedding applications). Not thread-safe against running compiles.
+// Replaces the settings (tests, embedding applications). References returned earlier stay valid
+// and keep the old values; compiles already running keep the table they started with.
 void set_settings(const Settings& settings);
 // Re-reads the environment.
 Settings settings_from_environment();
