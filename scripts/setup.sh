@@ -46,6 +46,12 @@ if ! ls /usr/lib/*/cmake/GTest/GTestConfig.cmake /usr/lib/cmake/GTest/GTestConfi
   fi
 fi
 
+# Keep a copy of GoogleTest's sources beside the CUTLASS headers, so that carrying .deps to a
+# machine without a registry (the GPU machine) brings everything the build needs.
+if [ -f /usr/src/googletest/CMakeLists.txt ] && [ ! -f .deps/googletest/CMakeLists.txt ]; then
+  mkdir -p .deps && cp -r /usr/src/googletest .deps/googletest
+fi
+
 # 4. CUTLASS headers: CUTLASS_DIR, or the pinned nvidia-cutlass wheel unpacked into .deps/cutlass.
 if [ -n "${CUTLASS_DIR:-}" ]; then
   [ -f "$CUTLASS_DIR/include/cutlass/cutlass.h" ] || { say "CUTLASS_DIR=$CUTLASS_DIR has no include/cutlass/cutlass.h"; exit 1; }
