@@ -27,6 +27,8 @@ from tilecraft.types import __all__ as _types_all
 from tilecraft.epilogue import (
     FastLinearCombinationClamp,
     LinearCombination,
+    clamp,
+    gelu_tanh,
     LinearCombinationClamp,
     LinearCombinationGeneric,
     gelu,
@@ -66,7 +68,9 @@ __all__ = [
     "TileDescription",
     "UnsupportedError",
     "compiler",
+    "clamp",
     "gelu",
+    "gelu_tanh",
     "gemm",
     "get_allocated_size",
     "get_memory_pool",

@@ -7,7 +7,8 @@ from tilecraft import _core
 from tilecraft._core import EpilogueParams, GemmCoord, GemmMode
 
 _KEYWORDS = ("operation", "problem_size", "A", "B", "C", "D", "output_op", "gemm_mode",
-             "split_k_slices", "batch")
+             "split_k_slices", "batch", "bias", "aux", "scale_a", "scale_b", "scale_c", "scale_d")
+_SCALES = ("scale_a", "scale_b", "scale_c", "scale_d")
 # Misspellings that appear in published examples, accepted with a warning.
 _ALIASES = {"split_k_splices": "split_k_slices"}
 
@@ -32,6 +33,10 @@ class GemmArguments:
 
     Tensors may be torch or cupy device tensors or numpy arrays (staged to the GPU; ``sync()``
     copies D back). Raises ValueError naming the argument on any mismatch; nothing is launched.
+
+    SM90 epilogue fusions take ``bias`` (M or N values, or one vector per batch), ``aux`` (shaped
+    like D) and fp8 per-tensor scales ``scale_a`` ... ``scale_d`` (floats, or one-element float32
+    CUDA tensors read at launch).
     """
 
     def __init__(self, *args, **kwargs):
@@ -87,10 +92,15 @@ class GemmArguments:
         self.gemm_mode = gemm_mode
         self.split_k_slices = split_k_slices
         self.batch = batch
+        self.bias, self.aux = values.get("bias"), values.get("aux")
         tensors = [_tensor_like(name, getattr(self, name), allow_none=(name == "C"))
                    for name in ("A", "B", "C", "D")]
+        bias = _tensor_like("bias", self.bias, allow_none=True)
+        aux = _tensor_like("aux", self.aux, allow_none=True)
+        scales = [_scale(name, values.get(name)) for name in _SCALES]
         self._native = _core.GemmArguments.make(operation._op, problem_size, *tensors, output_op,
-                                                gemm_mode, split_k_slices, batch)
+                                                gemm_mode, split_k_slices, batch, bias, aux,
+                                                scales)
         self._current_stream = _stream_getter((self.A, self.B, self.C, self.D))
 
     def sync(self):
@@ -106,6 +116,15 @@ def _integer(name, value):
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name}: expected an integer, got {value!r}")
     return value
+
+
+def _scale(name, value):
+    """A per-tensor scale: None, a number, or a tensor (passed through for the C++ checks)."""
+    if value is None or isinstance(value, float):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return _tensor_like(name, value)
 
 
 def _tensor_like(name, value, allow_none=False):

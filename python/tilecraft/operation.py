@@ -3,12 +3,14 @@
 from tilecraft import _core
 from tilecraft._core import EpilogueParams, Swizzle
 
-_ALLOWED_ARCHS = (80,)
-
 
 class GemmOperationUniversal:
     """A described GEMM kernel: compiled by ``compiler.add_module`` (or on first use), launched by
-    ``run``. Validation happens here: a bad combination raises ValueError naming the part."""
+    ``run``. Validation happens here: a bad combination raises ValueError naming the part.
+
+    ``arch=80`` builds CUTLASS 2.x kernels (they also run on Hopper); ``arch=90`` builds CUTLASS
+    3.x TMA/wgmma kernels from a tile whose math instruction is a wgmma shape ``[64, N, K]``.
+    """
 
     def __init__(self, arch, tile_description, A, B, C, epilogue_functor,
                  swizzling_functor=Swizzle.IdentitySwizzle1, visitor=False, **kwargs):
@@ -19,8 +21,9 @@ class GemmOperationUniversal:
                             f"{', '.join(sorted(kwargs))}")
         if visitor:
             raise _core.UnsupportedError(
-                "visitor: the epilogue visitor tree is not supported by SM80 operations yet; "
-                "pass visitor=False")
+                "visitor: pass visitor=False; SM90 operations build their fused epilogues (bias, "
+                "activation, aux output, fp8 scales) on CUTLASS's epilogue visitor trees from "
+                "the epilogue functor's bias=/aux=/scales= options")
         if not isinstance(swizzling_functor, Swizzle):
             raise TypeError("swizzling_functor: expected one of cutlass.IdentitySwizzle1/2/4/8, "
                             f"HorizontalSwizzle, BatchedIdentitySwizzle; got {swizzling_functor!r}")

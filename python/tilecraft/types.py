@@ -1,7 +1,8 @@
 """The seed's spellings of element types, layouts and swizzles: ``cutlass.float16``,
 ``cutlass.Float16``, ``cutlass.RowMajor``, ``cutlass.IdentitySwizzle1``, ..."""
 
-from tilecraft._core import DataType, Layout, Swizzle
+from tilecraft._core import (BiasKind, DataType, EpilogueScheduleType, KernelScheduleType, Layout,
+                             Swizzle, TileSchedulerType)
 
 float64 = Float64 = DataType.f64
 float32 = Float32 = DataType.f32
@@ -30,7 +31,7 @@ HorizontalSwizzle = Swizzle.HorizontalSwizzle
 BatchedIdentitySwizzle = Swizzle.BatchedIdentitySwizzle
 
 __all__ = [
-    "Swizzle",
+    "Swizzle", "KernelScheduleType", "EpilogueScheduleType", "TileSchedulerType", "BiasKind",
     "float64", "Float64", "float32", "Float32", "tfloat32", "TFloat32", "float16", "Float16",
     "bfloat16", "BFloat16", "int8", "Int8", "uint8", "Uint8", "UInt8", "int32", "Int32",
     "float8_e4m3", "Float8E4M3", "e4m3", "float8_e5m2", "Float8E5M2", "e5m2",

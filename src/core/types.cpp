@@ -152,12 +152,50 @@ std::string_view to_string(MathOperation op) {
       return "multiply_add_fast_f16";
     case MathOperation::multiply_add_fast_bf16:
       return "multiply_add_fast_bf16";
+    case MathOperation::multiply_add_fast_accum:
+      return "multiply_add_fast_accum";
   }
   return "?";
 }
 
 std::string to_string(const GemmCoord& coord) {
   return std::to_string(coord.m) + "x" + std::to_string(coord.n) + "x" + std::to_string(coord.k);
+}
+
+std::string_view to_string(KernelSchedule schedule) {
+  switch (schedule) {
+    case KernelSchedule::Auto:
+      return "Auto";
+    case KernelSchedule::TmaWarpSpecialized:
+      return "TmaWarpSpecialized";
+    case KernelSchedule::TmaWarpSpecializedPingpong:
+      return "TmaWarpSpecializedPingpong";
+    case KernelSchedule::TmaWarpSpecializedCooperative:
+      return "TmaWarpSpecializedCooperative";
+  }
+  return "?";
+}
+
+std::string_view to_string(EpilogueSchedule schedule) {
+  switch (schedule) {
+    case EpilogueSchedule::Auto:
+      return "Auto";
+    case EpilogueSchedule::TmaWarpSpecialized:
+      return "TmaWarpSpecialized";
+    case EpilogueSchedule::TmaWarpSpecializedCooperative:
+      return "TmaWarpSpecializedCooperative";
+  }
+  return "?";
+}
+
+std::string_view to_string(TileScheduler scheduler) {
+  switch (scheduler) {
+    case TileScheduler::Persistent:
+      return "Persistent";
+    case TileScheduler::StreamK:
+      return "StreamK";
+  }
+  return "?";
 }
 
 }  // namespace tilecraft

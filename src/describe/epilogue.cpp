@@ -1,6 +1,7 @@
 #include "tilecraft/describe/epilogue.hpp"
 
 #include <cmath>
+#include <tuple>
 
 namespace tilecraft {
 namespace {
@@ -41,12 +42,41 @@ std::string_view to_string(Activation activation) {
       return "hardswish";
     case Activation::gelu:
       return "gelu";
+    case Activation::gelu_tanh:
+      return "gelu_tanh";
+    case Activation::clamp:
+      return "clamp";
+  }
+  return "?";
+}
+
+std::string_view to_string(BiasKind bias) {
+  switch (bias) {
+    case BiasKind::none:
+      return "none";
+    case BiasKind::per_row:
+      return "per_row";
+    case BiasKind::per_column:
+      return "per_column";
   }
   return "?";
 }
 
 int activation_argument_count(Activation activation) {
+  if (activation == Activation::clamp) return 2;
   return activation == Activation::leaky_relu ? 1 : 0;
+}
+
+Result<EpilogueFunctor> EpilogueFunctor::with_fusion(const EpilogueFusion& added) const {
+  EpilogueFunctor functor = *this;
+  functor.fusion = added;
+  if (Status status = functor.validate(); !status) return status;
+  return functor;
+}
+
+bool EpilogueFunctor::needs_sm90() const {
+  return fusion.any() || activation == Activation::gelu_tanh || activation == Activation::clamp ||
+         element_output == DataType::e4m3 || element_output == DataType::e5m2;
 }
 
 static Result<EpilogueFunctor> checked(EpilogueFunctor functor) {
@@ -59,7 +89,7 @@ Result<EpilogueFunctor> EpilogueFunctor::linear_combination(DataType element_out
                                                             DataType element_accumulator,
                                                             DataType element_epilogue) {
   return checked({EpilogueKind::LinearCombination, element_output, elements_per_access,
-                  element_accumulator, element_epilogue, Activation::identity});
+                  element_accumulator, element_epilogue, Activation::identity, {}});
 }
 
 Result<EpilogueFunctor> EpilogueFunctor::linear_combination_clamp(DataType element_output,
@@ -67,13 +97,13 @@ Result<EpilogueFunctor> EpilogueFunctor::linear_combination_clamp(DataType eleme
                                                                   DataType element_accumulator,
                                                                   DataType element_epilogue) {
   return checked({EpilogueKind::LinearCombinationClamp, element_output, elements_per_access,
-                  element_accumulator, element_epilogue, Activation::identity});
+                  element_accumulator, element_epilogue, Activation::identity, {}});
 }
 
 Result<EpilogueFunctor> EpilogueFunctor::fast_linear_combination_clamp(DataType element_output,
                                                                        int elements_per_access) {
   return checked({EpilogueKind::FastLinearCombinationClamp, element_output, elements_per_access,
-                  DataType::s32, DataType::f32, Activation::identity});
+                  DataType::s32, DataType::f32, Activation::identity, {}});
 }
 
 Result<EpilogueFunctor> EpilogueFunctor::linear_combination_generic(Activation activation,
@@ -82,7 +112,7 @@ Result<EpilogueFunctor> EpilogueFunctor::linear_combination_generic(Activation a
                                                                     DataType element_accumulator,
                                                                     DataType element_epilogue) {
   return checked({EpilogueKind::LinearCombinationGeneric, element_output, elements_per_access,
-                  element_accumulator, element_epilogue, activation});
+                  element_accumulator, element_epilogue, activation, {}});
 }
 
 Status EpilogueFunctor::validate() const {
@@ -107,9 +137,38 @@ Status EpilogueFunctor::validate() const {
                              "float16, bfloat16 or int32, got " +
                              name(element_epilogue));
   }
-  if (element_output == DataType::e4m3 || element_output == DataType::e5m2 ||
-      element_output == DataType::tf32) {
-    return Status::unsupported(who + "SM80 epilogues do not write " + name(element_output));
+  if (element_output == DataType::tf32) {
+    return Status::unsupported(who + "no epilogue writes tfloat32; use float32 output");
+  }
+  const bool fp8_output = element_output == DataType::e4m3 || element_output == DataType::e5m2;
+  if (fp8_output && !fusion.per_tensor_scales) {
+    return Status::invalid(who + "an fp8 (" + name(element_output) +
+                           ") output needs per-tensor scales (scales=True): D = scale_d * "
+                           "act(Z) is how fp8 outputs keep their range");
+  }
+  if (fusion.any() || needs_sm90()) {
+    if (kind != EpilogueKind::LinearCombination && kind != EpilogueKind::LinearCombinationGeneric) {
+      return Status::unsupported(who + "bias, aux output, per-tensor scales and " +
+                                 "gelu_tanh/clamp are offered on LinearCombination and "
+                                 "LinearCombinationGeneric");
+    }
+    if (!is_float(element_epilogue)) {
+      return Status::invalid(who + "fused epilogues compute in floating point; element_epilogue "
+                                   "must be a float type, got " +
+                             name(element_epilogue));
+    }
+    for (const auto& [what, type, used] :
+         {std::tuple{"element_bias", fusion.element_bias, fusion.bias != BiasKind::none},
+          std::tuple{"element_aux", fusion.element_aux, fusion.aux_output}}) {
+      if (used && type != DataType::f32 && type != DataType::f16 && type != DataType::bf16) {
+        return Status::invalid(who + what + " must be float32, float16 or bfloat16, got " +
+                               name(type));
+      }
+    }
+    if (fusion.aux_output && fusion.per_tensor_scales) {
+      return Status::unsupported(who + "an aux output together with per-tensor scales (CUTLASS's "
+                                       "amax variant) is not offered");
+    }
   }
   if (kind == EpilogueKind::FastLinearCombinationClamp) {
     if (element_output != DataType::s8 && element_output != DataType::u8) {
@@ -124,7 +183,7 @@ Status EpilogueFunctor::validate() const {
     if (activation == Activation::identity) {
       return Status::invalid(who +
                              "needs an activation (relu, leaky_relu, tanh, sigmoid, silu, "
-                             "hardswish or gelu)");
+                             "hardswish, gelu, gelu_tanh or clamp)");
     }
     if (!is_float(element_epilogue)) {
       return Status::invalid(who +
@@ -140,17 +199,28 @@ Status EpilogueFunctor::validate() const {
 }
 
 std::string EpilogueFunctor::procedural_name() const {
+  std::string out;
   switch (kind) {
     case EpilogueKind::LinearCombination:
-      return "";
+      break;
     case EpilogueKind::LinearCombinationClamp:
-      return "clamp";
+      out = "clamp";
+      break;
     case EpilogueKind::FastLinearCombinationClamp:
-      return "fastclamp";
+      out = "fastclamp";
+      break;
     case EpilogueKind::LinearCombinationGeneric:
-      return std::string(to_string(activation));
+      out = activation == Activation::clamp ? "actclamp" : std::string(to_string(activation));
+      break;
   }
-  return "";
+  auto append = [&out](const std::string& part) { out += (out.empty() ? "" : "_") + part; };
+  if (fusion.bias != BiasKind::none) {
+    append(std::string(fusion.bias == BiasKind::per_row ? "brow_" : "bcol_") +
+           std::string(short_name(fusion.element_bias)));
+  }
+  if (fusion.aux_output) append("aux_" + std::string(short_name(fusion.element_aux)));
+  if (fusion.per_tensor_scales) append("scaled");
+  return out;
 }
 
 Status validate_epilogue_params(const EpilogueFunctor& functor, const EpilogueParams& params) {
@@ -164,6 +234,12 @@ Status validate_epilogue_params(const EpilogueFunctor& functor, const EpiloguePa
         " takes alpha, beta" +
         (expected ? " and " + std::to_string(expected) + " activation argument" : "") + "; got " +
         std::to_string(params.activation_args.size()) + " activation argument(s)");
+  }
+  if (functor.activation == Activation::clamp &&
+      !(params.activation_args[0] <= params.activation_args[1])) {
+    return Status::invalid("output_op: clamp's bounds must satisfy lower <= upper, got lower=" +
+                           std::to_string(params.activation_args[0]) +
+                           ", upper=" + std::to_string(params.activation_args[1]));
   }
   auto finite = [](double v) { return std::isfinite(v); };
   if (!finite(params.alpha) || !finite(params.beta)) {

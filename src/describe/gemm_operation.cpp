@@ -1,5 +1,7 @@
 #include "tilecraft/describe/gemm_operation.hpp"
 
+#include "describe/sm90_gemm_rules.hpp"
+
 namespace tilecraft {
 namespace {
 
@@ -66,11 +68,43 @@ Result<GemmDescription> GemmDescription::make(int arch, const TileDescription& t
 }
 
 Status GemmDescription::validate() const {
-  if (arch != 80) {
+  if (arch != 80 && arch != 90) {
     return Status::unsupported(
-        "arch: GemmOperationUniversal builds SM80-style CUTLASS 2.x kernels "
-        "(which also run on SM90); expected 80, got " +
+        "arch: expected 80 (SM80-style CUTLASS 2.x kernels, which also run on SM90) or 90 "
+        "(CUTLASS 3.x TMA/wgmma kernels for Hopper), got " +
         std::to_string(arch));
+  }
+  if (arch == 90) {
+    TILECRAFT_RETURN_IF_ERROR(tile.validate());
+    const MathInstruction& math = tile.math_instruction;
+    TILECRAFT_RETURN_IF_ERROR(
+        check_operand("A", A, math.element_a, "the math instruction's element_a"));
+    TILECRAFT_RETURN_IF_ERROR(
+        check_operand("B", B, math.element_b, "the math instruction's element_b"));
+    TILECRAFT_RETURN_IF_ERROR(epilogue.validate());
+    TILECRAFT_RETURN_IF_ERROR(
+        check_operand("C", C, epilogue.element_output, "the epilogue's element_output"));
+    if (epilogue.element_accumulator != math.element_accumulator) {
+      return Status::invalid(
+          "epilogue_functor: element_accumulator " + name(epilogue.element_accumulator) +
+          " does not match the math instruction's accumulator " + name(math.element_accumulator));
+    }
+    if (epilogue.elements_per_access != C.alignment) {
+      return Status::invalid("epilogue_functor: elements_per_access " +
+                             std::to_string(epilogue.elements_per_access) +
+                             " must equal C's alignment " + std::to_string(C.alignment));
+    }
+    return validate_sm90_gemm(*this);
+  }
+  if (tile.is_sm90()) {
+    return Status::invalid(
+        "tile_description: a wgmma instruction shape [64, N, K] builds SM90 kernels; pass "
+        "arch=90 (or use an SM80 mma.sync shape such as [16, 8, 16] for arch 80)");
+  }
+  if (epilogue.needs_sm90()) {
+    return Status::unsupported(
+        "epilogue_functor: bias, aux output, per-tensor scales, gelu_tanh, clamp and fp8 "
+        "outputs are SM90 epilogue fusions; pass arch=90 with an SM90 tile");
   }
   TILECRAFT_RETURN_IF_ERROR(tile.validate());
   const MathInstruction& math = tile.math_instruction;
@@ -142,9 +176,10 @@ std::string GemmDescription::procedural_name() const {
     default:
       break;
   }
+  if (math.math_operation == MathOperation::multiply_add_fast_accum) math_suffix = "fastaccum";
   std::string out = "tilecraft_sm" + std::to_string(arch) + "_" +
                     (math.opcode_class == OpClass::Simt ? "simt" : "tensorop") + "_";
-  out += math.shape_name() + math_suffix + "gemm_";
+  out += (tile.is_sm90() ? std::string() : math.shape_name()) + math_suffix + "gemm_";
   out += std::string(short_name(A.element)) + std::string(short_name(B.element)) + "_" +
          std::string(short_name(math.element_accumulator)) + "acc_" +
          std::string(short_name(C.element)) + "_";

@@ -34,7 +34,87 @@ std::vector<MathInstructionRule> build_rules() {
   return rules;
 }
 
+std::vector<WgmmaRule> build_wgmma_rules() {
+  using enum DataType;
+  using enum MathOperation;
+  std::vector<WgmmaRule> rules = {
+      {f16, f16, f32, multiply_add},   {f16, f16, f16, multiply_add},
+      {bf16, bf16, f32, multiply_add}, {tf32, tf32, f32, multiply_add},
+      {f32, f32, f32, multiply_add},  // f32 operands run as tf32
+      {s8, s8, s32, multiply_add},     {s8, s8, s32, multiply_add_saturate},
+  };
+  for (DataType a : {e4m3, e5m2}) {
+    for (DataType b : {e4m3, e5m2}) {
+      rules.push_back({a, b, f32, multiply_add});
+      rules.push_back({a, b, f32, multiply_add_fast_accum});
+    }
+  }
+  return rules;
+}
+
+Status validate_wgmma(const MathInstruction& inst) {
+  const std::string who = "MathInstruction (SM90 wgmma " + shape_text(inst.instruction_shape) + "): ";
+  if (inst.opcode_class != OpClass::TensorOp) {
+    return Status::invalid(who + "a [64, N, K] shape is a warpgroup tensor-op instruction; "
+                                 "opcode_class must be TensorOp, got " +
+                           std::string(to_string(inst.opcode_class)));
+  }
+  const int n = inst.instruction_shape[1];
+  if (n < 8 || n > 256 || n % 8 != 0) {
+    return Status::invalid(who + "N must be a multiple of 8 in [8, 256], got " +
+                           std::to_string(n));
+  }
+  const int k = 256 / size_in_bits(inst.element_a);
+  if (inst.instruction_shape[2] != k) {
+    return Status::invalid(who + "K must be " + std::to_string(k) + " for " +
+                           std::string(long_name(inst.element_a)) + " operands (32 bytes), got " +
+                           std::to_string(inst.instruction_shape[2]));
+  }
+  bool types_match = false;
+  for (const WgmmaRule& rule : wgmma_rules()) {
+    if (rule.element_a != inst.element_a || rule.element_b != inst.element_b ||
+        rule.element_accumulator != inst.element_accumulator) {
+      continue;
+    }
+    types_match = true;
+    if (rule.math_operation == inst.math_operation) return Status::ok();
+  }
+  std::string text = who;
+  if (!types_match) {
+    text += "no wgmma takes " + std::string(long_name(inst.element_a)) + " x " +
+            std::string(long_name(inst.element_b)) + " with a " +
+            std::string(long_name(inst.element_accumulator)) +
+            " accumulator; valid (A, B, accumulator):";
+    std::string sep = " ";
+    for (const WgmmaRule& rule : wgmma_rules()) {
+      std::string entry = "(" + std::string(long_name(rule.element_a)) + ", " +
+                          std::string(long_name(rule.element_b)) + ", " +
+                          std::string(long_name(rule.element_accumulator)) + ")";
+      if (text.find(entry) != std::string::npos) continue;
+      text += sep + entry;
+      sep = ", ";
+    }
+  } else {
+    text += "math_operation " + std::string(to_string(inst.math_operation)) +
+            " is not valid for these types; expected one of";
+    std::string sep = " ";
+    for (const WgmmaRule& rule : wgmma_rules()) {
+      if (rule.element_a == inst.element_a && rule.element_b == inst.element_b &&
+          rule.element_accumulator == inst.element_accumulator) {
+        text += sep + std::string(to_string(rule.math_operation));
+        sep = ", ";
+      }
+    }
+  }
+  return Status::invalid(text);
+}
+
 }  // namespace
+
+const std::vector<WgmmaRule>& wgmma_rules() {
+  static const std::vector<WgmmaRule> rules = build_wgmma_rules();
+  return rules;
+}
 
 const std::vector<MathInstructionRule>& math_instruction_rules() {
   static const std::vector<MathInstructionRule> rules = build_rules();
@@ -52,6 +132,7 @@ Result<MathInstruction> MathInstruction::make(std::array<int, 3> instruction_sha
 }
 
 Status MathInstruction::validate() const {
+  if (is_wgmma()) return validate_wgmma(*this);
   if (element_a != element_b) {
     return Status::invalid("MathInstruction: element_a and element_b must be the same type, got " +
                            std::string(long_name(element_a)) + " and " +

@@ -1,5 +1,7 @@
 #include "tilecraft/describe/tile_description.hpp"
 
+#include "describe/sm90_tile_rules.hpp"
+
 namespace tilecraft {
 namespace {
 
@@ -18,6 +20,29 @@ Result<TileDescription> TileDescription::make(std::array<int, 3> threadblock_sha
   return tile;
 }
 
+Result<TileDescription> TileDescription::make_sm90(std::array<int, 3> threadblock_shape,
+                                                   int stages, std::array<int, 3> cluster_shape,
+                                                   const MathInstruction& math,
+                                                   KernelSchedule kernel_schedule,
+                                                   EpilogueSchedule epilogue_schedule,
+                                                   TileScheduler tile_scheduler) {
+  if (!math.is_wgmma()) {
+    return Status::invalid("TileDescription: an SM90 tile needs a wgmma math instruction, "
+                           "instruction_shape [64, N, K]; got [" +
+                           std::to_string(math.instruction_shape[0]) + ", " +
+                           std::to_string(math.instruction_shape[1]) + ", " +
+                           std::to_string(math.instruction_shape[2]) + "]");
+  }
+  TileDescription tile{threadblock_shape, stages,          {0, 0, 0},         math,
+                       cluster_shape,     kernel_schedule, epilogue_schedule, tile_scheduler};
+  tile.kernel_schedule = resolve_kernel_schedule(tile);
+  if (tile.epilogue_schedule == EpilogueSchedule::Auto) {
+    tile.epilogue_schedule = matching_epilogue_schedule(tile.kernel_schedule);
+  }
+  if (Status status = tile.validate(); !status) return status;
+  return tile;
+}
+
 std::array<int, 3> TileDescription::warp_shape() const {
   return {threadblock_shape[0] / warp_count[0], threadblock_shape[1] / warp_count[1],
           threadblock_shape[2] / warp_count[2]};
@@ -31,7 +56,16 @@ int TileDescription::mainloop_shared_memory_bytes() const {
 }
 
 Status TileDescription::validate() const {
+  if (is_sm90()) return validate_sm90_tile(*this);
   TILECRAFT_RETURN_IF_ERROR(math_instruction.validate());
+  if (cluster_shape != std::array<int, 3>{1, 1, 1} || kernel_schedule != KernelSchedule::Auto ||
+      epilogue_schedule != EpilogueSchedule::Auto ||
+      tile_scheduler != TileScheduler::Persistent) {
+    return Status::invalid(
+        "TileDescription: cluster_shape, kernel_schedule, epilogue_schedule and tile_scheduler "
+        "are SM90 settings; this tile's math instruction is an SM80 mma.sync shape (SM90 tiles "
+        "use a wgmma shape [64, N, K])");
+  }
   const char* dims = "MNK";
   for (int i = 0; i < 3; ++i) {
     if (threadblock_shape[i] <= 0 || warp_count[i] <= 0) {
@@ -95,6 +129,26 @@ Status TileDescription::validate() const {
 }
 
 std::string TileDescription::procedural_name() const {
+  if (is_sm90()) {
+    std::string name = std::to_string(threadblock_shape[0]) + "x" +
+                       std::to_string(threadblock_shape[1]) + "x" +
+                       std::to_string(threadblock_shape[2]) + "_c" +
+                       std::to_string(cluster_shape[0]) + "x" + std::to_string(cluster_shape[1]) +
+                       "x" + std::to_string(cluster_shape[2]) + "_s" + std::to_string(stages);
+    switch (kernel_schedule) {
+      case KernelSchedule::TmaWarpSpecializedCooperative:
+        name += "_coop";
+        break;
+      case KernelSchedule::TmaWarpSpecializedPingpong:
+        name += "_pingpong";
+        break;
+      default:
+        name += "_ws";
+        break;
+    }
+    if (tile_scheduler == TileScheduler::StreamK) name += "_streamk";
+    return name;
+  }
   return std::to_string(threadblock_shape[0]) + "x" + std::to_string(threadblock_shape[1]) + "_" +
          std::to_string(threadblock_shape[2]) + "x" + std::to_string(stages) + "_w" +
          std::to_string(warp_count[0]) + "x" + std::to_string(warp_count[1]) + "x" +

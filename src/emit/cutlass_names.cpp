@@ -30,8 +30,9 @@ std::string cutlass_element(DataType type) {
     case DataType::s32:
       return "int32_t";
     case DataType::e4m3:
+      return "cutlass::float_e4m3_t";
     case DataType::e5m2:
-      break;
+      return "cutlass::float_e5m2_t";
   }
   unsupported("element type " + std::string(short_name(type)));
 }
@@ -71,6 +72,8 @@ std::string cutlass_math_operator(MathOperation operation) {
       return "cutlass::arch::OpMultiplyAddFastF16";
     case MathOperation::multiply_add_fast_bf16:
       return "cutlass::arch::OpMultiplyAddFastBF16";
+    case MathOperation::multiply_add_fast_accum:
+      break;
   }
   unsupported("math operation");
 }
@@ -99,6 +102,10 @@ std::string cutlass_activation(Activation activation) {
       return ns + "HardSwish";
     case Activation::gelu:
       return ns + "GELU";
+    case Activation::gelu_tanh:
+      return ns + "GELU_taylor";
+    case Activation::clamp:
+      return ns + "Clamp";
   }
   unsupported("activation");
 }

@@ -46,6 +46,17 @@ std::string gemm_metadata(const GemmEntry& entry) {
   add(out, "epilogue_vector", std::to_string(d.epilogue.elements_per_access));
   add(out, "activation", to_string(d.epilogue.activation));
   add(out, "swizzle", to_string(d.swizzle));
+  if (d.tile.is_sm90()) {
+    add(out, "cluster", shape_text(d.tile.cluster_shape));
+    add(out, "kernel_schedule", to_string(d.tile.kernel_schedule));
+    add(out, "epilogue_schedule", to_string(d.tile.epilogue_schedule));
+    add(out, "tile_scheduler", to_string(d.tile.tile_scheduler));
+    const EpilogueFusion& f = d.epilogue.fusion;
+    add(out, "bias", to_string(f.bias));
+    if (f.bias != BiasKind::none) add(out, "element_bias", short_name(f.element_bias));
+    add(out, "aux", f.aux_output ? short_name(f.element_aux) : "none");
+    add(out, "scales", f.per_tensor_scales ? "per_tensor" : "none");
+  }
   return out;
 }
 

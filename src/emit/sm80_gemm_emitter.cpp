@@ -4,22 +4,14 @@
 
 #include "emit/cutlass_names.hpp"
 #include "emit/gemm_adapter_text.hpp"
+#include "emit/module_table.hpp"
+#include "emit/sm90_gemm_parts.hpp"
 #include "emit/sm80_gemm_parts.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
 
 namespace tilecraft::emit {
 
 namespace {
-
-// Names and metadata are made of [A-Za-z0-9_=;x.]; refuse anything that would need escaping.
-std::string quoted(const std::string& text) {
-  for (char c : text) {
-    if (c == '"' || c == '\\' || c == '\n' || c == '?') {
-      throw Error(Status(StatusCode::kInternal, "emit: cannot quote '" + text + "'"));
-    }
-  }
-  return "\"" + text + "\"";
-}
 
 bool has_split_k_parallel(const std::vector<GemmEntry>& entries) {
   for (const GemmEntry& entry : entries) {
@@ -58,6 +50,16 @@ std::string universal_entry_text(const GemmEntry& entry, int index) {
 }
 
 std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
+  if (entries.empty()) throw Error(Status::invalid("emit: a module needs at least one entry"));
+  const int arch = entries.front().description.arch;
+  for (const GemmEntry& entry : entries) {
+    if (entry.description.arch != arch) {
+      throw Error(Status::invalid("emit: one module holds kernels of one arch; got " +
+                                  std::to_string(arch) + " and " +
+                                  std::to_string(entry.description.arch)));
+    }
+  }
+  if (arch == 90) return emit_sm90_gemm_module(entries);
   const bool split_k = has_split_k_parallel(entries);
   std::string out = kModuleAbiHeaderText;
   out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) + " GEMM entr" +
@@ -66,28 +68,14 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
   out += gemm_universal_adapter_text();
   if (split_k) out += gemm_split_k_parallel_adapter_text();
 
-  std::string table;
   for (size_t index = 0; index < entries.size(); ++index) {
     const GemmEntry& entry = entries[index];
-    const std::string name = entry_name(entry);
     const int i = static_cast<int>(index);
-    out += "\n// ---- entry " + std::to_string(index) + ": " + name + "\n";
+    out += "\n// ---- entry " + std::to_string(index) + ": " + entry_name(entry) + "\n";
     out += entry.kind == GemmEntryKind::kUniversal ? universal_entry_text(entry, i)
                                                    : split_k_parallel_entry_text(entry, i);
-    const std::string s = std::to_string(index);
-    table += "    {" + quoted(name) + ",\n     " + quoted(gemm_metadata(entry)) +
-             ",\n     &tc_can_implement_" + s + ", &tc_workspace_size_" + s + ", &tc_run_" + s +
-             "},\n";
   }
-
-  out += "\n// ---- the module table\n";
-  out += "static const tc_kernel_entry tc_entries[] = {\n" + table + "};\n\n";
-  out +=
-      "extern \"C\" __attribute__((visibility(\"default\"))) const tc_module_table*\n"
-      "tilecraft_module_table(void) {\n";
-  out += "  static const tc_module_table table = {TILECRAFT_ABI_VERSION, " +
-         std::to_string(entries.size()) + "u, tc_entries};\n";
-  out += "  return &table;\n}\n";
+  out += module_table_text(entries);
   return out;
 }
 

@@ -1,4 +1,5 @@
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -46,17 +47,45 @@ void bind_describe(nb::module_& m) {
       .def(
           "__init__",
           [](TileDescription* self, const std::vector<int>& threadblock_shape, int stages,
-             const std::vector<int>& warp_count, const MathInstruction& math) {
-            new (self) TileDescription(
-                unwrap(TileDescription::make(triple(threadblock_shape, "threadblock_shape"), stages,
-                                             triple(warp_count, "warp_count"), math)));
+             const std::optional<std::vector<int>>& warp_count, const MathInstruction& math,
+             const std::optional<std::vector<int>>& cluster_shape, KernelSchedule kernel_schedule,
+             EpilogueSchedule epilogue_schedule, TileScheduler tile_scheduler) {
+            if (math.is_wgmma()) {
+              // SM90: the schedule fixes the warpgroups; warp_count is accepted and not used.
+              new (self) TileDescription(unwrap(TileDescription::make_sm90(
+                  triple(threadblock_shape, "threadblock_shape"), stages,
+                  cluster_shape ? triple(*cluster_shape, "cluster_shape")
+                                : std::array<int, 3>{1, 1, 1},
+                  math, kernel_schedule, epilogue_schedule, tile_scheduler)));
+              return;
+            }
+            if (!warp_count) {
+              throw Error(Status::invalid(
+                  "warp_count: SM80 tiles (mma.sync instruction shapes) need warp_count"));
+            }
+            TileDescription tile = unwrap(TileDescription::make(
+                triple(threadblock_shape, "threadblock_shape"), stages,
+                triple(*warp_count, "warp_count"), math));
+            if (cluster_shape) tile.cluster_shape = triple(*cluster_shape, "cluster_shape");
+            tile.kernel_schedule = kernel_schedule;
+            tile.epilogue_schedule = epilogue_schedule;
+            tile.tile_scheduler = tile_scheduler;
+            check(tile.validate());
+            new (self) TileDescription(tile);
           },
-          nb::arg("threadblock_shape"), nb::arg("stages"), nb::arg("warp_count"),
-          nb::arg("math_instruction"))
+          nb::arg("threadblock_shape"), nb::arg("stages"), nb::arg("warp_count").none(),
+          nb::arg("math_instruction"), nb::arg("cluster_shape").none() = nb::none(),
+          nb::arg("kernel_schedule") = KernelSchedule::Auto,
+          nb::arg("epilogue_schedule") = EpilogueSchedule::Auto,
+          nb::arg("tile_scheduler") = TileScheduler::Persistent)
       .def_ro("threadblock_shape", &TileDescription::threadblock_shape)
       .def_ro("stages", &TileDescription::stages)
       .def_ro("warp_count", &TileDescription::warp_count)
       .def_ro("math_instruction", &TileDescription::math_instruction)
+      .def_ro("cluster_shape", &TileDescription::cluster_shape)
+      .def_ro("kernel_schedule", &TileDescription::kernel_schedule)
+      .def_ro("epilogue_schedule", &TileDescription::epilogue_schedule)
+      .def_ro("tile_scheduler", &TileDescription::tile_scheduler)
       .def("procedural_name", &TileDescription::procedural_name);
 
   nb::class_<TensorDescription>(m, "TensorDescription")
@@ -78,7 +107,20 @@ void bind_describe(nb::module_& m) {
       .def_ro("element_accumulator", &EpilogueFunctor::element_accumulator)
       .def_ro("element_epilogue", &EpilogueFunctor::element_epilogue)
       .def_ro("activation", &EpilogueFunctor::activation)
+      .def_prop_ro("bias", [](const EpilogueFunctor& e) { return e.fusion.bias; })
+      .def_prop_ro("element_bias", [](const EpilogueFunctor& e) { return e.fusion.element_bias; })
+      .def_prop_ro("aux", [](const EpilogueFunctor& e) { return e.fusion.aux_output; })
+      .def_prop_ro("element_aux", [](const EpilogueFunctor& e) { return e.fusion.element_aux; })
+      .def_prop_ro("scales", [](const EpilogueFunctor& e) { return e.fusion.per_tensor_scales; })
       .def("procedural_name", &EpilogueFunctor::procedural_name);
+  m.def(
+      "with_fusion",
+      [](const EpilogueFunctor& functor, BiasKind bias, DataType element_bias, bool aux,
+         DataType element_aux, bool scales) {
+        return unwrap(functor.with_fusion({bias, element_bias, aux, element_aux, scales}));
+      },
+      nb::arg("functor"), nb::arg("bias"), nb::arg("element_bias"), nb::arg("aux"),
+      nb::arg("element_aux"), nb::arg("scales"));
   m.def("make_linear_combination", [](DataType out, int count, DataType acc, DataType compute) {
     return unwrap(EpilogueFunctor::linear_combination(out, count, acc, compute));
   });

@@ -42,8 +42,32 @@ void bind_runtime(nb::module_& m) {
           "make",
           [](const GemmOperation& op, const GemmCoord& problem_size, const nb::ndarray<>& A,
              const nb::ndarray<>& B, std::optional<nb::ndarray<>> C, const nb::ndarray<>& D,
-             const EpilogueParams& output_op, GemmMode mode, int split_k_slices, int batch) {
+             const EpilogueParams& output_op, GemmMode mode, int split_k_slices, int batch,
+             std::optional<nb::ndarray<>> bias, std::optional<nb::ndarray<>> aux,
+             const std::vector<nb::object>& scales) {
             GemmProblem problem;
+            if (bias) problem.bias = to_tensor_view("bias", *bias);
+            if (aux) problem.aux = to_tensor_view("aux", *aux);
+            ScaleArgument* targets[] = {&problem.scale_a, &problem.scale_b, &problem.scale_c,
+                                        &problem.scale_d};
+            const char* names[] = {"scale_a", "scale_b", "scale_c", "scale_d"};
+            for (size_t i = 0; i < scales.size() && i < 4; ++i) {
+              const nb::object& value = scales[i];
+              if (value.is_none()) continue;
+              targets[i]->given = true;
+              if (nb::isinstance<nb::float_>(value) || nb::isinstance<nb::int_>(value)) {
+                targets[i]->value = nb::cast<double>(value);
+              } else {
+                nb::ndarray<> array;
+                if (!nb::try_cast(value, array)) {
+                  throw Error(Status::invalid(
+                      std::string(names[i]) +
+                      ": expected a float or a one-element float32 CUDA tensor, got " +
+                      nb::cast<std::string>(nb::str(value.type()))));
+                }
+                targets[i]->tensor = to_tensor_view(names[i], array);
+              }
+            }
             problem.problem_size = problem_size;
             problem.A = to_tensor_view("A", A);
             problem.B = to_tensor_view("B", B);
@@ -57,7 +81,8 @@ void bind_runtime(nb::module_& m) {
           },
           nb::arg("operation"), nb::arg("problem_size"), nb::arg("A"), nb::arg("B"),
           nb::arg("C").none(), nb::arg("D"), nb::arg("output_op"), nb::arg("gemm_mode"),
-          nb::arg("split_k_slices"), nb::arg("batch"))
+          nb::arg("split_k_slices"), nb::arg("batch"), nb::arg("bias").none() = nb::none(),
+          nb::arg("aux").none() = nb::none(), nb::arg("scales") = std::vector<nb::object>{})
       .def("sync", [](GemmArguments& args) { check(args.sync()); })
       .def_prop_ro("workspace_bytes", &GemmArguments::workspace_bytes)
       .def_prop_ro("mode", &GemmArguments::mode);

@@ -41,7 +41,28 @@ void bind_types(nb::module_& m) {
       .value("multiply_add_saturate", MathOperation::multiply_add_saturate)
       .value("multiply_add_fast_f32", MathOperation::multiply_add_fast_f32)
       .value("multiply_add_fast_f16", MathOperation::multiply_add_fast_f16)
-      .value("multiply_add_fast_bf16", MathOperation::multiply_add_fast_bf16);
+      .value("multiply_add_fast_bf16", MathOperation::multiply_add_fast_bf16)
+      .value("multiply_add_fast_accum", MathOperation::multiply_add_fast_accum);
+
+  nb::enum_<KernelSchedule>(m, "KernelScheduleType")
+      .value("Auto", KernelSchedule::Auto)
+      .value("TmaWarpSpecialized", KernelSchedule::TmaWarpSpecialized)
+      .value("TmaWarpSpecializedPingpong", KernelSchedule::TmaWarpSpecializedPingpong)
+      .value("TmaWarpSpecializedCooperative", KernelSchedule::TmaWarpSpecializedCooperative);
+
+  nb::enum_<EpilogueSchedule>(m, "EpilogueScheduleType")
+      .value("Auto", EpilogueSchedule::Auto)
+      .value("TmaWarpSpecialized", EpilogueSchedule::TmaWarpSpecialized)
+      .value("TmaWarpSpecializedCooperative", EpilogueSchedule::TmaWarpSpecializedCooperative);
+
+  nb::enum_<TileScheduler>(m, "TileSchedulerType")
+      .value("Persistent", TileScheduler::Persistent)
+      .value("StreamK", TileScheduler::StreamK);
+
+  nb::enum_<BiasKind>(m, "BiasKind")
+      .value("none", BiasKind::none)
+      .value("per_row", BiasKind::per_row)
+      .value("per_column", BiasKind::per_column);
 
   nb::enum_<Swizzle>(m, "Swizzle")
       .value("IdentitySwizzle1", Swizzle::IdentitySwizzle1)
@@ -65,7 +86,9 @@ void bind_types(nb::module_& m) {
       .value("sigmoid", Activation::sigmoid)
       .value("silu", Activation::silu)
       .value("hardswish", Activation::hardswish)
-      .value("gelu", Activation::gelu);
+      .value("gelu", Activation::gelu)
+      .value("gelu_tanh", Activation::gelu_tanh)
+      .value("clamp", Activation::clamp);
 
   nb::enum_<GemmMode>(m, "GemmMode")
       .value("Gemm", GemmMode::Gemm)

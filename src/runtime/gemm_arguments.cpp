@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "epilogue_operands.hpp"
 #include "operand_check.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
@@ -51,9 +52,12 @@ Status check_modes(const GemmProblem& p, const GemmDescription& d) {
 
 Status check_devices(const GemmProblem& p) {
   int device = -1;
-  const TensorView* tensors[] = {&p.A, &p.B, &p.C, &p.D};
-  const char* names[] = {"A", "B", "C", "D"};
-  for (int i = 0; i < 4; ++i) {
+  const TensorView* tensors[] = {&p.A,       &p.B,       &p.C,       &p.D,      &p.bias,
+                                 &p.aux,     &p.scale_a.tensor, &p.scale_b.tensor,
+                                 &p.scale_c.tensor, &p.scale_d.tensor};
+  const char* names[] = {"A",    "B",       "C",       "D",       "bias",
+                         "aux",  "scale_a", "scale_b", "scale_c", "scale_d"};
+  for (int i = 0; i < 10; ++i) {
     const TensorView& t = *tensors[i];
     if (!t.data || t.device != DeviceKind::kCuda) continue;
     if (device < 0) {
@@ -82,7 +86,9 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
                                                            const GemmProblem& problem) {
   const GemmDescription& d = operation.description();
   TILECRAFT_RETURN_IF_ERROR(check_modes(problem, d));
+  if (d.arch == 90) TILECRAFT_RETURN_IF_ERROR(detail::check_sm90_problem(problem, d));
   TILECRAFT_RETURN_IF_ERROR(validate_epilogue_params(d.epilogue, problem.output_op));
+  TILECRAFT_RETURN_IF_ERROR(detail::check_epilogue_extras(problem, d));
 
   const GemmCoord& s = problem.problem_size;
   const int batch = problem.batch;
@@ -101,6 +107,19 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   if (has_C) {
     C = place_operand("C", problem.C, d.C, s.m, s.n, batch, true);
     if (!C) return C.status();
+  }
+  detail::VectorPlacement bias;
+  if (problem.bias.data) {
+    auto placed = detail::place_bias(problem, d);
+    if (!placed) return placed.status();
+    bias = *placed;
+  }
+  OperandPlacement aux;
+  if (problem.aux.data) {
+    auto placed =
+        place_operand("aux", problem.aux, detail::aux_description(d), s.m, s.n, batch, false);
+    if (!placed) return placed.status();
+    aux = *placed;
   }
   TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
   TILECRAFT_RETURN_IF_ERROR(cuda_device_available());
@@ -121,13 +140,13 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   out->entry_ = *entry;
 
   // Host tensors travel to the device now; D comes back in sync().
-  auto stage = [&](const TensorView& t, const OperandPlacement& p, bool copy_in,
+  auto stage = [&](const TensorView& t, int64_t span_elements, bool copy_in, bool copy_back,
                    const void** device_ptr) -> Status {
     if (t.device == DeviceKind::kCuda) {
       *device_ptr = t.data;
       return Status::ok();
     }
-    const size_t bytes = static_cast<size_t>(p.span_elements) * storage_bytes(t.dtype);
+    const size_t bytes = static_cast<size_t>(span_elements) * storage_bytes(t.dtype);
     auto buffer = DeviceBuffer::allocate(bytes);
     if (!buffer) return buffer.status();
     if (copy_in) {
@@ -135,24 +154,40 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
           cudaMemcpy(buffer->data(), t.data, bytes, cudaMemcpyHostToDevice), "staging to device"));
     }
     *device_ptr = buffer->data();
+    if (copy_back) out->copy_back_.push_back({t.data, buffer->data(), bytes});
     out->staged_.push_back(std::move(*buffer));
     return Status::ok();
   };
   tc_gemm_args& a = out->args_;
   const void* dev_D = nullptr;
-  TILECRAFT_RETURN_IF_ERROR(stage(problem.A, *A, true, &a.A));
-  TILECRAFT_RETURN_IF_ERROR(stage(problem.B, *B, true, &a.B));
-  TILECRAFT_RETURN_IF_ERROR(stage(problem.D, *D, !has_C, &dev_D));
+  TILECRAFT_RETURN_IF_ERROR(stage(problem.A, A->span_elements, true, false, &a.A));
+  TILECRAFT_RETURN_IF_ERROR(stage(problem.B, B->span_elements, true, false, &a.B));
+  TILECRAFT_RETURN_IF_ERROR(stage(problem.D, D->span_elements, !has_C, true, &dev_D));
   a.D = const_cast<void*>(dev_D);
   if (has_C) {
-    TILECRAFT_RETURN_IF_ERROR(stage(problem.C, *C, true, &a.C));
+    TILECRAFT_RETURN_IF_ERROR(stage(problem.C, C->span_elements, true, false, &a.C));
   } else {
     a.C = a.D;
   }
-  if (problem.D.device == DeviceKind::kCpu) {
-    out->host_D_ = problem.D.data;
-    out->device_D_ = a.D;
-    out->D_bytes_ = static_cast<size_t>(D->span_elements) * storage_bytes(problem.D.dtype);
+  if (problem.bias.data) {
+    TILECRAFT_RETURN_IF_ERROR(stage(problem.bias, bias.span_elements, true, false, &a.bias));
+    a.batch_stride_bias = bias.batch_stride;
+  }
+  if (problem.aux.data) {
+    const void* dev_aux = nullptr;
+    TILECRAFT_RETURN_IF_ERROR(stage(problem.aux, aux.span_elements, false, true, &dev_aux));
+    a.aux = const_cast<void*>(dev_aux);
+    a.ldaux = aux.ld;
+    a.batch_stride_aux = aux.batch_stride;
+  }
+  const ScaleArgument* scales[] = {&problem.scale_a, &problem.scale_b, &problem.scale_c,
+                                   &problem.scale_d};
+  double* scale_values[] = {&a.scale_a, &a.scale_b, &a.scale_c, &a.scale_d};
+  const float** scale_pointers[] = {&a.scale_a_ptr, &a.scale_b_ptr, &a.scale_c_ptr,
+                                    &a.scale_d_ptr};
+  for (int i = 0; i < 4; ++i) {
+    *scale_values[i] = scales[i]->given ? scales[i]->value : 1.0;
+    *scale_pointers[i] = static_cast<const float*>(scales[i]->tensor.data);
   }
 
   a.mode = static_cast<int32_t>(problem.mode);
@@ -246,9 +281,10 @@ Status GemmArguments::sync() {
   auto stream = static_cast<cudaStream_t>(stream_);
   TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaStreamSynchronize(stream), "synchronizing the launch"));
   TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "the kernel"));
-  if (host_D_) {
-    TILECRAFT_RETURN_IF_ERROR(cuda_status(
-        cudaMemcpy(host_D_, device_D_, D_bytes_, cudaMemcpyDeviceToHost), "copying D back"));
+  for (const CopyBack& copy : copy_back_) {
+    TILECRAFT_RETURN_IF_ERROR(
+        cuda_status(cudaMemcpy(copy.host, copy.device, copy.bytes, cudaMemcpyDeviceToHost),
+                    "copying an output back to the host"));
   }
   return Status::ok();
 }

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TILECRAFT_ABI_VERSION 1
+#define TILECRAFT_ABI_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +50,17 @@ typedef struct tc_gemm_args {
   double alpha, beta;
   double activation_args[4];
   int32_t num_activation_args;
+  /* Since version 2: SM90 epilogue fusions. Unused fields are zero. */
+  const void* bias;          /* per-row (M) or per-column (N) vector, element_bias */
+  int64_t batch_stride_bias; /* 0: one vector for all batches */
+  void* aux;                 /* the pre-activation value Z, laid out like D */
+  int64_t ldaux, batch_stride_aux;
+  /* Per-tensor scales: device float scalars, or null to use the values. */
+  const float* scale_a_ptr;
+  const float* scale_b_ptr;
+  const float* scale_c_ptr;
+  const float* scale_d_ptr;
+  double scale_a, scale_b, scale_c, scale_d;
 } tc_gemm_args;
 
 typedef struct tc_kernel_entry {

@@ -55,8 +55,31 @@ enum class MathOperation : uint8_t {
   multiply_add_fast_f32,
   multiply_add_fast_f16,
   multiply_add_fast_bf16,
+  multiply_add_fast_accum,  // SM90 fp8: accumulate in the tensor core's fast (less exact) mode
 };
 std::string_view to_string(MathOperation op);
+
+// SM90 (CUTLASS 3.x) kernel structure. Auto lets tilecraft choose from the tile shape.
+enum class KernelSchedule : uint8_t {
+  Auto,
+  TmaWarpSpecialized,             // one consumer warpgroup per tile, not persistent
+  TmaWarpSpecializedPingpong,     // persistent; two consumer warpgroups alternate tiles
+  TmaWarpSpecializedCooperative,  // persistent; two consumer warpgroups share a tile
+};
+std::string_view to_string(KernelSchedule schedule);
+
+enum class EpilogueSchedule : uint8_t {
+  Auto,  // the one that matches the kernel schedule
+  TmaWarpSpecialized,
+  TmaWarpSpecializedCooperative,
+};
+std::string_view to_string(EpilogueSchedule schedule);
+
+enum class TileScheduler : uint8_t {
+  Persistent,  // data-parallel tiles over a persistent grid
+  StreamK,     // stream-K, and split-K when the arguments ask for split-K slices
+};
+std::string_view to_string(TileScheduler scheduler);
 
 struct GemmCoord {
   int m = 0, n = 0, k = 0;

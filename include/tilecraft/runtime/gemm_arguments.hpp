@@ -17,6 +17,14 @@ namespace tilecraft {
 
 class GemmOperation;
 
+// A per-tensor scale of an fp8 GEMM: a value, or a one-element float32 tensor on the device
+// (read when the kernel runs, as torch._scaled_mm reads its scales).
+struct ScaleArgument {
+  bool given = false;
+  double value = 1.0;
+  TensorView tensor;  // data != nullptr: use the tensor, not the value
+};
+
 struct GemmProblem {
   GemmCoord problem_size;
   TensorView A, B, C, D;  // C may have data == nullptr when beta == 0 (D is read as C then)
@@ -24,6 +32,10 @@ struct GemmProblem {
   GemmMode mode = GemmMode::Gemm;
   int split_k_slices = 1;
   int batch = 1;
+  // SM90 epilogue fusions (data == nullptr: not given). bias: M values (per_row) or N values
+  // (per_column), 1-D, or 2-D (batch, length) for one vector per batch. aux: shaped like D.
+  TensorView bias, aux;
+  ScaleArgument scale_a, scale_b, scale_c, scale_d;
 };
 
 class GemmArguments {
@@ -60,9 +72,12 @@ class GemmArguments {
   const GemmOperation* operation_ = nullptr;
   DeviceBuffer workspace_;
   std::vector<DeviceBuffer> staged_;  // device copies of host tensors, pointer arrays
-  void* host_D_ = nullptr;            // where sync() copies D back to, if D was staged
-  const void* device_D_ = nullptr;
-  size_t D_bytes_ = 0;
+  struct CopyBack {
+    void* host;
+    const void* device;
+    size_t bytes;
+  };
+  std::vector<CopyBack> copy_back_;  // outputs (D, aux) staged from host tensors
   void* stream_ = nullptr;
   void* last_launch_ = nullptr;  // a cudaEvent_t recorded after each launch, if buffers are owned
 };

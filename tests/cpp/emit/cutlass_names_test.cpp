@@ -16,7 +16,8 @@ TEST(CutlassNames, Elements) {
   EXPECT_EQ(cutlass_element(DataType::s8), "int8_t");
   EXPECT_EQ(cutlass_element(DataType::u8), "uint8_t");
   EXPECT_EQ(cutlass_element(DataType::s32), "int32_t");
-  EXPECT_THROW(cutlass_element(DataType::e4m3), Error);
+  EXPECT_EQ(cutlass_element(DataType::e4m3), "cutlass::float_e4m3_t");
+  EXPECT_EQ(cutlass_element(DataType::e5m2), "cutlass::float_e5m2_t");
 }
 
 TEST(CutlassNames, Layouts) {

@@ -1,0 +1,139 @@
+#include "describe/sm90_gemm_rules.hpp"
+
+#include <initializer_list>
+
+#include "describe/sm90_tile_rules.hpp"
+
+namespace tilecraft {
+namespace {
+
+std::string name(DataType type) { return std::string(long_name(type)); }
+std::string name(Layout layout) { return std::string(to_string(layout)); }
+
+bool is_fp8(DataType type) { return type == DataType::e4m3 || type == DataType::e5m2; }
+
+bool one_of(DataType type, std::initializer_list<DataType> allowed) {
+  for (DataType a : allowed) {
+    if (a == type) return true;
+  }
+  return false;
+}
+
+Status check_tma_alignment(const char* which, const TensorDescription& operand) {
+  const int bits = operand.alignment * size_in_bits(operand.element);
+  if (bits != 128) {
+    return Status::invalid(std::string(which) + ": alignment " +
+                           std::to_string(operand.alignment) + " of " + name(operand.element) +
+                           " is " + std::to_string(bits) +
+                           " bits; SM90 TMA kernels move 16-byte (128-bit) vectors: expected "
+                           "alignment " +
+                           std::to_string(128 / size_in_bits(operand.element)));
+  }
+  return Status::ok();
+}
+
+Status check_output_type(const GemmDescription& d) {
+  const DataType a = d.tile.math_instruction.element_a;
+  const DataType out = d.C.element;
+  using enum DataType;
+  const bool ok = is_fp8(a)   ? one_of(out, {f16, bf16, f32, e4m3, e5m2})
+                  : a == s8   ? one_of(out, {s8, s32, f32})
+                              : one_of(out, {f16, bf16, f32});
+  if (!ok) {
+    return Status::unsupported("C: SM90 GEMMs on " + name(a) + " operands write " +
+                               (is_fp8(a)   ? "float16, bfloat16, float32 or fp8"
+                                : a == s8   ? "int8, int32 or float32"
+                                            : "float16, bfloat16 or float32") +
+                               "; got " + name(out));
+  }
+  return Status::ok();
+}
+
+Status check_epilogue(const GemmDescription& d) {
+  const EpilogueFunctor& e = d.epilogue;
+  if (e.kind != EpilogueKind::LinearCombination && e.kind != EpilogueKind::LinearCombinationGeneric) {
+    return Status::unsupported(
+        "epilogue_functor: SM90 kernels take LinearCombination or LinearCombinationGeneric "
+        "(clamping is LinearCombinationGeneric(clamp) with runtime bounds); got " +
+        std::string(to_string(e.kind)));
+  }
+  const DataType a = d.tile.math_instruction.element_a;
+  if (is_fp8(a) && !e.fusion.per_tensor_scales) {
+    return Status::invalid("epilogue_functor: fp8 (" + name(a) +
+                           ") operands carry per-tensor scales; describe the epilogue with "
+                           "scales=True (pass 1.0 for a unit scale)");
+  }
+  if (e.fusion.per_tensor_scales && !is_fp8(a)) {
+    return Status::unsupported("epilogue_functor: per-tensor scales are for fp8 operands; got " +
+                               name(a));
+  }
+  if (is_integer(e.element_output) || e.element_epilogue == DataType::s32) {
+    if (e.kind != EpilogueKind::LinearCombination || e.fusion.any()) {
+      return Status::unsupported("epilogue_functor: integer epilogues are plain LinearCombination "
+                                 "(no activation, bias or aux output) on SM90");
+    }
+  }
+  if (e.element_epilogue != DataType::f32 && e.element_epilogue != DataType::s32) {
+    return Status::unsupported(
+        "epilogue_functor: SM90 epilogues compute in float32 (or int32 for integer outputs); "
+        "element_epilogue is " +
+        name(e.element_epilogue));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status validate_sm90_gemm(const GemmDescription& d) {
+  const MathInstruction& math = d.tile.math_instruction;
+  if (!d.tile.is_sm90()) {
+    return Status::invalid(
+        "tile_description: arch 90 builds CUTLASS 3.x kernels from a wgmma math instruction "
+        "(instruction_shape [64, N, K]) and an SM90 tile; got an SM80 instruction shape [" +
+        std::to_string(math.instruction_shape[0]) + ", " +
+        std::to_string(math.instruction_shape[1]) + ", " +
+        std::to_string(math.instruction_shape[2]) +
+        "] (use arch=80 for SM80-style kernels, which also run on Hopper)");
+  }
+  for (const auto& [which, operand] : {std::pair{"A", &d.A}, std::pair{"B", &d.B},
+                                       std::pair{"C", &d.C}}) {
+    if (operand->layout != Layout::RowMajor && operand->layout != Layout::ColumnMajor) {
+      return Status::unsupported(std::string(which) + ": SM90 GEMMs take RowMajor or ColumnMajor "
+                                                      "operands, got " +
+                                 name(operand->layout));
+    }
+    TILECRAFT_RETURN_IF_ERROR(check_tma_alignment(which, *operand));
+  }
+  if (size_in_bits(math.element_a) != 16 &&
+      (d.A.layout != Layout::RowMajor || d.B.layout != Layout::ColumnMajor)) {
+    return Status::unsupported(
+        "layouts: wgmma reads " + std::to_string(size_in_bits(math.element_a)) +
+        "-bit operands from shared memory K-major only, so SM90 " + name(math.element_a) +
+        " GEMMs take A RowMajor and B ColumnMajor (TN); got A " + name(d.A.layout) + ", B " +
+        name(d.B.layout) + " (16-bit types take all four)");
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_output_type(d));
+  TILECRAFT_RETURN_IF_ERROR(check_epilogue(d));
+  if (d.swizzle == Swizzle::BatchedIdentitySwizzle && d.tile.tile_scheduler == TileScheduler::StreamK) {
+    return Status::unsupported("swizzling_functor: BatchedIdentitySwizzle with stream-K");
+  }
+  const int bytes_c = size_in_bits(d.C.element) / 8;
+  if (d.tile.stages != 0) {
+    const auto& shape = d.tile.threadblock_shape;
+    const int mainloop = d.tile.stages * shape[2] *
+                         (shape[0] * size_in_bits(math.element_a) / 8 +
+                          shape[1] * size_in_bits(math.element_b) / 8);
+    const int epilogue = sm90_epilogue_reserve_bytes(d.tile, bytes_c, bytes_c);
+    if (mainloop + epilogue > kMaxSharedMemoryBytesSm90) {
+      return Status::invalid("tile_description: " + std::to_string(d.tile.stages) +
+                             " stages take " + std::to_string(mainloop / 1024) +
+                             " KiB of shared memory and the epilogue about " +
+                             std::to_string(epilogue / 1024) + " KiB; SM90 allows " +
+                             std::to_string(kMaxSharedMemoryBytesSm90 / 1024) +
+                             " KiB: use fewer stages or stages=0 (as many as fit)");
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace tilecraft

@@ -1,0 +1,228 @@
+// Fixed C++17 text compiled inside each SM90 module: tc_gemm_args -> CUTLASS 3.x
+// GemmUniversalAdapter arguments (DESIGN, Decided 2). Entries pass their Gemm type, a few
+// constants and a function that fills the epilogue's fusion arguments.
+#include "emit/sm90_gemm_parts.hpp"
+
+namespace tilecraft::emit {
+
+std::string_view sm90_gemm_module_includes() {
+  static constexpr std::string_view kText = R"tc(#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "cutlass/cutlass.h"
+#include "cute/tensor.hpp"
+#include "cutlass/numeric_types.h"
+#include "cutlass/kernel_hardware_info.h"
+#include "cutlass/epilogue/thread/activation.h"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/epilogue/fusion/operations.hpp"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+#include "cutlass/gemm/kernel/tile_scheduler.hpp"
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
+)tc";
+  return kText;
+}
+
+std::string_view sm90_gemm_adapter_text() {
+  static constexpr std::string_view kText = R"tc(
+// ---- tilecraft adapters: tc_gemm_args -> CUTLASS 3.x GemmUniversalAdapter arguments ---------
+namespace tc_sm90 {
+
+inline int32_t fail(int32_t code, char* error, size_t capacity, const std::string& text) {
+  if (error != nullptr && capacity > 0) {
+    size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
+    std::memcpy(error, text.data(), n);
+    error[n] = '\0';
+  }
+  return code;
+}
+
+inline std::string problem_text(const tc_gemm_args& a) {
+  return "problem size " + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" +
+         std::to_string(a.k);
+}
+
+// What the entry was built with, beyond its types.
+struct EntryTraits {
+  int max_swizzle_size;   // 1, 2, 4 or 8
+  int raster;             // 0: heuristic, 1: along M, 2: along N
+  bool stream_k;          // StreamKScheduler: stream-K, or split-K when batch_count > 1
+  bool needs_bias;
+  bool needs_aux;
+  int num_activation_args;
+};
+
+// A cute stride for an operand with leading dimension ld and batch stride: the static unit
+// stride stays where the layout put it.
+template <class Stride>
+Stride make_stride(int64_t ld, int64_t batch) {
+  Stride s{};
+  using First = cute::remove_cvref_t<decltype(cute::get<0>(s))>;
+  if constexpr (cute::is_static<First>::value) {
+    cute::get<1>(s) = ld;
+  } else {
+    cute::get<0>(s) = ld;
+  }
+  using Third = cute::remove_cvref_t<decltype(cute::get<2>(s))>;
+  if constexpr (!cute::is_static<Third>::value) {
+    cute::get<2>(s) = batch;
+  }
+  return s;
+}
+
+// Multiprocessor count of a device, asked once.
+inline int sm_count(int device) {
+  static std::atomic<int> counts[64] = {};
+  if (device < 0 || device >= 64) {
+    return cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
+  }
+  int count = counts[device].load(std::memory_order_relaxed);
+  if (count == 0) {
+    count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
+    counts[device].store(count, std::memory_order_relaxed);
+  }
+  return count;
+}
+
+inline std::string check_args(const tc_gemm_args& a, const EntryTraits& t) {
+  if (a.m <= 0 || a.n <= 0 || a.k <= 0) {
+    return problem_text(a) + ": M, N and K must be positive";
+  }
+  if (a.batch_count < 1 || a.batch_count > 65535) {
+    return "batch_count " + std::to_string(a.batch_count) + " is outside [1, 65535]";
+  }
+  if (a.mode != TC_GEMM_MODE_GEMM && a.mode != TC_GEMM_MODE_BATCHED) {
+    return "mode: SM90 kernels run Gemm (with split-K slices on a StreamK tile scheduler) and "
+           "Batched problems; got mode " + std::to_string(a.mode);
+  }
+  if (a.mode == TC_GEMM_MODE_GEMM && a.batch_count > 1 && !t.stream_k) {
+    return "split_k_slices " + std::to_string(a.batch_count) +
+           ": serial split-K on SM90 needs a kernel built with tile_scheduler StreamK";
+  }
+  if (a.num_activation_args != t.num_activation_args) {
+    return "epilogue: expected " + std::to_string(t.num_activation_args) +
+           " activation argument(s), got " + std::to_string(a.num_activation_args);
+  }
+  if (t.needs_bias && a.bias == nullptr) return "bias: the kernel adds a bias vector; got none";
+  if (t.needs_aux && a.aux == nullptr) return "aux: the kernel writes an aux output; got none";
+  return {};
+}
+
+template <class T, class = void>
+struct HasSplits : cute::false_type {};
+template <class T>
+struct HasSplits<T, cute::void_t<decltype(cute::declval<T&>().splits)>> : cute::true_type {};
+
+template <class Gemm, class Fill>
+typename Gemm::Arguments make_arguments(const tc_gemm_args& a, const EntryTraits& t, Fill fill,
+                                        int device) {
+  using Kernel = typename Gemm::GemmKernel;
+  using ElementA = typename Kernel::ElementA;
+  using ElementB = typename Kernel::ElementB;
+  using ElementC = typename Kernel::ElementC;
+  using ElementD = typename Kernel::ElementD;
+  const bool batched = a.mode == TC_GEMM_MODE_BATCHED;
+  const int l = batched ? a.batch_count : 1;
+  typename Gemm::Arguments arguments{};
+  arguments.mode = batched ? cutlass::gemm::GemmUniversalMode::kBatched
+                           : cutlass::gemm::GemmUniversalMode::kGemm;
+  arguments.problem_shape = {a.m, a.n, a.k, l};
+  arguments.mainloop.ptr_A = static_cast<const ElementA*>(a.A);
+  arguments.mainloop.dA = make_stride<typename Kernel::StrideA>(a.lda, a.batch_stride_A);
+  arguments.mainloop.ptr_B = static_cast<const ElementB*>(a.B);
+  arguments.mainloop.dB = make_stride<typename Kernel::StrideB>(a.ldb, a.batch_stride_B);
+  // Without C (beta == 0) the epilogue is given D's address; it does not read it.
+  const bool has_c = a.C != nullptr;
+  arguments.epilogue.ptr_C = static_cast<const ElementC*>(has_c ? a.C : a.D);
+  arguments.epilogue.dC = make_stride<typename Kernel::StrideC>(has_c ? a.ldc : a.ldd,
+                                                                has_c ? a.batch_stride_C
+                                                                      : a.batch_stride_D);
+  arguments.epilogue.ptr_D = static_cast<ElementD*>(a.D);
+  arguments.epilogue.dD = make_stride<typename Kernel::StrideD>(a.ldd, a.batch_stride_D);
+  fill(arguments.epilogue.thread, a);
+  arguments.hw_info.device_id = device;
+  arguments.hw_info.sm_count = sm_count(device);
+  arguments.scheduler.max_swizzle_size = t.max_swizzle_size;
+  using Raster = cute::remove_cvref_t<decltype(arguments.scheduler.raster_order)>;
+  arguments.scheduler.raster_order =
+      t.raster == 1 ? Raster::AlongM : (t.raster == 2 ? Raster::AlongN : Raster::Heuristic);
+  if constexpr (HasSplits<decltype(arguments.scheduler)>::value) {
+    if (!batched && a.batch_count > 1) {
+      arguments.scheduler.splits = a.batch_count;
+      arguments.scheduler.decomposition_mode =
+          decltype(arguments.scheduler.decomposition_mode)::SplitK;
+    }
+  }
+  return arguments;
+}
+
+inline int current_device() {
+  int device = 0;
+  cudaGetDevice(&device);
+  return device;
+}
+
+template <class Gemm, class Fill>
+int32_t can_implement(const tc_gemm_args* a, const EntryTraits& t, Fill fill, char* error,
+                      size_t capacity) {
+  std::string why = check_args(*a, t);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  auto arguments = make_arguments<Gemm>(*a, t, fill, current_device());
+  cutlass::Status status = Gemm::can_implement(arguments);
+  if (status != cutlass::Status::kSuccess) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                problem_text(*a) + ": CUTLASS can_implement: " +
+                    cutlass::cutlassGetStatusString(status) +
+                    " (TMA needs 16-byte aligned addresses and leading dimensions, and contiguous "
+                    "extents that are multiples of the alignment)");
+  }
+  return TC_OK;
+}
+
+template <class Gemm, class Fill>
+size_t workspace_size(const tc_gemm_args* a, const EntryTraits& t, Fill fill) {
+  if (!check_args(*a, t).empty()) return 0;
+  return Gemm::get_workspace_size(make_arguments<Gemm>(*a, t, fill, current_device()));
+}
+
+template <class Gemm, class Fill>
+int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* workspace, void* stream,
+            char* error, size_t capacity) {
+  std::string why = check_args(*a, t);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  auto arguments = make_arguments<Gemm>(*a, t, fill, current_device());
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  Gemm gemm;
+  cutlass::Status status = gemm.initialize(arguments, workspace, s);
+  if (status != cutlass::Status::kSuccess) {
+    cudaError_t cuda = cudaGetLastError();
+    std::string text = "initialize failed: " + std::string(cutlass::cutlassGetStatusString(status));
+    if (cuda != cudaSuccess) text += std::string(": ") + cudaGetErrorString(cuda);
+    return fail(status == cutlass::Status::kErrorInternal ? TC_ERROR_CUDA
+                                                          : TC_ERROR_INVALID_ARGUMENT,
+                error, capacity, text);
+  }
+  status = gemm.run(s);
+  cudaError_t cuda = cudaGetLastError();
+  if (status != cutlass::Status::kSuccess || cuda != cudaSuccess) {
+    std::string text = "launch failed: " + std::string(cutlass::cutlassGetStatusString(status));
+    if (cuda != cudaSuccess) {
+      text += std::string(": ") + cudaGetErrorName(cuda) + ": " + cudaGetErrorString(cuda);
+    }
+    return fail(TC_ERROR_CUDA, error, capacity, text);
+  }
+  return TC_OK;
+}
+
+}  // namespace tc_sm90
+)tc";
+  return kText;
+}
+
+}  // namespace tilecraft::emit

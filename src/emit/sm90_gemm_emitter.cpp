@@ -1,0 +1,223 @@
+// The SM90 GEMM emitter: one translation unit of CUTLASS 3.x kernels behind the C ABI.
+#include <string>
+#include <vector>
+
+#include "emit/cutlass_names.hpp"
+#include "emit/module_table.hpp"
+#include "emit/sm90_gemm_parts.hpp"
+
+namespace tilecraft::emit {
+namespace {
+
+std::string static_shape(const std::array<int, 3>& shape) {
+  return "cute::Shape<cute::_" + std::to_string(shape[0]) + ", cute::_" +
+         std::to_string(shape[1]) + ", cute::_" + std::to_string(shape[2]) + ">";
+}
+
+std::string kernel_schedule_type(const GemmDescription& d) {
+  const bool fast = d.tile.math_instruction.math_operation == MathOperation::multiply_add_fast_accum;
+  std::string base;
+  switch (d.tile.kernel_schedule) {
+    case KernelSchedule::TmaWarpSpecializedCooperative:
+      base = "KernelTmaWarpSpecializedCooperative";
+      break;
+    case KernelSchedule::TmaWarpSpecializedPingpong:
+      base = "KernelTmaWarpSpecializedPingpong";
+      break;
+    default:
+      base = "KernelTmaWarpSpecialized";
+      break;
+  }
+  return "cutlass::gemm::" + base + (fast ? "FP8FastAccum" : "");
+}
+
+std::string epilogue_schedule_type(const GemmDescription& d) {
+  return d.tile.epilogue_schedule == EpilogueSchedule::TmaWarpSpecializedCooperative
+             ? "cutlass::epilogue::TmaWarpSpecializedCooperative"
+             : "cutlass::epilogue::TmaWarpSpecialized";
+}
+
+std::string activation_type(Activation activation) {
+  return activation == Activation::identity ? "cutlass::epilogue::thread::Identity"
+                                            : cutlass_activation(activation);
+}
+
+int raster(Swizzle swizzle) { return swizzle == Swizzle::HorizontalSwizzle ? 2 : 0; }
+
+int max_swizzle_size(Swizzle swizzle) {
+  switch (swizzle) {
+    case Swizzle::IdentitySwizzle2:
+      return 2;
+    case Swizzle::IdentitySwizzle4:
+      return 4;
+    case Swizzle::IdentitySwizzle8:
+      return 8;
+    default:
+      return 1;
+  }
+}
+
+std::string fill_fusion_text(const GemmDescription& d) {
+  const EpilogueFunctor& e = d.epilogue;
+  std::string out =
+      "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
+      "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
+      "  f.alpha = ElementCompute(a.alpha);\n"
+      "  f.beta = ElementCompute(a.beta);\n";
+  const bool has_activation_args = e.activation != Activation::identity;
+  if (has_activation_args && e.activation == Activation::leaky_relu) {
+    out += "  f.activation.leaky_alpha = ElementCompute(a.activation_args[0]);\n";
+  }
+  if (has_activation_args && e.activation == Activation::clamp) {
+    out += "  f.activation.lower_bound = ElementCompute(a.activation_args[0]);\n";
+    out += "  f.activation.upper_bound = ElementCompute(a.activation_args[1]);\n";
+  }
+  const bool bias_capable = e.fusion.bias != BiasKind::none || e.fusion.aux_output ||
+                            e.fusion.per_tensor_scales;
+  if (bias_capable) {
+    out += "  f.bias_ptr = static_cast<const ElementBias*>(a.bias);\n";
+    out += "  cute::get<2>(f.dBias) = a.batch_stride_bias;\n";
+  }
+  if (e.fusion.aux_output) {
+    out += "  f.aux_ptr = static_cast<ElementAux*>(a.aux);\n";
+    out += "  f.dAux = tc_sm90::make_stride<decltype(f.dAux)>(a.ldaux, a.batch_stride_aux);\n";
+  }
+  if (e.fusion.per_tensor_scales) {
+    for (const char* which : {"a", "b", "c", "d"}) {
+      const std::string w = which;
+      out += "  f.scale_" + w + " = ElementCompute(a.scale_" + w + ");\n";
+      out += "  f.scale_" + w + "_ptr = a.scale_" + w + "_ptr;\n";
+    }
+  }
+  out += "}\n";
+  return out;
+}
+
+}  // namespace
+
+std::string sm90_fusion_type(const GemmDescription& d) {
+  const EpilogueFunctor& e = d.epilogue;
+  const std::string ns = "cutlass::epilogue::fusion::";
+  const std::string act = activation_type(e.activation);
+  const std::string tail = "ElementD, ElementCompute";
+  const bool column = e.fusion.bias == BiasKind::per_column;
+  const std::string per = column ? "PerColBias" : "PerRowBias";
+  if (e.fusion.per_tensor_scales) {
+    return ns + "ScaledLinComb" + per + "EltAct<" + act + ", " + tail +
+           ", ElementBias, ElementC, ElementCompute>";
+  }
+  if (e.fusion.aux_output) {
+    return ns + "LinComb" + per + "EltActAux<LayoutC, " + act + ", " + tail +
+           ", ElementAux, ElementBias, ElementC, ElementCompute>";
+  }
+  if (e.fusion.bias != BiasKind::none) {
+    if (e.activation == Activation::identity) {
+      return ns + "LinComb" + per + "<" + tail + ", ElementBias, ElementC, ElementCompute>";
+    }
+    return ns + "LinComb" + per + "EltAct<" + act + ", " + tail +
+           ", ElementBias, ElementC, ElementCompute>";
+  }
+  if (e.activation != Activation::identity) {
+    return ns + "LinCombEltAct<" + act + ", " + tail + ", ElementC, ElementCompute>";
+  }
+  return ns + "LinearCombination<" + tail + ", ElementC, ElementCompute>";
+}
+
+std::string sm90_entry_text(const GemmEntry& entry, int index) {
+  const std::string i = std::to_string(index);
+  const GemmDescription& d = entry.description;
+  const MathInstruction& math = d.tile.math_instruction;
+  const EpilogueFunctor& e = d.epilogue;
+  const bool bias_capable = e.fusion.bias != BiasKind::none || e.fusion.aux_output ||
+                            e.fusion.per_tensor_scales;
+  const std::string scheduler = d.tile.tile_scheduler == TileScheduler::StreamK
+                                    ? "cutlass::gemm::StreamKScheduler"
+                                    : "cutlass::gemm::PersistentScheduler";
+  const std::string stages =
+      d.tile.stages == 0
+          ? "cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename "
+            "CollectiveEpilogue::SharedStorage))>"
+          : "cutlass::gemm::collective::StageCount<" + std::to_string(d.tile.stages) + ">";
+  std::string out = "namespace tc_entry_" + i + " {\n";
+  out += "using ElementA = " + cutlass_element(d.A.element) + ";\n";
+  out += "using LayoutA = " + cutlass_layout(d.A.layout) + ";\n";
+  out += "constexpr int AlignmentA = " + std::to_string(d.A.alignment) + ";\n";
+  out += "using ElementB = " + cutlass_element(d.B.element) + ";\n";
+  out += "using LayoutB = " + cutlass_layout(d.B.layout) + ";\n";
+  out += "constexpr int AlignmentB = " + std::to_string(d.B.alignment) + ";\n";
+  out += "using ElementC = " + cutlass_element(d.C.element) + ";\n";
+  out += "using ElementD = ElementC;\n";
+  out += "using LayoutC = " + cutlass_layout(d.C.layout) + ";\n";
+  out += "constexpr int AlignmentC = " + std::to_string(d.C.alignment) + ";\n";
+  out += "using ElementAccumulator = " + cutlass_element(math.element_accumulator) + ";\n";
+  out += "using ElementCompute = " + cutlass_element(e.element_epilogue) + ";\n";
+  if (bias_capable) {
+    const DataType bias = e.fusion.bias != BiasKind::none ? e.fusion.element_bias : DataType::f32;
+    out += "using ElementBias = " + cutlass_element(bias) + ";\n";
+  }
+  if (e.fusion.aux_output) {
+    out += "using ElementAux = " + cutlass_element(e.fusion.element_aux) + ";\n";
+  }
+  out += "using TileShape = " + static_shape(d.tile.threadblock_shape) + ";\n";
+  out += "using ClusterShape = " + static_shape(d.tile.cluster_shape) + ";\n";
+  out += "using FusionOp = " + sm90_fusion_type(d) + ";\n";
+  out +=
+      "using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\n"
+      "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
+      "    cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, ElementCompute,\n"
+      "    ElementC, LayoutC, AlignmentC, ElementD, LayoutC, AlignmentC,\n"
+      "    " +
+      epilogue_schedule_type(d) + ", FusionOp>::CollectiveOp;\n";
+  out +=
+      "using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
+      "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, AlignmentA,\n"
+      "    ElementB, LayoutB, AlignmentB, ElementAccumulator, TileShape, ClusterShape,\n"
+      "    " +
+      stages + ",\n    " + kernel_schedule_type(d) + ">::CollectiveOp;\n";
+  out +=
+      "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,\n"
+      "    CollectiveMainloop, CollectiveEpilogue, " +
+      scheduler + ">;\n";
+  out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
+  out += "constexpr tc_sm90::EntryTraits kTraits{" + std::to_string(max_swizzle_size(d.swizzle)) +
+         ", " + std::to_string(raster(d.swizzle)) + ", " +
+         (d.tile.tile_scheduler == TileScheduler::StreamK ? "true" : "false") + ", " +
+         (e.fusion.bias != BiasKind::none ? "true" : "false") + ", " +
+         (e.fusion.aux_output ? "true" : "false") + ", " +
+         std::to_string(activation_argument_count(e.activation)) + "};\n";
+  out += fill_fusion_text(d);
+  out += "}  // namespace tc_entry_" + i + "\n";
+  const std::string ns = "tc_entry_" + i + "::";
+  const std::string common = ns + "Gemm>(args, " + ns + "kTraits, &" + ns + "fill_fusion";
+  out += "static int32_t tc_can_implement_" + i +
+         "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+  out += "  return tc_sm90::can_implement<" + common + ", error, capacity);\n}\n";
+  out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+  out += "  return tc_sm90::workspace_size<" + common + ");\n}\n";
+  out += "static int32_t tc_run_" + i +
+         "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+         "    size_t capacity) {\n";
+  out += "  return tc_sm90::run<" + common + ", workspace, stream, error, capacity);\n}\n";
+  return out;
+}
+
+std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
+  std::string out = kModuleAbiHeaderText;
+  out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) + " GEMM entr" +
+         (entries.size() == 1 ? "y" : "ies") + " (CUTLASS 3.x GemmUniversalAdapter, SM90)\n";
+  out += sm90_gemm_module_includes();
+  out += sm90_gemm_adapter_text();
+  for (size_t index = 0; index < entries.size(); ++index) {
+    if (entries[index].kind != GemmEntryKind::kUniversal) {
+      throw Error(Status::unsupported(
+          "mode: GemmSplitKParallel is an SM80 mode; SM90 kernels split K serially on the "
+          "StreamK tile scheduler"));
+    }
+    out += "\n// ---- entry " + std::to_string(index) + ": " + entry_name(entries[index]) + "\n";
+    out += sm90_entry_text(entries[index], static_cast<int>(index));
+  }
+  out += module_table_text(entries);
+  return out;
+}
+
+}  // namespace tilecraft::emit

@@ -1,0 +1,23 @@
+// Private pieces of the SM90 GEMM emitter (CUTLASS 3.x CollectiveBuilder + GemmUniversalAdapter).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "tilecraft/emit/gemm_emitter.hpp"
+
+namespace tilecraft::emit {
+
+std::string_view sm90_gemm_module_includes();
+// Adapters shared by every SM90 entry (namespace tc_sm90).
+std::string_view sm90_gemm_adapter_text();
+// The fusion operation type of the epilogue, e.g.
+// "cutlass::epilogue::fusion::LinCombEltAct<cutlass::epilogue::thread::GELU, ...>".
+std::string sm90_fusion_type(const GemmDescription& description);
+// Entry `index`: namespace tc_entry_<index> with the kernel's types, and the three static ABI
+// functions tc_can_implement_<index>, tc_workspace_size_<index>, tc_run_<index>.
+std::string sm90_entry_text(const GemmEntry& entry, int index);
+// The whole module for SM90 entries.
+std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries);
+
+}  // namespace tilecraft::emit
