@@ -219,6 +219,24 @@ std::vector<Result<CompiledModule>> build_modules(const std::vector<CompileReque
   return out;
 }
 
+std::vector<std::optional<CompiledModule>> find_cached_modules(
+    const std::vector<CompileRequest>& requests) {
+  std::vector<std::optional<CompiledModule>> out(requests.size());
+  const Settings s = settings();
+  Result<std::shared_ptr<const Toolchain>> toolchain = find_toolchain(s);
+  if (!toolchain) return out;
+  ArtifactCache cache = ArtifactCache::open(s.cache_dir);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i].source.empty()) continue;
+    Job job{&requests[i], key_text(**toolchain, requests[i]), ""};
+    job.key = key_of(job.key_text, requests[i].source);
+    std::shared_ptr<KeyState> state = key_state(cache.root(), job.key);
+    std::unique_lock lock(state->mutex, std::try_to_lock);
+    if (lock.owns_lock()) out[i] = find_existing(cache, job, *state, nullptr);
+  }
+  return out;
+}
+
 Result<CompiledModule> build_module(const CompileRequest& request, const ProgressFn& progress) {
   std::vector<Result<CompiledModule>> results = build_modules({request}, progress);
   return std::move(results.front());

@@ -140,12 +140,6 @@ Status EpilogueFunctor::validate() const {
   if (element_output == DataType::tf32) {
     return Status::unsupported(who + "no epilogue writes tfloat32; use float32 output");
   }
-  const bool fp8_output = element_output == DataType::e4m3 || element_output == DataType::e5m2;
-  if (fp8_output && !fusion.per_tensor_scales) {
-    return Status::invalid(who + "an fp8 (" + name(element_output) +
-                           ") output needs per-tensor scales (scales=True): D = scale_d * "
-                           "act(Z) is how fp8 outputs keep their range");
-  }
   if (fusion.any() || needs_sm90()) {
     if (kind != EpilogueKind::LinearCombination && kind != EpilogueKind::LinearCombinationGeneric) {
       return Status::unsupported(who + "bias, aux output, per-tensor scales and " +

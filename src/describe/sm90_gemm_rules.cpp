@@ -63,6 +63,11 @@ Status check_epilogue(const GemmDescription& d) {
                            ") operands carry per-tensor scales; describe the epilogue with "
                            "scales=True (pass 1.0 for a unit scale)");
   }
+  if (is_fp8(e.element_output) && !e.fusion.per_tensor_scales) {
+    return Status::invalid("epilogue_functor: an fp8 (" + name(e.element_output) +
+                           ") output needs per-tensor scales (scales=True): D = scale_d * act(Z) "
+                           "is how fp8 outputs keep their range");
+  }
   if (e.fusion.per_tensor_scales && !is_fp8(a)) {
     return Status::unsupported("epilogue_functor: per-tensor scales are for fp8 operands; got " +
                                name(a));

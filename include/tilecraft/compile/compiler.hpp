@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,9 @@ std::string cache_key(const CompileRequest& request);
 std::vector<Result<CompiledModule>> build_modules(const std::vector<CompileRequest>& requests,
                                                   const ProgressFn& progress = default_progress);
 
+// The requests already in the cache (nothing is compiled); nullopt for the others.
+std::vector<std::optional<CompiledModule>> find_cached_modules(
+    const std::vector<CompileRequest>& requests);
 Result<CompiledModule> build_module(const CompileRequest& request,
                                     const ProgressFn& progress = default_progress);
 
