@@ -2,6 +2,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+
+#include "tilecraft/core/settings.hpp"
+
 #include "tilecraft/emit/gemm_emitter.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
@@ -15,38 +19,106 @@ emit::GemmEntry entry_for(const GemmDescription& description, bool split_k_paral
                                         : emit::GemmEntryKind::kUniversal};
 }
 
-compile::CompileRequest request_for(const GemmDescription& description, bool split_k_parallel) {
+compile::CompileRequest request_for(const std::vector<emit::GemmEntry>& entries) {
   compile::CompileRequest request;
-  const emit::GemmEntry entry = entry_for(description, split_k_parallel);
-  request.name = emit::entry_name(entry);
-  request.source = emit::emit_gemm_module({entry});
-  request.arch_flags = emit::gemm_module_arch_flags(description.arch);
+  request.name = emit::entry_name(entries.front());
+  if (entries.size() > 1) request.name += "+" + std::to_string(entries.size() - 1) + "_more";
+  request.source = emit::emit_gemm_module(entries);
+  request.arch_flags = emit::gemm_module_arch_flags(entries.front().description.arch);
   return request;
 }
 
-// Builds (or loads) one module per (operation, kind) pair and attaches its entry.
-Status build_and_attach(const std::vector<std::pair<std::shared_ptr<GemmOperation>, bool>>& work,
-                        const compile::ProgressFn& progress,
+using Work = std::vector<std::pair<std::shared_ptr<GemmOperation>, bool>>;
+
+// More kernels than parallel compile jobs: share translation units. Parsing CUTLASS dominates
+// a lone kernel's compile (an SM90 unit of seven kernels took 2.4x one kernel's time), so
+// `jobs` units of several kernels finish much sooner than waves of single ones. Grouping is by
+// name, so the same set of kernels forms the same units (and cache keys) next time.
+std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size_t> misses) {
+  constexpr size_t kMaxKernelsPerUnit = 8;
+  const size_t jobs = static_cast<size_t>(std::max(1, settings().compile_jobs));
+  std::vector<std::vector<size_t>> groups;
+  if (misses.size() <= jobs) {
+    for (size_t i : misses) groups.push_back({i});
+    return groups;
+  }
+  std::sort(misses.begin(), misses.end(), [&](size_t a, size_t b) {
+    return work[a].first->procedural_name() < work[b].first->procedural_name();
+  });
+  std::vector<std::vector<size_t>> by_arch[2];
+  for (size_t i : misses) {
+    const bool alone = work[i].second;  // split-K-parallel companions keep their own unit
+    if (alone) {
+      groups.push_back({i});
+      continue;
+    }
+    const int arch = work[i].first->description().arch == 90 ? 1 : 0;
+    by_arch[arch].push_back({i});
+  }
+  for (auto& singles : by_arch) {
+    if (singles.empty()) continue;
+    const size_t units = std::max(
+        std::min(jobs, singles.size()),
+        (singles.size() + kMaxKernelsPerUnit - 1) / kMaxKernelsPerUnit);
+    std::vector<std::vector<size_t>> unit(units);
+    for (size_t at = 0; at < singles.size(); ++at) unit[at % units].push_back(singles[at][0]);
+    for (auto& u : unit) groups.push_back(std::move(u));
+  }
+  return groups;
+}
+
+// Builds (or loads) the modules of (operation, kind) pairs and attaches their entries.
+Status build_and_attach(const Work& work, const compile::ProgressFn& progress,
                         const std::function<Status(GemmOperation&, bool,
                                                    std::shared_ptr<const LoadedModule>)>& attach) {
-  std::vector<compile::CompileRequest> requests;
-  requests.reserve(work.size());
+  std::vector<compile::CompileRequest> singles;
+  singles.reserve(work.size());
   for (const auto& [operation, split_k] : work) {
-    requests.push_back(request_for(operation->description(), split_k));
+    singles.push_back(request_for({entry_for(operation->description(), split_k)}));
+  }
+  const auto cached = compile::find_cached_modules(singles);
+  std::vector<size_t> misses;
+  std::vector<std::vector<size_t>> units;
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (cached[i]) {
+      units.push_back({i});
+    } else {
+      misses.push_back(i);
+    }
+  }
+  const auto groups = group_misses(work, misses);
+  if (progress && groups.size() < misses.size()) {
+    progress("tilecraft: " + std::to_string(misses.size()) + " kernels share " +
+             std::to_string(groups.size()) +
+             " translation units (more kernels than parallel compile jobs)");
+  }
+  for (const auto& group : groups) units.push_back(group);
+
+  std::vector<compile::CompileRequest> requests;
+  requests.reserve(units.size());
+  for (const auto& unit : units) {
+    if (unit.size() == 1) {
+      requests.push_back(std::move(singles[unit[0]]));
+      continue;
+    }
+    std::vector<emit::GemmEntry> entries;
+    for (size_t i : unit) entries.push_back(entry_for(work[i].first->description(), work[i].second));
+    requests.push_back(request_for(entries));
   }
   auto results = compile::build_modules(requests, progress);
   Status first_error;
-  for (size_t i = 0; i < work.size(); ++i) {
-    if (!results[i]) {
-      if (first_error) first_error = results[i].status();
-      continue;
+  for (size_t u = 0; u < units.size(); ++u) {
+    Status status;
+    if (!results[u]) {
+      status = results[u].status();
+    } else if (auto module = LoadedModule::load(results[u]->path); !module) {
+      status = module.status();
+    } else {
+      for (size_t i : units[u]) {
+        Status attached = attach(*work[i].first, work[i].second, *module);
+        if (!attached && status) status = attached;
+      }
     }
-    auto module = LoadedModule::load(results[i]->path);
-    if (!module) {
-      if (first_error) first_error = module.status();
-      continue;
-    }
-    Status status = attach(*work[i].first, work[i].second, *module);
     if (!status && first_error) first_error = status;
   }
   return first_error;
@@ -111,7 +183,7 @@ Result<const tc_kernel_entry*> GemmOperation::entry(GemmMode mode) const {
   auto self = std::shared_ptr<GemmOperation>(std::shared_ptr<GemmOperation>{},
                                              const_cast<GemmOperation*>(this));
   TILECRAFT_RETURN_IF_ERROR(build_and_attach(
-      {{self, split_k}}, compile::default_progress,
+      Work{{self, split_k}}, compile::default_progress,
       [](GemmOperation& op, bool kind, std::shared_ptr<const LoadedModule> module) {
         return op.attach(kind, std::move(module));
       }));
