@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # On a bare GPU machine (no registry): build from scratch with every core, then run the C++ and
 # Python test suites with the GPU tests, the examples and the benchmarks. Logs go to $1.
-#   bash scripts/gpu_run.sh OUTDIR [tests|examples|bench|all]...
+#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|all]...
 # Needs the CUTLASS headers in .deps/cutlass (carry it) or CUTLASS_DIR.
+# Kernels compiled on an earlier machine of the same kind come back as OUTDIR/kernel-cache.tgz;
+# carry it as .gpu-cache/kernel-cache.tgz and they are not compiled again.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: gpu_run.sh OUTDIR [parts...]}
@@ -33,11 +35,28 @@ step() {
 }
 
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; $PY --version; } 2>&1 | tee -a "$OUT/all.log"
+if [ -f .gpu-cache/kernel-cache.tgz ]; then
+  mkdir -p "$TILECRAFT_CACHE_DIR" && tar -xzf .gpu-cache/kernel-cache.tgz -C "$TILECRAFT_CACHE_DIR" &&
+    echo "seeded the kernel cache with $(find "$TILECRAFT_CACHE_DIR" -name module.so | wc -l) modules"
+fi
+save_cache() {
+  [ -d "$TILECRAFT_CACHE_DIR" ] && tar -czf "$OUT/kernel-cache.tgz" -C "$TILECRAFT_CACHE_DIR" . &&
+    echo "saved $(find "$TILECRAFT_CACHE_DIR" -name module.so | wc -l) modules to kernel-cache.tgz"
+}
+trap save_cache EXIT
 step setup bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 
 if want tests; then
   step ctest ctest --test-dir "$TILECRAFT_BUILD_DIR" --output-on-failure -j 4
-  step pytest $PY -X faulthandler -m pytest tests/python -rs -v -x --durations=15
+  step pytest $PY -X faulthandler -m pytest tests/python -rs -v -x --durations=15 \
+    --ignore=tests/python/gpu90
+fi
+if want tests90; then
+  step pytest90 $PY -X faulthandler -m pytest tests/python/gpu90 -rs -v --durations=15
+fi
+if want sanitizer; then
+  step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 \
+    $PY -m pytest tests/python/gpu90 -m sanitizer -rs -q
 fi
 if want examples; then
   step example_cpp "$TILECRAFT_BUILD_DIR/examples/cpp/gemm_seed004"
@@ -46,6 +65,12 @@ if want examples; then
 fi
 if want bench; then
   for b in bench/bench_*.py; do
+    [[ $b == bench/bench_sm90_* ]] && continue
+    step "$(basename "$b" .py)" $PY "$b"
+  done
+fi
+if want bench90; then
+  for b in bench/bench_sm90_*.py; do
     step "$(basename "$b" .py)" $PY "$b"
   done
 fi
