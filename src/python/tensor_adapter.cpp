@@ -7,6 +7,10 @@ namespace {
 
 namespace dl = nb::dlpack;
 
+// DLPack 1.1 type codes of the fp8 formats torch exports (float8_e4m3fn, float8_e5m2).
+constexpr uint8_t kDLFloat8E4M3FN = 10;
+constexpr uint8_t kDLFloat8E5M2 = 12;
+
 std::string dtype_text(const dl::dtype& t) {
   const char* code = "?";
   switch (static_cast<dl::dtype_code>(t.code)) {
@@ -29,6 +33,8 @@ std::string dtype_text(const dl::dtype& t) {
       code = "bool";
       break;
     default:
+      if (t.code == kDLFloat8E4M3FN) return "float8_e4m3fn";
+      if (t.code == kDLFloat8E5M2) return "float8_e5m2";
       break;
   }
   return std::string(code) + std::to_string(t.bits);
@@ -56,17 +62,26 @@ TensorView to_tensor_view(const char* name, const nb::ndarray<>& array) {
     view.dtype = DataType::u8;
   else if (code == dl::dtype_code::Int && t.bits == 32)
     view.dtype = DataType::s32;
+  else if (t.code == kDLFloat8E4M3FN && t.bits == 8)
+    view.dtype = DataType::e4m3;
+  else if (t.code == kDLFloat8E5M2 && t.bits == 8)
+    view.dtype = DataType::e5m2;
   else {
     throw Error(Status::invalid(who + ": dtype " + dtype_text(t) +
                                 " is not a GEMM element type (float64, float32, float16, "
-                                "bfloat16, int8, uint8, int32)"));
+                                "bfloat16, int8, uint8, int32, float8_e4m3fn, float8_e5m2)"));
   }
   const int rank = static_cast<int>(array.ndim());
-  if (rank < 1 || rank > TensorView::kMaxRank) {
-    throw Error(Status::invalid(who + ": expected a tensor of rank 1 to 4, got rank " +
+  if (rank > TensorView::kMaxRank) {
+    throw Error(Status::invalid(who + ": expected a tensor of rank 0 to 4, got rank " +
                                 std::to_string(rank)));
   }
-  view.rank = rank;
+  if (rank == 0) {  // a scalar tensor (a scale): one element
+    view.rank = 1;
+    view.shape[0] = 1;
+    view.strides[0] = 1;
+  }
+  if (rank > 0) view.rank = rank;
   for (int i = 0; i < rank; ++i) {
     view.shape[i] = static_cast<int64_t>(array.shape(i));
     view.strides[i] = static_cast<int64_t>(array.stride(i));
