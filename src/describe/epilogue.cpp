@@ -240,6 +240,17 @@ Status validate_epilogue_params(const EpilogueFunctor& functor, const EpiloguePa
     return Status::invalid("output_op: alpha and beta must be finite, got alpha=" +
                            std::to_string(params.alpha) + ", beta=" + std::to_string(params.beta));
   }
+  if (is_integer(functor.element_epilogue)) {
+    for (const auto& [what, value] : {std::pair{"alpha", params.alpha}, {"beta", params.beta}}) {
+      if (value != std::trunc(value) || std::fabs(value) > 2147483647.0) {
+        return Status::invalid(std::string("output_op: ") + what + " is computed in " +
+                               std::string(long_name(functor.element_epilogue)) +
+                               " by this epilogue; expected a whole number in int32's range, "
+                               "got " +
+                               std::to_string(value));
+      }
+    }
+  }
   return Status::ok();
 }
 

@@ -125,6 +125,12 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   TILECRAFT_RETURN_IF_ERROR(cuda_device_available());
   auto info = current_device_info();
   if (!info) return info.status();
+  if (d.arch == 90 && info->compute_capability != 90) {
+    return Status::unsupported(operation.procedural_name() +
+                               " is built for sm_90a (TMA and wgmma), which runs on compute "
+                               "capability 9.0 only; " +
+                               info->name + " has " + std::to_string(info->compute_capability));
+  }
   if (info->compute_capability < d.arch) {
     return Status::unsupported(operation.procedural_name() +
                                " needs compute capability >= " + std::to_string(d.arch) + "; " +
