@@ -44,6 +44,7 @@ save_cache() {
     echo "saved $(find "$TILECRAFT_CACHE_DIR" -name module.so | wc -l) modules to kernel-cache.tgz"
 }
 trap save_cache EXIT
+trap 'exit 124' TERM
 step setup bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 
 if want tests; then
@@ -60,6 +61,7 @@ if want sanitizer; then
 fi
 if want examples; then
   step example_cpp "$TILECRAFT_BUILD_DIR/examples/cpp/gemm_seed004"
+  step example_cpp_sm90 "$TILECRAFT_BUILD_DIR/examples/cpp/gemm_sm90_bias_gelu"
   step example_quickstart $PY examples/python/quickstart.py
   step example_seed004 $PY -W always examples/python/seed004_readme.py
 fi
