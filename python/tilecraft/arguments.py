@@ -1,6 +1,7 @@
 """GemmArguments (seed 002, "GEMM Arguments")."""
 
 import difflib
+import numbers
 import warnings
 
 from tilecraft import _core
@@ -120,9 +121,12 @@ def _integer(name, value):
 
 def _scale(name, value):
     """A per-tensor scale: None, a number, or a tensor (passed through for the C++ checks)."""
-    if value is None or isinstance(value, float):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise TypeError(f"{name}: expected a float or a one-element float32 CUDA tensor, got "
+                        f"{value!r}")
+    if isinstance(value, numbers.Real):  # float, int, numpy scalars
         return float(value)
     return _tensor_like(name, value)
 

@@ -226,7 +226,9 @@ Status validate_epilogue_params(const EpilogueFunctor& functor, const EpiloguePa
              ? "(" + std::string(to_string(functor.activation)) + ")"
              : std::string()) +
         " takes alpha, beta" +
-        (expected ? " and " + std::to_string(expected) + " activation argument" : "") + "; got " +
+        (expected ? " and " + std::to_string(expected) + " activation argument" +
+                         (expected > 1 ? "s" : "")
+                   : "") + "; got " +
         std::to_string(params.activation_args.size()) + " activation argument(s)");
   }
   if (functor.activation == Activation::clamp &&

@@ -63,11 +63,6 @@ Status check_epilogue(const GemmDescription& d) {
                            ") operands carry per-tensor scales; describe the epilogue with "
                            "scales=True (pass 1.0 for a unit scale)");
   }
-  if (is_fp8(e.element_output) && !e.fusion.per_tensor_scales) {
-    return Status::invalid("epilogue_functor: an fp8 (" + name(e.element_output) +
-                           ") output needs per-tensor scales (scales=True): D = scale_d * act(Z) "
-                           "is how fp8 outputs keep their range");
-  }
   if (e.fusion.per_tensor_scales && !is_fp8(a)) {
     return Status::unsupported("epilogue_functor: per-tensor scales are for fp8 operands; got " +
                                name(a));
@@ -120,23 +115,28 @@ Status validate_sm90_gemm(const GemmDescription& d) {
   TILECRAFT_RETURN_IF_ERROR(check_output_type(d));
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(d));
   if (d.swizzle == Swizzle::BatchedIdentitySwizzle && d.tile.tile_scheduler == TileScheduler::StreamK) {
-    return Status::unsupported("swizzling_functor: BatchedIdentitySwizzle with stream-K");
+    return Status::unsupported(
+        "swizzling_functor: BatchedIdentitySwizzle does not combine with the StreamK tile "
+        "scheduler, which orders batches itself; use IdentitySwizzle1 (or 2/4/8)");
   }
   const int bytes_c = size_in_bits(d.C.element) / 8;
-  if (d.tile.stages != 0) {
-    const auto& shape = d.tile.threadblock_shape;
-    const int mainloop = d.tile.stages * shape[2] *
-                         (shape[0] * size_in_bits(math.element_a) / 8 +
-                          shape[1] * size_in_bits(math.element_b) / 8);
-    const int epilogue = sm90_epilogue_reserve_bytes(d.tile, bytes_c, bytes_c);
-    if (mainloop + epilogue > kMaxSharedMemoryBytesSm90) {
-      return Status::invalid("tile_description: " + std::to_string(d.tile.stages) +
-                             " stages take " + std::to_string(mainloop / 1024) +
-                             " KiB of shared memory and the epilogue about " +
-                             std::to_string(epilogue / 1024) + " KiB; SM90 allows " +
-                             std::to_string(kMaxSharedMemoryBytesSm90 / 1024) +
-                             " KiB: use fewer stages or stages=0 (as many as fit)");
-    }
+  const auto& shape = d.tile.threadblock_shape;
+  const int stage_bytes = shape[2] * (shape[0] * size_in_bits(math.element_a) / 8 +
+                                      shape[1] * size_in_bits(math.element_b) / 8);
+  const int epilogue = sm90_epilogue_reserve_bytes(d.tile, bytes_c, bytes_c);
+  // stages == 0 takes as many as fit beside the epilogue; the mainloop needs at least two.
+  const int stages = d.tile.stages == 0 ? 2 : d.tile.stages;
+  if (stages * stage_bytes + epilogue > kMaxSharedMemoryBytesSm90) {
+    return Status::invalid(
+        "tile_description: " + std::to_string(stages) + " stages of threadblock_shape [" +
+        std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
+        std::to_string(shape[2]) + "] take " + std::to_string(stages * stage_bytes / 1024) +
+        " KiB of shared memory and the " + name(d.C.element) + " epilogue about " +
+        std::to_string(epilogue / 1024) + " KiB; SM90 allows " +
+        std::to_string(kMaxSharedMemoryBytesSm90 / 1024) + " KiB" +
+        (d.tile.stages == 0 ? std::string(" (stages=0 needs room for at least two stages): use "
+                                          "a smaller tile K or tile")
+                            : std::string(": use fewer stages or stages=0 (as many as fit)")));
   }
   return Status::ok();
 }

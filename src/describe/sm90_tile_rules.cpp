@@ -75,6 +75,12 @@ Status validate_sm90_tile(const TileDescription& tile) {
   }
   const KernelSchedule kernel = tile.kernel_schedule;
   const bool cooperative = kernel == KernelSchedule::TmaWarpSpecializedCooperative;
+  if (tile.tile_scheduler == TileScheduler::StreamK && shape[0] % 128 != 0) {
+    return Status::invalid(who + "tile_scheduler StreamK runs with the cooperative schedule, "
+                                 "whose two consumer warpgroups need threadblock M 128 or 256; "
+                                 "got " +
+                           std::to_string(shape[0]));
+  }
   if (cooperative && shape[0] % 128 != 0) {
     return Status::invalid(who + "kernel_schedule TmaWarpSpecializedCooperative splits the tile's "
                                  "M over two consumer warpgroups of 64 rows; threadblock M must "

@@ -90,7 +90,12 @@ inline int sm_count(int device) {
   return count;
 }
 
-inline std::string check_args(const tc_gemm_args& a, const EntryTraits& t) {
+inline std::string check_args(const tc_gemm_args* args, const EntryTraits& t) {
+  if (args == nullptr) return "null arguments";
+  const tc_gemm_args& a = *args;
+  if (a.A == nullptr || a.B == nullptr || a.D == nullptr) {
+    return std::string(a.A == nullptr ? "A" : a.B == nullptr ? "B" : "D") + ": null pointer";
+  }
   if (a.m <= 0 || a.n <= 0 || a.k <= 0) {
     return problem_text(a) + ": M, N and K must be positive";
   }
@@ -171,7 +176,7 @@ inline int current_device() {
 template <class Gemm, class Fill>
 int32_t can_implement(const tc_gemm_args* a, const EntryTraits& t, Fill fill, char* error,
                       size_t capacity) {
-  std::string why = check_args(*a, t);
+  std::string why = check_args(a, t);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   auto arguments = make_arguments<Gemm>(*a, t, fill, current_device());
   cutlass::Status status = Gemm::can_implement(arguments);
@@ -187,7 +192,7 @@ int32_t can_implement(const tc_gemm_args* a, const EntryTraits& t, Fill fill, ch
 
 template <class Gemm, class Fill>
 size_t workspace_size(const tc_gemm_args* a, const EntryTraits& t, Fill fill) {
-  if (!check_args(*a, t).empty()) return 0;
+  if (!check_args(a, t).empty()) return 0;
   return Gemm::get_workspace_size(make_arguments<Gemm>(*a, t, fill, current_device()));
 }
 
@@ -215,7 +220,7 @@ inline std::string cutlass_failure(const char* what, cutlass::Status status) {
 template <class Gemm, class Fill>
 int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* workspace, void* stream,
             char* error, size_t capacity) {
-  std::string why = check_args(*a, t);
+  std::string why = check_args(a, t);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   const int device = current_device();
   cudaStream_t s = static_cast<cudaStream_t>(stream);

@@ -1,5 +1,6 @@
 #include "epilogue_operands.hpp"
 
+#include <cmath>
 #include <string>
 
 namespace tilecraft::detail {
@@ -37,7 +38,13 @@ Status check_scale(const char* which, const ScaleArgument& scale, bool required)
     }
     return Status::ok();
   }
-  if (!scale.tensor.data) return Status::ok();
+  if (!scale.tensor.data) {
+    if (!std::isfinite(scale.value)) {
+      return Status::invalid(std::string(which) + ": expected a finite scale, got " +
+                             std::to_string(scale.value));
+    }
+    return Status::ok();
+  }
   const TensorView& t = scale.tensor;
   if (t.dtype != DataType::f32 || t.numel() != 1 || t.device != DeviceKind::kCuda) {
     return Status::invalid(std::string(which) +

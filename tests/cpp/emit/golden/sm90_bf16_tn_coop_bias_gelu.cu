@@ -1,0 +1,69 @@
+// <module_abi.h>
+
+// ---- tilecraft generated module: 1 GEMM entry (CUTLASS 3.x GemmUniversalAdapter, SM90)
+// <SM90 includes>
+// <SM90 adapters>
+
+// ---- entry 0: tilecraft_sm90_tensorop_gemm_bf16bf16_f32acc_bf16_128x128x64_c1x1x1_s0_coop_tnt_align8x8x8_gelu_bcol_bf16
+namespace tc_entry_0 {
+using ElementA = cutlass::bfloat16_t;
+using LayoutA = cutlass::layout::RowMajor;
+constexpr int AlignmentA = 8;
+using ElementB = cutlass::bfloat16_t;
+using LayoutB = cutlass::layout::ColumnMajor;
+constexpr int AlignmentB = 8;
+using ElementC = cutlass::bfloat16_t;
+using ElementD = ElementC;
+using LayoutC = cutlass::layout::RowMajor;
+constexpr int AlignmentC = 8;
+using ElementAccumulator = float;
+using ElementCompute = float;
+using ElementBias = cutlass::bfloat16_t;
+using TileShape = cute::Shape<cute::_128, cute::_128, cute::_64>;
+using ClusterShape = cute::Shape<cute::_1, cute::_1, cute::_1>;
+using FusionOp = cutlass::epilogue::fusion::LinCombPerColBiasEltAct<cutlass::epilogue::thread::GELU, ElementD, ElementCompute, ElementBias, ElementC, ElementCompute>;
+using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+    cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, ElementCompute,
+    ElementC, LayoutC, AlignmentC, ElementD, LayoutC, AlignmentC,
+    cutlass::epilogue::TmaWarpSpecializedCooperative, FusionOp>::CollectiveOp;
+using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, AlignmentA,
+    ElementB, LayoutB, AlignmentB, ElementAccumulator, TileShape, ClusterShape,
+    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
+    cutlass::gemm::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,
+    CollectiveMainloop, CollectiveEpilogue, cutlass::gemm::PersistentScheduler>;
+using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+constexpr tc_sm90::EntryTraits kTraits{1, 0, false, true, false, 0};
+using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);
+inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {
+  f.alpha = ElementCompute(a.alpha);
+  f.beta = ElementCompute(a.beta);
+  f.bias_ptr = static_cast<const ElementBias*>(a.bias);
+  cute::get<2>(f.dBias) = a.batch_stride_bias;
+}
+}  // namespace tc_entry_0
+static int32_t tc_can_implement_0(const tc_gemm_args* args, char* error, size_t capacity) {
+  return tc_sm90::can_implement<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion, error, capacity);
+}
+static size_t tc_workspace_size_0(const tc_gemm_args* args) {
+  return tc_sm90::workspace_size<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion);
+}
+static int32_t tc_run_0(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+    size_t capacity) {
+  return tc_sm90::run<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion, workspace, stream, error, capacity);
+}
+
+// ---- the module table
+static const tc_kernel_entry tc_entries[] = {
+    {"tilecraft_sm90_tensorop_gemm_bf16bf16_f32acc_bf16_128x128x64_c1x1x1_s0_coop_tnt_align8x8x8_gelu_bcol_bf16",
+     "kind=universal;arch=90;op_class=TensorOp;inst_shape=64x128x16;math_operation=multiply_add;element_a=bf16;element_b=bf16;element_c=bf16;element_accumulator=f32;layout_a=RowMajor;layout_b=ColumnMajor;layout_c=RowMajor;alignment_a=8;alignment_b=8;alignment_c=8;tile=128x128x64;stages=0;warps=0x0x0;epilogue=LinearCombinationGeneric;element_epilogue=f32;epilogue_vector=8;activation=gelu;swizzle=IdentitySwizzle1;cluster=1x1x1;kernel_schedule=TmaWarpSpecializedCooperative;epilogue_schedule=TmaWarpSpecializedCooperative;tile_scheduler=Persistent;bias=per_column;element_bias=bf16;aux=none;scales=none",
+     &tc_can_implement_0, &tc_workspace_size_0, &tc_run_0},
+};
+
+extern "C" __attribute__((visibility("default"))) const tc_module_table*
+tilecraft_module_table(void) {
+  static const tc_module_table table = {TILECRAFT_ABI_VERSION, 1u, tc_entries};
+  return &table;
+}

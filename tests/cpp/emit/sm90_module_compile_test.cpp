@@ -1,0 +1,365 @@
+// Compile tests of the SM90 GEMM emitter: emitted CUTLASS 3.x modules are compiled by nvcc for
+// sm_90a, dlopen'ed (no GPU needed) and their ABI table is checked: version, entries, names,
+// metadata, and can_implement on good and bad problems (checked on the host; without a GPU the
+// SM count is 0, which can_implement does not use). Each module's compile time is printed.
+//
+// By default (CI) one module is compiled (about two minutes on two cores): bf16 TN, cooperative,
+// with a column-bias + gelu epilogue. The full set, tf32, fp8 (scaled, fast accumulation, and an
+// fp8 output), int8, an aux output, stream-K and ping-pong, runs with
+//   TILECRAFT_FULL_COMPILE_TESTS=1 ./tilecraft_tests --gtest_filter='Sm90ModuleCompile*'
+// (TILECRAFT_COMPILE_TESTS_ONLY=<part of a module name> narrows it). SM90 modules are compiled
+// one at a time (each nvcc takes gigabytes) unless TILECRAFT_COMPILE_JOBS is set; nvcc and the
+// CUTLASS headers come from tilecraft::settings() (TILECRAFT_NVCC, TILECRAFT_CUTLASS_DIR).
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "emit/sm90_test_descriptions.hpp"
+#include "tilecraft/abi/module_abi.h"
+#include "tilecraft/core/settings.hpp"
+#include "tilecraft/emit/gemm_emitter.hpp"
+
+namespace tilecraft::emit {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace tilecraft::sm90_test;
+
+struct ModuleSpec {
+  std::string name;
+  std::vector<GemmEntry> entries;
+};
+
+struct CompiledModule {
+  fs::path library;
+  double seconds = 0;
+  int exit_code = -1;
+  std::string log;
+};
+
+bool full_compile_tests() {
+  const char* value = std::getenv("TILECRAFT_FULL_COMPILE_TESTS");
+  return value != nullptr && std::string(value) == "1";
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The flags tilecraft's own builds use (compile/toolchain.cpp), for sm_90a.
+CompiledModule compile_module(const fs::path& dir, const ModuleSpec& spec) {
+  const fs::path source = dir / (spec.name + ".cu");
+  CompiledModule result;
+  result.library = dir / (spec.name + ".so");
+  std::ofstream(source) << emit_gemm_module(spec.entries);
+  const std::string cutlass = settings().cutlass_dir;
+  std::vector<std::string> args = {settings().nvcc,
+                                   "-std=c++17",
+                                   "-O3",
+                                   "-DNDEBUG",
+                                   "--expt-relaxed-constexpr",
+                                   "-Xcompiler=-fPIC",
+                                   "-Xcompiler=-fvisibility=hidden",
+                                   "-shared",
+                                   "--cudart=shared",
+                                   "-I" + cutlass + "/include",
+                                   "-I" + cutlass + "/tools/util/include"};
+  for (const std::string& flag : gemm_module_arch_flags(90)) args.push_back(flag);
+  args.insert(args.end(), {"-o", result.library.string(), source.string()});
+  std::string command;
+  for (const std::string& arg : args) command += shell_quote(arg) + " ";
+  command += "2>&1";
+  const auto start = std::chrono::steady_clock::now();
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof(buffer), pipe)) result.log.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "[ compile  ] " << spec.name << " (" << spec.entries.size()
+            << (spec.entries.size() == 1 ? " entry" : " entries") << ", sm_90a): " << result.seconds
+            << " s, exit " << result.exit_code << std::endl;
+  return result;
+}
+
+std::vector<CompiledModule> compile_modules(const fs::path& dir,
+                                            const std::vector<ModuleSpec>& specs) {
+  const int jobs = std::getenv("TILECRAFT_COMPILE_JOBS") ? std::max(1, settings().compile_jobs) : 1;
+  std::vector<CompiledModule> results(specs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < specs.size(); i = next++)
+      results[i] = compile_module(dir, specs[i]);
+  };
+  std::vector<std::thread> others;
+  for (int j = 1; j < jobs && static_cast<size_t>(j) < specs.size(); ++j)
+    others.emplace_back(worker);
+  worker();
+  for (std::thread& t : others) t.join();
+  return results;
+}
+
+class Module {
+ public:
+  explicit Module(const fs::path& path) : handle_(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {}
+  ~Module() {
+    if (handle_ != nullptr) dlclose(handle_);
+  }
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  const tc_module_table* table() const {
+    if (handle_ == nullptr) return nullptr;
+    auto fn = reinterpret_cast<tc_module_table_fn>(dlsym(handle_, TILECRAFT_MODULE_TABLE_SYMBOL));
+    return fn != nullptr ? fn() : nullptr;
+  }
+
+ private:
+  void* handle_;
+};
+
+// Stand-in addresses for can_implement, which checks shapes, strides and alignment but reads no
+// memory: 256-byte aligned and never dereferenced.
+alignas(256) unsigned char g_dummy[256];
+
+int64_t leading_dimension(Layout layout, int rows, int cols) {
+  return layout == Layout::RowMajor ? cols : rows;
+}
+
+// A problem the entry can run: tight leading dimensions, the operands its epilogue needs.
+tc_gemm_args problem(const GemmDescription& d, int m, int n, int k) {
+  tc_gemm_args a{};
+  a.mode = TC_GEMM_MODE_GEMM;
+  a.m = m;
+  a.n = n;
+  a.k = k;
+  a.batch_count = 1;
+  a.A = a.B = a.C = g_dummy;
+  a.D = g_dummy;
+  a.lda = leading_dimension(d.A.layout, m, k);
+  a.ldb = leading_dimension(d.B.layout, k, n);
+  a.ldc = a.ldd = leading_dimension(d.C.layout, m, n);
+  a.alpha = 1.0;
+  a.beta = 0.5;
+  a.num_activation_args = activation_argument_count(d.epilogue.activation);
+  a.activation_args[0] = d.epilogue.activation == Activation::clamp ? -1.0 : 0.1;
+  a.activation_args[1] = 1.0;
+  const EpilogueFusion& f = d.epilogue.fusion;
+  if (f.bias != BiasKind::none) a.bias = g_dummy;
+  if (f.aux_output) {
+    a.aux = g_dummy;
+    a.ldaux = a.ldd;
+  }
+  a.scale_a = a.scale_b = a.scale_c = a.scale_d = 1.0;
+  return a;
+}
+
+struct Verdict {
+  int32_t status;
+  std::string text;
+};
+
+Verdict can_implement(const tc_kernel_entry& entry, const tc_gemm_args& args) {
+  char error[512] = "";
+  const int32_t status = entry.can_implement(&args, error, sizeof(error));
+  return {status, error};
+}
+
+// Compiles the modules and checks each table against its specification; returns the tables'
+// owners so a test can probe further.
+std::vector<std::unique_ptr<Module>> compile_and_check(const std::vector<ModuleSpec>& specs) {
+  std::vector<std::unique_ptr<Module>> modules;
+  const fs::path dir =
+      fs::temp_directory_path() / ("tilecraft-sm90-compile-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::vector<CompiledModule> compiled = compile_modules(dir, specs);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    SCOPED_TRACE(specs[i].name);
+    const CompiledModule& result = compiled[i];
+    EXPECT_EQ(result.exit_code, 0) << "nvcc failed; source kept in " << dir << "\n" << result.log;
+    modules.push_back(std::make_unique<Module>(result.library));
+    if (result.exit_code != 0) continue;
+    const tc_module_table* table = modules.back()->table();
+    if (table == nullptr) {
+      const char* why = dlerror();
+      ADD_FAILURE() << "no module table in " << result.library << ": " << (why ? why : "");
+      continue;
+    }
+    EXPECT_EQ(table->abi_version, uint32_t(TILECRAFT_ABI_VERSION));
+    if (table->num_entries != specs[i].entries.size()) {
+      ADD_FAILURE() << "module has " << table->num_entries << " entries, expected "
+                    << specs[i].entries.size();
+      continue;
+    }
+    for (size_t e = 0; e < specs[i].entries.size(); ++e) {
+      const GemmDescription& d = specs[i].entries[e].description;
+      const tc_kernel_entry& entry = table->entries[e];
+      SCOPED_TRACE(entry.name);
+      EXPECT_EQ(std::string(entry.name), entry_name(specs[i].entries[e]));
+      EXPECT_NE(std::string(entry.metadata).find("arch=90;"), std::string::npos);
+      const Verdict good = can_implement(entry, problem(d, 256, 256, 512));
+      EXPECT_EQ(good.status, TC_OK) << good.text;
+      const Verdict negative = can_implement(entry, problem(d, -1, 256, 512));
+      EXPECT_EQ(negative.status, TC_ERROR_INVALID_ARGUMENT);
+      EXPECT_NE(negative.text.find("M, N and K must be positive"), std::string::npos)
+          << negative.text;
+      tc_gemm_args array = problem(d, 256, 256, 512);
+      array.mode = TC_GEMM_MODE_ARRAY;
+      EXPECT_NE(can_implement(entry, array).text.find("SM90 kernels run Gemm"), std::string::npos);
+      tc_gemm_args args = problem(d, 256, 256, 512);
+      args.num_activation_args = 3;
+      EXPECT_EQ(can_implement(entry, args).status, TC_ERROR_INVALID_ARGUMENT);
+      args = problem(d, 256, 256, 512);
+      args.batch_count = 2;  // serial split-K
+      const Verdict split = can_implement(entry, args);
+      if (d.tile.tile_scheduler == TileScheduler::StreamK) {
+        EXPECT_EQ(split.status, TC_OK) << split.text;
+      } else {
+        EXPECT_NE(split.text.find("split_k_slices 2: serial split-K on SM90 needs a kernel built "
+                                  "with tile_scheduler StreamK"),
+                  std::string::npos)
+            << split.text;
+      }
+      if (d.epilogue.fusion.bias != BiasKind::none) {
+        args = problem(d, 256, 256, 512);
+        args.bias = nullptr;
+        EXPECT_EQ(can_implement(entry, args).text, "bias: the kernel adds a bias vector; got none");
+      }
+      if (d.epilogue.fusion.aux_output) {
+        args = problem(d, 256, 256, 512);
+        args.aux = nullptr;
+        EXPECT_EQ(can_implement(entry, args).text,
+                  "aux: the kernel writes an aux output; got none");
+      }
+      // TMA: a row-major A's K must be a multiple of its 16-byte alignment.
+      if (d.A.layout == Layout::RowMajor) {
+        args = problem(d, 256, 256, 512 + d.A.alignment / 2);
+        const Verdict ragged = can_implement(entry, args);
+        EXPECT_EQ(ragged.status, TC_ERROR_INVALID_ARGUMENT) << ragged.text;
+        EXPECT_NE(ragged.text.find("CUTLASS can_implement"), std::string::npos) << ragged.text;
+      }
+    }
+  }
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+  return modules;
+}
+
+void skip_without_toolchain() {
+  if (access(settings().nvcc.c_str(), X_OK) != 0) GTEST_SKIP() << "no nvcc at " << settings().nvcc;
+  if (!fs::exists(fs::path(settings().cutlass_dir) / "include/cutlass/cutlass.h")) {
+    GTEST_SKIP() << "no CUTLASS headers under '" << settings().cutlass_dir << "'";
+  }
+  if (!fs::exists(fs::path(settings().cutlass_dir) /
+                  "include/cutlass/gemm/collective/collective_builder.hpp")) {
+    GTEST_SKIP() << "the CUTLASS headers under '" << settings().cutlass_dir
+                 << "' have no 3.x collective builders";
+  }
+}
+
+// The CI module, compiled once per process for the tests that probe it.
+struct CiModule {
+  GemmDescription description = bf16_tn_coop_bias_gelu();
+  std::vector<std::unique_ptr<Module>> modules;
+  bool ok = false;
+};
+
+const CiModule& ci_module() {
+  static CiModule* module = [] {
+    auto* m = new CiModule;
+    m->modules = compile_and_check({{"sm90_bf16_tn_coop_bias_gelu", {{m->description}}}});
+    m->ok = !::testing::Test::HasFailure() && m->modules[0]->table() != nullptr;
+    return m;
+  }();
+  return *module;
+}
+
+TEST(Sm90ModuleCompile, CiModule) {
+  skip_without_toolchain();
+  if (::testing::Test::IsSkipped()) return;
+  const CiModule& ci = ci_module();
+  ASSERT_TRUE(ci.ok) << "the module did not compile or load";
+  const GemmDescription& d = ci.description;
+  const tc_kernel_entry& entry = ci.modules[0]->table()->entries[0];
+  // N is D's (and C's) contiguous extent: TMA needs a multiple of 8 bf16.
+  tc_gemm_args args = problem(d, 128, 100, 64);
+  args.ldc = args.ldd = 104;
+  const Verdict ragged_n = can_implement(entry, args);
+  EXPECT_EQ(ragged_n.status, TC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(ragged_n.text.find("problem size 128x100x64: CUTLASS can_implement"), std::string::npos)
+      << ragged_n.text;
+  // Batched problems are served.
+  args = problem(d, 128, 128, 64);
+  args.mode = TC_GEMM_MODE_BATCHED;
+  args.batch_count = 3;
+  args.batch_stride_A = args.batch_stride_B = args.batch_stride_C = args.batch_stride_D =
+      int64_t(128) * 128;
+  EXPECT_EQ(can_implement(entry, args).status, TC_OK) << can_implement(entry, args).text;
+  args.batch_count = 70000;
+  EXPECT_EQ(can_implement(entry, args).text, "batch_count 70000 is outside [1, 65535]");
+  // The metadata names what the kernel was built with.
+  EXPECT_NE(std::string(entry.metadata).find("kernel_schedule=TmaWarpSpecializedCooperative;"),
+            std::string::npos);
+  EXPECT_NE(std::string(entry.metadata).find("bias=per_column;element_bias=bf16;"),
+            std::string::npos);
+}
+
+// A null tc_gemm_args is refused (TC_ERROR_INVALID_ARGUMENT, workspace 0), as the SM80 adapters
+// do. The calls run in a forked child (gtest's "fast" death-test style, which reuses the module
+// compiled in this process), so that a crash would fail only this test.
+TEST(Sm90ModuleCompile, NullArgumentsAreRefused) {
+  skip_without_toolchain();
+  if (::testing::Test::IsSkipped()) return;
+  const CiModule& ci = ci_module();
+  ASSERT_TRUE(ci.ok) << "the module did not compile or load";
+  const tc_kernel_entry& entry = ci.modules[0]->table()->entries[0];
+  EXPECT_EXIT(
+      {
+        char error[128] = "";
+        const bool refused =
+            entry.can_implement(nullptr, error, sizeof error) == TC_ERROR_INVALID_ARGUMENT;
+        const bool no_workspace = entry.workspace_size(nullptr) == 0;
+        std::exit(refused && no_workspace ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(Sm90ModuleCompile, FullSet) {
+  if (!full_compile_tests()) {
+    GTEST_SKIP() << "set TILECRAFT_FULL_COMPILE_TESTS=1 to compile SM90 modules for tf32, fp8, "
+                    "int8, aux outputs, stream-K and ping-pong";
+  }
+  skip_without_toolchain();
+  if (::testing::Test::IsSkipped()) return;
+  std::vector<ModuleSpec> specs = {
+      {"sm90_tf32_tn_stages4_cluster1x2", {{tf32_tn_stages4_cluster1x2()}}},
+      {"sm90_fp8_scaled_fast_accum", {{fp8_scaled_fast_accum()}}},
+      {"sm90_fp8_out_e4m3_e5m2_relu", {{fp8_out_e4m3_e5m2_relu()}}},
+      {"sm90_int8_tn_s8_out", {{int8_tn_s8_out()}}},
+      {"sm90_f16_aux_gelu_tanh", {{f16_aux_gelu_tanh()}}},
+      {"sm90_bf16_nt_stream_k", {{bf16_nt_stream_k()}}},
+      {"sm90_f16_acc_pingpong_clamp", {{f16_acc_pingpong_clamp()}}},
+  };
+  if (const char* only = std::getenv("TILECRAFT_COMPILE_TESTS_ONLY")) {
+    std::erase_if(specs,
+                  [&](const ModuleSpec& s) { return s.name.find(only) == std::string::npos; });
+  }
+  (void)compile_and_check(specs);
+}
+
+}  // namespace
+}  // namespace tilecraft::emit
