@@ -39,11 +39,13 @@ def variants(candidates, m, n, k, sm_count):
     stream-K kernel at serial split-K 2..16 when 128x128 tiles do not fill the GPU."""
     out = [(cid, op, 1) for cid, op in candidates]
     tiles = math.ceil(m / 128) * math.ceil(n / 128)
-    stream_k = [op for cid, op in candidates if cid == sc.STREAM_K_ID]
-    if stream_k and tiles < sm_count:
-        for split in SPLITS:
-            if k // split >= 128:
-                out.append((f"{sc.STREAM_K_ID}/split{split}", stream_k[0], split))
+    if tiles < sm_count:
+        for cid, op in candidates:
+            if cid not in sc.STREAM_K_IDS:
+                continue
+            for split in SPLITS:
+                if k // split >= 128:
+                    out.append((f"{cid}/split{split}", op, split))
     return out
 
 
@@ -69,7 +71,7 @@ def main():
         return 1
     for cid, op in candidates:
         print(f"candidate {cid}: {sc.label(op)}")
-    print(f"variants: {sc.STREAM_K_ID}/splitS = the stream-K kernel with split_k_slices=S "
+    print(f"variants: <stream-K kernel>/splitS = a stream-K kernel with split_k_slices=S "
           f"(serial split-K), tried for S in {SPLITS} where 128x128 tiles < SMs")
     print(f"shapes: {len(shapes)} (M x N x K)")
     failed = sc.compile_ops([op for _, op in candidates], options.own_only)

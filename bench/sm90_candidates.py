@@ -124,8 +124,9 @@ def label(op):
     return name
 
 
-# The id of the stream-K kernel in GEMM_CANDIDATES (split-K variants run on it).
+# The ids of the stream-K kernels in GEMM_CANDIDATES (split-K variants run on them).
 STREAM_K_ID = "k8"
+STREAM_K_IDS = ("k8", "k10")
 
 
 def gemm_candidates():
@@ -146,6 +147,10 @@ def gemm_candidates():
         (STREAM_K_ID, [128, 128, 64], [1, 1, 1], coop,
          {"scheduler": cutlass.TileSchedulerType.StreamK}),
         ("k9", [128, 256, 64], [2, 1, 1], coop, {"swizzle": cutlass.IdentitySwizzle8}),
+        ("k10", [128, 256, 64], [2, 1, 1], coop, {"scheduler": cutlass.TileSchedulerType.StreamK}),
+        ("k11", [64, 32, 128], [1, 1, 1], pp, {}),
+        ("k12", [128, 128, 64], [2, 1, 1], coop, {}),
+        ("k13", [64, 64, 128], [1, 1, 1], pp, {}),
     ]
     return [(cid, _sm90_op(BF, 16, shape, cluster, schedule, **kw))
             for cid, shape, cluster, schedule, kw in specs]
@@ -167,6 +172,8 @@ def fused_candidates():
         ("f1", [128, 256, 64], [2, 1, 1], coop),
         ("f2", [256, 128, 64], [2, 1, 1], coop),
         ("f3", [128, 128, 64], [2, 1, 1], pp),
+        ("f4", [128, 256, 64], [1, 2, 1], coop),
+        ("f5", [256, 128, 64], [1, 2, 1], coop),
     ]
     return [(cid, _sm90_op(BF, 16, shape, cluster, schedule, epilogue=epilogue()))
             for cid, shape, cluster, schedule in specs]
@@ -180,9 +187,14 @@ def fp8_candidates():
     E4 = cutlass.float8_e4m3
     K = cutlass.KernelScheduleType
     coop, pp = K.TmaWarpSpecializedCooperative, K.TmaWarpSpecializedPingpong
+    # Without fast accumulation the mainloop keeps a second set of accumulators (it promotes
+    # partial sums to f32 every few MMAs), so tiles whose accumulators fill the registers spill.
     specs = [
         ("1", [128, 256, 128], [2, 1, 1], coop),
         ("2", [128, 128, 128], [2, 1, 1], pp),
+        ("3", [128, 128, 128], [1, 2, 1], coop),
+        ("4", [128, 128, 128], [2, 1, 1], coop),
+        ("5", [256, 128, 128], [2, 1, 1], coop),
     ]
     out = {}
     for mode, prefix, math_op in (("default", "p", cutlass.MathOperation.multiply_add),
