@@ -1,6 +1,8 @@
-"""SM90 GEMM + bias + GELU (erf) fused in the epilogue, bf16, beside torch's
+"""SM90 GEMM + bias + GELU fused in the epilogue, bf16, beside torch's
 `torch.nn.functional.gelu(torch.addmm(bias, x, w.t()))` in the same process on the same tensors
-(bare torch.matmul and torch.addmm shown for context).
+(bare torch.matmul and torch.addmm shown for context). Both GELU forms: erf (torch's default,
+tilecraft's gelu) and the tanh approximation (approximate='tanh', tilecraft's gelu_tanh), each
+against torch computing the same function.
 
   python bench/bench_sm90_fused.py [--own-only]
 
@@ -36,31 +38,36 @@ def main():
 
     import tilecraft as cutlass
 
-    sc.header("SM90 fused GEMM + bias + GELU(erf), bf16: tilecraft vs torch "
+    sc.header("SM90 fused GEMM + bias + GELU, bf16: tilecraft vs torch "
               "gelu(addmm(bias, x, w.t()))")
-    candidates, describe_error = sc.build_candidates(sc.fused_candidates, "fused")
-    if candidates is None:
+    by_form, describe_error = sc.build_candidates(sc.fused_candidates, "fused")
+    if by_form is None:
         print(f"RESULT: no candidates could be described ({describe_error})")
         return 1
-    for cid, op in candidates:
-        print(f"candidate {cid}: {sc.label(op)} (+ per-column bias, gelu)")
-    failed = sc.compile_ops([op for _, op in candidates], options.own_only)
-    compiled = [(cid, op) for cid, op in candidates if op.procedural_name() not in failed]
+    for form, candidates in by_form.items():
+        for cid, op in candidates:
+            print(f"candidate {cid}: {sc.label(op)} (+ per-column bias, gelu {form})")
+    all_ops = [op for candidates in by_form.values() for _, op in candidates]
+    failed = sc.compile_ops(all_ops, options.own_only)
 
     torch.manual_seed(0)
     sc.gpu_warmup()
     problems, rows = [], []
-    for m, n, k, target in SHAPES:
+    for (m, n, k, target), form in [(s, f) for s in SHAPES for f in by_form]:
+        compiled = [(cid, op) for cid, op in by_form[form]
+                    if op.procedural_name() not in failed]
+        approximate = "none" if form == "erf" else "tanh"
         name = f"{m}x{n}x{k}"
         x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
         bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) * 16
-        ref = F.gelu(torch.matmul(x.float(), w.float().t()) + bias.float())
+        ref = F.gelu(torch.matmul(x.float(), w.float().t()) + bias.float(),
+                     approximate=approximate)
         mm_out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
         holder = {}
 
         def torch_fused():
-            holder["y"] = F.gelu(torch.addmm(bias, x, w.t()))
+            holder["y"] = F.gelu(torch.addmm(bias, x, w.t()), approximate=approximate)
 
         torch_ms = [sc.time_gpu(torch_fused, target_ms=TARGET_MS)]
         torch_err = sc.max_rel_error(holder["y"], ref)
@@ -100,19 +107,19 @@ def main():
             best = min(results, key=lambda c: results[c][0])
             o_ms, o_label, o_err = results[best]
             speedup = t_ms / o_ms
-            print(f"shape={name} torch_gelu_addmm_ms={t_ms:.4f} best={best}:{o_label} "
+            print(f"shape={name} gelu={form} torch_gelu_addmm_ms={t_ms:.4f} best={best}:{o_label} "
                   f"tilecraft_ms={o_ms:.4f} speedup={speedup:.3f} (target >= {target}: "
                   f"{sc.verdict(speedup >= target)}) "
                   f"tilecraft_tflops={sc.tflops(m, n, k, o_ms):.1f} "
                   f"torch_addmm_ms={addmm_ms:.4f} torch_matmul_ms={mm_ms:.4f} err={o_err:.1e} "
                   f"torch_err={torch_err:.1e}")
-            rows.append([name, f"{t_ms:.3f}", f"{addmm_ms:.3f}", f"{mm_ms:.3f}", o_label,
+            rows.append([name, form, f"{t_ms:.3f}", f"{addmm_ms:.3f}", f"{mm_ms:.3f}", o_label,
                          f"{o_ms:.3f}", f"{speedup:.2f}", f">= {target}"])
         else:
             problems.append(name)
-            print(f"shape={name} torch_gelu_addmm_ms={t_ms:.4f} best=NONE (no candidate ran "
+            print(f"shape={name} gelu={form} torch_gelu_addmm_ms={t_ms:.4f} best=NONE (no candidate ran "
                   f"correctly) speedup=nan (target >= {target}: FAIL)")
-            rows.append([name, f"{t_ms:.3f}", f"{addmm_ms:.3f}", f"{mm_ms:.3f}", "none", "-", "-",
+            rows.append([name, form, f"{t_ms:.3f}", f"{addmm_ms:.3f}", f"{mm_ms:.3f}", "none", "-", "-",
                          f">= {target}"])
         print("  all ms: " + " ".join(f"{c}={r[0]:.4f}" for c, r in results.items())
               + f"  (torch gelu(addmm) runs: {' '.join(f'{t:.4f}' for t in torch_ms)})")
@@ -125,7 +132,7 @@ def main():
     print()
     from common import print_table
 
-    print_table(["shape (MxNxK)", "torch gelu(addmm) ms", "torch addmm ms", "torch matmul ms",
+    print_table(["shape (MxNxK)", "gelu", "torch gelu(addmm) ms", "torch addmm ms", "torch matmul ms",
                  "best tilecraft fused kernel", "tilecraft ms", "speedup", "target"], rows)
     for name, error in failed.items():
         print(f"not compiled: {name}: {error}")

@@ -157,26 +157,31 @@ def gemm_candidates():
 
 
 def fused_candidates():
-    """bf16 GEMM + per-column (N) bf16 bias + erf GELU, bf16 output: bench_sm90_fused.py."""
+    """bf16 GEMM + per-column (N) bf16 bias + GELU, bf16 output: bench_sm90_fused.py.
+    Returns {"erf": [(id, op)], "tanh": [(id, op)]}: GELU with erf (torch's default) and its
+    tanh approximation (torch's approximate='tanh')."""
     import tilecraft as cutlass
 
     BF = cutlass.bfloat16
     K = cutlass.KernelScheduleType
     coop, pp = K.TmaWarpSpecializedCooperative, K.TmaWarpSpecializedPingpong
 
-    def epilogue():
-        return cutlass.LinearCombinationGeneric(cutlass.gelu, BF, 8, cutlass.float32,
+    def epilogue(activation):
+        return cutlass.LinearCombinationGeneric(activation, BF, 8, cutlass.float32,
                                                 cutlass.float32, bias="column", element_bias=BF)
 
     specs = [
-        ("f1", [128, 256, 64], [2, 1, 1], coop),
-        ("f2", [256, 128, 64], [2, 1, 1], coop),
-        ("f3", [128, 128, 64], [2, 1, 1], pp),
-        ("f4", [128, 256, 64], [1, 2, 1], coop),
-        ("f5", [256, 128, 64], [1, 2, 1], coop),
+        ("1", [128, 256, 64], [2, 1, 1], coop),
+        ("2", [256, 128, 64], [2, 1, 1], coop),
+        ("3", [128, 128, 64], [2, 1, 1], pp),
+        ("4", [128, 256, 64], [1, 2, 1], coop),
     ]
-    return [(cid, _sm90_op(BF, 16, shape, cluster, schedule, epilogue=epilogue()))
-            for cid, shape, cluster, schedule in specs]
+    out = {}
+    for form, prefix, activation in (("erf", "f", cutlass.gelu), ("tanh", "t", cutlass.gelu_tanh)):
+        out[form] = [(prefix + cid, _sm90_op(BF, 16, shape, cluster, schedule,
+                                             epilogue=epilogue(activation)))
+                     for cid, shape, cluster, schedule in specs]
+    return out
 
 
 def fp8_candidates():
