@@ -37,15 +37,17 @@ def shape_text(m, n, k):
 def variants(candidates, m, n, k, sm_count):
     """(id, op, split_k_slices) to measure for this shape: every candidate at split 1, and the
     stream-K kernel at serial split-K 2..16 when 128x128 tiles do not fill the GPU."""
-    out = [(cid, op, 1) for cid, op in candidates]
+    out = [(cid, op, 1, True) for cid, op in candidates]
     tiles = math.ceil(m / 128) * math.ceil(n / 128)
     if tiles < sm_count:
         for cid, op in candidates:
             if cid not in sc.STREAM_K_IDS:
                 continue
+            out.append((f"{cid}/nd", op, 1, False))
             for split in SPLITS:
                 if k // split >= 128:
-                    out.append((f"{cid}/split{split}", op, split))
+                    out.append((f"{cid}/split{split}", op, split, True))
+                    out.append((f"{cid}/split{split}nd", op, split, False))
     return out
 
 
@@ -71,6 +73,8 @@ def main():
         return 1
     for cid, op in candidates:
         print(f"candidate {cid}: {sc.label(op)}")
+    print("variants: <id>/nd = deterministic=False (partial sums reduced in any order); "
+          "tried on the stream-K kernels where 128x128 tiles < SMs")
     print(f"variants: <stream-K kernel>/splitS = a stream-K kernel with split_k_slices=S "
           f"(serial split-K), tried for S in {SPLITS} where 128x128 tiles < SMs")
     print(f"shapes: {len(shapes)} (M x N x K)")
@@ -95,11 +99,12 @@ def main():
 
         results = {}  # variant id -> (ms, label, err)
         notes = []
-        for vid, op, split in variants(compiled, m, n, k, sm_count):
+        for vid, op, split, deterministic in variants(compiled, m, n, k, sm_count):
             try:
                 args = cutlass.GemmArguments(
                     operation=op, problem_size=cutlass.gemm.GemmCoord(m, n, k), A=a, B=b, C=None,
-                    D=d, output_op=op.epilogue_type(1.0, 0.0), split_k_slices=split)
+                    D=d, output_op=op.epilogue_type(1.0, 0.0), split_k_slices=split,
+                    deterministic=deterministic)
                 d.fill_(float("nan"))
                 op.run(args)
                 torch.cuda.synchronize()
@@ -112,7 +117,8 @@ def main():
                 if not err_after <= TOLERANCE:
                     notes.append(f"WRONG-after-timing {vid} err={err_after:.2e}")
                     continue
-                results[vid] = (ms, sc.label(op) + (f"+split{split}" if split > 1 else ""),
+                results[vid] = (ms, sc.label(op) + (f"+split{split}" if split > 1 else "")
+                                + ("" if deterministic else "+nondeterministic"),
                                 max(err, err_after))
             except Exception as exc:  # noqa: BLE001 - report, go on with the others
                 notes.append(f"ERROR {vid}: {type(exc).__name__}: {exc}")

@@ -8,7 +8,8 @@ from tilecraft import _core
 from tilecraft._core import EpilogueParams, GemmCoord, GemmMode
 
 _KEYWORDS = ("operation", "problem_size", "A", "B", "C", "D", "output_op", "gemm_mode",
-             "split_k_slices", "batch", "bias", "aux", "scale_a", "scale_b", "scale_c", "scale_d")
+             "split_k_slices", "batch", "bias", "aux", "scale_a", "scale_b", "scale_c", "scale_d",
+             "deterministic")
 _SCALES = ("scale_a", "scale_b", "scale_c", "scale_d")
 # Misspellings that appear in published examples, accepted with a warning.
 _ALIASES = {"split_k_splices": "split_k_slices"}
@@ -37,7 +38,8 @@ class GemmArguments:
 
     SM90 epilogue fusions take ``bias`` (M or N values, or one vector per batch), ``aux`` (shaped
     like D) and fp8 per-tensor scales ``scale_a`` ... ``scale_d`` (floats, or one-element float32
-    CUDA tensors read at launch).
+    CUDA tensors read at launch). ``deterministic=False`` lets SM90 stream-K and split-K kernels
+    reduce partial sums in any order: faster, but not bitwise reproducible from run to run.
     """
 
     def __init__(self, *args, **kwargs):
@@ -99,9 +101,12 @@ class GemmArguments:
         bias = _tensor_like("bias", self.bias, allow_none=True)
         aux = _tensor_like("aux", self.aux, allow_none=True)
         scales = [_scale(name, values.get(name)) for name in _SCALES]
+        deterministic = values.get("deterministic", True)
+        if not isinstance(deterministic, bool):
+            raise TypeError(f"deterministic: expected True or False, got {deterministic!r}")
         self._native = _core.GemmArguments.make(operation._op, problem_size, *tensors, output_op,
                                                 gemm_mode, split_k_slices, batch, bias, aux,
-                                                scales)
+                                                scales, deterministic)
         self._current_stream = _stream_getter((self.A, self.B, self.C, self.D))
 
     def sync(self):

@@ -158,6 +158,9 @@ typename Gemm::Arguments make_arguments(const tc_gemm_args& a, const EntryTraits
   arguments.scheduler.raster_order =
       t.raster == 1 ? Raster::AlongM : (t.raster == 2 ? Raster::AlongN : Raster::Heuristic);
   if constexpr (HasSplits<decltype(arguments.scheduler)>::value) {
+    using Reduction = cute::remove_cvref_t<decltype(arguments.scheduler.reduction_mode)>;
+    arguments.scheduler.reduction_mode =
+        a.nondeterministic_reduction ? Reduction::Nondeterministic : Reduction::Deterministic;
     if (!batched && a.batch_count > 1) {
       arguments.scheduler.splits = a.batch_count;
       arguments.scheduler.decomposition_mode =

@@ -44,8 +44,9 @@ void bind_runtime(nb::module_& m) {
              const nb::ndarray<>& B, std::optional<nb::ndarray<>> C, const nb::ndarray<>& D,
              const EpilogueParams& output_op, GemmMode mode, int split_k_slices, int batch,
              std::optional<nb::ndarray<>> bias, std::optional<nb::ndarray<>> aux,
-             const std::vector<nb::object>& scales) {
+             const std::vector<nb::object>& scales, bool deterministic) {
             GemmProblem problem;
+            problem.deterministic = deterministic;
             if (bias) problem.bias = to_tensor_view("bias", *bias);
             if (aux) problem.aux = to_tensor_view("aux", *aux);
             ScaleArgument* targets[] = {&problem.scale_a, &problem.scale_b, &problem.scale_c,
@@ -82,7 +83,8 @@ void bind_runtime(nb::module_& m) {
           nb::arg("operation"), nb::arg("problem_size"), nb::arg("A"), nb::arg("B"),
           nb::arg("C").none(), nb::arg("D"), nb::arg("output_op"), nb::arg("gemm_mode"),
           nb::arg("split_k_slices"), nb::arg("batch"), nb::arg("bias").none() = nb::none(),
-          nb::arg("aux").none() = nb::none(), nb::arg("scales") = std::vector<nb::object>{})
+          nb::arg("aux").none() = nb::none(), nb::arg("scales") = std::vector<nb::object>{},
+          nb::arg("deterministic") = true)
       .def("sync", [](GemmArguments& args) { check(args.sync()); })
       .def_prop_ro("workspace_bytes", &GemmArguments::workspace_bytes)
       .def_prop_ro("mode", &GemmArguments::mode);

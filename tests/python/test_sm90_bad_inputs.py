@@ -552,3 +552,12 @@ def test_epilogue_arguments():
         GemmArguments(operation=op, problem_size=cutlass.gemm.GemmCoord(128, 64, 64),
                       A=arrays[3], B=arrays[4], C=arrays[5], D=arrays[6])
     assert not op.is_compiled()
+
+
+def test_deterministic_must_be_a_bool():
+    op = f16_op(tile_scheduler=TS.StreamK)
+    with pytest.raises(TypeError, match="^deterministic: expected True or False, got 'no'"):
+        cutlass.GemmArguments(operation=op, problem_size=cutlass.gemm.GemmCoord(128, 64, 64),
+                              A=np.zeros((128, 64), np.float16), B=np.zeros((64, 64), np.float16),
+                              C=None, D=np.zeros((128, 64), np.float16), deterministic="no")
+    assert not op.is_compiled()

@@ -61,6 +61,9 @@ typedef struct tc_gemm_args {
   const float* scale_c_ptr;
   const float* scale_d_ptr;
   double scale_a, scale_b, scale_c, scale_d;
+  /* Stream-K / split-K partial sums may be reduced in any order (faster, not bitwise
+   * reproducible). 0: in a fixed order. */
+  int32_t nondeterministic_reduction;
 } tc_gemm_args;
 
 typedef struct tc_kernel_entry {

@@ -36,6 +36,9 @@ struct GemmProblem {
   // (per_column), 1-D, or 2-D (batch, length) for one vector per batch. aux: shaped like D.
   TensorView bias, aux;
   ScaleArgument scale_a, scale_b, scale_c, scale_d;
+  // SM90 stream-K and split-K: false lets the partial sums meet in any order (faster, results
+  // not bitwise reproducible run to run). Other kernels reduce in a fixed order regardless.
+  bool deterministic = true;
 };
 
 class GemmArguments {

@@ -41,6 +41,7 @@ class Sm90Case:
     pass_unit_scales: bool = True  # pass scale_c / scale_d even when they are 1.0
     bias_per_batch: bool = False   # Batched: a (batch, len) bias, one vector per batch
     framework: str = "torch"    # "torch" | "numpy" | "cupy"
+    deterministic: bool = True  # False: stream-K / split-K partial sums meet in any order
     note: str = ""
 
     @property
@@ -53,6 +54,8 @@ class Sm90Case:
                 f"alpha={self.alpha} beta={self.beta}" + ("" if self.with_c else " C=None")]
         if self.split > 1:
             bits.append(f"split_k_slices={self.split}")
+        if not self.deterministic:
+            bits.append("deterministic=False")
         if self.act_args:
             bits.append(f"activation args {self.act_args}")
         if self.scales:

@@ -73,6 +73,8 @@ def launch(op, case, A, B, C, D, bias, aux):
                   split_k_slices=case.split)
     if case.batch:
         kwargs["batch"] = case.batch
+    if not case.deterministic:
+        kwargs["deterministic"] = False
     if bias is not None:
         kwargs["bias"] = bias
     if aux is not None:

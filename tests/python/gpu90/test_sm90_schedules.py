@@ -64,6 +64,19 @@ def test_streamk_split_k(ops, rng, gen, seed_note, split):
     check_case(ops, small_k, gen, seed_note)   # fewer k-tiles than slices
 
 
+@pytest.mark.parametrize("split", [1, 4])
+@pytest.mark.sm90_kernels(STREAMK)
+def test_streamk_nondeterministic_reduction(ops, rng, gen, seed_note, split):
+    """deterministic=False: partial sums meet in any order. Integer data stays exact (every
+    order gives the same sums); floats stay within the bound."""
+    for shape in ((96, 120, 4096), (512, 512, 2048), (33, 264, 1024)):
+        case = random_case(STREAMK, rng, shape=shape, amax=2, split=split, deterministic=False)
+        check_case(ops, case, gen, seed_note)
+    case = random_case(STREAMK, rng, shape=(200, 200, 5000), data="float", split=split,
+                       deterministic=False)
+    check_case(ops, case, gen, seed_note)
+
+
 @pytest.mark.sm90_kernels(STREAMK)
 def test_streamk_large_k(ops, rng, gen, seed_note):
     """Few output tiles and K of thousands: the stream-K scheduler splits K across CTAs.
