@@ -387,6 +387,9 @@ struct BadCase {
   std::vector<std::string> parts;  // key substrings of the message
 };
 
+// gtest prints a parameter in test listings: the case's name, not its bytes.
+void PrintTo(const BadCase& bad, std::ostream* os) { *os << bad.name; }
+
 std::vector<BadCase> bad_cases() {
   using enum Activation;
   using SC = StatusCode;
