@@ -36,10 +36,10 @@ double from_bf16(uint16_t value) {
 int main() {
   using tc::DataType;
   using tc::Layout;
-  auto math = tc::MathInstruction::make({64, 128, 16}, DataType::bf16, DataType::bf16,
-                                        DataType::f32, tc::OpClass::TensorOp,
-                                        tc::MathOperation::multiply_add)
-                  .value();
+  auto math =
+      tc::MathInstruction::make({64, 128, 16}, DataType::bf16, DataType::bf16, DataType::f32,
+                                tc::OpClass::TensorOp, tc::MathOperation::multiply_add)
+          .value();
   auto tile = tc::TileDescription::make_sm90({128, 128, 64}, 0, {1, 1, 1}, math).value();
   auto A = tc::TensorDescription::make(DataType::bf16, Layout::RowMajor, 8).value();
   auto B = tc::TensorDescription::make(DataType::bf16, Layout::ColumnMajor, 8).value();
@@ -60,9 +60,10 @@ int main() {
   std::printf("compiled (cache: %s)\n", tc::settings().cache_dir.c_str());
 
   if (tc::Status gpu = tc::cuda_device_available(); !gpu) {
-    std::printf("no GPU here (%s): the kernel is compiled and cached, but there is nothing to "
-                "run it on.\n",
-                gpu.message().c_str());
+    std::printf(
+        "no GPU here (%s): the kernel is compiled and cached, but there is nothing to "
+        "run it on.\n",
+        gpu.message().c_str());
     return 0;
   }
   const auto device = tc::current_device_info().value();
@@ -134,9 +135,9 @@ int main() {
     }
   }
   for (void* p : buffers) cudaFree(p);
-  std::printf("ran %s gelu(A @ B + bias) on %s: %ld mismatches of %d elements (largest error "
-              "%.3g) against the float64 reference\n",
-              tc::to_string(size).c_str(), device.name.c_str(), mismatches, size.m * size.n,
-              worst);
+  std::printf(
+      "ran %s gelu(A @ B + bias) on %s: %ld mismatches of %d elements (largest error "
+      "%.3g) against the float64 reference\n",
+      tc::to_string(size).c_str(), device.name.c_str(), mismatches, size.m * size.n, worst);
   return mismatches == 0 ? 0 : 1;
 }

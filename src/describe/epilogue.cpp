@@ -88,22 +88,37 @@ Result<EpilogueFunctor> EpilogueFunctor::linear_combination(DataType element_out
                                                             int elements_per_access,
                                                             DataType element_accumulator,
                                                             DataType element_epilogue) {
-  return checked({EpilogueKind::LinearCombination, element_output, elements_per_access,
-                  element_accumulator, element_epilogue, Activation::identity, {}});
+  return checked({EpilogueKind::LinearCombination,
+                  element_output,
+                  elements_per_access,
+                  element_accumulator,
+                  element_epilogue,
+                  Activation::identity,
+                  {}});
 }
 
 Result<EpilogueFunctor> EpilogueFunctor::linear_combination_clamp(DataType element_output,
                                                                   int elements_per_access,
                                                                   DataType element_accumulator,
                                                                   DataType element_epilogue) {
-  return checked({EpilogueKind::LinearCombinationClamp, element_output, elements_per_access,
-                  element_accumulator, element_epilogue, Activation::identity, {}});
+  return checked({EpilogueKind::LinearCombinationClamp,
+                  element_output,
+                  elements_per_access,
+                  element_accumulator,
+                  element_epilogue,
+                  Activation::identity,
+                  {}});
 }
 
 Result<EpilogueFunctor> EpilogueFunctor::fast_linear_combination_clamp(DataType element_output,
                                                                        int elements_per_access) {
-  return checked({EpilogueKind::FastLinearCombinationClamp, element_output, elements_per_access,
-                  DataType::s32, DataType::f32, Activation::identity, {}});
+  return checked({EpilogueKind::FastLinearCombinationClamp,
+                  element_output,
+                  elements_per_access,
+                  DataType::s32,
+                  DataType::f32,
+                  Activation::identity,
+                  {}});
 }
 
 Result<EpilogueFunctor> EpilogueFunctor::linear_combination_generic(Activation activation,
@@ -111,8 +126,13 @@ Result<EpilogueFunctor> EpilogueFunctor::linear_combination_generic(Activation a
                                                                     int elements_per_access,
                                                                     DataType element_accumulator,
                                                                     DataType element_epilogue) {
-  return checked({EpilogueKind::LinearCombinationGeneric, element_output, elements_per_access,
-                  element_accumulator, element_epilogue, activation, {}});
+  return checked({EpilogueKind::LinearCombinationGeneric,
+                  element_output,
+                  elements_per_access,
+                  element_accumulator,
+                  element_epilogue,
+                  activation,
+                  {}});
 }
 
 Status EpilogueFunctor::validate() const {
@@ -147,8 +167,9 @@ Status EpilogueFunctor::validate() const {
                                  "LinearCombinationGeneric");
     }
     if (!is_float(element_epilogue)) {
-      return Status::invalid(who + "fused epilogues compute in floating point; element_epilogue "
-                                   "must be a float type, got " +
+      return Status::invalid(who +
+                             "fused epilogues compute in floating point; element_epilogue "
+                             "must be a float type, got " +
                              name(element_epilogue));
     }
     for (const auto& [what, type, used] :
@@ -160,8 +181,9 @@ Status EpilogueFunctor::validate() const {
       }
     }
     if (fusion.aux_output && fusion.per_tensor_scales) {
-      return Status::unsupported(who + "an aux output together with per-tensor scales (CUTLASS's "
-                                       "amax variant) is not offered");
+      return Status::unsupported(who +
+                                 "an aux output together with per-tensor scales (CUTLASS's "
+                                 "amax variant) is not offered");
     }
   }
   if (kind == EpilogueKind::FastLinearCombinationClamp) {
@@ -220,16 +242,16 @@ std::string EpilogueFunctor::procedural_name() const {
 Status validate_epilogue_params(const EpilogueFunctor& functor, const EpilogueParams& params) {
   const int expected = activation_argument_count(functor.activation);
   if (static_cast<int>(params.activation_args.size()) != expected) {
-    return Status::invalid(
-        "output_op: " + std::string(to_string(functor.kind)) +
-        (functor.kind == EpilogueKind::LinearCombinationGeneric
-             ? "(" + std::string(to_string(functor.activation)) + ")"
-             : std::string()) +
-        " takes alpha, beta" +
-        (expected ? " and " + std::to_string(expected) + " activation argument" +
-                         (expected > 1 ? "s" : "")
-                   : "") + "; got " +
-        std::to_string(params.activation_args.size()) + " activation argument(s)");
+    return Status::invalid("output_op: " + std::string(to_string(functor.kind)) +
+                           (functor.kind == EpilogueKind::LinearCombinationGeneric
+                                ? "(" + std::string(to_string(functor.activation)) + ")"
+                                : std::string()) +
+                           " takes alpha, beta" +
+                           (expected ? " and " + std::to_string(expected) + " activation argument" +
+                                           (expected > 1 ? "s" : "")
+                                     : "") +
+                           "; got " + std::to_string(params.activation_args.size()) +
+                           " activation argument(s)");
   }
   if (functor.activation == Activation::clamp &&
       !(params.activation_args[0] <= params.activation_args[1])) {

@@ -149,9 +149,10 @@ Status GemmDescription::validate() const {
       !is_interleaved(A.layout) &&
       (A.layout != Layout::RowMajor || B.layout != Layout::ColumnMajor)) {
     // 8-bit mma.sync operands cannot be transposed by ldmatrix: CUTLASS has TN int8 kernels only.
-    return Status::unsupported("layouts: SM80 int8 tensor-op GEMMs take A RowMajor and B "
-                               "ColumnMajor (TN) or the interleaved layouts; got A " +
-                               name(A.layout) + ", B " + name(B.layout));
+    return Status::unsupported(
+        "layouts: SM80 int8 tensor-op GEMMs take A RowMajor and B "
+        "ColumnMajor (TN) or the interleaved layouts; got A " +
+        name(A.layout) + ", B " + name(B.layout));
   }
   if (is_interleaved(A.layout) && (A.alignment != 16 || B.alignment != 16)) {
     return Status::invalid("A/B: interleaved int8 operands need alignment 16, got " +

@@ -53,16 +53,17 @@ std::vector<WgmmaRule> build_wgmma_rules() {
 }
 
 Status validate_wgmma(const MathInstruction& inst) {
-  const std::string who = "MathInstruction (SM90 wgmma " + shape_text(inst.instruction_shape) + "): ";
+  const std::string who =
+      "MathInstruction (SM90 wgmma " + shape_text(inst.instruction_shape) + "): ";
   if (inst.opcode_class != OpClass::TensorOp) {
-    return Status::invalid(who + "a [64, N, K] shape is a warpgroup tensor-op instruction; "
-                                 "opcode_class must be TensorOp, got " +
+    return Status::invalid(who +
+                           "a [64, N, K] shape is a warpgroup tensor-op instruction; "
+                           "opcode_class must be TensorOp, got " +
                            std::string(to_string(inst.opcode_class)));
   }
   const int n = inst.instruction_shape[1];
   if (n < 8 || n > 256 || n % 8 != 0) {
-    return Status::invalid(who + "N must be a multiple of 8 in [8, 256], got " +
-                           std::to_string(n));
+    return Status::invalid(who + "N must be a multiple of 8 in [8, 256], got " + std::to_string(n));
   }
   const int k = 256 / size_in_bits(inst.element_a);
   if (inst.instruction_shape[2] != k) {

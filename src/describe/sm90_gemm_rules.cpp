@@ -22,9 +22,8 @@ bool one_of(DataType type, std::initializer_list<DataType> allowed) {
 Status check_tma_alignment(const char* which, const TensorDescription& operand) {
   const int bits = operand.alignment * size_in_bits(operand.element);
   if (bits != 128) {
-    return Status::invalid(std::string(which) + ": alignment " +
-                           std::to_string(operand.alignment) + " of " + name(operand.element) +
-                           " is " + std::to_string(bits) +
+    return Status::invalid(std::string(which) + ": alignment " + std::to_string(operand.alignment) +
+                           " of " + name(operand.element) + " is " + std::to_string(bits) +
                            " bits; SM90 TMA kernels move 16-byte (128-bit) vectors: expected "
                            "alignment " +
                            std::to_string(128 / size_in_bits(operand.element)));
@@ -36,14 +35,14 @@ Status check_output_type(const GemmDescription& d) {
   const DataType a = d.tile.math_instruction.element_a;
   const DataType out = d.C.element;
   using enum DataType;
-  const bool ok = is_fp8(a)   ? one_of(out, {f16, bf16, f32, e4m3, e5m2})
-                  : a == s8   ? one_of(out, {s8, s32, f32})
-                              : one_of(out, {f16, bf16, f32});
+  const bool ok = is_fp8(a) ? one_of(out, {f16, bf16, f32, e4m3, e5m2})
+                  : a == s8 ? one_of(out, {s8, s32, f32})
+                            : one_of(out, {f16, bf16, f32});
   if (!ok) {
     return Status::unsupported("C: SM90 GEMMs on " + name(a) + " operands write " +
-                               (is_fp8(a)   ? "float16, bfloat16, float32 or fp8"
-                                : a == s8   ? "int8, int32 or float32"
-                                            : "float16, bfloat16 or float32") +
+                               (is_fp8(a) ? "float16, bfloat16, float32 or fp8"
+                                : a == s8 ? "int8, int32 or float32"
+                                          : "float16, bfloat16 or float32") +
                                "; got " + name(out));
   }
   return Status::ok();
@@ -51,7 +50,8 @@ Status check_output_type(const GemmDescription& d) {
 
 Status check_epilogue(const GemmDescription& d) {
   const EpilogueFunctor& e = d.epilogue;
-  if (e.kind != EpilogueKind::LinearCombination && e.kind != EpilogueKind::LinearCombinationGeneric) {
+  if (e.kind != EpilogueKind::LinearCombination &&
+      e.kind != EpilogueKind::LinearCombinationGeneric) {
     return Status::unsupported(
         "epilogue_functor: SM90 kernels take LinearCombination or LinearCombinationGeneric "
         "(clamping is LinearCombinationGeneric(clamp) with runtime bounds); got " +
@@ -69,8 +69,9 @@ Status check_epilogue(const GemmDescription& d) {
   }
   if (is_integer(e.element_output) || e.element_epilogue == DataType::s32) {
     if (e.kind != EpilogueKind::LinearCombination || e.fusion.any()) {
-      return Status::unsupported("epilogue_functor: integer epilogues are plain LinearCombination "
-                                 "(no activation, bias or aux output) on SM90");
+      return Status::unsupported(
+          "epilogue_functor: integer epilogues are plain LinearCombination "
+          "(no activation, bias or aux output) on SM90");
     }
   }
   if (e.element_epilogue != DataType::f32 && e.element_epilogue != DataType::s32) {
@@ -95,11 +96,12 @@ Status validate_sm90_gemm(const GemmDescription& d) {
         std::to_string(math.instruction_shape[2]) +
         "] (use arch=80 for SM80-style kernels, which also run on Hopper)");
   }
-  for (const auto& [which, operand] : {std::pair{"A", &d.A}, std::pair{"B", &d.B},
-                                       std::pair{"C", &d.C}}) {
+  for (const auto& [which, operand] :
+       {std::pair{"A", &d.A}, std::pair{"B", &d.B}, std::pair{"C", &d.C}}) {
     if (operand->layout != Layout::RowMajor && operand->layout != Layout::ColumnMajor) {
-      return Status::unsupported(std::string(which) + ": SM90 GEMMs take RowMajor or ColumnMajor "
-                                                      "operands, got " +
+      return Status::unsupported(std::string(which) +
+                                 ": SM90 GEMMs take RowMajor or ColumnMajor "
+                                 "operands, got " +
                                  name(operand->layout));
     }
     TILECRAFT_RETURN_IF_ERROR(check_tma_alignment(which, *operand));
@@ -114,7 +116,8 @@ Status validate_sm90_gemm(const GemmDescription& d) {
   }
   TILECRAFT_RETURN_IF_ERROR(check_output_type(d));
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(d));
-  if (d.swizzle == Swizzle::BatchedIdentitySwizzle && d.tile.tile_scheduler == TileScheduler::StreamK) {
+  if (d.swizzle == Swizzle::BatchedIdentitySwizzle &&
+      d.tile.tile_scheduler == TileScheduler::StreamK) {
     return Status::unsupported(
         "swizzling_functor: BatchedIdentitySwizzle does not combine with the StreamK tile "
         "scheduler, which orders batches itself; use IdentitySwizzle1 (or 2/4/8)");

@@ -52,7 +52,8 @@ Status validate_sm90_tile(const TileDescription& tile) {
   }
   const int k_bytes = shape[2] * bits_a / 8;
   if (shape[2] % math.instruction_shape[2] != 0 || k_bytes < 32 || k_bytes > 256) {
-    return Status::invalid(who + "threadblock_shape " + triple(shape) + ": K must be a multiple of " +
+    return Status::invalid(who + "threadblock_shape " + triple(shape) +
+                           ": K must be a multiple of " +
                            std::to_string(math.instruction_shape[2]) + " (the wgmma K for " +
                            std::string(long_name(math.element_a)) + ") between " +
                            std::to_string(256 / bits_a) + " and " + std::to_string(2048 / bits_a));
@@ -76,15 +77,17 @@ Status validate_sm90_tile(const TileDescription& tile) {
   const KernelSchedule kernel = tile.kernel_schedule;
   const bool cooperative = kernel == KernelSchedule::TmaWarpSpecializedCooperative;
   if (tile.tile_scheduler == TileScheduler::StreamK && shape[0] % 128 != 0) {
-    return Status::invalid(who + "tile_scheduler StreamK runs with the cooperative schedule, "
-                                 "whose two consumer warpgroups need threadblock M 128 or 256; "
-                                 "got " +
+    return Status::invalid(who +
+                           "tile_scheduler StreamK runs with the cooperative schedule, "
+                           "whose two consumer warpgroups need threadblock M 128 or 256; "
+                           "got " +
                            std::to_string(shape[0]));
   }
   if (cooperative && shape[0] % 128 != 0) {
-    return Status::invalid(who + "kernel_schedule TmaWarpSpecializedCooperative splits the tile's "
-                                 "M over two consumer warpgroups of 64 rows; threadblock M must "
-                                 "be 128 or 256, got " +
+    return Status::invalid(who +
+                           "kernel_schedule TmaWarpSpecializedCooperative splits the tile's "
+                           "M over two consumer warpgroups of 64 rows; threadblock M must "
+                           "be 128 or 256, got " +
                            std::to_string(shape[0]));
   }
   if (tile.epilogue_schedule != matching_epilogue_schedule(kernel)) {
@@ -94,8 +97,9 @@ Status validate_sm90_tile(const TileDescription& tile) {
         std::string(to_string(matching_epilogue_schedule(kernel))) + " (or Auto)");
   }
   if (tile.tile_scheduler == TileScheduler::StreamK && !cooperative) {
-    return Status::unsupported(who + "tile_scheduler StreamK runs only with kernel_schedule "
-                                     "TmaWarpSpecializedCooperative, got " +
+    return Status::unsupported(who +
+                               "tile_scheduler StreamK runs only with kernel_schedule "
+                               "TmaWarpSpecializedCooperative, got " +
                                std::string(to_string(kernel)));
   }
   // Accumulators live in the consumer warpgroups' registers: at most 128 32-bit registers each.
@@ -117,13 +121,12 @@ Status validate_sm90_tile(const TileDescription& tile) {
     const int bytes_b = size_in_bits(math.element_b) / 8;
     const int mainloop = tile.stages * shape[2] * (shape[0] * bits_a / 8 + shape[1] * bytes_b);
     if (mainloop > kMaxSharedMemoryBytesSm90 - 8 * 1024) {
-      return Status::invalid(who + "threadblock_shape " + triple(shape) + " with " +
-                             std::to_string(tile.stages) + " stages needs " +
-                             std::to_string(mainloop / 1024) +
-                             " KiB of shared memory for A and B; with the epilogue's share, "
-                             "SM90 allows " +
-                             std::to_string(kMaxSharedMemoryBytesSm90 / 1024) +
-                             " KiB: use fewer stages or stages=0");
+      return Status::invalid(
+          who + "threadblock_shape " + triple(shape) + " with " + std::to_string(tile.stages) +
+          " stages needs " + std::to_string(mainloop / 1024) +
+          " KiB of shared memory for A and B; with the epilogue's share, "
+          "SM90 allows " +
+          std::to_string(kMaxSharedMemoryBytesSm90 / 1024) + " KiB: use fewer stages or stages=0");
     }
   }
   return Status::ok();

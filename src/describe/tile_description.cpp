@@ -20,18 +20,19 @@ Result<TileDescription> TileDescription::make(std::array<int, 3> threadblock_sha
   return tile;
 }
 
-Result<TileDescription> TileDescription::make_sm90(std::array<int, 3> threadblock_shape,
-                                                   int stages, std::array<int, 3> cluster_shape,
+Result<TileDescription> TileDescription::make_sm90(std::array<int, 3> threadblock_shape, int stages,
+                                                   std::array<int, 3> cluster_shape,
                                                    const MathInstruction& math,
                                                    KernelSchedule kernel_schedule,
                                                    EpilogueSchedule epilogue_schedule,
                                                    TileScheduler tile_scheduler) {
   if (!math.is_wgmma()) {
-    return Status::invalid("TileDescription: an SM90 tile needs a wgmma math instruction, "
-                           "instruction_shape [64, N, K]; got [" +
-                           std::to_string(math.instruction_shape[0]) + ", " +
-                           std::to_string(math.instruction_shape[1]) + ", " +
-                           std::to_string(math.instruction_shape[2]) + "]");
+    return Status::invalid(
+        "TileDescription: an SM90 tile needs a wgmma math instruction, "
+        "instruction_shape [64, N, K]; got [" +
+        std::to_string(math.instruction_shape[0]) + ", " +
+        std::to_string(math.instruction_shape[1]) + ", " +
+        std::to_string(math.instruction_shape[2]) + "]");
   }
   TileDescription tile{threadblock_shape, stages,          {0, 0, 0},         math,
                        cluster_shape,     kernel_schedule, epilogue_schedule, tile_scheduler};
@@ -59,8 +60,7 @@ Status TileDescription::validate() const {
   if (is_sm90()) return validate_sm90_tile(*this);
   TILECRAFT_RETURN_IF_ERROR(math_instruction.validate());
   if (cluster_shape != std::array<int, 3>{1, 1, 1} || kernel_schedule != KernelSchedule::Auto ||
-      epilogue_schedule != EpilogueSchedule::Auto ||
-      tile_scheduler != TileScheduler::Persistent) {
+      epilogue_schedule != EpilogueSchedule::Auto || tile_scheduler != TileScheduler::Persistent) {
     return Status::invalid(
         "TileDescription: cluster_shape, kernel_schedule, epilogue_schedule and tile_scheduler "
         "are SM90 settings; this tile's math instruction is an SM80 mma.sync shape (SM90 tiles "

@@ -5,8 +5,8 @@
 #include "emit/cutlass_names.hpp"
 #include "emit/gemm_adapter_text.hpp"
 #include "emit/module_table.hpp"
-#include "emit/sm90_gemm_parts.hpp"
 #include "emit/sm80_gemm_parts.hpp"
+#include "emit/sm90_gemm_parts.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
 
 namespace tilecraft::emit {

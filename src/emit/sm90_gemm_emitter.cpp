@@ -10,12 +10,13 @@ namespace tilecraft::emit {
 namespace {
 
 std::string static_shape(const std::array<int, 3>& shape) {
-  return "cute::Shape<cute::_" + std::to_string(shape[0]) + ", cute::_" +
-         std::to_string(shape[1]) + ", cute::_" + std::to_string(shape[2]) + ">";
+  return "cute::Shape<cute::_" + std::to_string(shape[0]) + ", cute::_" + std::to_string(shape[1]) +
+         ", cute::_" + std::to_string(shape[2]) + ">";
 }
 
 std::string kernel_schedule_type(const GemmDescription& d) {
-  const bool fast = d.tile.math_instruction.math_operation == MathOperation::multiply_add_fast_accum;
+  const bool fast =
+      d.tile.math_instruction.math_operation == MathOperation::multiply_add_fast_accum;
   std::string base;
   switch (d.tile.kernel_schedule) {
     case KernelSchedule::TmaWarpSpecializedCooperative:
@@ -72,8 +73,8 @@ std::string fill_fusion_text(const GemmDescription& d) {
     out += "  f.activation.lower_bound = ElementCompute(a.activation_args[0]);\n";
     out += "  f.activation.upper_bound = ElementCompute(a.activation_args[1]);\n";
   }
-  const bool bias_capable = e.fusion.bias != BiasKind::none || e.fusion.aux_output ||
-                            e.fusion.per_tensor_scales;
+  const bool bias_capable =
+      e.fusion.bias != BiasKind::none || e.fusion.aux_output || e.fusion.per_tensor_scales;
   if (bias_capable) {
     out += "  f.bias_ptr = static_cast<const ElementBias*>(a.bias);\n";
     out += "  cute::get<2>(f.dBias) = a.batch_stride_bias;\n";
@@ -128,8 +129,8 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   const GemmDescription& d = entry.description;
   const MathInstruction& math = d.tile.math_instruction;
   const EpilogueFunctor& e = d.epilogue;
-  const bool bias_capable = e.fusion.bias != BiasKind::none || e.fusion.aux_output ||
-                            e.fusion.per_tensor_scales;
+  const bool bias_capable =
+      e.fusion.bias != BiasKind::none || e.fusion.aux_output || e.fusion.per_tensor_scales;
   const std::string scheduler = d.tile.tile_scheduler == TileScheduler::StreamK
                                     ? "cutlass::gemm::StreamKScheduler"
                                     : "cutlass::gemm::PersistentScheduler";

@@ -63,9 +63,9 @@ void bind_describe(nb::module_& m) {
               throw Error(Status::invalid(
                   "warp_count: SM80 tiles (mma.sync instruction shapes) need warp_count"));
             }
-            TileDescription tile = unwrap(TileDescription::make(
-                triple(threadblock_shape, "threadblock_shape"), stages,
-                triple(*warp_count, "warp_count"), math));
+            TileDescription tile =
+                unwrap(TileDescription::make(triple(threadblock_shape, "threadblock_shape"), stages,
+                                             triple(*warp_count, "warp_count"), math));
             if (cluster_shape) tile.cluster_shape = triple(*cluster_shape, "cluster_shape");
             tile.kernel_schedule = kernel_schedule;
             tile.epilogue_schedule = epilogue_schedule;

@@ -58,9 +58,10 @@ Status check_scale(const char* which, const ScaleArgument& scale, bool required)
 
 Status check_sm90_problem(const GemmProblem& p, const GemmDescription& d) {
   if (p.mode == GemmMode::Array || p.mode == GemmMode::GemmSplitKParallel) {
-    return Status::unsupported("gemm_mode: SM90 kernels run Gemm (split-K through split_k_slices "
-                               "on a StreamK tile scheduler) and Batched; got " +
-                               std::string(to_string(p.mode)));
+    return Status::unsupported(
+        "gemm_mode: SM90 kernels run Gemm (split-K through split_k_slices "
+        "on a StreamK tile scheduler) and Batched; got " +
+        std::string(to_string(p.mode)));
   }
   if (p.split_k_slices > 1 && d.tile.tile_scheduler != TileScheduler::StreamK) {
     return Status::unsupported("split_k_slices: " + std::to_string(p.split_k_slices) +
@@ -83,8 +84,9 @@ TensorDescription aux_description(const GemmDescription& d) {
 Status check_epilogue_extras(const GemmProblem& p, const GemmDescription& d) {
   const EpilogueFusion& f = d.epilogue.fusion;
   if (p.bias.data && f.bias == BiasKind::none) {
-    return Status::invalid("bias: this operation's epilogue adds no bias; describe the epilogue "
-                           "with bias='row' or bias='column' (arch 90)");
+    return Status::invalid(
+        "bias: this operation's epilogue adds no bias; describe the epilogue "
+        "with bias='row' or bias='column' (arch 90)");
   }
   if (!p.bias.data && f.bias != BiasKind::none) {
     return Status::invalid(std::string("bias: the operation's epilogue adds a ") +
@@ -92,12 +94,14 @@ Status check_epilogue_extras(const GemmProblem& p, const GemmDescription& d) {
                            " bias vector; none was given");
   }
   if (p.aux.data && !f.aux_output) {
-    return Status::invalid("aux: this operation's epilogue writes no aux output; describe the "
-                           "epilogue with aux=True (arch 90)");
+    return Status::invalid(
+        "aux: this operation's epilogue writes no aux output; describe the "
+        "epilogue with aux=True (arch 90)");
   }
   if (!p.aux.data && f.aux_output) {
-    return Status::invalid("aux: the operation's epilogue writes the pre-activation value to an "
-                           "aux tensor shaped like D; none was given");
+    return Status::invalid(
+        "aux: the operation's epilogue writes the pre-activation value to an "
+        "aux tensor shaped like D; none was given");
   }
   const ScaleArgument* scales[] = {&p.scale_a, &p.scale_b, &p.scale_c, &p.scale_d};
   const char* names[] = {"scale_a", "scale_b", "scale_c", "scale_d"};
@@ -111,8 +115,8 @@ Status check_epilogue_extras(const GemmProblem& p, const GemmDescription& d) {
       TILECRAFT_RETURN_IF_ERROR(check_scale(names[i], *scales[i], i < 2));
     }
   }
-  if (f.per_tensor_scales && !is_fp8(d.C.element) && p.scale_d.given &&
-      !p.scale_d.tensor.data && p.scale_d.value != 1.0) {
+  if (f.per_tensor_scales && !is_fp8(d.C.element) && p.scale_d.given && !p.scale_d.tensor.data &&
+      p.scale_d.value != 1.0) {
     return Status::invalid("scale_d: scales only fp8 outputs (as in CUTLASS); D is " +
                            name(d.C.element) + ", so scale_d must be 1.0, got " +
                            std::to_string(p.scale_d.value));
@@ -141,8 +145,8 @@ Result<VectorPlacement> place_bias(const GemmProblem& p, const GemmDescription& 
     out.span_elements = length;
   } else if (t.rank == 2) {
     if (t.shape[0] != batch || t.shape[1] != length || (length > 1 && t.strides[1] != 1)) {
-      return Status::invalid("bias: expected a vector of " + expected + " or (batch=" +
-                             std::to_string(batch) + ", " + expected +
+      return Status::invalid("bias: expected a vector of " + expected +
+                             " or (batch=" + std::to_string(batch) + ", " + expected +
                              ") with contiguous rows, got " + t.describe());
     }
     out.batch_stride = batch > 1 ? t.strides[0] : 0;

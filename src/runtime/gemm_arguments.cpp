@@ -52,11 +52,18 @@ Status check_modes(const GemmProblem& p, const GemmDescription& d) {
 
 Status check_devices(const GemmProblem& p) {
   int device = -1;
-  const TensorView* tensors[] = {&p.A,       &p.B,       &p.C,       &p.D,      &p.bias,
-                                 &p.aux,     &p.scale_a.tensor, &p.scale_b.tensor,
-                                 &p.scale_c.tensor, &p.scale_d.tensor};
-  const char* names[] = {"A",    "B",       "C",       "D",       "bias",
-                         "aux",  "scale_a", "scale_b", "scale_c", "scale_d"};
+  const TensorView* tensors[] = {&p.A,
+                                 &p.B,
+                                 &p.C,
+                                 &p.D,
+                                 &p.bias,
+                                 &p.aux,
+                                 &p.scale_a.tensor,
+                                 &p.scale_b.tensor,
+                                 &p.scale_c.tensor,
+                                 &p.scale_d.tensor};
+  const char* names[] = {"A",   "B",       "C",       "D",       "bias",
+                         "aux", "scale_a", "scale_b", "scale_c", "scale_d"};
   for (int i = 0; i < 10; ++i) {
     const TensorView& t = *tensors[i];
     if (!t.data || t.device != DeviceKind::kCuda) continue;
@@ -189,8 +196,7 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   const ScaleArgument* scales[] = {&problem.scale_a, &problem.scale_b, &problem.scale_c,
                                    &problem.scale_d};
   double* scale_values[] = {&a.scale_a, &a.scale_b, &a.scale_c, &a.scale_d};
-  const float** scale_pointers[] = {&a.scale_a_ptr, &a.scale_b_ptr, &a.scale_c_ptr,
-                                    &a.scale_d_ptr};
+  const float** scale_pointers[] = {&a.scale_a_ptr, &a.scale_b_ptr, &a.scale_c_ptr, &a.scale_d_ptr};
   for (int i = 0; i < 4; ++i) {
     *scale_values[i] = scales[i]->given ? scales[i]->value : 1.0;
     *scale_pointers[i] = static_cast<const float*>(scales[i]->tensor.data);

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "tilecraft/core/settings.hpp"
-
 #include "tilecraft/emit/gemm_emitter.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
@@ -57,9 +56,8 @@ std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size
   }
   for (auto& singles : by_arch) {
     if (singles.empty()) continue;
-    const size_t units = std::max(
-        std::min(jobs, singles.size()),
-        (singles.size() + kMaxKernelsPerUnit - 1) / kMaxKernelsPerUnit);
+    const size_t units = std::max(std::min(jobs, singles.size()),
+                                  (singles.size() + kMaxKernelsPerUnit - 1) / kMaxKernelsPerUnit);
     std::vector<std::vector<size_t>> unit(units);
     for (size_t at = 0; at < singles.size(); ++at) unit[at % units].push_back(singles[at][0]);
     for (auto& u : unit) groups.push_back(std::move(u));
@@ -102,7 +100,8 @@ Status build_and_attach(const Work& work, const compile::ProgressFn& progress,
       continue;
     }
     std::vector<emit::GemmEntry> entries;
-    for (size_t i : unit) entries.push_back(entry_for(work[i].first->description(), work[i].second));
+    for (size_t i : unit)
+      entries.push_back(entry_for(work[i].first->description(), work[i].second));
     requests.push_back(request_for(entries));
   }
   auto results = compile::build_modules(requests, progress);

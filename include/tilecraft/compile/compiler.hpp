@@ -18,8 +18,8 @@ struct CompileRequest {
 };
 
 struct CompiledModule {
-  std::string path;     // a shared object that tilecraft wrote and verified
-  std::string key;      // the cache key (hex SHA-256)
+  std::string path;  // a shared object that tilecraft wrote and verified
+  std::string key;   // the cache key (hex SHA-256)
   bool from_cache = false;
   double compile_seconds = 0.0;  // 0 when from the cache
 };

@@ -51,7 +51,8 @@ enum class BiasKind : uint8_t {
 };
 std::string_view to_string(BiasKind bias);
 
-// SM90 epilogue fusions on CUTLASS's epilogue visitor trees, beyond D = act(alpha * acc + beta * C):
+// SM90 epilogue fusions on CUTLASS's epilogue visitor trees, beyond D = act(alpha * acc + beta *
+// C):
 //   Z = scale_a * scale_b * alpha * acc + scale_c * beta * C + bias   (scales: per_tensor_scales)
 //   aux = Z                                                           (aux_output)
 //   D = scale_d * act(Z)                   (scale_d applies to fp8 D only, as in CUTLASS)
@@ -94,7 +95,8 @@ struct EpilogueFunctor {
   // Whether only SM90 kernels can run it (fusions, or an SM90-only activation).
   bool needs_sm90() const;
   Status validate() const;
-  // "" for LinearCombination, "clamp", "relu", ...; fusions add "_brow_f32", "_aux_bf16", "_scaled".
+  // "" for LinearCombination, "clamp", "relu", ...; fusions add "_brow_f32", "_aux_bf16",
+  // "_scaled".
   std::string procedural_name() const;
   friend bool operator==(const EpilogueFunctor&, const EpilogueFunctor&) = default;
 };
