@@ -41,6 +41,30 @@ Status check_interleaved(const GemmDescription& d) {
   return Status::ok();
 }
 
+// Every arch: each part is valid, and the operands, epilogue and instruction agree on types.
+Status check_parts_agree(const GemmDescription& d) {
+  TILECRAFT_RETURN_IF_ERROR(d.tile.validate());
+  const MathInstruction& math = d.tile.math_instruction;
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("A", d.A, math.element_a, "the math instruction's element_a"));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("B", d.B, math.element_b, "the math instruction's element_b"));
+  TILECRAFT_RETURN_IF_ERROR(d.epilogue.validate());
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("C", d.C, d.epilogue.element_output, "the epilogue's element_output"));
+  if (d.epilogue.element_accumulator != math.element_accumulator) {
+    return Status::invalid(
+        "epilogue_functor: element_accumulator " + name(d.epilogue.element_accumulator) +
+        " does not match the math instruction's accumulator " + name(math.element_accumulator));
+  }
+  if (d.epilogue.elements_per_access != d.C.alignment) {
+    return Status::invalid("epilogue_functor: elements_per_access " +
+                           std::to_string(d.epilogue.elements_per_access) +
+                           " must equal C's alignment " + std::to_string(d.C.alignment));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 std::string_view to_string(GemmMode mode) {
@@ -74,57 +98,19 @@ Status GemmDescription::validate() const {
         "(CUTLASS 3.x TMA/wgmma kernels for Hopper), got " +
         std::to_string(arch));
   }
-  if (arch == 90) {
-    TILECRAFT_RETURN_IF_ERROR(tile.validate());
-    const MathInstruction& math = tile.math_instruction;
-    TILECRAFT_RETURN_IF_ERROR(
-        check_operand("A", A, math.element_a, "the math instruction's element_a"));
-    TILECRAFT_RETURN_IF_ERROR(
-        check_operand("B", B, math.element_b, "the math instruction's element_b"));
-    TILECRAFT_RETURN_IF_ERROR(epilogue.validate());
-    TILECRAFT_RETURN_IF_ERROR(
-        check_operand("C", C, epilogue.element_output, "the epilogue's element_output"));
-    if (epilogue.element_accumulator != math.element_accumulator) {
-      return Status::invalid(
-          "epilogue_functor: element_accumulator " + name(epilogue.element_accumulator) +
-          " does not match the math instruction's accumulator " + name(math.element_accumulator));
-    }
-    if (epilogue.elements_per_access != C.alignment) {
-      return Status::invalid("epilogue_functor: elements_per_access " +
-                             std::to_string(epilogue.elements_per_access) +
-                             " must equal C's alignment " + std::to_string(C.alignment));
-    }
-    return validate_sm90_gemm(*this);
-  }
-  if (tile.is_sm90()) {
+  if (arch == 80 && tile.is_sm90()) {
     return Status::invalid(
         "tile_description: a wgmma instruction shape [64, N, K] builds SM90 kernels; pass "
         "arch=90 (or use an SM80 mma.sync shape such as [16, 8, 16] for arch 80)");
   }
-  if (epilogue.needs_sm90()) {
+  if (arch == 80 && epilogue.needs_sm90()) {
     return Status::unsupported(
         "epilogue_functor: bias, aux output, per-tensor scales, gelu_tanh, clamp and fp8 "
         "outputs are SM90 epilogue fusions; pass arch=90 with an SM90 tile");
   }
-  TILECRAFT_RETURN_IF_ERROR(tile.validate());
+  TILECRAFT_RETURN_IF_ERROR(check_parts_agree(*this));
+  if (arch == 90) return validate_sm90_gemm(*this);
   const MathInstruction& math = tile.math_instruction;
-  TILECRAFT_RETURN_IF_ERROR(
-      check_operand("A", A, math.element_a, "the math instruction's element_a"));
-  TILECRAFT_RETURN_IF_ERROR(
-      check_operand("B", B, math.element_b, "the math instruction's element_b"));
-  TILECRAFT_RETURN_IF_ERROR(epilogue.validate());
-  TILECRAFT_RETURN_IF_ERROR(
-      check_operand("C", C, epilogue.element_output, "the epilogue's element_output"));
-  if (epilogue.element_accumulator != math.element_accumulator) {
-    return Status::invalid(
-        "epilogue_functor: element_accumulator " + name(epilogue.element_accumulator) +
-        " does not match the math instruction's accumulator " + name(math.element_accumulator));
-  }
-  if (epilogue.elements_per_access != C.alignment) {
-    return Status::invalid("epilogue_functor: elements_per_access " +
-                           std::to_string(epilogue.elements_per_access) +
-                           " must equal C's alignment " + std::to_string(C.alignment));
-  }
   if (epilogue.kind == EpilogueKind::FastLinearCombinationClamp && math.element_a != DataType::s8) {
     return Status::invalid(
         "epilogue_functor: FastLinearCombinationClamp is for int8 GEMMs, got "
