@@ -39,9 +39,18 @@ if [ -f .gpu-cache/kernel-cache.tgz ]; then
   mkdir -p "$TILECRAFT_CACHE_DIR" && tar -xzf .gpu-cache/kernel-cache.tgz -C "$TILECRAFT_CACHE_DIR" &&
     echo "seeded the kernel cache with $(find "$TILECRAFT_CACHE_DIR" -name module.so | wc -l) modules"
 fi
+# The device tool returns files of at most 16 MiB: a larger archive is dropped with a note.
 save_cache() {
-  [ -d "$TILECRAFT_CACHE_DIR" ] && tar -czf "$OUT/kernel-cache.tgz" -C "$TILECRAFT_CACHE_DIR" . &&
+  [ -d "$TILECRAFT_CACHE_DIR" ] || return 0
+  tar -czf "$OUT/kernel-cache.tgz" -C "$TILECRAFT_CACHE_DIR" . || return 0
+  local bytes=$(stat -c %s "$OUT/kernel-cache.tgz")
+  if [ "$bytes" -gt $((16 * 1024 * 1024)) ]; then
+    rm -f "$OUT/kernel-cache.tgz"
+    echo "kernel cache is $((bytes / 1048576)) MiB compressed, over the 16 MiB a returned file may" \
+      "have: not saved (clear .gpu-cache or carry fewer kernels)"
+  else
     echo "saved $(find "$TILECRAFT_CACHE_DIR" -name module.so | wc -l) modules to kernel-cache.tgz"
+  fi
 }
 trap save_cache EXIT
 trap 'exit 124' TERM
