@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "emit/emit_test_descriptions.hpp"
+#include "emit/module_compile_support.hpp"
 #include "tilecraft/abi/module_abi.h"
 #include "tilecraft/core/settings.hpp"
 
@@ -36,96 +37,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace tilecraft::emit::testing;
 
-struct ModuleSpec {
-  std::string name;
-  std::vector<GemmEntry> entries;
-};
-
-struct CompiledModule {
-  fs::path library;
-  double seconds = 0;
-  int exit_code = -1;
-  std::string log;
-};
-
-bool full_compile_tests() {
-  const char* value = std::getenv("TILECRAFT_FULL_COMPILE_TESTS");
-  return value != nullptr && std::string(value) == "1";
-}
-
-std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-CompiledModule compile_module(const fs::path& dir, const ModuleSpec& spec) {
-  const fs::path source = dir / (spec.name + ".cu");
-  CompiledModule result;
-  result.library = dir / (spec.name + ".so");
-  std::ofstream(source) << emit_gemm_module(spec.entries);
-  const std::string cutlass = settings().cutlass_dir;
-  std::vector<std::string> args = {settings().nvcc,
-                                   "-std=c++17",
-                                   "-O3",
-                                   "-DNDEBUG",
-                                   "--expt-relaxed-constexpr",
-                                   "-Xcompiler=-fPIC",
-                                   "-Xcompiler=-fvisibility=hidden",
-                                   "-shared",
-                                   "--cudart=shared",
-                                   "-I" + cutlass + "/include",
-                                   "-I" + cutlass + "/tools/util/include"};
-  for (const std::string& flag : gemm_module_arch_flags(80)) args.push_back(flag);
-  args.insert(args.end(), {"-o", result.library.string(), source.string()});
-  std::string command;
-  for (const std::string& arg : args) command += shell_quote(arg) + " ";
-  command += "2>&1";
-  const auto start = std::chrono::steady_clock::now();
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof(buffer), pipe)) result.log.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "[ compile  ] " << spec.name << " (" << spec.entries.size()
-            << " entries): " << result.seconds << " s, exit " << result.exit_code << std::endl;
-  return result;
-}
+using namespace tilecraft::emit::compile_testing;
 
 // Compiles the modules, two nvcc processes at a time.
-std::vector<CompiledModule> compile_modules(const fs::path& dir,
-                                            const std::vector<ModuleSpec>& specs) {
-  std::vector<CompiledModule> results(specs.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < specs.size(); i = next++)
-      results[i] = compile_module(dir, specs[i]);
-  };
-  std::thread second(worker);
-  worker();
-  second.join();
-  return results;
-}
-
-class Module {
- public:
-  explicit Module(const fs::path& path) : handle_(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {}
-  ~Module() {
-    if (handle_ != nullptr) dlclose(handle_);
-  }
-  Module(const Module&) = delete;
-  Module& operator=(const Module&) = delete;
-  const tc_module_table* table() const {
-    if (handle_ == nullptr) return nullptr;
-    auto fn = reinterpret_cast<tc_module_table_fn>(dlsym(handle_, TILECRAFT_MODULE_TABLE_SYMBOL));
-    return fn != nullptr ? fn() : nullptr;
-  }
-
- private:
-  void* handle_;
-};
 
 int64_t leading_dimension(Layout layout, int rows, int cols) {
   switch (layout) {
@@ -181,7 +95,7 @@ std::vector<std::unique_ptr<Module>> compile_and_check(const std::vector<ModuleS
   const fs::path dir =
       fs::temp_directory_path() / ("tilecraft-emit-compile-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  const std::vector<CompiledModule> compiled = compile_modules(dir, specs);
+  const std::vector<CompiledModule> compiled = compile_modules(dir, specs, 80);
   for (size_t i = 0; i < specs.size(); ++i) {
     SCOPED_TRACE(specs[i].name);
     const CompiledModule& result = compiled[i];

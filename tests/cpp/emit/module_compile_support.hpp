@@ -1,0 +1,124 @@
+// Shared by the nvcc compile tests of emitted modules (SM80 and SM90): write a module's source,
+// compile it with the flags tilecraft's own builds use (compile/toolchain.cpp), report the time.
+#pragma once
+
+#include <dlfcn.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tilecraft/abi/module_abi.h"
+#include "tilecraft/core/settings.hpp"
+#include "tilecraft/emit/gemm_emitter.hpp"
+
+namespace tilecraft::emit::compile_testing {
+
+struct ModuleSpec {
+  std::string name;
+  std::vector<GemmEntry> entries;
+};
+
+struct CompiledModule {
+  std::filesystem::path library;
+  double seconds = 0;
+  int exit_code = -1;
+  std::string log;
+};
+
+inline bool full_compile_tests() {
+  const char* value = std::getenv("TILECRAFT_FULL_COMPILE_TESTS");
+  return value != nullptr && std::string(value) == "1";
+}
+
+inline std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+inline CompiledModule compile_module(const std::filesystem::path& dir, const ModuleSpec& spec,
+                                     int arch) {
+  const std::filesystem::path source = dir / (spec.name + ".cu");
+  CompiledModule result;
+  result.library = dir / (spec.name + ".so");
+  std::ofstream(source) << emit_gemm_module(spec.entries);
+  const std::string cutlass = settings().cutlass_dir;
+  std::vector<std::string> args = {settings().nvcc,
+                                   "-std=c++17",
+                                   "-O3",
+                                   "-DNDEBUG",
+                                   "--expt-relaxed-constexpr",
+                                   "-Xcompiler=-fPIC",
+                                   "-Xcompiler=-fvisibility=hidden",
+                                   "-shared",
+                                   "--cudart=shared",
+                                   "-I" + cutlass + "/include",
+                                   "-I" + cutlass + "/tools/util/include"};
+  for (const std::string& flag : gemm_module_arch_flags(arch)) args.push_back(flag);
+  args.insert(args.end(), {"-o", result.library.string(), source.string()});
+  std::string command;
+  for (const std::string& arg : args) command += shell_quote(arg) + " ";
+  command += "2>&1";
+  const auto start = std::chrono::steady_clock::now();
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof(buffer), pipe)) result.log.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "[ compile  ] " << spec.name << " (" << spec.entries.size()
+            << (spec.entries.size() == 1 ? " entry" : " entries") << ", arch " << arch
+            << "): " << result.seconds << " s, exit " << result.exit_code << std::endl;
+  return result;
+}
+
+// Several modules, TILECRAFT_COMPILE_JOBS at a time (one unless it is set).
+inline std::vector<CompiledModule> compile_modules(const std::filesystem::path& dir,
+                                                   const std::vector<ModuleSpec>& specs, int arch) {
+  const int jobs = std::getenv("TILECRAFT_COMPILE_JOBS") ? std::max(1, settings().compile_jobs) : 1;
+  std::vector<CompiledModule> results(specs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < specs.size(); i = next++)
+      results[i] = compile_module(dir, specs[i], arch);
+  };
+  std::vector<std::thread> others;
+  for (int j = 1; j < jobs && static_cast<size_t>(j) < specs.size(); ++j)
+    others.emplace_back(worker);
+  worker();
+  for (std::thread& t : others) t.join();
+  return results;
+}
+
+// A loaded module, closed when it goes.
+class Module {
+ public:
+  explicit Module(const std::filesystem::path& path)
+      : handle_(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {}
+  ~Module() {
+    if (handle_ != nullptr) dlclose(handle_);
+  }
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  const tc_module_table* table() const {
+    if (handle_ == nullptr) return nullptr;
+    auto fn = reinterpret_cast<tc_module_table_fn>(dlsym(handle_, TILECRAFT_MODULE_TABLE_SYMBOL));
+    return fn != nullptr ? fn() : nullptr;
+  }
+
+ private:
+  void* handle_;
+};
+
+}  // namespace tilecraft::emit::compile_testing
