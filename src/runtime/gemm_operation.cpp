@@ -74,12 +74,19 @@ Status build_and_attach(const Work& work, const compile::ProgressFn& progress,
   for (const auto& [operation, split_k] : work) {
     singles.push_back(request_for({entry_for(operation->description(), split_k)}));
   }
+  // Modules already in the cache are used as found (looked up, and their HMAC checked, once);
+  // only the misses go to the compiler, grouped into translation units.
   const auto cached = compile::find_cached_modules(singles);
-  std::vector<size_t> misses;
   std::vector<std::vector<size_t>> units;
+  std::vector<Result<compile::CompiledModule>> results;
+  std::vector<size_t> misses;
   for (size_t i = 0; i < work.size(); ++i) {
     if (cached[i]) {
+      if (progress && settings().verbose) {
+        progress("tilecraft: cache hit for " + singles[i].name + " at " + cached[i]->path);
+      }
       units.push_back({i});
+      results.push_back(*cached[i]);
     } else {
       misses.push_back(i);
     }
@@ -88,23 +95,26 @@ Status build_and_attach(const Work& work, const compile::ProgressFn& progress,
   if (progress && groups.size() < misses.size()) {
     progress("tilecraft: " + std::to_string(misses.size()) + " kernels share " +
              std::to_string(groups.size()) +
-             " translation units (more kernels than parallel compile jobs)");
+             (groups.size() == 1 ? " translation unit" : " translation units") +
+             " (more kernels than parallel compile jobs)");
   }
-  for (const auto& group : groups) units.push_back(group);
-
   std::vector<compile::CompileRequest> requests;
-  requests.reserve(units.size());
-  for (const auto& unit : units) {
-    if (unit.size() == 1) {
-      requests.push_back(std::move(singles[unit[0]]));
+  requests.reserve(groups.size());
+  for (const auto& group : groups) {
+    units.push_back(group);
+    if (group.size() == 1) {
+      requests.push_back(std::move(singles[group[0]]));
       continue;
     }
     std::vector<emit::GemmEntry> entries;
-    for (size_t i : unit)
+    for (size_t i : group)
       entries.push_back(entry_for(work[i].first->description(), work[i].second));
     requests.push_back(request_for(entries));
   }
-  auto results = compile::build_modules(requests, progress);
+  if (!requests.empty()) {
+    for (auto& built : compile::build_modules(requests, progress))
+      results.push_back(std::move(built));
+  }
   Status first_error;
   for (size_t u = 0; u < units.size(); ++u) {
     Status status;
