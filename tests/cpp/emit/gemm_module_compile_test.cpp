@@ -77,62 +77,21 @@ tc_gemm_args problem(const GemmEntry& entry, int m, int n, int k) {
   return a;
 }
 
-struct Verdict {
-  int32_t status;
-  std::string text;
-};
-
-Verdict can_implement(const tc_kernel_entry& entry, const tc_gemm_args& args) {
-  char error[512] = "";
-  const int32_t status = entry.can_implement(&args, error, sizeof(error));
-  return {status, error};
-}
-
-// Compiles the modules and checks each table against its specification; returns the tables'
-// owners so a test can probe further.
+// The SM80 checks of each entry: a runnable problem, a refused one, null arguments.
 std::vector<std::unique_ptr<Module>> compile_and_check(const std::vector<ModuleSpec>& specs) {
-  std::vector<std::unique_ptr<Module>> modules;
-  const fs::path dir =
-      fs::temp_directory_path() / ("tilecraft-emit-compile-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::vector<CompiledModule> compiled = compile_modules(dir, specs, 80);
-  for (size_t i = 0; i < specs.size(); ++i) {
-    SCOPED_TRACE(specs[i].name);
-    const CompiledModule& result = compiled[i];
-    EXPECT_EQ(result.exit_code, 0) << "nvcc failed; source kept in " << dir << "\n" << result.log;
-    modules.push_back(std::make_unique<Module>(result.library));
-    if (result.exit_code != 0) continue;
-    const tc_module_table* table = modules.back()->table();
-    if (table == nullptr) {
-      const char* why = dlerror();
-      ADD_FAILURE() << "no module table in " << result.library << ": " << (why ? why : "");
-      continue;
-    }
-    EXPECT_EQ(table->abi_version, uint32_t(TILECRAFT_ABI_VERSION));
-    if (table->num_entries != specs[i].entries.size()) {
-      ADD_FAILURE() << "module has " << table->num_entries << " entries, expected "
-                    << specs[i].entries.size();
-      continue;
-    }
-    for (size_t e = 0; e < specs[i].entries.size(); ++e) {
-      const GemmEntry& spec = specs[i].entries[e];
-      const tc_kernel_entry& entry = table->entries[e];
-      SCOPED_TRACE(entry.name);
-      EXPECT_EQ(std::string(entry.name), entry_name(spec));
-      EXPECT_NE(std::string(entry.metadata).find("arch=80;"), std::string::npos);
-      const int k =
-          spec.description.epilogue.kind == EpilogueKind::FastLinearCombinationClamp ? 256 : 512;
-      const Verdict good = can_implement(entry, problem(spec, 256, 256, k));
-      EXPECT_EQ(good.status, TC_OK) << good.text;
-      const Verdict negative = can_implement(entry, problem(spec, -1, 256, k));
-      EXPECT_EQ(negative.status, TC_ERROR_INVALID_ARGUMENT);
-      EXPECT_NE(negative.text.find("M, N and K must be positive"), std::string::npos)
-          << negative.text;
-      EXPECT_EQ(entry.can_implement(nullptr, nullptr, 0), TC_ERROR_INVALID_ARGUMENT);
-    }
-  }
-  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
-  return modules;
+  return compile_testing::compile_and_check(
+      "tilecraft-emit-compile-", specs, 80,
+      [](const GemmEntry& spec, const tc_kernel_entry& entry) {
+        const int k =
+            spec.description.epilogue.kind == EpilogueKind::FastLinearCombinationClamp ? 256 : 512;
+        const Verdict good = can_implement(entry, problem(spec, 256, 256, k));
+        EXPECT_EQ(good.status, TC_OK) << good.text;
+        const Verdict negative = can_implement(entry, problem(spec, -1, 256, k));
+        EXPECT_EQ(negative.status, TC_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(negative.text.find("M, N and K must be positive"), std::string::npos)
+            << negative.text;
+        EXPECT_EQ(entry.can_implement(nullptr, nullptr, 0), TC_ERROR_INVALID_ARGUMENT);
+      });
 }
 
 void skip_without_toolchain() {

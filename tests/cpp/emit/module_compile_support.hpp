@@ -3,7 +3,9 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -12,7 +14,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -120,5 +124,59 @@ class Module {
  private:
   void* handle_;
 };
+
+struct Verdict {
+  int32_t status;
+  std::string text;
+};
+
+inline Verdict can_implement(const tc_kernel_entry& entry, const tc_gemm_args& args) {
+  char error[512] = "";
+  const int32_t status = entry.can_implement(&args, error, sizeof(error));
+  return {status, error};
+}
+
+// Compiles the modules for `arch` and checks each table against its specification (ABI
+// version, entry count, names, the arch in the metadata); `check_entry` adds the arch's own
+// checks of each entry. Returns the tables' owners so a test can probe further; the sources are
+// kept under `dir` when anything failed.
+inline std::vector<std::unique_ptr<Module>> compile_and_check(
+    const std::string& dir_prefix, const std::vector<ModuleSpec>& specs, int arch,
+    const std::function<void(const GemmEntry&, const tc_kernel_entry&)>& check_entry) {
+  namespace fs = std::filesystem;
+  std::vector<std::unique_ptr<Module>> modules;
+  const fs::path dir = fs::temp_directory_path() / (dir_prefix + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::vector<CompiledModule> compiled = compile_modules(dir, specs, arch);
+  const std::string arch_key = "arch=" + std::to_string(arch) + ";";
+  for (size_t i = 0; i < specs.size(); ++i) {
+    SCOPED_TRACE(specs[i].name);
+    const CompiledModule& result = compiled[i];
+    EXPECT_EQ(result.exit_code, 0) << "nvcc failed; source kept in " << dir << "\n" << result.log;
+    modules.push_back(std::make_unique<Module>(result.library));
+    if (result.exit_code != 0) continue;
+    const tc_module_table* table = modules.back()->table();
+    if (table == nullptr) {
+      const char* why = dlerror();
+      ADD_FAILURE() << "no module table in " << result.library << ": " << (why ? why : "");
+      continue;
+    }
+    EXPECT_EQ(table->abi_version, uint32_t(TILECRAFT_ABI_VERSION));
+    if (table->num_entries != specs[i].entries.size()) {
+      ADD_FAILURE() << "module has " << table->num_entries << " entries, expected "
+                    << specs[i].entries.size();
+      continue;
+    }
+    for (size_t e = 0; e < specs[i].entries.size(); ++e) {
+      const tc_kernel_entry& entry = table->entries[e];
+      SCOPED_TRACE(entry.name);
+      EXPECT_EQ(std::string(entry.name), entry_name(specs[i].entries[e]));
+      EXPECT_NE(std::string(entry.metadata).find(arch_key), std::string::npos);
+      check_entry(specs[i].entries[e], entry);
+    }
+  }
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
+  return modules;
+}
 
 }  // namespace tilecraft::emit::compile_testing

@@ -77,94 +77,57 @@ tc_gemm_args problem(const GemmDescription& d, int m, int n, int k) {
   return a;
 }
 
-struct Verdict {
-  int32_t status;
-  std::string text;
-};
-
-Verdict can_implement(const tc_kernel_entry& entry, const tc_gemm_args& args) {
-  char error[512] = "";
-  const int32_t status = entry.can_implement(&args, error, sizeof(error));
-  return {status, error};
-}
-
-// Compiles the modules and checks each table against its specification; returns the tables'
-// owners so a test can probe further.
+// The SM90 checks of each entry: a runnable problem, and each refusal the module words itself
+// (modes, activation arguments, split-K without stream-K, missing bias or aux, TMA extents).
 std::vector<std::unique_ptr<Module>> compile_and_check(const std::vector<ModuleSpec>& specs) {
-  std::vector<std::unique_ptr<Module>> modules;
-  const fs::path dir =
-      fs::temp_directory_path() / ("tilecraft-sm90-compile-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::vector<CompiledModule> compiled = compile_modules(dir, specs, 90);
-  for (size_t i = 0; i < specs.size(); ++i) {
-    SCOPED_TRACE(specs[i].name);
-    const CompiledModule& result = compiled[i];
-    EXPECT_EQ(result.exit_code, 0) << "nvcc failed; source kept in " << dir << "\n" << result.log;
-    modules.push_back(std::make_unique<Module>(result.library));
-    if (result.exit_code != 0) continue;
-    const tc_module_table* table = modules.back()->table();
-    if (table == nullptr) {
-      const char* why = dlerror();
-      ADD_FAILURE() << "no module table in " << result.library << ": " << (why ? why : "");
-      continue;
-    }
-    EXPECT_EQ(table->abi_version, uint32_t(TILECRAFT_ABI_VERSION));
-    if (table->num_entries != specs[i].entries.size()) {
-      ADD_FAILURE() << "module has " << table->num_entries << " entries, expected "
-                    << specs[i].entries.size();
-      continue;
-    }
-    for (size_t e = 0; e < specs[i].entries.size(); ++e) {
-      const GemmDescription& d = specs[i].entries[e].description;
-      const tc_kernel_entry& entry = table->entries[e];
-      SCOPED_TRACE(entry.name);
-      EXPECT_EQ(std::string(entry.name), entry_name(specs[i].entries[e]));
-      EXPECT_NE(std::string(entry.metadata).find("arch=90;"), std::string::npos);
-      const Verdict good = can_implement(entry, problem(d, 256, 256, 512));
-      EXPECT_EQ(good.status, TC_OK) << good.text;
-      const Verdict negative = can_implement(entry, problem(d, -1, 256, 512));
-      EXPECT_EQ(negative.status, TC_ERROR_INVALID_ARGUMENT);
-      EXPECT_NE(negative.text.find("M, N and K must be positive"), std::string::npos)
-          << negative.text;
-      tc_gemm_args array = problem(d, 256, 256, 512);
-      array.mode = TC_GEMM_MODE_ARRAY;
-      EXPECT_NE(can_implement(entry, array).text.find("SM90 kernels run Gemm"), std::string::npos);
-      tc_gemm_args args = problem(d, 256, 256, 512);
-      args.num_activation_args = 3;
-      EXPECT_EQ(can_implement(entry, args).status, TC_ERROR_INVALID_ARGUMENT);
-      args = problem(d, 256, 256, 512);
-      args.batch_count = 2;  // serial split-K
-      const Verdict split = can_implement(entry, args);
-      if (d.tile.tile_scheduler == TileScheduler::StreamK) {
-        EXPECT_EQ(split.status, TC_OK) << split.text;
-      } else {
-        EXPECT_NE(split.text.find("split_k_slices 2: serial split-K on SM90 needs a kernel built "
-                                  "with tile_scheduler StreamK"),
-                  std::string::npos)
-            << split.text;
-      }
-      if (d.epilogue.fusion.bias != BiasKind::none) {
+  return compile_testing::compile_and_check(
+      "tilecraft-sm90-compile-", specs, 90,
+      [](const GemmEntry& spec, const tc_kernel_entry& entry) {
+        const GemmDescription& d = spec.description;
+        const Verdict good = can_implement(entry, problem(d, 256, 256, 512));
+        EXPECT_EQ(good.status, TC_OK) << good.text;
+        const Verdict negative = can_implement(entry, problem(d, -1, 256, 512));
+        EXPECT_EQ(negative.status, TC_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(negative.text.find("M, N and K must be positive"), std::string::npos)
+            << negative.text;
+        tc_gemm_args array = problem(d, 256, 256, 512);
+        array.mode = TC_GEMM_MODE_ARRAY;
+        EXPECT_NE(can_implement(entry, array).text.find("SM90 kernels run Gemm"),
+                  std::string::npos);
+        tc_gemm_args args = problem(d, 256, 256, 512);
+        args.num_activation_args = 3;
+        EXPECT_EQ(can_implement(entry, args).status, TC_ERROR_INVALID_ARGUMENT);
         args = problem(d, 256, 256, 512);
-        args.bias = nullptr;
-        EXPECT_EQ(can_implement(entry, args).text, "bias: the kernel adds a bias vector; got none");
-      }
-      if (d.epilogue.fusion.aux_output) {
-        args = problem(d, 256, 256, 512);
-        args.aux = nullptr;
-        EXPECT_EQ(can_implement(entry, args).text,
-                  "aux: the kernel writes an aux output; got none");
-      }
-      // TMA: a row-major A's K must be a multiple of its 16-byte alignment.
-      if (d.A.layout == Layout::RowMajor) {
-        args = problem(d, 256, 256, 512 + d.A.alignment / 2);
-        const Verdict ragged = can_implement(entry, args);
-        EXPECT_EQ(ragged.status, TC_ERROR_INVALID_ARGUMENT) << ragged.text;
-        EXPECT_NE(ragged.text.find("CUTLASS can_implement"), std::string::npos) << ragged.text;
-      }
-    }
-  }
-  if (!::testing::Test::HasFailure()) fs::remove_all(dir);
-  return modules;
+        args.batch_count = 2;  // serial split-K
+        const Verdict split = can_implement(entry, args);
+        if (d.tile.tile_scheduler == TileScheduler::StreamK) {
+          EXPECT_EQ(split.status, TC_OK) << split.text;
+        } else {
+          EXPECT_NE(split.text.find("split_k_slices 2: serial split-K on SM90 needs a kernel built "
+                                    "with tile_scheduler StreamK"),
+                    std::string::npos)
+              << split.text;
+        }
+        if (d.epilogue.fusion.bias != BiasKind::none) {
+          args = problem(d, 256, 256, 512);
+          args.bias = nullptr;
+          EXPECT_EQ(can_implement(entry, args).text,
+                    "bias: the kernel adds a bias vector; got none");
+        }
+        if (d.epilogue.fusion.aux_output) {
+          args = problem(d, 256, 256, 512);
+          args.aux = nullptr;
+          EXPECT_EQ(can_implement(entry, args).text,
+                    "aux: the kernel writes an aux output; got none");
+        }
+        // TMA: a row-major A's K must be a multiple of its 16-byte alignment.
+        if (d.A.layout == Layout::RowMajor) {
+          args = problem(d, 256, 256, 512 + d.A.alignment / 2);
+          const Verdict ragged = can_implement(entry, args);
+          EXPECT_EQ(ragged.status, TC_ERROR_INVALID_ARGUMENT) << ragged.text;
+          EXPECT_NE(ragged.text.find("CUTLASS can_implement"), std::string::npos) << ragged.text;
+        }
+      });
 }
 
 void skip_without_toolchain() {
