@@ -5,6 +5,8 @@
 # Needs the CUTLASS headers in .deps/cutlass (carry it) or CUTLASS_DIR.
 # Kernels compiled on an earlier machine of the same kind come back as OUTDIR/kernel-cache.tgz;
 # carry it as .gpu-cache/kernel-cache.tgz and they are not compiled again.
+#   TESTS90_K=expr        tests90 runs only the SM90 GPU tests matching pytest -k expr
+#   BENCH90="gemm fused"  bench90 runs only these bench/bench_sm90_<name>.py scripts
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: gpu_run.sh OUTDIR [parts...]}
@@ -62,7 +64,8 @@ if want tests; then
     --ignore=tests/python/gpu90
 fi
 if want tests90; then
-  step pytest90 $PY -X faulthandler -m pytest tests/python/gpu90 -rs -v --durations=15
+  step pytest90 $PY -X faulthandler -m pytest tests/python/gpu90 -rs -v --durations=15 \
+    ${TESTS90_K:+-k "$TESTS90_K"}
 fi
 if want sanitizer; then
   step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 \
@@ -82,7 +85,9 @@ if want bench; then
 fi
 if want bench90; then
   for b in bench/bench_sm90_*.py; do
-    step "$(basename "$b" .py)" $PY "$b"
+    name=$(basename "$b" .py)
+    [ -z "${BENCH90:-}" ] || [[ " $BENCH90 " == *" ${name#bench_sm90_} "* ]] || continue
+    step "$name" $PY "$b"
   done
 fi
 exit $status

@@ -9,7 +9,7 @@ from tilecraft._core import EpilogueParams, GemmCoord, GemmMode
 
 _KEYWORDS = ("operation", "problem_size", "A", "B", "C", "D", "output_op", "gemm_mode",
              "split_k_slices", "batch", "bias", "aux", "scale_a", "scale_b", "scale_c", "scale_d",
-             "deterministic")
+             "deterministic", "launch_with_pdl")
 _SCALES = ("scale_a", "scale_b", "scale_c", "scale_d")
 # Misspellings that appear in published examples, accepted with a warning.
 _ALIASES = {"split_k_splices": "split_k_slices"}
@@ -40,6 +40,9 @@ class GemmArguments:
     like D) and fp8 per-tensor scales ``scale_a`` ... ``scale_d`` (floats, or one-element float32
     CUDA tensors read at launch). ``deterministic=False`` lets SM90 stream-K and split-K kernels
     reduce partial sums in any order: faster, but not bitwise reproducible from run to run.
+    ``launch_with_pdl`` (default True) launches SM90 kernels with programmatic dependent launch:
+    a kernel's prologue overlaps the end of the kernel before it on the stream, while its memory
+    accesses still wait for that kernel to finish. SM80 kernels always launch plainly.
     """
 
     def __init__(self, *args, **kwargs):
@@ -104,9 +107,12 @@ class GemmArguments:
         deterministic = values.get("deterministic", True)
         if not isinstance(deterministic, bool):
             raise TypeError(f"deterministic: expected True or False, got {deterministic!r}")
+        launch_with_pdl = values.get("launch_with_pdl", True)
+        if not isinstance(launch_with_pdl, bool):
+            raise TypeError(f"launch_with_pdl: expected True or False, got {launch_with_pdl!r}")
         self._native = _core.GemmArguments.make(operation._op, problem_size, *tensors, output_op,
                                                 gemm_mode, split_k_slices, batch, bias, aux,
-                                                scales, deterministic)
+                                                scales, deterministic, launch_with_pdl)
         self._current_stream = _stream_getter((self.A, self.B, self.C, self.D))
 
     def sync(self):

@@ -247,7 +247,7 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
       std::memcpy(&prepared.key, a, sizeof(tc_gemm_args));
     }
   }
-  cutlass::Status status = prepared.gemm.run(s);
+  cutlass::Status status = prepared.gemm.run(s, nullptr, a->launch_with_pdl != 0);
   cudaError_t cuda = cudaPeekAtLastError();
   if (status != cutlass::Status::kSuccess || cuda != cudaSuccess) {
     prepared.valid = false;

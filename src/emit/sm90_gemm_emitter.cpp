@@ -202,10 +202,28 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   return out;
 }
 
+bool triggers_dependent_launch_early(const GemmDescription& description) {
+  return description.arch == 90 && description.tile.tile_scheduler != TileScheduler::StreamK;
+}
+
+// Grid dependency control (programmatic dependent launch) for the kernels of a module.
+constexpr std::string_view kGridDependencyControl = "#define CUTLASS_ENABLE_GDC_FOR_SM90 1\n";
+// The griddepcontrol waits alone, for the sm_90a device pass: what CUTLASS_ENABLE_GDC_FOR_SM90
+// enables there, without the early launch signal.
+constexpr std::string_view kGridDependencyWaitsOnly =
+    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+    "#define CUTLASS_GDC_ENABLED\n"
+    "#endif\n";
+
 std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
   std::string out = kModuleAbiHeaderText;
   out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) + " GEMM entr" +
          (entries.size() == 1 ? "y" : "ies") + " (CUTLASS 3.x GemmUniversalAdapter, SM90)\n";
+  bool early_trigger = true;
+  for (const GemmEntry& entry : entries) {
+    early_trigger = early_trigger && triggers_dependent_launch_early(entry.description);
+  }
+  out += early_trigger ? kGridDependencyControl : kGridDependencyWaitsOnly;
   out += sm90_gemm_module_includes();
   out += sm90_gemm_adapter_text();
   for (size_t index = 0; index < entries.size(); ++index) {

@@ -44,9 +44,10 @@ void bind_runtime(nb::module_& m) {
              const nb::ndarray<>& B, std::optional<nb::ndarray<>> C, const nb::ndarray<>& D,
              const EpilogueParams& output_op, GemmMode mode, int split_k_slices, int batch,
              std::optional<nb::ndarray<>> bias, std::optional<nb::ndarray<>> aux,
-             const std::vector<nb::object>& scales, bool deterministic) {
+             const std::vector<nb::object>& scales, bool deterministic, bool launch_with_pdl) {
             GemmProblem problem;
             problem.deterministic = deterministic;
+            problem.launch_with_pdl = launch_with_pdl;
             if (bias) problem.bias = to_tensor_view("bias", *bias);
             if (aux) problem.aux = to_tensor_view("aux", *aux);
             ScaleArgument* targets[] = {&problem.scale_a, &problem.scale_b, &problem.scale_c,
@@ -84,7 +85,7 @@ void bind_runtime(nb::module_& m) {
           nb::arg("C").none(), nb::arg("D"), nb::arg("output_op"), nb::arg("gemm_mode"),
           nb::arg("split_k_slices"), nb::arg("batch"), nb::arg("bias").none() = nb::none(),
           nb::arg("aux").none() = nb::none(), nb::arg("scales") = std::vector<nb::object>{},
-          nb::arg("deterministic") = true)
+          nb::arg("deterministic") = true, nb::arg("launch_with_pdl") = true)
       .def("sync", [](GemmArguments& args) { check(args.sync()); })
       .def_prop_ro("workspace_bytes", &GemmArguments::workspace_bytes)
       .def_prop_ro("mode", &GemmArguments::mode);

@@ -220,6 +220,7 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   a.alpha = problem.output_op.alpha;
   a.beta = problem.output_op.beta;
   a.nondeterministic_reduction = problem.deterministic ? 0 : 1;
+  a.launch_with_pdl = problem.launch_with_pdl ? 1 : 0;
   a.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
   for (int i = 0; i < a.num_activation_args && i < 4; ++i) {
     a.activation_args[i] = problem.output_op.activation_args[i];

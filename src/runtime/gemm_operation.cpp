@@ -32,7 +32,9 @@ using Work = std::vector<std::pair<std::shared_ptr<GemmOperation>, bool>>;
 // More kernels than parallel compile jobs: share translation units. Parsing CUTLASS dominates
 // a lone kernel's compile (an SM90 unit of seven kernels took 2.4x one kernel's time), so
 // `jobs` units of several kernels finish much sooner than waves of single ones. Grouping is by
-// name, so the same set of kernels forms the same units (and cache keys) next time.
+// name, so the same set of kernels forms the same units (and cache keys) next time. Kernels
+// share a unit only with kernels of the same arch and the same early dependent-launch signal
+// (which is decided per unit); the jobs are shared among those classes by size.
 std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size_t> misses) {
   constexpr size_t kMaxKernelsPerUnit = 8;
   const size_t jobs = static_cast<size_t>(std::max(1, settings().compile_jobs));
@@ -44,22 +46,26 @@ std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size
   std::sort(misses.begin(), misses.end(), [&](size_t a, size_t b) {
     return work[a].first->procedural_name() < work[b].first->procedural_name();
   });
-  std::vector<std::vector<size_t>> by_arch[2];
+  std::vector<size_t> classes[3];  // SM80; SM90 with the early launch signal; SM90 without
+  size_t shared = 0;
   for (size_t i : misses) {
     const bool alone = work[i].second;  // split-K-parallel companions keep their own unit
     if (alone) {
       groups.push_back({i});
       continue;
     }
-    const int arch = work[i].first->description().arch == 90 ? 1 : 0;
-    by_arch[arch].push_back({i});
+    const GemmDescription& d = work[i].first->description();
+    classes[d.arch != 90 ? 0 : (emit::triggers_dependent_launch_early(d) ? 1 : 2)].push_back(i);
+    ++shared;
   }
-  for (auto& singles : by_arch) {
-    if (singles.empty()) continue;
-    const size_t units = std::max(std::min(jobs, singles.size()),
-                                  (singles.size() + kMaxKernelsPerUnit - 1) / kMaxKernelsPerUnit);
+  for (const auto& members : classes) {
+    if (members.empty()) continue;
+    const size_t share = std::max<size_t>(1, jobs * members.size() / shared);
+    const size_t units =
+        std::min(members.size(),
+                 std::max(share, (members.size() + kMaxKernelsPerUnit - 1) / kMaxKernelsPerUnit));
     std::vector<std::vector<size_t>> unit(units);
-    for (size_t at = 0; at < singles.size(); ++at) unit[at % units].push_back(singles[at][0]);
+    for (size_t at = 0; at < members.size(); ++at) unit[at % units].push_back(members[at]);
     for (auto& u : unit) groups.push_back(std::move(u));
   }
   return groups;

@@ -561,3 +561,12 @@ def test_deterministic_must_be_a_bool():
                               A=np.zeros((128, 64), np.float16), B=np.zeros((64, 64), np.float16),
                               C=None, D=np.zeros((128, 64), np.float16), deterministic="no")
     assert not op.is_compiled()
+
+
+def test_launch_with_pdl_must_be_a_bool():
+    op = f16_op()
+    with pytest.raises(TypeError, match="^launch_with_pdl: expected True or False, got 1"):
+        cutlass.GemmArguments(operation=op, problem_size=cutlass.gemm.GemmCoord(128, 64, 64),
+                              A=np.zeros((128, 64), np.float16), B=np.zeros((64, 64), np.float16),
+                              C=None, D=np.zeros((128, 64), np.float16), launch_with_pdl=1)
+    assert not op.is_compiled()

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TILECRAFT_ABI_VERSION 2
+#define TILECRAFT_ABI_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,6 +64,10 @@ typedef struct tc_gemm_args {
   /* Stream-K / split-K partial sums may be reduced in any order (faster, not bitwise
    * reproducible). 0: in a fixed order. */
   int32_t nondeterministic_reduction;
+  /* Since version 3: 1 launches an SM90 kernel with programmatic dependent launch, so that its
+   * prologue overlaps the tail of the kernel before it on the stream; the kernel still reads
+   * and writes global memory only after that kernel has finished. SM80 kernels ignore it. */
+  int32_t launch_with_pdl;
 } tc_gemm_args;
 
 typedef struct tc_kernel_entry {

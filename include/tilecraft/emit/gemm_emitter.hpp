@@ -33,6 +33,14 @@ std::string entry_name(const GemmEntry& entry);
 // column-reordered by the caller (cutlass::reorder_column<32>); the module does not reorder it.
 std::string emit_gemm_module(const std::vector<GemmEntry>& entries);
 
+// SM90 kernels are built with CUTLASS's grid dependency control, so they may be launched with
+// programmatic dependent launch: they wait for the previous kernel before touching global
+// memory. Most also signal the next kernel early, as their last tile starts; kernels on the
+// stream-K tile scheduler cannot (CUTLASS 4.2's stream-K code does not compile with that
+// signal), so the next kernel starts as they exit. The signal is set per translation unit:
+// compile_operations never puts kernels that differ here in one unit.
+bool triggers_dependent_launch_early(const GemmDescription& description);
+
 // Compiler flags the emitted source needs for its architecture, beyond include paths
 // (e.g. -gencode arch=compute_80,code=sm_80). Arch 80 kernels are built for sm_80 and sm_90 so
 // they run on Hopper.

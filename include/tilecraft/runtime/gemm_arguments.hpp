@@ -39,6 +39,10 @@ struct GemmProblem {
   // SM90 stream-K and split-K: false lets the partial sums meet in any order (faster, results
   // not bitwise reproducible run to run). Other kernels reduce in a fixed order regardless.
   bool deterministic = true;
+  // SM90: launch with programmatic dependent launch (the kernel's prologue overlaps the end of
+  // the previous kernel on the stream; its memory accesses still wait for that kernel to finish).
+  // SM80 kernels always launch plainly.
+  bool launch_with_pdl = true;
 };
 
 class GemmArguments {

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "emit/emit_test_descriptions.hpp"
@@ -258,6 +259,28 @@ TEST(Sm90Emitter, ModuleStructure) {
   EXPECT_LT(text.find("\"" + a.procedural_name() + "\""),
             text.find("\"" + b.procedural_name() + "\""));
   EXPECT_EQ(entry_name({a}), a.procedural_name());
+}
+
+TEST(Sm90Emitter, GridDependencyControlEarlyTriggerUnlessAnEntryIsStreamK) {
+  const std::string full = "#define CUTLASS_ENABLE_GDC_FOR_SM90 1\n";
+  const std::string waits =
+      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+      "#define CUTLASS_GDC_ENABLED\n#endif\n";
+  const GemmDescription persistent = bf16_tn_coop_bias_gelu();
+  const GemmDescription stream_k = bf16_nt_stream_k();
+  EXPECT_TRUE(triggers_dependent_launch_early(persistent));
+  EXPECT_FALSE(triggers_dependent_launch_early(stream_k));
+  const std::string includes(sm90_gemm_module_includes());
+  for (const auto& [text, expected, absent] :
+       {std::tuple{module_of(persistent), full, waits},
+        std::tuple{module_of(stream_k), waits, full},
+        std::tuple{emit_gemm_module({{persistent}, {stream_k}}), waits, full}}) {
+    ASSERT_NE(text.find(expected), std::string::npos) << expected;
+    EXPECT_LT(text.find(expected), text.find(includes)) << "must come before CUTLASS's headers";
+    EXPECT_TRUE(contains_none(text, {absent}));
+  }
+  EXPECT_TRUE(contains_all(std::string(sm90_gemm_adapter_text()),
+                           {"prepared.gemm.run(s, nullptr, a->launch_with_pdl != 0)"}));
 }
 
 TEST(Sm90Emitter, ArchFlagsTargetSm90a) {

@@ -1,6 +1,7 @@
 // <module_abi.h>
 
 // ---- tilecraft generated module: 1 GEMM entry (CUTLASS 3.x GemmUniversalAdapter, SM90)
+#define CUTLASS_ENABLE_GDC_FOR_SM90 1
 // <SM90 includes>
 // <SM90 adapters>
 
