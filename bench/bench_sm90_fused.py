@@ -107,12 +107,21 @@ def main():
             best = min(results, key=lambda c: results[c][0])
             o_ms, o_label, o_err = results[best]
             speedup = t_ms / o_ms
+            best_op = dict(compiled)[best]
+            plain = cutlass.GemmArguments(
+                operation=best_op, problem_size=cutlass.gemm.GemmCoord(m, n, k), A=x, B=w.t(),
+                C=None, D=d, output_op=best_op.epilogue_type(1.0, 0.0), bias=bias,
+                launch_with_pdl=False)
+            plain_ms = sc.time_gpu(lambda: best_op.run(plain), target_ms=TARGET_MS)
+            plain = None
+            plain_err = sc.max_rel_error(d, ref)
             print(f"shape={name} gelu={form} torch_gelu_addmm_ms={t_ms:.4f} best={best}:{o_label} "
                   f"tilecraft_ms={o_ms:.4f} speedup={speedup:.3f} (target >= {target}: "
                   f"{sc.verdict(speedup >= target)}) "
                   f"tilecraft_tflops={sc.tflops(m, n, k, o_ms):.1f} "
                   f"torch_addmm_ms={addmm_ms:.4f} torch_matmul_ms={mm_ms:.4f} err={o_err:.1e} "
-                  f"torch_err={torch_err:.1e}")
+                  f"torch_err={torch_err:.1e} best_without_pdl_ms={plain_ms:.4f}"
+                  + ("" if plain_err <= TOLERANCE else f" WRONG-without-pdl err={plain_err:.2e}"))
             rows.append([name, form, f"{t_ms:.3f}", f"{addmm_ms:.3f}", f"{mm_ms:.3f}", o_label,
                          f"{o_ms:.3f}", f"{speedup:.2f}", f">= {target}"])
         else:

@@ -34,21 +34,38 @@ def shape_text(m, n, k):
     return f"{m}x{n}x{k}"
 
 
-def variants(candidates, m, n, k, sm_count):
-    """(id, op, split_k_slices) to measure for this shape: every candidate at split 1, and the
-    stream-K kernel at serial split-K 2..16 when 128x128 tiles do not fill the GPU."""
-    out = [(cid, op, 1, True) for cid, op in candidates]
+def variants(candidates, swapped, m, n, k, sm_count):
+    """(id, op, split_k_slices, deterministic, swapped) to measure for this shape: every
+    candidate at split 1; for skinny M (M <= 256 and N >= 4 M) the swapped candidates, which
+    compute D^T = B^T A^T; and the stream-K kernels at serial split-K 2..16, deterministic and
+    not, where 128x128 tiles do not fill the GPU."""
+    pool = [(cid, op, False) for cid, op in candidates]
+    if m <= 256 and n >= 4 * m:
+        pool += [(cid, op, True) for cid, op in swapped]
+    out = [(cid, op, 1, True, swap) for cid, op, swap in pool]
     tiles = math.ceil(m / 128) * math.ceil(n / 128)
     if tiles < sm_count:
-        for cid, op in candidates:
+        for cid, op, swap in pool:
             if cid not in sc.STREAM_K_IDS:
                 continue
-            out.append((f"{cid}/nd", op, 1, False))
+            out.append((f"{cid}/nd", op, 1, False, swap))
             for split in SPLITS:
                 if k // split >= 128:
-                    out.append((f"{cid}/split{split}", op, split, True))
-                    out.append((f"{cid}/split{split}nd", op, split, False))
+                    out.append((f"{cid}/split{split}", op, split, True, swap))
+                    out.append((f"{cid}/split{split}nd", op, split, False, swap))
     return out
+
+
+def make_arguments(cutlass, op, a, b, d, m, n, k, split, deterministic, swapped,
+                   launch_with_pdl=True):
+    """D = A B; swapped: the column-major-D kernel computes D^T = B^T A^T on the same memory."""
+    if swapped:
+        problem, a, b, d = cutlass.gemm.GemmCoord(n, m, k), b.t(), a.t(), d.t()
+    else:
+        problem = cutlass.gemm.GemmCoord(m, n, k)
+    return cutlass.GemmArguments(operation=op, problem_size=problem, A=a, B=b, C=None, D=d,
+                                 output_op=op.epilogue_type(1.0, 0.0), split_k_slices=split,
+                                 deterministic=deterministic, launch_with_pdl=launch_with_pdl)
 
 
 def main():
@@ -71,15 +88,21 @@ def main():
     if candidates is None:
         print(f"RESULT: no candidates could be described ({describe_error})")
         return 1
+    swapped, describe_error = sc.build_candidates(sc.swapped_gemm_candidates, "swapped GEMM")
+    swapped = swapped or []
     for cid, op in candidates:
         print(f"candidate {cid}: {sc.label(op)}")
+    for cid, op in swapped:
+        print(f"candidate {cid}: {sc.label(op)}, column-major D, run swapped (D^T = B^T A^T) "
+              f"where M <= 256 and N >= 4 M")
     print("variants: <id>/nd = deterministic=False (partial sums reduced in any order); "
           "tried on the stream-K kernels where 128x128 tiles < SMs")
     print(f"variants: <stream-K kernel>/splitS = a stream-K kernel with split_k_slices=S "
           f"(serial split-K), tried for S in {SPLITS} where 128x128 tiles < SMs")
     print(f"shapes: {len(shapes)} (M x N x K)")
-    failed = sc.compile_ops([op for _, op in candidates], options.own_only)
+    failed = sc.compile_ops([op for _, op in candidates + swapped], options.own_only)
     compiled = [(cid, op) for cid, op in candidates if op.procedural_name() not in failed]
+    compiled_swapped = [(cid, op) for cid, op in swapped if op.procedural_name() not in failed]
     sm_count = torch.cuda.get_device_properties(0).multi_processor_count
 
     torch.manual_seed(0)
@@ -99,12 +122,11 @@ def main():
 
         results = {}  # variant id -> (ms, label, err)
         notes = []
-        for vid, op, split, deterministic in variants(compiled, m, n, k, sm_count):
+        setups = {}
+        for vid, op, split, deterministic, swap in variants(compiled, compiled_swapped, m, n, k,
+                                                           sm_count):
             try:
-                args = cutlass.GemmArguments(
-                    operation=op, problem_size=cutlass.gemm.GemmCoord(m, n, k), A=a, B=b, C=None,
-                    D=d, output_op=op.epilogue_type(1.0, 0.0), split_k_slices=split,
-                    deterministic=deterministic)
+                args = make_arguments(cutlass, op, a, b, d, m, n, k, split, deterministic, swap)
                 d.fill_(float("nan"))
                 op.run(args)
                 torch.cuda.synchronize()
@@ -118,8 +140,9 @@ def main():
                     notes.append(f"WRONG-after-timing {vid} err={err_after:.2e}")
                     continue
                 results[vid] = (ms, sc.label(op) + (f"+split{split}" if split > 1 else "")
-                                + ("" if deterministic else "+nondeterministic"),
-                                max(err, err_after))
+                                + ("" if deterministic else "+nondeterministic")
+                                + ("+swapAB" if swap else ""), max(err, err_after))
+                setups[vid] = (op, split, deterministic, swap)
             except Exception as exc:  # noqa: BLE001 - report, go on with the others
                 notes.append(f"ERROR {vid}: {type(exc).__name__}: {exc}")
             finally:
@@ -134,6 +157,14 @@ def main():
             ratio = b_tf / c_tf
             ratios.append((ratio, name))
             flag = "" if ratio >= MIN_TARGET else f" BELOW-{MIN_TARGET}"
+            op, split, deterministic, swap = setups[best_id]
+            plain = make_arguments(cutlass, op, a, b, d, m, n, k, split, deterministic, swap,
+                                   launch_with_pdl=False)
+            plain_tf = sc.tflops(m, n, k, sc.time_gpu(lambda: op.run(plain), target_ms=TARGET_MS))
+            plain = None
+            plain_err = sc.max_rel_error(d, ref)
+            flag += f" best_without_pdl_tflops={plain_tf:.1f}" + (
+                "" if plain_err <= TOLERANCE else f" WRONG-without-pdl err={plain_err:.2e}")
             print(f"shape={name} cublas_tflops={c_tf:.1f} best={best_id}:{b_label} "
                   f"tilecraft_tflops={b_tf:.1f} ratio={ratio:.3f}{flag} err={b_err:.1e} "
                   f"cublas_err={cublas_err:.1e}")

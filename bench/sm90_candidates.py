@@ -88,7 +88,7 @@ def header(title):
 
 
 def _sm90_op(element, inst_k, shape, cluster, schedule, *, scheduler=None, swizzle=None,
-             math_operation=None, epilogue=None, out_element=None):
+             math_operation=None, epilogue=None, out_element=None, out_layout=None):
     import tilecraft as cutlass
 
     math_operation = math_operation or cutlass.MathOperation.multiply_add
@@ -102,7 +102,7 @@ def _sm90_op(element, inst_k, shape, cluster, schedule, *, scheduler=None, swizz
     align_ab = 128 // (8 if element in (cutlass.float8_e4m3, cutlass.float8_e5m2) else 16)
     A = cutlass.TensorDescription(element, cutlass.RowMajor, align_ab)
     B = cutlass.TensorDescription(element, cutlass.ColumnMajor, align_ab)
-    C = cutlass.TensorDescription(out_element, cutlass.RowMajor, 8)
+    C = cutlass.TensorDescription(out_element, out_layout or cutlass.RowMajor, 8)
     if epilogue is None:
         epilogue = cutlass.LinearCombination(out_element, 8, cutlass.float32, cutlass.float32)
     return cutlass.GemmOperationUniversal(arch=90, tile_description=tile, A=A, B=B, C=C,
@@ -124,9 +124,9 @@ def label(op):
     return name
 
 
-# The ids of the stream-K kernels in GEMM_CANDIDATES (split-K variants run on them).
+# The ids of the stream-K kernels in the GEMM candidates (split-K variants run on them).
 STREAM_K_ID = "k8"
-STREAM_K_IDS = ("k8", "k10")
+STREAM_K_IDS = ("k8", "k10", "k14", "k16", "s3", "s4")
 
 
 def gemm_candidates():
@@ -151,8 +151,34 @@ def gemm_candidates():
         ("k11", [64, 32, 128], [1, 1, 1], pp, {}),
         ("k12", [128, 128, 64], [2, 1, 1], coop, {}),
         ("k13", [64, 64, 128], [1, 1, 1], pp, {}),
+        ("k14", [128, 64, 64], [1, 1, 1], coop, {"scheduler": cutlass.TileSchedulerType.StreamK}),
+        ("k15", [128, 64, 64], [1, 1, 1], coop, {}),
+        ("k16", [128, 64, 128], [1, 1, 1], coop, {"scheduler": cutlass.TileSchedulerType.StreamK}),
+        ("k17", [256, 128, 64], [2, 1, 1], coop, {"swizzle": cutlass.IdentitySwizzle8}),
     ]
     return [(cid, _sm90_op(BF, 16, shape, cluster, schedule, **kw))
+            for cid, shape, cluster, schedule, kw in specs]
+
+
+def swapped_gemm_candidates():
+    """bf16 TN GEMMs with a column-major D, for skinny M: D = A B is computed as
+    D^T = B^T A^T (A' = w, B' = A^T, D' = D^T, all three the same memory as the caller's), so
+    the few rows of A become the narrow N side of the tile. cuBLAS swaps skinny problems the
+    same way."""
+    import tilecraft as cutlass
+
+    BF = cutlass.bfloat16
+    K = cutlass.KernelScheduleType
+    coop, pp = K.TmaWarpSpecializedCooperative, K.TmaWarpSpecializedPingpong
+    stream_k = {"scheduler": cutlass.TileSchedulerType.StreamK}
+    specs = [
+        ("s1", [64, 16, 128], [1, 1, 1], pp, {}),
+        ("s2", [64, 32, 128], [1, 1, 1], pp, {}),
+        ("s3", [128, 16, 128], [1, 1, 1], coop, stream_k),
+        ("s4", [128, 32, 128], [1, 1, 1], coop, stream_k),
+    ]
+    return [(cid, _sm90_op(BF, 16, shape, cluster, schedule, out_layout=cutlass.ColumnMajor,
+                           **kw))
             for cid, shape, cluster, schedule, kw in specs]
 
 
@@ -170,17 +196,21 @@ def fused_candidates():
         return cutlass.LinearCombinationGeneric(activation, BF, 8, cutlass.float32,
                                                 cutlass.float32, bias="column", element_bias=BF)
 
+    swz8 = cutlass.IdentitySwizzle8
     specs = [
-        ("1", [128, 256, 64], [2, 1, 1], coop),
-        ("2", [256, 128, 64], [2, 1, 1], coop),
-        ("3", [128, 128, 64], [2, 1, 1], pp),
-        ("4", [128, 256, 64], [1, 2, 1], coop),
+        ("1", [128, 256, 64], [2, 1, 1], coop, None),
+        ("2", [256, 128, 64], [2, 1, 1], coop, None),
+        ("3", [128, 128, 64], [2, 1, 1], pp, None),
+        ("4", [128, 256, 64], [1, 2, 1], coop, None),
+        ("5", [64, 256, 64], [2, 1, 1], pp, None),
+        ("6", [256, 128, 64], [2, 1, 1], coop, swz8),
+        ("7", [128, 256, 64], [2, 1, 1], coop, swz8),
     ]
     out = {}
     for form, prefix, activation in (("erf", "f", cutlass.gelu), ("tanh", "t", cutlass.gelu_tanh)):
-        out[form] = [(prefix + cid, _sm90_op(BF, 16, shape, cluster, schedule,
+        out[form] = [(prefix + cid, _sm90_op(BF, 16, shape, cluster, schedule, swizzle=swizzle,
                                              epilogue=epilogue(activation)))
-                     for cid, shape, cluster, schedule in specs]
+                     for cid, shape, cluster, schedule, swizzle in specs]
     return out
 
 
@@ -195,21 +225,27 @@ def fp8_candidates():
     # Without fast accumulation the mainloop keeps a second set of accumulators (it promotes
     # partial sums to f32 every few MMAs), so tiles whose accumulators fill the registers spill.
     specs = [
-        ("1", [128, 256, 128], [2, 1, 1], coop),
-        ("2", [128, 128, 128], [2, 1, 1], pp),
-        ("3", [128, 128, 128], [1, 2, 1], coop),
-        ("4", [128, 128, 128], [2, 1, 1], coop),
-        ("5", [256, 128, 128], [2, 1, 1], coop),
+        ("1", [128, 256, 128], [2, 1, 1], coop, None),
+        ("2", [128, 128, 128], [2, 1, 1], pp, None),
+        ("3", [128, 128, 128], [1, 2, 1], coop, None),
+        ("4", [128, 128, 128], [2, 1, 1], coop, None),
+        ("5", [256, 128, 128], [2, 1, 1], coop, None),
+    ]
+    # With fast accumulation nothing spills, so larger per-warpgroup tiles are worth a try.
+    fast_only = [
+        ("6", [128, 256, 128], [1, 2, 1], coop, None),
+        ("7", [64, 256, 128], [2, 1, 1], pp, None),
+        ("8", [128, 256, 128], [2, 1, 1], coop, cutlass.IdentitySwizzle8),
     ]
     out = {}
-    for mode, prefix, math_op in (("default", "p", cutlass.MathOperation.multiply_add),
-                                  ("fast_accum", "q",
-                                   cutlass.MathOperation.multiply_add_fast_accum)):
+    for mode, prefix, math_op, extra in (
+            ("default", "p", cutlass.MathOperation.multiply_add, []),
+            ("fast_accum", "q", cutlass.MathOperation.multiply_add_fast_accum, fast_only)):
         out[mode] = [(prefix + cid, _sm90_op(
-            E4, 32, shape, cluster, schedule, math_operation=math_op,
+            E4, 32, shape, cluster, schedule, math_operation=math_op, swizzle=swizzle,
             epilogue=cutlass.LinearCombination(cutlass.bfloat16, 8, cutlass.float32,
                                                cutlass.float32, scales=True)))
-            for cid, shape, cluster, schedule in specs]
+            for cid, shape, cluster, schedule, swizzle in specs + extra]
     return out
 
 
@@ -226,8 +262,8 @@ def build_candidates(builder, what):
 def all_candidate_ops():
     """Every candidate of the three SM90 bench scripts (for the one shared add_module call)."""
     ops = []
-    for builder, what in ((gemm_candidates, "GEMM"), (fused_candidates, "fused"),
-                          (fp8_candidates, "fp8")):
+    for builder, what in ((gemm_candidates, "GEMM"), (swapped_gemm_candidates, "swapped GEMM"),
+                          (fused_candidates, "fused"), (fp8_candidates, "fp8")):
         built, _ = build_candidates(builder, what)
         if built is None:
             continue
