@@ -76,6 +76,7 @@ if want examples; then
   step example_cpp_sm90 "$TILECRAFT_BUILD_DIR/examples/cpp/gemm_sm90_bias_gelu"
   step example_quickstart $PY examples/python/quickstart.py
   step example_seed004 $PY -W always examples/python/seed004_readme.py
+  step example_seed003 $PY examples/python/seed003_api.py
 fi
 if want bench; then
   for b in bench/bench_*.py; do

@@ -22,5 +22,6 @@ inline void check(const Status& status) {
 void bind_types(nb::module_& m);
 void bind_describe(nb::module_& m);
 void bind_runtime(nb::module_& m);
+void bind_api(nb::module_& m);
 
 }  // namespace tilecraft::python

@@ -55,4 +55,5 @@ NB_MODULE(_core, m) {
   tilecraft::python::bind_types(m);
   tilecraft::python::bind_describe(m);
   tilecraft::python::bind_runtime(m);
+  tilecraft::python::bind_api(m);
 }

@@ -259,7 +259,15 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
     return Status::invalid(operation.procedural_name() + " cannot run this problem: " + error);
   }
   const size_t workspace_bytes = out->entry_->workspace_size(&a);
-  if (workspace_bytes > 0) {
+  out->workspace_needed_ = workspace_bytes;
+  if (problem.workspace != nullptr) {
+    if (problem.workspace_bytes < workspace_bytes) {
+      return Status::invalid("workspace: expected at least " + std::to_string(workspace_bytes) +
+                             " bytes for " + operation.procedural_name() +
+                             " on this problem, got " + std::to_string(problem.workspace_bytes));
+    }
+    out->caller_workspace_ = problem.workspace;
+  } else if (workspace_bytes > 0) {
     auto workspace = DeviceBuffer::allocate(workspace_bytes);
     if (!workspace) return workspace.status();
     out->workspace_ = std::move(*workspace);

@@ -6,6 +6,7 @@
 
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
+#include "tilecraft/runtime/compiled_artifact.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/module.hpp"
@@ -184,6 +185,21 @@ Status GemmOperation::attach(bool split_k_parallel,
     universal_ = found;
   }
   return Status::ok();
+}
+
+std::pair<std::shared_ptr<const LoadedModule>, const tc_kernel_entry*>
+GemmOperation::universal_kernel() const {
+  std::lock_guard lock(mutex_);
+  return {module_, universal_};
+}
+
+Status GemmOperation::use_artifact(const CompiledArtifact& artifact) {
+  if (!artifact.module()) return Status::invalid("use_artifact: the artifact holds no module");
+  if (artifact.kernel_name() != name_) {
+    return Status::invalid("use_artifact: the artifact holds kernel " + artifact.kernel_name() +
+                           ", but this operation is " + name_);
+  }
+  return attach(false, artifact.module());
 }
 
 Result<const tc_kernel_entry*> GemmOperation::entry(GemmMode mode) const {

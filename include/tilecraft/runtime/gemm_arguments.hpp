@@ -43,6 +43,10 @@ struct GemmProblem {
   // the previous kernel on the stream; its memory accesses still wait for that kernel to finish).
   // SM80 kernels always launch plainly.
   bool launch_with_pdl = true;
+  // A device buffer of the caller's for the kernel's workspace (otherwise one is allocated from
+  // the pool when the kernel needs it). Must hold at least the kernel's workspace size.
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
 };
 
 class GemmArguments {
@@ -60,8 +64,8 @@ class GemmArguments {
   GemmMode mode() const { return problem_.mode; }
   const GemmProblem& problem() const { return problem_; }
   const tc_kernel_entry* entry() const { return entry_; }
-  void* workspace() const { return workspace_.data(); }
-  size_t workspace_bytes() const { return workspace_.size(); }
+  void* workspace() const { return caller_workspace_ ? caller_workspace_ : workspace_.data(); }
+  size_t workspace_bytes() const { return workspace_needed_; }
   // Called by GemmOperation::run: remembers where the launch went, for sync() and frees.
   void note_launch(void* stream);
 
@@ -78,6 +82,8 @@ class GemmArguments {
   const tc_kernel_entry* entry_ = nullptr;
   const GemmOperation* operation_ = nullptr;
   DeviceBuffer workspace_;
+  void* caller_workspace_ = nullptr;
+  size_t workspace_needed_ = 0;
   std::vector<DeviceBuffer> staged_;  // device copies of host tensors, pointer arrays
   struct CopyBack {
     void* host;

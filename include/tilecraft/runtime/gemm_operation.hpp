@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tilecraft/abi/module_abi.h"
@@ -14,6 +15,7 @@
 
 namespace tilecraft {
 
+class CompiledArtifact;
 class GemmArguments;
 class LoadedModule;
 
@@ -38,11 +40,18 @@ class GemmOperation {
   // The kernel entry for a mode, compiling (or loading from the cache) on first use.
   Result<const tc_kernel_entry*> entry(GemmMode mode) const;
 
+  // Runs with an artifact's universal kernel (CompiledArtifact::load) instead of compiling one.
+  // The artifact must hold this operation's kernel (its name is the procedural name).
+  Status use_artifact(const CompiledArtifact& artifact);
+
  private:
+  friend class CompiledArtifact;
   friend Status compile_operations(const std::vector<std::shared_ptr<GemmOperation>>&,
                                    const compile::ProgressFn&);
   explicit GemmOperation(GemmDescription description);
   Status attach(bool split_k_parallel, std::shared_ptr<const LoadedModule> module) const;
+  // The universal entry and the module holding it, read together (null before compiling).
+  std::pair<std::shared_ptr<const LoadedModule>, const tc_kernel_entry*> universal_kernel() const;
 
   GemmDescription description_;
   std::string name_;

@@ -1,0 +1,158 @@
+// The arguments-first API of seed 003 ("CUTLASS API"), in C++: state what to compute on which
+// tensors (GemmArguments), ask which kernels can do it (get_kernels, ranked best-first), then
+// check, compile and run one (Kernel). Python's tilecraft.api is a thin skin over this.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tilecraft/core/status.hpp"
+#include "tilecraft/core/tensor_view.hpp"
+#include "tilecraft/describe/gemm_operation.hpp"
+#include "tilecraft/runtime/compiled_artifact.hpp"
+
+namespace tilecraft::api {
+
+// ---- metadata ----------------------------------------------------------------------------------
+
+struct OperandMetadata {
+  DataType dtype = DataType::f16;
+  Layout layout = Layout::RowMajor;
+  int alignment = 1;  // elements
+};
+
+struct GemmOperandsMetadata {
+  OperandMetadata A, B, out;
+  DataType accumulator = DataType::f32;
+};
+
+// Sm80DesignMetadata / Sm90DesignMetadata in Python, by arch.
+struct DesignMetadata {
+  int arch = 90;
+  std::array<int, 3> tile_shape{};
+  std::array<int, 3> cluster_shape{1, 1, 1};
+  std::array<int, 3> warp_count{};  // SM80
+  std::array<int, 3> instruction_shape{};
+  int stages = 0;  // SM90: 0 = as many as fit
+  KernelSchedule kernel_schedule = KernelSchedule::Auto;
+  EpilogueSchedule epilogue_schedule = EpilogueSchedule::Auto;
+  TileScheduler tile_scheduler = TileScheduler::Persistent;
+  Swizzle swizzle = Swizzle::IdentitySwizzle1;
+};
+
+struct EpilogueMetadata {
+  EpilogueKind kind = EpilogueKind::LinearCombination;
+  Activation activation = Activation::identity;
+  DataType compute = DataType::f32;
+  bool per_tensor_scales = false;
+};
+
+struct KernelMetadata {
+  std::string kernel_name;
+  std::string kernel_class;  // "Sm80GemmKernel" (CUTLASS 2.x) or "Sm90GemmKernel" (3.x)
+  int min_cc = 80;
+  GemmOperandsMetadata operands;
+  DesignMetadata design;
+  EpilogueMetadata epilogue;
+  // The ranking model's estimate for the arguments get_kernels ranked for: TFLOP/s on this
+  // device (higher is better); 0 when listed without arguments. score_explain says how.
+  double score = 0;
+  std::string score_explain;
+};
+
+KernelMetadata metadata_of(const GemmDescription& description);
+
+// ---- arguments ---------------------------------------------------------------------------------
+
+// out = A @ B, with an optional leading batch dimension L on all three (A (L, M, K), B (L, K, N),
+// out (L, M, N)), accumulated in accumulator_type. Validated on construction: ranks, shapes,
+// batch extents, one device, a contiguous inner dimension.
+class GemmArguments {
+ public:
+  static Result<GemmArguments> make(const TensorView& A, const TensorView& B, const TensorView& out,
+                                    DataType accumulator_type);
+
+  const TensorView& A() const { return a_; }
+  const TensorView& B() const { return b_; }
+  const TensorView& out() const { return out_; }
+  DataType accumulator_type() const { return accumulator_; }
+  int64_t m() const { return m_; }
+  int64_t n() const { return n_; }
+  int64_t k() const { return k_; }
+  int64_t batch() const { return batch_; }
+  // What the tensors allow: layouts from their strides, and the widest access (elements, a power
+  // of two up to 16 bytes) that their data pointers, leading dimensions, batch strides and
+  // contiguous extents all admit.
+  Layout layout_a() const { return layout_[0]; }
+  Layout layout_b() const { return layout_[1]; }
+  Layout layout_out() const { return layout_[2]; }
+  int alignment_a() const { return alignment_[0]; }
+  int alignment_b() const { return alignment_[1]; }
+  int alignment_out() const { return alignment_[2]; }
+
+ private:
+  TensorView a_, b_, out_;
+  DataType accumulator_ = DataType::f32;
+  int64_t m_ = 0, n_ = 0, k_ = 0, batch_ = 1;
+  std::array<Layout, 3> layout_{};
+  std::array<int, 3> alignment_{};
+};
+
+// ---- kernels -----------------------------------------------------------------------------------
+
+class Kernel {
+ public:
+  const KernelMetadata& metadata() const;
+  const GemmDescription& description() const;
+
+  // Ok, or the first requirement the arguments miss, e.g.
+  // "Operand `A` is unsupported: Expected element type Float16, got BFloat16".
+  Status supports(const GemmArguments& args) const;
+  // Compiles (or finds in the cache) the kernel; the artifact can be saved and loaded elsewhere.
+  Result<CompiledArtifact> compile(const GemmArguments& args) const;
+  // Bytes of device workspace the kernel needs for these arguments (compiles the kernel if
+  // needed: the size comes from the compiled module).
+  Result<size_t> get_workspace_size(const GemmArguments& args) const;
+  // Launches on `stream` (a cudaStream_t; nullptr: the default stream). With an artifact, runs
+  // its module (no compiler needed); without one, compiles on first use. A caller's workspace
+  // must hold get_workspace_size() bytes.
+  Status run(const GemmArguments& args, const CompiledArtifact* compiled_artifact = nullptr,
+             void* stream = nullptr, bool assume_supported_args = false, void* workspace = nullptr,
+             size_t workspace_bytes = 0) const;
+
+ private:
+  friend std::vector<Kernel> get_kernels(const GemmArguments*,
+                                         const std::function<bool(const KernelMetadata&)>&,
+                                         std::optional<int>);
+  friend Status compile_kernels(const std::vector<Kernel>&);
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+using MetadataFilter = std::function<bool(const KernelMetadata&)>;
+
+// The kernels that can run `args` (all kernels when args is null) and pass `metadata_filter`,
+// for devices of compute capability `cc` (default: the current device's; every architecture
+// when there is no device). With args they come best-first by the analytic performance model
+// (src/discover/performance_model), its estimate in metadata().score.
+std::vector<Kernel> get_kernels(const GemmArguments* args = nullptr,
+                                const MetadataFilter& metadata_filter = {},
+                                std::optional<int> cc = std::nullopt);
+
+// Compiles many kernels at once: parallel nvcc jobs, several kernels per translation unit when
+// there are more kernels than jobs, progress on stderr (what Kernel::compile does one by one).
+Status compile_kernels(const std::vector<Kernel>& kernels);
+
+// Ok when the current device's compute capability is in `ccs`; otherwise why not (no device,
+// or its capability).
+Status is_device_cc_supported(const std::set<int>& ccs);
+
+// CuTe DSL spellings of element types, as the seed prints them: "Float16", "BFloat16", ...
+std::string dsl_name(DataType type);
+
+}  // namespace tilecraft::api

@@ -1,0 +1,71 @@
+// The configuration space of GEMM kernels per architecture (issue 4): every valid kernel a family
+// can build, enumerated once per process as compact (operands, design) index pairs and turned
+// into a GemmDescription only when asked for.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "tilecraft/core/types.hpp"
+#include "tilecraft/describe/gemm_operation.hpp"
+
+namespace tilecraft::discover {
+
+// What a kernel fixes about its operands: element types, layouts and alignments (in elements).
+struct GemmOperands {
+  DataType a = DataType::f16, b = DataType::f16, out = DataType::f16;
+  DataType accumulator = DataType::f32;
+  Layout layout_a = Layout::RowMajor, layout_b = Layout::ColumnMajor, layout_out = Layout::RowMajor;
+  int alignment_a = 8, alignment_b = 8, alignment_out = 8;
+  // fp8 kernels run the per-tensor-scale epilogue (scales default to 1).
+  bool scaled = false;
+  friend bool operator==(const GemmOperands&, const GemmOperands&) = default;
+};
+
+// The design choices of a kernel, independent of its operand types. Tile K is given in bytes of
+// the A operand so that one design serves every element width.
+struct GemmDesign {
+  std::array<int, 3> tile_mn_kbytes{};
+  std::array<int, 3> cluster_shape{1, 1, 1};
+  KernelSchedule kernel_schedule = KernelSchedule::Auto;
+  TileScheduler tile_scheduler = TileScheduler::Persistent;
+  Swizzle swizzle = Swizzle::IdentitySwizzle1;
+  int stages = 0;                          // 0: as many as fit (SM90)
+  std::array<int, 3> warp_count{1, 1, 1};  // SM80 only
+};
+
+class GemmSpace {
+ public:
+  // The space of an architecture: 80 (CUTLASS 2.x tensor-op kernels, which also run on Hopper)
+  // or 90 (CUTLASS 3.x TMA + wgmma kernels). Built on first use, then shared; thread-safe.
+  static const GemmSpace& of(int arch);
+
+  int arch() const { return arch_; }
+  size_t size() const { return instances_.size(); }
+  const std::vector<GemmOperands>& operand_sets() const { return operands_; }
+  const GemmOperands& operands_of(size_t instance) const;
+  // The valid description of instance i (validated again on the way out).
+  GemmDescription description(size_t instance) const;
+  // The instances whose operand set is `operand_set`, in design order.
+  const std::vector<uint32_t>& instances_of(size_t operand_set) const;
+
+ private:
+  explicit GemmSpace(int arch);
+  struct Instance {
+    uint16_t operand_set;
+    uint16_t design;
+  };
+  int arch_;
+  std::vector<GemmOperands> operands_;
+  std::vector<GemmDesign> designs_;
+  std::vector<Instance> instances_;
+  std::vector<std::vector<uint32_t>> by_operand_set_;
+};
+
+// Builds the description of one (operands, design) pair; Status::invalid when the pair is not a
+// kernel CUTLASS can build (the same rules GemmDescription::make applies to hand-written ones).
+Result<GemmDescription> make_description(int arch, const GemmOperands& operands,
+                                         const GemmDesign& design);
+
+}  // namespace tilecraft::discover

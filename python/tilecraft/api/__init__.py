@@ -1,0 +1,154 @@
+"""The arguments-first API of seed 003 ("CUTLASS API"): ``import tilecraft.api as cutlass_api``.
+
+State what to compute on which tensors (``arguments.GemmArguments``), ask which kernels can do it
+(``get_kernels``: ranked best-first by an analytic performance model), then check, compile and
+run one (``Kernel``). Compiled artifacts can be saved to a file and loaded in another process,
+which then needs no compiler.
+"""
+
+from tilecraft import _core
+from tilecraft.api import arguments, metadata, utils
+from tilecraft.api.status import Status
+from tilecraft.arguments import _stream_getter
+
+
+class Sm80GemmKernel:
+    """Kernel class of CUTLASS 2.x tensor-op GEMMs (``metadata.kernel_class``)."""
+
+
+class Sm90GemmKernel:
+    """Kernel class of CUTLASS 3.x TMA / wgmma GEMMs (``metadata.kernel_class``)."""
+
+
+_KERNEL_CLASSES = {"Sm80GemmKernel": Sm80GemmKernel, "Sm90GemmKernel": Sm90GemmKernel}
+
+
+class CompiledArtifact:
+    """A compiled kernel: pass it to ``Kernel.run``; ``save(path)`` writes it to one file and
+    ``CompiledArtifact.load(path)`` reads it back in any process, with no compiler needed."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native):
+        self._native = native
+
+    @property
+    def kernel_name(self):
+        return self._native.kernel_name
+
+    def save(self, path):
+        self._native.save(str(path))
+
+    @staticmethod
+    def load(path):
+        return CompiledArtifact(_core.api.CompiledArtifact.load(str(path)))
+
+    def __repr__(self):
+        return f"CompiledArtifact({self.kernel_name!r})"
+
+
+def _native_args(args):
+    if not isinstance(args, arguments.GemmArguments):
+        raise TypeError(f"args: expected tilecraft.api.arguments.GemmArguments, got "
+                        f"{type(args).__name__}")
+    return args._native
+
+
+def _stream_handle(stream, args):
+    if stream is None:
+        return _stream_getter((args.A, args.B, args.out))()
+    for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy Stream
+        if hasattr(stream, attribute):
+            return int(getattr(stream, attribute))
+    if isinstance(stream, int):
+        return stream
+    raise TypeError(f"stream: expected a torch.cuda.Stream, a cupy stream or a cudaStream_t "
+                    f"handle (int), got {type(stream).__name__}")
+
+
+def _workspace_pointer(workspace):
+    if workspace is None:
+        return 0, 0
+    if hasattr(workspace, "data_ptr"):  # torch
+        if not workspace.is_cuda:
+            raise ValueError(f"workspace: expected a CUDA tensor, got one on {workspace.device}")
+        return int(workspace.data_ptr()), int(workspace.numel() * workspace.element_size())
+    if hasattr(workspace, "data") and hasattr(workspace.data, "ptr"):  # cupy
+        return int(workspace.data.ptr), int(workspace.nbytes)
+    raise TypeError(f"workspace: expected a torch or cupy device buffer, got "
+                    f"{type(workspace).__name__}")
+
+
+class Kernel:
+    """One kernel instance. ``metadata`` describes it; ``supports(args)`` says whether it can run
+    ``args``; ``compile(args)`` builds it; ``run(args, ...)`` launches it."""
+
+    __slots__ = ("_native", "_metadata")
+
+    def __init__(self, native):
+        self._native = native
+        self._metadata = None
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            native = self._native.metadata
+            self._metadata = metadata.from_native(native, _KERNEL_CLASSES[native.kernel_class])
+        return self._metadata
+
+    def supports(self, args):
+        """A truthy Status, or a falsy one whose ``.error`` names the first requirement ``args``
+        miss, e.g. "Operand `A` is unsupported: Expected element type Float16, got BFloat16"."""
+        return Status(self._native.supports(_native_args(args)))
+
+    def compile(self, args):
+        """Compiles the kernel (or finds it in the cache) and returns its CompiledArtifact."""
+        return CompiledArtifact(self._native.compile(_native_args(args)))
+
+    def get_workspace_size(self, args):
+        """Bytes of device workspace ``run`` needs for ``args`` (usually 0)."""
+        return self._native.get_workspace_size(_native_args(args))
+
+    def run(self, args, compiled_artifact=None, stream=None, assume_supported_args=False,
+            workspace=None):
+        """Launches on ``stream`` (default: the current stream of the tensors' framework).
+        Without ``compiled_artifact`` the kernel is compiled on first use. Nothing is launched
+        when the arguments are not supported (ValueError with the reason)."""
+        native_args = _native_args(args)
+        if compiled_artifact is not None and not isinstance(compiled_artifact, CompiledArtifact):
+            raise TypeError(f"compiled_artifact: expected a CompiledArtifact, got "
+                            f"{type(compiled_artifact).__name__}")
+        pointer, size = _workspace_pointer(workspace)
+        self._native.run(native_args,
+                         None if compiled_artifact is None else compiled_artifact._native,
+                         _stream_handle(stream, args), bool(assume_supported_args), pointer, size)
+
+    def __repr__(self):
+        return f"Kernel({self._native.metadata.kernel_name!r})"
+
+
+def get_kernels(args=None, metadata_filter=None, cc=None):
+    """The kernels that can run ``args`` (every kernel when None) and for which
+    ``metadata_filter(metadata)`` is true, for compute capability ``cc`` (default: the current
+    device's; every architecture when there is no device). With ``args`` the list is ranked
+    best-first by the performance model (``metadata.score``)."""
+    native_args = None if args is None else _native_args(args)
+    kernels = [Kernel(k) for k in _core.api.get_kernels(native_args, cc)]
+    if metadata_filter is not None:
+        kernels = [k for k in kernels if metadata_filter(k.metadata)]
+    return kernels
+
+
+def compile_kernels(kernels):
+    """Compiles many kernels at once (parallel nvcc jobs, with progress): afterwards ``run`` and
+    ``compile`` find them built. Kernel.compile does the same one kernel at a time."""
+    kernels = list(kernels)
+    for kernel in kernels:
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"kernels: expected Kernel objects from get_kernels, got "
+                            f"{type(kernel).__name__}")
+    _core.api.compile_kernels([k._native for k in kernels])
+
+
+__all__ = ["CompiledArtifact", "Kernel", "compile_kernels", "Sm80GemmKernel", "Sm90GemmKernel", "Status",
+           "arguments", "get_kernels", "metadata", "utils"]

@@ -1,0 +1,120 @@
+"""KernelMetadata (seed 003): what a kernel is, for filtering with ``metadata_filter``.
+
+``metadata.operands`` is a GemmOperandsMetadata (per operand ``dtype``, ``layout``,
+``alignment``; ``accumulator``), ``metadata.design`` an Sm80DesignMetadata or Sm90DesignMetadata
+(tile, cluster, stages, schedules, swizzle), ``metadata.epilogue`` an EpilogueMetadata.
+``metadata.score`` is the ranking model's TFLOP/s estimate for the arguments get_kernels ranked
+for (0 when listed without arguments).
+"""
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from tilecraft._core import (Activation, DataType, EpilogueKind, EpilogueScheduleType,
+                             KernelScheduleType, Layout, Swizzle, TileSchedulerType)
+
+
+@dataclass(frozen=True)
+class OperandMetadata:
+    dtype: DataType
+    layout: Layout
+    alignment: int
+
+
+@dataclass(frozen=True)
+class OperandsMetadata:
+    """Base class of the operand descriptions of every kernel family."""
+
+
+@dataclass(frozen=True)
+class GemmOperandsMetadata(OperandsMetadata):
+    A: OperandMetadata
+    B: OperandMetadata
+    out: OperandMetadata
+    accumulator: DataType
+
+
+@dataclass(frozen=True)
+class DesignMetadata:
+    """Base class of the design (performance) choices of a kernel."""
+
+
+@dataclass(frozen=True)
+class Sm80DesignMetadata(DesignMetadata):
+    """A CUTLASS 2.x tensor-op kernel (mma.sync, cp.async multistage): runs on SM80 and later."""
+    tile_shape: Tuple[int, int, int]
+    warp_count: Tuple[int, int, int]
+    instruction_shape: Tuple[int, int, int]
+    stages: int
+    swizzle: Swizzle
+
+
+@dataclass(frozen=True)
+class Sm90DesignMetadata(DesignMetadata):
+    """A CUTLASS 3.x kernel (TMA, wgmma, warp-specialized): runs on compute capability 9.0."""
+    tile_shape: Tuple[int, int, int]
+    cluster_shape: Tuple[int, int, int]
+    instruction_shape: Tuple[int, int, int]
+    stages: int  # 0: as many as fit
+    kernel_schedule: KernelScheduleType
+    epilogue_schedule: EpilogueScheduleType
+    tile_scheduler: TileSchedulerType
+    swizzle: Swizzle
+
+
+@dataclass(frozen=True)
+class Sm100DesignMetadata(DesignMetadata):
+    """Blackwell designs. tilecraft lists no SM100 kernels yet; the class exists so that the
+    seed's filters run (and find none)."""
+    tile_shape: Tuple[int, int, int]
+    cluster_shape: Tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class EpilogueMetadata:
+    kind: EpilogueKind
+    activation: Activation
+    compute: DataType
+    per_tensor_scales: bool
+
+
+@dataclass(frozen=True)
+class KernelMetadata:
+    kernel_name: str
+    kernel_class: type
+    min_cc: int
+    operands: OperandsMetadata
+    design: Optional[DesignMetadata] = None
+    epilogue: Optional[EpilogueMetadata] = None
+    score: float = 0.0
+    score_explain: str = ""
+
+
+def _operand(native):
+    return OperandMetadata(native.dtype, native.layout, native.alignment)
+
+
+def from_native(native, kernel_class):
+    """The Python view of a C++ tilecraft::api::KernelMetadata."""
+    d = native.design
+    if d.arch == 90:
+        design = Sm90DesignMetadata(tuple(d.tile_shape), tuple(d.cluster_shape),
+                                    tuple(d.instruction_shape), d.stages, d.kernel_schedule,
+                                    d.epilogue_schedule, d.tile_scheduler, d.swizzle)
+    else:
+        design = Sm80DesignMetadata(tuple(d.tile_shape), tuple(d.warp_count),
+                                    tuple(d.instruction_shape), d.stages, d.swizzle)
+    o = native.operands
+    e = native.epilogue
+    return KernelMetadata(
+        kernel_name=native.kernel_name, kernel_class=kernel_class, min_cc=native.min_cc,
+        operands=GemmOperandsMetadata(_operand(o.A), _operand(o.B), _operand(o.out),
+                                      o.accumulator),
+        design=design,
+        epilogue=EpilogueMetadata(e.kind, e.activation, e.compute, e.per_tensor_scales),
+        score=native.score, score_explain=native.score_explain)
+
+
+__all__ = ["OperandMetadata", "OperandsMetadata", "GemmOperandsMetadata", "DesignMetadata",
+           "Sm80DesignMetadata", "Sm90DesignMetadata", "Sm100DesignMetadata", "EpilogueMetadata",
+           "KernelMetadata"]

@@ -1,0 +1,158 @@
+// tilecraft::api::GemmArguments: what the caller's tensors say about the GEMM they want.
+#include <cstdint>
+#include <string>
+
+#include "tilecraft/discover/api.hpp"
+
+namespace tilecraft::api {
+namespace {
+
+std::string dims(const TensorView& t) {
+  std::string out = "(";
+  for (int i = 0; i < t.rank; ++i) out += (i ? ", " : "") + std::to_string(t.shape[i]);
+  return out + ")";
+}
+
+// The layout of the last two dimensions of t, or why neither is contiguous.
+Result<Layout> layout_of(const char* name, const TensorView& t) {
+  const int r = t.rank - 2, c = t.rank - 1;
+  const int64_t rows = t.shape[r], cols = t.shape[c];
+  const int64_t row_stride = t.strides[r], col_stride = t.strides[c];
+  if (col_stride == 1 && (rows <= 1 || row_stride >= cols)) return Layout::RowMajor;
+  if (row_stride == 1 && (cols <= 1 || col_stride >= rows)) return Layout::ColumnMajor;
+  return Status::invalid(std::string("Operand `") + name +
+                         "`: expected one of its last two dimensions to be contiguous (stride "
+                         "1, the other stride covering it), got " +
+                         t.describe());
+}
+
+// The widest access, in elements (a power of two up to 16 bytes), that the data pointer, the
+// leading dimension, the batch stride and the contiguous extent all admit.
+int alignment_of(const TensorView& t, Layout layout) {
+  const int bytes = storage_bytes(t.dtype);
+  const int r = t.rank - 2, c = t.rank - 1;
+  const bool row = layout == Layout::RowMajor;
+  const int64_t ld = row ? t.strides[r] : t.strides[c];
+  const int64_t extent = row ? t.shape[c] : t.shape[r];
+  const int64_t batch_stride = t.rank == 3 && t.shape[0] > 1 ? t.strides[0] : 0;
+  const auto address = reinterpret_cast<uintptr_t>(t.data);
+  for (int a = 16 / bytes; a > 1; a /= 2) {
+    const bool fits = address % (static_cast<uintptr_t>(a) * bytes) == 0 &&
+                      (ld <= 1 || ld % a == 0) && batch_stride % a == 0 && extent % a == 0;
+    if (fits) return a;
+  }
+  return 1;
+}
+
+Status check_rank(const char* name, const TensorView& t, const char* shape_text) {
+  if (t.rank == 2 || t.rank == 3) return Status::ok();
+  return Status::invalid(std::string(name) + ": expected rank 2 " + shape_text +
+                         " or 3 with a leading batch dimension L, got rank " +
+                         std::to_string(t.rank) + ": " + t.describe());
+}
+
+std::string device_text(const TensorView& t) {
+  return t.device == DeviceKind::kCuda ? "cuda:" + std::to_string(t.device_id) : "cpu";
+}
+
+bool is_accumulator_type(DataType type) {
+  return type == DataType::f32 || type == DataType::f16 || type == DataType::s32;
+}
+
+}  // namespace
+
+Result<GemmArguments> GemmArguments::make(const TensorView& A, const TensorView& B,
+                                          const TensorView& out, DataType accumulator_type) {
+  TILECRAFT_RETURN_IF_ERROR(check_rank("A", A, "(M, K)"));
+  TILECRAFT_RETURN_IF_ERROR(check_rank("B", B, "(K, N)"));
+  TILECRAFT_RETURN_IF_ERROR(check_rank("out", out, "(M, N)"));
+  if (B.rank != A.rank || out.rank != A.rank) {
+    const bool b_differs = B.rank != A.rank;
+    return Status::invalid(std::string(b_differs ? "B" : "out") + ": expected rank " +
+                           std::to_string(A.rank) + " like A " + dims(A) + ", got rank " +
+                           std::to_string(b_differs ? B.rank : out.rank) + " " +
+                           dims(b_differs ? B : out));
+  }
+  const TensorView* tensors[] = {&A, &B, &out};
+  const char* names[] = {"A", "B", "out"};
+  for (int i = 0; i < 3; ++i) {
+    if (tensors[i]->device != DeviceKind::kCuda) {
+      return Status::invalid(std::string(names[i]) + ": expected a CUDA tensor, got one on " +
+                             device_text(*tensors[i]));
+    }
+    if (i > 0 && tensors[i]->device_id != A.device_id) {
+      return Status::invalid(std::string(names[i]) + ": expected a tensor on " + device_text(A) +
+                             " like A, got one on " + device_text(*tensors[i]));
+    }
+  }
+  if (!is_accumulator_type(accumulator_type)) {
+    return Status::invalid("accumulator_type: expected Float32, Float16 or Int32, got " +
+                           dsl_name(accumulator_type));
+  }
+  GemmArguments args;
+  args.a_ = A;
+  args.b_ = B;
+  args.out_ = out;
+  args.accumulator_ = accumulator_type;
+  const int r = A.rank - 2;
+  args.batch_ = A.rank == 3 ? A.shape[0] : 1;
+  args.m_ = A.shape[r];
+  args.k_ = A.shape[r + 1];
+  args.n_ = B.shape[r + 1];
+  if (A.rank == 3 && (B.shape[0] != args.batch_ || out.shape[0] != args.batch_)) {
+    const bool b_differs = B.shape[0] != args.batch_;
+    return Status::invalid(std::string(b_differs ? "B" : "out") +
+                           ": expected batch dimension L = " + std::to_string(args.batch_) +
+                           " like A " + dims(A) + ", got " +
+                           std::to_string(b_differs ? B.shape[0] : out.shape[0]) + " in " +
+                           dims(b_differs ? B : out));
+  }
+  if (B.shape[r] != args.k_) {
+    return Status::invalid("B: expected K = " + std::to_string(args.k_) + " rows to match A " +
+                           dims(A) + ", got " + dims(B));
+  }
+  if (out.shape[r] != args.m_ || out.shape[r + 1] != args.n_) {
+    return Status::invalid("out: expected (M, N) = (" + std::to_string(args.m_) + ", " +
+                           std::to_string(args.n_) + ") from A " + dims(A) + " and B " + dims(B) +
+                           ", got " + dims(out));
+  }
+  if (args.m_ < 1 || args.n_ < 1 || args.k_ < 1 || args.batch_ < 1) {
+    return Status::invalid("A, B, out: expected every extent >= 1, got A " + dims(A) + ", B " +
+                           dims(B) + ", out " + dims(out));
+  }
+  for (int i = 0; i < 3; ++i) {
+    auto layout = layout_of(names[i], *tensors[i]);
+    if (!layout) return layout.status();
+    args.layout_[i] = *layout;
+    args.alignment_[i] = alignment_of(*tensors[i], *layout);
+  }
+  return args;
+}
+
+std::string dsl_name(DataType type) {
+  switch (type) {
+    case DataType::f64:
+      return "Float64";
+    case DataType::f32:
+      return "Float32";
+    case DataType::tf32:
+      return "TFloat32";
+    case DataType::f16:
+      return "Float16";
+    case DataType::bf16:
+      return "BFloat16";
+    case DataType::s8:
+      return "Int8";
+    case DataType::u8:
+      return "Uint8";
+    case DataType::s32:
+      return "Int32";
+    case DataType::e4m3:
+      return "Float8E4M3FN";
+    case DataType::e5m2:
+      return "Float8E5M2";
+  }
+  return std::string(long_name(type));
+}
+
+}  // namespace tilecraft::api

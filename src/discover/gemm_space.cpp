@@ -1,0 +1,241 @@
+#include "tilecraft/discover/gemm_space.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
+namespace tilecraft::discover {
+namespace {
+
+using enum DataType;
+
+constexpr Layout kRow = Layout::RowMajor;
+constexpr Layout kColumn = Layout::ColumnMajor;
+
+// The element types a kernel family takes: inputs, accumulator and the outputs it may write.
+struct TypeFamily {
+  DataType a, b, accumulator;
+  std::vector<DataType> outputs;
+  bool all_majorness;  // false: A row-major and B column-major only (K-major, "TN")
+  bool scaled;
+};
+
+int max_alignment(DataType type) { return 128 / size_in_bits(type); }
+
+std::vector<TypeFamily> type_families(int arch) {
+  if (arch == 90) {
+    std::vector<TypeFamily> families = {
+        {f16, f16, f32, {f16, f32, bf16}, true, false},   {f16, f16, f16, {f16}, true, false},
+        {bf16, bf16, f32, {bf16, f32, f16}, true, false}, {tf32, tf32, f32, {f32}, false, false},
+        {s8, s8, s32, {s32, s8, f32}, false, false},
+    };
+    for (DataType a : {e4m3, e5m2}) {
+      for (DataType b : {e4m3, e5m2}) {
+        families.push_back({a, b, f32, {bf16, f16, f32}, false, true});
+      }
+    }
+    return families;
+  }
+  return {
+      {f16, f16, f32, {f16, f32}, true, false},    {f16, f16, f16, {f16}, true, false},
+      {bf16, bf16, f32, {bf16, f32}, true, false}, {tf32, tf32, f32, {f32}, true, false},
+      {s8, s8, s32, {s32}, false, false},
+  };
+}
+
+// SM90 operands need 16-byte alignment (TMA); SM80 kernels also come in narrower accesses, down
+// to the 32 bits their cp.async mainloops copy at least, for extents that are not multiples of
+// 16 bytes.
+std::vector<int> alignments(int arch, DataType a) {
+  const int narrowest = arch == 90 ? max_alignment(a) : std::max(1, 32 / size_in_bits(a));
+  std::vector<int> out;
+  for (int alignment = max_alignment(a); alignment >= narrowest; alignment /= 2) {
+    out.push_back(alignment);
+  }
+  return out;
+}
+
+std::vector<GemmOperands> all_operand_sets(int arch) {
+  std::vector<GemmOperands> sets;
+  for (const TypeFamily& family : type_families(arch)) {
+    std::vector<std::pair<Layout, Layout>> ab = {{kRow, kColumn}};
+    if (family.all_majorness)
+      ab = {{kRow, kColumn}, {kRow, kRow}, {kColumn, kColumn}, {kColumn, kRow}};
+    for (DataType out : family.outputs) {
+      for (const auto& [layout_a, layout_b] : ab) {
+        for (Layout layout_out : {kRow, kColumn}) {
+          for (int alignment : alignments(arch, family.a)) {
+            GemmOperands o;
+            o.a = family.a;
+            o.b = family.b;
+            o.out = out;
+            o.accumulator = family.accumulator;
+            o.layout_a = layout_a;
+            o.layout_b = layout_b;
+            o.layout_out = layout_out;
+            o.alignment_a = alignment;
+            o.alignment_b = alignment * size_in_bits(family.a) / size_in_bits(family.b);
+            o.alignment_out = std::min(max_alignment(out), alignment);
+            o.scaled = family.scaled;
+            sets.push_back(o);
+          }
+        }
+      }
+    }
+  }
+  return sets;
+}
+
+std::vector<GemmDesign> sm90_designs() {
+  std::vector<GemmDesign> designs;
+  const std::array<int, 3> clusters[] = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {2, 2, 1}};
+  for (int m : {64, 128, 256}) {
+    for (int n : {16, 32, 64, 128, 192, 256}) {
+      for (int k_bytes : {64, 128}) {
+        for (const auto& cluster : clusters) {
+          for (Swizzle swizzle : {Swizzle::IdentitySwizzle1, Swizzle::IdentitySwizzle8}) {
+            GemmDesign d;
+            d.tile_mn_kbytes = {m, n, k_bytes};
+            d.cluster_shape = cluster;
+            d.swizzle = swizzle;
+            if (m <= 128) {
+              d.kernel_schedule = KernelSchedule::TmaWarpSpecializedPingpong;
+              designs.push_back(d);
+            }
+            if (m >= 128) {
+              d.kernel_schedule = KernelSchedule::TmaWarpSpecializedCooperative;
+              designs.push_back(d);
+              if (swizzle == Swizzle::IdentitySwizzle1) {
+                d.tile_scheduler = TileScheduler::StreamK;
+                designs.push_back(d);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return designs;
+}
+
+// CUTLASS's SM80 tensor-op tiles (its generator's list): threadblock shape and warp counts.
+std::vector<GemmDesign> sm80_designs() {
+  struct Shape {
+    int m, n;
+    std::array<int, 3> warps;
+  };
+  const Shape shapes[] = {{256, 128, {4, 2, 1}}, {128, 256, {2, 4, 1}}, {256, 64, {4, 1, 1}},
+                          {64, 256, {1, 4, 1}},  {128, 128, {2, 2, 1}}, {128, 64, {2, 2, 1}},
+                          {64, 128, {2, 2, 1}},  {64, 64, {2, 2, 1}}};
+  std::vector<GemmDesign> designs;
+  for (const Shape& s : shapes) {
+    for (int k_bytes : {64, 128}) {
+      for (int stages : {3, 4, 5}) {
+        for (Swizzle swizzle : {Swizzle::IdentitySwizzle1, Swizzle::IdentitySwizzle8}) {
+          GemmDesign d;
+          d.tile_mn_kbytes = {s.m, s.n, k_bytes};
+          d.warp_count = s.warps;
+          d.stages = stages;
+          d.swizzle = swizzle;
+          designs.push_back(d);
+        }
+      }
+    }
+  }
+  return designs;
+}
+
+std::array<int, 3> sm80_instruction_shape(DataType a) {
+  switch (size_in_bits(a)) {
+    case 8:
+      return {16, 8, 32};
+    case 32:
+      return {16, 8, 8};
+    default:
+      return {16, 8, 16};
+  }
+}
+
+EpilogueFunctor linear_combination(int arch, const GemmOperands& o) {
+  EpilogueFunctor e;
+  e.kind = EpilogueKind::LinearCombination;
+  e.element_output = o.out;
+  e.elements_per_access = o.alignment_out;
+  e.element_accumulator = o.accumulator;
+  // SM90 epilogues compute in f32 (s32 for s32 outputs); SM80 ones in the accumulator's type.
+  e.element_epilogue = o.out == s32 ? s32 : (arch == 80 && o.accumulator == f16 ? f16 : f32);
+  if (o.scaled) e.fusion.per_tensor_scales = true;
+  return e;
+}
+
+}  // namespace
+
+Result<GemmDescription> make_description(int arch, const GemmOperands& o, const GemmDesign& d) {
+  const int k = d.tile_mn_kbytes[2] * 8 / size_in_bits(o.a);
+  TileDescription tile;
+  if (arch == 90) {
+    auto math =
+        MathInstruction::make({64, d.tile_mn_kbytes[1], 256 / size_in_bits(o.a)}, o.a, o.b,
+                              o.accumulator, OpClass::TensorOp, MathOperation::multiply_add);
+    if (!math) return math.status();
+    auto made = TileDescription::make_sm90({d.tile_mn_kbytes[0], d.tile_mn_kbytes[1], k}, d.stages,
+                                           d.cluster_shape, *math, d.kernel_schedule,
+                                           EpilogueSchedule::Auto, d.tile_scheduler);
+    if (!made) return made.status();
+    tile = *made;
+  } else {
+    const MathOperation op =
+        o.a == s8 ? MathOperation::multiply_add_saturate : MathOperation::multiply_add;
+    auto math = MathInstruction::make(sm80_instruction_shape(o.a), o.a, o.b, o.accumulator,
+                                      OpClass::TensorOp, op);
+    if (!math) return math.status();
+    auto made = TileDescription::make({d.tile_mn_kbytes[0], d.tile_mn_kbytes[1], k}, d.stages,
+                                      d.warp_count, *math);
+    if (!made) return made.status();
+    tile = *made;
+  }
+  return GemmDescription::make(
+      arch, tile, {o.a, o.layout_a, o.alignment_a}, {o.b, o.layout_b, o.alignment_b},
+      {o.out, o.layout_out, o.alignment_out}, linear_combination(arch, o), d.swizzle);
+}
+
+GemmSpace::GemmSpace(int arch) : arch_(arch) {
+  operands_ = all_operand_sets(arch);
+  designs_ = arch == 90 ? sm90_designs() : sm80_designs();
+  by_operand_set_.resize(operands_.size());
+  for (size_t o = 0; o < operands_.size(); ++o) {
+    for (size_t d = 0; d < designs_.size(); ++d) {
+      if (!make_description(arch, operands_[o], designs_[d])) continue;
+      by_operand_set_[o].push_back(static_cast<uint32_t>(instances_.size()));
+      instances_.push_back({static_cast<uint16_t>(o), static_cast<uint16_t>(d)});
+    }
+  }
+}
+
+const GemmSpace& GemmSpace::of(int arch) {
+  static std::once_flag once80, once90;
+  static std::unique_ptr<GemmSpace> space80, space90;
+  if (arch == 90) {
+    std::call_once(once90, [] { space90.reset(new GemmSpace(90)); });
+    return *space90;
+  }
+  if (arch != 80)
+    throw Error(Status::invalid("arch: expected 80 or 90, got " + std::to_string(arch)));
+  std::call_once(once80, [] { space80.reset(new GemmSpace(80)); });
+  return *space80;
+}
+
+const GemmOperands& GemmSpace::operands_of(size_t instance) const {
+  return operands_.at(instances_.at(instance).operand_set);
+}
+
+GemmDescription GemmSpace::description(size_t instance) const {
+  const Instance& i = instances_.at(instance);
+  return make_description(arch_, operands_[i.operand_set], designs_[i.design]).value();
+}
+
+const std::vector<uint32_t>& GemmSpace::instances_of(size_t operand_set) const {
+  return by_operand_set_.at(operand_set);
+}
+
+}  // namespace tilecraft::discover

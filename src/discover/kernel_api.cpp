@@ -1,0 +1,282 @@
+// tilecraft::api::Kernel and get_kernels: the configuration spaces seen through arguments.
+#include <algorithm>
+#include <mutex>
+#include <string>
+
+#include "tilecraft/discover/api.hpp"
+#include "tilecraft/discover/gemm_space.hpp"
+#include "tilecraft/discover/performance_model.hpp"
+#include "tilecraft/runtime/device.hpp"
+#include "tilecraft/runtime/gemm_arguments.hpp"
+#include "tilecraft/runtime/gemm_operation.hpp"
+
+namespace tilecraft::api {
+
+KernelMetadata metadata_of(const GemmDescription& d) {
+  KernelMetadata m;
+  m.kernel_name = d.procedural_name();
+  m.kernel_class = d.arch == 90 ? "Sm90GemmKernel" : "Sm80GemmKernel";
+  m.min_cc = d.arch;
+  m.operands.A = {d.A.element, d.A.layout, d.A.alignment};
+  m.operands.B = {d.B.element, d.B.layout, d.B.alignment};
+  m.operands.out = {d.C.element, d.C.layout, d.C.alignment};
+  m.operands.accumulator = d.tile.math_instruction.element_accumulator;
+  m.design.arch = d.arch;
+  m.design.tile_shape = d.tile.threadblock_shape;
+  m.design.cluster_shape = d.tile.cluster_shape;
+  m.design.warp_count = d.tile.warp_count;
+  m.design.instruction_shape = d.tile.math_instruction.instruction_shape;
+  m.design.stages = d.tile.stages;
+  m.design.kernel_schedule = d.tile.kernel_schedule;
+  m.design.epilogue_schedule = d.tile.epilogue_schedule;
+  m.design.tile_scheduler = d.tile.tile_scheduler;
+  m.design.swizzle = d.swizzle;
+  m.epilogue.kind = d.epilogue.kind;
+  m.epilogue.activation = d.epilogue.activation;
+  m.epilogue.compute = d.epilogue.element_epilogue;
+  m.epilogue.per_tensor_scales = d.epilogue.fusion.per_tensor_scales;
+  return m;
+}
+
+struct Kernel::State {
+  int arch = 90;
+  size_t instance = 0;
+  std::once_flag described;
+  GemmDescription description;
+  KernelMetadata metadata;
+  std::mutex operation_mutex;
+  std::shared_ptr<GemmOperation> operation;
+
+  void describe() {
+    std::call_once(described, [this] {
+      description = discover::GemmSpace::of(arch).description(instance);
+      const double score = metadata.score;
+      std::string explain = std::move(metadata.score_explain);
+      metadata = metadata_of(description);
+      metadata.score = score;
+      metadata.score_explain = std::move(explain);
+    });
+  }
+
+  Result<std::shared_ptr<GemmOperation>> get_operation() {
+    describe();
+    std::lock_guard lock(operation_mutex);
+    if (!operation) {
+      auto made = GemmOperation::make(description);
+      if (!made) return made.status();
+      operation = *made;
+    }
+    return operation;
+  }
+};
+
+const KernelMetadata& Kernel::metadata() const {
+  state_->describe();
+  return state_->metadata;
+}
+
+const GemmDescription& Kernel::description() const {
+  state_->describe();
+  return state_->description;
+}
+
+namespace {
+
+bool element_matches(DataType kernel, DataType tensor) {
+  return kernel == tensor || (kernel == DataType::tf32 && tensor == DataType::f32);
+}
+
+Status unsupported(const char* operand, const std::string& what) {
+  return Status::invalid(std::string("Operand `") + operand + "` is unsupported: " + what);
+}
+
+Status check_operand(const char* name, const OperandMetadata& kernel, const TensorView& tensor,
+                     Layout layout, int alignment) {
+  if (!element_matches(kernel.dtype, tensor.dtype)) {
+    return unsupported(name, "Expected element type " + dsl_name(kernel.dtype) + ", got " +
+                                 dsl_name(tensor.dtype));
+  }
+  if (kernel.layout != layout) {
+    return unsupported(name, "Expected layout " + std::string(to_string(kernel.layout)) + ", got " +
+                                 std::string(to_string(layout)) + " (strides of " +
+                                 tensor.describe() + ")");
+  }
+  if (alignment % kernel.alignment != 0) {
+    return unsupported(name, "Expected alignment " + std::to_string(kernel.alignment) +
+                                 " elements (pointer, leading dimension, batch stride and "
+                                 "contiguous extent), the tensor allows " +
+                                 std::to_string(alignment) + ": " + tensor.describe());
+  }
+  return Status::ok();
+}
+
+GemmProblem problem_for(const GemmArguments& args, const GemmOperation& operation) {
+  GemmProblem p;
+  p.problem_size = {static_cast<int>(args.m()), static_cast<int>(args.n()),
+                    static_cast<int>(args.k())};
+  p.A = args.A();
+  p.B = args.B();
+  p.D = args.out();
+  p.output_op = operation.epilogue_type(1.0, 0.0).value();
+  p.batch = static_cast<int>(args.batch());
+  p.mode = args.batch() > 1 ? GemmMode::Batched : GemmMode::Gemm;
+  if (operation.description().epilogue.fusion.per_tensor_scales) {
+    for (ScaleArgument* scale : {&p.scale_a, &p.scale_b, &p.scale_c, &p.scale_d}) {
+      scale->given = true;
+      scale->value = 1.0;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+Status Kernel::supports(const GemmArguments& args) const {
+  const KernelMetadata& m = metadata();
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("A", m.operands.A, args.A(), args.layout_a(), args.alignment_a()));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("B", m.operands.B, args.B(), args.layout_b(), args.alignment_b()));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("out", m.operands.out, args.out(), args.layout_out(), args.alignment_out()));
+  if (m.operands.accumulator != args.accumulator_type()) {
+    return Status::invalid("Accumulator type is unsupported: Expected " +
+                           dsl_name(m.operands.accumulator) + ", got " +
+                           dsl_name(args.accumulator_type()));
+  }
+  return Status::ok();
+}
+
+Result<CompiledArtifact> Kernel::compile(const GemmArguments& args) const {
+  TILECRAFT_RETURN_IF_ERROR(supports(args));
+  auto operation = state_->get_operation();
+  if (!operation) return operation.status();
+  return CompiledArtifact::of(**operation);
+}
+
+Result<size_t> Kernel::get_workspace_size(const GemmArguments& args) const {
+  TILECRAFT_RETURN_IF_ERROR(supports(args));
+  auto operation = state_->get_operation();
+  if (!operation) return operation.status();
+  auto prepared = tilecraft::GemmArguments::make(**operation, problem_for(args, **operation));
+  if (!prepared) return prepared.status();
+  return (*prepared)->workspace_bytes();
+}
+
+Status Kernel::run(const GemmArguments& args, const CompiledArtifact* compiled_artifact,
+                   void* stream, bool assume_supported_args, void* workspace,
+                   size_t workspace_bytes) const {
+  if (!assume_supported_args) TILECRAFT_RETURN_IF_ERROR(supports(args));
+  auto operation = state_->get_operation();
+  if (!operation) return operation.status();
+  if (compiled_artifact != nullptr) {
+    if (compiled_artifact->kernel_name() != metadata().kernel_name) {
+      return Status::invalid("compiled_artifact: compiled for " + compiled_artifact->kernel_name() +
+                             ", not for this kernel (" + metadata().kernel_name + ")");
+    }
+    TILECRAFT_RETURN_IF_ERROR((*operation)->use_artifact(*compiled_artifact));
+  }
+  GemmProblem problem = problem_for(args, **operation);
+  problem.workspace = workspace;
+  problem.workspace_bytes = workspace_bytes;
+  auto prepared = tilecraft::GemmArguments::make(**operation, problem);
+  if (!prepared) return prepared.status();
+  return (*operation)->run(**prepared, stream);
+}
+
+namespace {
+
+std::vector<int> architectures_for(std::optional<int> cc) {
+  if (!cc) return {80, 90};
+  std::vector<int> archs;
+  if (*cc >= 80) archs.push_back(80);
+  if (*cc == 90) archs.push_back(90);  // sm_90a kernels run on compute capability 9.0 only
+  return archs;
+}
+
+bool operands_match(const discover::GemmOperands& o, const GemmArguments& args) {
+  return element_matches(o.a, args.A().dtype) && element_matches(o.b, args.B().dtype) &&
+         o.out == args.out().dtype && o.accumulator == args.accumulator_type() &&
+         o.layout_a == args.layout_a() && o.layout_b == args.layout_b() &&
+         o.layout_out == args.layout_out() && args.alignment_a() % o.alignment_a == 0 &&
+         args.alignment_b() % o.alignment_b == 0 && args.alignment_out() % o.alignment_out == 0;
+}
+
+discover::DeviceTraits device_traits(int cc) {
+  discover::DeviceTraits traits;
+  traits.compute_capability = cc;
+  if (auto info = current_device_info(); info && info->multiprocessor_count > 0) {
+    traits.sm_count = info->multiprocessor_count;
+  }
+  return traits;
+}
+
+}  // namespace
+
+std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter& metadata_filter,
+                                std::optional<int> cc) {
+  if (!cc) {
+    if (auto info = current_device_info(); info) cc = info->compute_capability;
+  }
+  std::vector<Kernel> kernels;
+  auto add = [&](int arch, size_t instance, double score, std::string explain) {
+    Kernel kernel;
+    kernel.state_ = std::make_shared<Kernel::State>();
+    kernel.state_->arch = arch;
+    kernel.state_->instance = instance;
+    kernel.state_->metadata.score = score;
+    kernel.state_->metadata.score_explain = std::move(explain);
+    if (metadata_filter && !metadata_filter(kernel.metadata())) return;
+    kernels.push_back(std::move(kernel));
+  };
+  for (int arch : architectures_for(cc)) {
+    const discover::GemmSpace& space = discover::GemmSpace::of(arch);
+    if (args == nullptr) {
+      for (size_t i = 0; i < space.size(); ++i) add(arch, i, 0.0, {});
+      continue;
+    }
+    const discover::DeviceTraits traits = device_traits(cc.value_or(arch));
+    const discover::GemmShape shape{args->m(), args->n(), args->k(), args->batch()};
+    for (size_t set = 0; set < space.operand_sets().size(); ++set) {
+      if (!operands_match(space.operand_sets()[set], *args)) continue;
+      for (uint32_t instance : space.instances_of(set)) {
+        const auto estimate = discover::estimate(space.description(instance), shape, traits);
+        add(arch, instance, estimate.score, estimate.explain());
+      }
+    }
+  }
+  if (args != nullptr) {
+    std::stable_sort(kernels.begin(), kernels.end(), [](const Kernel& a, const Kernel& b) {
+      return a.state_->metadata.score > b.state_->metadata.score;
+    });
+  }
+  return kernels;
+}
+
+Status compile_kernels(const std::vector<Kernel>& kernels) {
+  std::vector<std::shared_ptr<GemmOperation>> operations;
+  operations.reserve(kernels.size());
+  for (const Kernel& kernel : kernels) {
+    auto operation = kernel.state_->get_operation();
+    if (!operation) return operation.status();
+    operations.push_back(*operation);
+  }
+  return compile_operations(operations);
+}
+
+Status is_device_cc_supported(const std::set<int>& ccs) {
+  auto info = current_device_info();
+  if (!info) {
+    return Status::unsupported("no usable CUDA device: " + info.status().message());
+  }
+  if (ccs.count(info->compute_capability) == 0) {
+    std::string wanted;
+    for (int cc : ccs) wanted += (wanted.empty() ? "" : ", ") + std::to_string(cc);
+    return Status::unsupported("the device (" + info->name + ") has compute capability " +
+                               std::to_string(info->compute_capability) + "; expected one of {" +
+                               wanted + "}");
+  }
+  return Status::ok();
+}
+
+}  // namespace tilecraft::api

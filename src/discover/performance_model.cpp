@@ -1,0 +1,506 @@
+#include "tilecraft/discover/performance_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace tilecraft::discover {
+namespace {
+
+// ---- Priors ----------------------------------------------------------------------------------
+// Every constant below is a prior: a round number from public Ampere/Hopper GEMM results and
+// CUTLASS's design, not a measurement of this library's kernels. What matters is that they order
+// candidates consistently; tune them against measurements when there are some.
+
+// Kernel launch, prologue and the final tile's tail.
+constexpr double kLaunchSecondsSm80 = 3e-6;
+constexpr double kLaunchSecondsSm90 = 2e-6;
+// The DRAM round trip a tile's first k-tile waits for before its pipeline runs full.
+constexpr double kPipelineFillSeconds = 0.7e-6;
+// Barrier and workspace round trip of a stream-K tile whose K is split over several CTAs.
+constexpr double kStreamKFixupSeconds = 1e-6;
+// Measured on the H100 (bench/RESULTS.md): CUTLASS's stream-K scheduler runs its k-iterations
+// at about 0.85-0.97 of the persistent scheduler's speed on the same tile, and its barrier
+// workspace is zeroed (a memset) before every launch.
+constexpr double kStreamKIterationEfficiency = 0.9;
+constexpr double kStreamKWorkspaceResetSeconds = 2e-6;
+// Fraction of the DRAM bandwidth streaming GEMM reads and writes reach.
+constexpr double kAchievableDramFraction = 0.85;
+// L2-to-SM bandwidth relative to DRAM bandwidth (roughly 3-5x on Ampere and Hopper).
+constexpr double kL2ToDramBandwidthRatio = 4.0;
+// Operands that together fit in this fraction of L2 are read from DRAM once.
+constexpr double kL2ResidentFraction = 0.5;
+// The best mma.sync (SM80) kernels reach about 0.6 of Hopper's wgmma peak: 0.85 * 0.7.
+constexpr double kMmaSyncOnHopper = 0.70;
+// fp8 wgmma without fast accumulation promotes partial sums to f32 every few k-blocks.
+constexpr double kFp8PromotionFactor = 0.88;
+// wgmma tiles narrower than 64 in N reuse each A fragment over too few columns.
+constexpr double kNarrowNFactor = 0.75;
+// The basic (non-persistent, one consumer warpgroup) SM90 schedule overlaps less.
+constexpr double kBasicSm90ScheduleFactor = 0.90;
+// Cluster multicast halves or quarters the L2 traffic of one operand; it pays on large problems.
+constexpr double kCluster2Bonus = 1.03;
+constexpr double kCluster4Bonus = 1.02;
+// SM80 register file and the registers a thread needs beside its accumulators.
+constexpr int kRegistersPerSm = 64 * 1024;
+constexpr int kRegistersBesideAccumulators = 64;
+constexpr int kMaxRegistersPerThread = 255;
+constexpr int kMaxCtasPerSm = 32;
+// Shared memory the runtime reserves per CTA.
+constexpr int kReservedSharedMemoryPerCta = 1024;
+
+// Fraction of peak by log2 of the CTA tile's area (M * N).
+struct Anchor {
+  double log2_area;
+  double efficiency;
+};
+// wgmma, cooperative schedule: 128x128 ~0.72, 128x256 / 256x128 ~0.80, 64x64 ~0.40.
+constexpr Anchor kWgmmaByArea[] = {{10, 0.18}, {11, 0.26}, {12, 0.40}, {13, 0.56},
+                                   {14, 0.72}, {15, 0.80}, {16, 0.82}};
+// mma.sync and SIMT on their own architecture: 128x256 ~0.85, 128x128 ~0.78.
+constexpr Anchor kMmaSyncByArea[] = {{10, 0.25}, {11, 0.35}, {12, 0.50}, {13, 0.65},
+                                     {14, 0.78}, {15, 0.85}, {16, 0.85}};
+
+template <size_t N>
+double efficiency_by_area(const Anchor (&table)[N], double area) {
+  const double x = std::log2(std::max(area, 1.0));
+  if (x <= table[0].log2_area) return table[0].efficiency;
+  for (size_t i = 1; i < N; ++i) {
+    if (x <= table[i].log2_area) {
+      const Anchor& lo = table[i - 1];
+      const Anchor& hi = table[i];
+      const double t = (x - lo.log2_area) / (hi.log2_area - lo.log2_area);
+      return lo.efficiency + t * (hi.efficiency - lo.efficiency);
+    }
+  }
+  return table[N - 1].efficiency;
+}
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+// ---- Device ----------------------------------------------------------------------------------
+
+bool is_hopper(const DeviceTraits& device) { return device.compute_capability >= 90; }
+
+int max_shared_memory_per_cta(const DeviceTraits& device) {
+  if (is_hopper(device)) return kMaxSharedMemoryBytesSm90;
+  if (device.compute_capability == 80 || device.compute_capability == 87) {
+    return kMaxSharedMemoryBytesSm80;
+  }
+  return 99 * 1024;  // SM86, SM89
+}
+
+int shared_memory_per_sm(const DeviceTraits& device) {
+  return max_shared_memory_per_cta(device) + kReservedSharedMemoryPerCta;
+}
+
+int max_threads_per_sm(const DeviceTraits& device) {
+  const int cc = device.compute_capability;
+  return (cc == 86 || cc == 89) ? 1536 : 2048;
+}
+
+double dram_bytes_per_second(const DeviceTraits& device) {
+  return device.dram_bandwidth_gbps * 1e9 * kAchievableDramFraction;
+}
+
+double l2_bytes_per_second_per_sm(const DeviceTraits& device) {
+  return device.dram_bandwidth_gbps * 1e9 * kL2ToDramBandwidthRatio / device.sm_count;
+}
+
+// ---- Data types ------------------------------------------------------------------------------
+
+// The instruction's peak relative to the dense 16-bit tensor-core peak.
+double rate_vs_16bit_peak(const MathInstruction& math) {
+  using enum DataType;
+  if (math.opcode_class == OpClass::Simt) return math.element_a == f64 ? 1.0 / 30 : 1.0 / 15;
+  switch (math.element_a) {
+    case f16:
+    case bf16:
+      return 1.0;
+    case e4m3:
+    case e5m2:
+    case s8:
+    case u8:
+      return 2.0;
+    case tf32:
+      return 0.5;
+    case f32:
+      switch (math.math_operation) {
+        case MathOperation::multiply_add_fast_f16:
+        case MathOperation::multiply_add_fast_bf16:
+          return 1.0;
+        case MathOperation::multiply_add_fast_f32:
+          return 0.5 / 3;  // 3xTF32
+        default:
+          return 0.5;  // rounded to tf32
+      }
+    default:
+      return 1.0 / 15;  // f64 tensor cores
+  }
+}
+
+bool is_fp8(DataType type) { return type == DataType::e4m3 || type == DataType::e5m2; }
+
+double accumulation_factor(const MathInstruction& math) {
+  const bool promotes =
+      is_fp8(math.element_a) && math.math_operation != MathOperation::multiply_add_fast_accum;
+  return promotes ? kFp8PromotionFactor : 1.0;
+}
+
+// Access width below 128 bits makes more, smaller loads and stores (SM80 only: TMA needs 16 B).
+double alignment_factor(const TensorDescription& t) {
+  const int bits = t.alignment * size_in_bits(t.element);
+  if (bits >= 128) return 1.0;
+  if (bits >= 64) return 0.85;
+  if (bits >= 32) return 0.70;
+  return 0.50;
+}
+
+// Bytes per element of the output the epilogue writes. beta = 0 (the default) skips reading C.
+double output_bytes_per_element(const GemmDescription& d) {
+  double bytes = storage_bytes(d.epilogue.element_output);
+  if (d.epilogue.fusion.aux_output) bytes += storage_bytes(d.epilogue.fusion.element_aux);
+  return bytes;
+}
+
+// ---- Tiling ----------------------------------------------------------------------------------
+
+struct Tiling {
+  double tiles_m = 0, tiles_n = 0, k_tiles = 0;
+  double tiles = 0;           // over the batch
+  double launched_tiles = 0;  // tiles_m and tiles_n rounded up to whole clusters
+  double tile_efficiency = 0;
+};
+
+Tiling tile_problem(const TileDescription& tile, const GemmShape& shape) {
+  const auto& s = tile.threadblock_shape;
+  const double m = static_cast<double>(shape.m), n = static_cast<double>(shape.n),
+               k = static_cast<double>(shape.k), batch = static_cast<double>(shape.batch);
+  Tiling t;
+  t.tiles_m = ceil_div(m, s[0]);
+  t.tiles_n = ceil_div(n, s[1]);
+  t.k_tiles = ceil_div(k, s[2]);
+  t.tiles = t.tiles_m * t.tiles_n * batch;
+  const double cluster_m = tile.is_sm90() ? tile.cluster_shape[0] : 1;
+  const double cluster_n = tile.is_sm90() ? tile.cluster_shape[1] : 1;
+  t.launched_tiles = ceil_div(t.tiles_m, cluster_m) * cluster_m * ceil_div(t.tiles_n, cluster_n) *
+                     cluster_n * batch;
+  const double padded = t.tiles_m * s[0] * t.tiles_n * s[1] * t.k_tiles * s[2];
+  t.tile_efficiency = m * n * k / padded;
+  return t;
+}
+
+// ---- Residency -------------------------------------------------------------------------------
+
+int sm80_registers_per_thread(const TileDescription& tile) {
+  const auto& s = tile.threadblock_shape;
+  const int accumulators =
+      s[0] * s[1] / tile.threads() * size_in_bits(tile.math_instruction.element_accumulator) / 32;
+  return std::min(accumulators + kRegistersBesideAccumulators, kMaxRegistersPerThread);
+}
+
+int sm80_ctas_per_sm(const TileDescription& tile, const DeviceTraits& device) {
+  const int smem = tile.mainloop_shared_memory_bytes();
+  if (smem > max_shared_memory_per_cta(device)) return 0;
+  const int by_smem = shared_memory_per_sm(device) / (smem + kReservedSharedMemoryPerCta);
+  const int by_threads = max_threads_per_sm(device) / tile.threads();
+  // A CTA over the register file still launches with spills: count it as one.
+  const int by_registers =
+      std::max(1, kRegistersPerSm / (tile.threads() * sm80_registers_per_thread(tile)));
+  return std::min({by_smem, by_threads, by_registers, kMaxCtasPerSm});
+}
+
+bool is_persistent(const TileDescription& tile) {
+  return tile.kernel_schedule == KernelSchedule::TmaWarpSpecializedCooperative ||
+         tile.kernel_schedule == KernelSchedule::TmaWarpSpecializedPingpong;
+}
+
+int sm90_ctas_per_sm(const TileDescription& tile, const DeviceTraits& device) {
+  if (!is_hopper(device)) return 0;
+  // Persistent kernels and stages == 0 (as many as fit) fill one SM's shared memory.
+  if (is_persistent(tile) || tile.stages == 0) return 1;
+  const int smem = tile.mainloop_shared_memory_bytes() + 8 * 1024;  // + the epilogue's share
+  return std::clamp(shared_memory_per_sm(device) / smem, 1, 2);
+}
+
+struct Residency {
+  int ctas_per_sm = 0;
+  double concurrent_ctas = 0;
+  bool persistent = false;
+};
+
+Residency residency(const TileDescription& tile, const DeviceTraits& device) {
+  Residency r;
+  if (!tile.is_sm90()) {
+    r.ctas_per_sm = sm80_ctas_per_sm(tile, device);
+    r.concurrent_ctas = static_cast<double>(r.ctas_per_sm) * device.sm_count;
+    return r;
+  }
+  r.ctas_per_sm = sm90_ctas_per_sm(tile, device);
+  r.persistent = is_persistent(tile);
+  // Whole clusters only: the SMs left over do not get a CTA.
+  const int cluster_size = tile.cluster_shape[0] * tile.cluster_shape[1];
+  r.concurrent_ctas = static_cast<double>(r.ctas_per_sm * device.sm_count / cluster_size) *
+                      static_cast<double>(cluster_size);
+  return r;
+}
+
+// ---- Instruction efficiency ------------------------------------------------------------------
+
+double sm90_stage_factor(int stages) {
+  if (stages == 0 || stages >= 4) return 1.0;
+  return stages == 3 ? 0.95 : 0.85;
+}
+
+// Bytes of K per pipeline stage: fewer make more barrier waits per MMA.
+double sm90_k_depth_factor(const TileDescription& tile) {
+  const int k_bytes = tile.threadblock_shape[2] * size_in_bits(tile.math_instruction.element_a) / 8;
+  if (k_bytes >= 128) return 1.0;
+  return k_bytes >= 64 ? 0.95 : 0.85;
+}
+
+double cluster_factor(const TileDescription& tile, bool large_problem) {
+  const int size = tile.cluster_shape[0] * tile.cluster_shape[1];
+  if (!large_problem || size == 1) return 1.0;
+  return size == 2 ? kCluster2Bonus : kCluster4Bonus;
+}
+
+double sm90_instruction_efficiency(const TileDescription& tile, bool large_problem) {
+  const auto& s = tile.threadblock_shape;
+  double e = efficiency_by_area(kWgmmaByArea, static_cast<double>(s[0]) * s[1]);
+  if (s[1] < 64) e *= kNarrowNFactor;
+  if (!is_persistent(tile)) e *= kBasicSm90ScheduleFactor;
+  e *= sm90_stage_factor(tile.stages) * sm90_k_depth_factor(tile) *
+       cluster_factor(tile, large_problem) * accumulation_factor(tile.math_instruction);
+  return std::min(e, 1.0);
+}
+
+// Warp tiles of 64x64 and up reuse operand fragments fully.
+double sm80_warp_tile_factor(const TileDescription& tile) {
+  const auto w = tile.warp_shape();
+  const int area = w[0] * w[1];
+  if (area >= 4096) return 1.0;
+  if (area >= 2048) return 0.95;
+  return area >= 1024 ? 0.85 : 0.70;
+}
+
+double sm80_stage_factor(int stages) {
+  if (stages >= 5) return 1.0;
+  if (stages == 4) return 0.97;
+  return stages == 3 ? 0.93 : 0.85;
+}
+
+double sm80_instruction_efficiency(const GemmDescription& d, const DeviceTraits& device) {
+  const TileDescription& tile = d.tile;
+  const auto& s = tile.threadblock_shape;
+  double e = efficiency_by_area(kMmaSyncByArea, static_cast<double>(s[0]) * s[1]);
+  e *= sm80_warp_tile_factor(tile) * sm80_stage_factor(tile.stages);
+  e *= std::min(alignment_factor(d.A), alignment_factor(d.B));
+  if (tile.math_instruction.opcode_class == OpClass::TensorOp && is_hopper(device)) {
+    e *= kMmaSyncOnHopper;
+  }
+  return e;
+}
+
+// ---- Memory ----------------------------------------------------------------------------------
+
+// The block of output tiles (in tiles along M and N) that the concurrently running CTAs cover,
+// from the order in which the swizzle hands out tiles.
+struct WaveFootprint {
+  double m = 1, n = 1;
+};
+
+double swizzle_width(Swizzle swizzle) {
+  switch (swizzle) {
+    case Swizzle::IdentitySwizzle2:
+      return 2;
+    case Swizzle::IdentitySwizzle4:
+      return 4;
+    case Swizzle::IdentitySwizzle8:
+      return 8;
+    default:
+      return 1;
+  }
+}
+
+WaveFootprint wave_footprint(Swizzle swizzle, const Tiling& t, double concurrent) {
+  const double ctas = std::max(1.0, std::min(concurrent, t.tiles_m * t.tiles_n));
+  WaveFootprint w;
+  if (swizzle == Swizzle::HorizontalSwizzle) {  // along N first
+    w.n = std::min(t.tiles_n, ctas);
+    w.m = std::min(t.tiles_m, std::max(1.0, ctas / w.n));
+    return w;
+  }
+  // Column groups of swizzle_width tiles, walked along M; a group that covers all of M spills
+  // the wave into the next columns.
+  w.n = std::min(t.tiles_n, swizzle_width(swizzle));
+  w.m = std::min(t.tiles_m, std::max(1.0, ctas / w.n));
+  if (w.m >= t.tiles_m) w.n = std::min(t.tiles_n, std::max(w.n, ctas / w.m));
+  return w;
+}
+
+// Bytes read and written in DRAM: A is read again for every band of N-tiles that does not run
+// beside the previous one, B for every band of M-tiles, unless both fit in L2 together.
+double dram_bytes(const GemmDescription& d, const GemmShape& shape, const Tiling& t,
+                  double concurrent, const DeviceTraits& device) {
+  const double m = static_cast<double>(shape.m), n = static_cast<double>(shape.n),
+               k = static_cast<double>(shape.k);
+  const double a = m * k * storage_bytes(d.A.element);
+  const double b = n * k * storage_bytes(d.B.element);
+  double reads = a + b;
+  if (reads > kL2ResidentFraction * device.l2_bytes) {
+    const WaveFootprint w = wave_footprint(d.swizzle, t, concurrent);
+    reads = a * (t.tiles_n / w.n) + b * (t.tiles_m / w.m);
+  }
+  double writes = m * n * output_bytes_per_element(d);
+  if (!d.tile.is_sm90()) writes /= alignment_factor(d.C);
+  return static_cast<double>(shape.batch) * (reads + writes);
+}
+
+// ---- Compute ---------------------------------------------------------------------------------
+
+// Seconds one CTA spends on the parts of its work, given its share of an SM.
+struct CtaCosts {
+  double k_iteration = 0;   // one k-tile of MMAs
+  double epilogue = 0;      // one tile's epilogue when nothing overlaps it
+  double partial_tile = 0;  // moving one tile of accumulators through L2 (stream-K fixup)
+};
+
+CtaCosts cta_costs(const GemmDescription& d, double instruction_efficiency, const Residency& r,
+                   const DeviceTraits& device) {
+  const auto& s = d.tile.threadblock_shape;
+  const double share = 1.0 / r.ctas_per_sm;
+  const double sm_flops = device.peak_tensor_tflops_16bit * 1e12 / device.sm_count *
+                          rate_vs_16bit_peak(d.tile.math_instruction) * share;
+  const double sm_l2 = l2_bytes_per_second_per_sm(device) * share;
+  const double tile_elements = static_cast<double>(s[0]) * s[1];
+  CtaCosts c;
+  c.k_iteration = 2.0 * tile_elements * s[2] / (sm_flops * instruction_efficiency);
+  c.epilogue = tile_elements * output_bytes_per_element(d) / sm_l2;
+  c.partial_tile =
+      tile_elements * size_in_bits(d.tile.math_instruction.element_accumulator) / 8 / sm_l2;
+  return c;
+}
+
+struct Schedule {
+  double compute_seconds = 0;
+  double wave_efficiency = 0;
+};
+
+// Ping-pong hides each epilogue behind the other warpgroup's mainloop, except the last one.
+double exposed_epilogues(const TileDescription& tile, double tiles_per_cta) {
+  if (tile.kernel_schedule == KernelSchedule::TmaWarpSpecializedPingpong) return 1;
+  return tiles_per_cta;
+}
+
+// Whole tiles per CTA, in waves of concurrent CTAs.
+Schedule data_parallel_schedule(const TileDescription& tile, const Tiling& t, const Residency& r,
+                                const CtaCosts& c) {
+  const double waves = ceil_div(t.launched_tiles, r.concurrent_ctas);
+  const double fills = r.persistent ? 1 : waves;
+  Schedule s;
+  s.wave_efficiency = t.tiles / (waves * r.concurrent_ctas);
+  s.compute_seconds = waves * t.k_tiles * c.k_iteration +
+                      exposed_epilogues(tile, waves) * c.epilogue + fills * kPipelineFillSeconds;
+  return s;
+}
+
+// CTAs sharing one tile's k-iterations: a share shorter than K splits the tile over several;
+// a longer one straddles two tiles.
+double stream_k_splits(double k_tiles, double iterations_per_cta) {
+  if (k_tiles == 1) return 1;
+  return iterations_per_cta < k_tiles ? ceil_div(k_tiles, iterations_per_cta) : 2;
+}
+
+// Stream-K: every CTA takes an equal share of all k-iterations; a tile split over CTAs pays a
+// fixup (partial accumulators through L2 and a barrier). Whole waves need no split.
+Schedule stream_k_schedule(const TileDescription& tile, const Tiling& t, const Residency& r,
+                           const CtaCosts& c) {
+  if (std::fmod(t.tiles, r.concurrent_ctas) == 0) {
+    Schedule s = data_parallel_schedule(tile, t, r, c);
+    s.compute_seconds =
+        s.compute_seconds / kStreamKIterationEfficiency + kStreamKWorkspaceResetSeconds;
+    return s;
+  }
+  const double iterations = t.tiles * t.k_tiles;
+  const double per_cta = ceil_div(iterations, r.concurrent_ctas);
+  const double splits = stream_k_splits(t.k_tiles, per_cta);
+  const double fixup = splits > 1 ? kStreamKFixupSeconds + (splits - 1) * c.partial_tile : 0;
+  Schedule s;
+  s.wave_efficiency = iterations / (per_cta * r.concurrent_ctas);
+  s.compute_seconds = per_cta * c.k_iteration / kStreamKIterationEfficiency +
+                      exposed_epilogues(tile, ceil_div(per_cta, t.k_tiles)) * c.epilogue + fixup +
+                      kPipelineFillSeconds + kStreamKWorkspaceResetSeconds;
+  return s;
+}
+
+Schedule schedule(const TileDescription& tile, const Tiling& t, const Residency& r,
+                  const CtaCosts& c) {
+  if (tile.is_sm90() && tile.tile_scheduler == TileScheduler::StreamK) {
+    return stream_k_schedule(tile, t, r, c);
+  }
+  return data_parallel_schedule(tile, t, r, c);
+}
+
+double launch_seconds(const TileDescription& tile) {
+  return tile.is_sm90() ? kLaunchSecondsSm90 : kLaunchSecondsSm80;
+}
+
+bool is_empty(const GemmShape& shape) {
+  return shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0;
+}
+
+// Guards the divisions below against descriptions that skipped validation.
+bool has_positive_shape(const TileDescription& tile) {
+  const auto& s = tile.threadblock_shape;
+  const auto& split = tile.is_sm90() ? tile.cluster_shape : tile.warp_count;
+  return s[0] > 0 && s[1] > 0 && s[2] > 0 && split[0] > 0 && split[1] > 0 && split[2] > 0;
+}
+
+PerformanceEstimate not_runnable() {
+  PerformanceEstimate e;
+  e.seconds = std::numeric_limits<double>::infinity();
+  return e;
+}
+
+}  // namespace
+
+std::string PerformanceEstimate::explain() const {
+  char line[192];
+  std::snprintf(line, sizeof line, "score=%.5g time=%.4gus tile=%.3g wave=%.3g ai=%.4g inst=%.3g",
+                score, seconds * 1e6, tile_efficiency, wave_efficiency, arithmetic_intensity,
+                instruction_efficiency);
+  return line;
+}
+
+PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
+                             const DeviceTraits& device) {
+  const TileDescription& tile = d.tile;
+  const bool runnable_shape = device.sm_count > 0 && has_positive_shape(tile);
+  const Residency r = runnable_shape ? residency(tile, device) : Residency{};
+  if (r.ctas_per_sm == 0 || r.concurrent_ctas == 0) return not_runnable();
+  PerformanceEstimate e;
+  if (is_empty(shape)) {
+    e.seconds = launch_seconds(tile);
+    return e;
+  }
+  const Tiling t = tile_problem(tile, shape);
+  const bool large_problem = t.tiles >= 2.0 * device.sm_count;
+  e.instruction_efficiency = tile.is_sm90() ? sm90_instruction_efficiency(tile, large_problem)
+                                            : sm80_instruction_efficiency(d, device);
+  const CtaCosts costs = cta_costs(d, e.instruction_efficiency, r, device);
+  const Schedule s = schedule(tile, t, r, costs);
+  const double bytes = dram_bytes(d, shape, t, r.concurrent_ctas, device);
+  const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
+                       static_cast<double>(shape.k) * static_cast<double>(shape.batch);
+  const double memory_seconds = bytes / dram_bytes_per_second(device);
+  e.seconds = std::max(s.compute_seconds, memory_seconds) + launch_seconds(tile);
+  e.score = flops / e.seconds / 1e12;
+  e.tile_efficiency = t.tile_efficiency;
+  e.wave_efficiency = s.wave_efficiency;
+  e.arithmetic_intensity = flops / bytes;
+  return e;
+}
+
+}  // namespace tilecraft::discover

@@ -1,0 +1,75 @@
+// The GEMM configuration spaces: size, the validity and uniqueness of every listed instance, and
+// operand indexing.
+#include "tilecraft/discover/gemm_space.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace tilecraft::discover {
+namespace {
+
+using enum DataType;
+
+TEST(GemmSpace, Sm90ListsTensOfThousandsOfKernels) {
+  const GemmSpace& space = GemmSpace::of(90);
+  EXPECT_GE(space.size(), 10000u);
+  EXPECT_EQ(space.arch(), 90);
+}
+
+TEST(GemmSpace, EveryInstanceIsValidAndNamedUniquely) {
+  for (int arch : {80, 90}) {
+    const GemmSpace& space = GemmSpace::of(arch);
+    std::set<std::string> names;
+    for (size_t i = 0; i < space.size(); ++i) {
+      const GemmDescription d = space.description(i);  // throws if invalid
+      ASSERT_EQ(d.arch, arch);
+      ASSERT_TRUE(names.insert(d.procedural_name()).second)
+          << "two instances named " << d.procedural_name();
+    }
+  }
+}
+
+TEST(GemmSpace, EveryOperandSetHasKernelsAndIndexesThem) {
+  for (int arch : {80, 90}) {
+    const GemmSpace& space = GemmSpace::of(arch);
+    size_t total = 0;
+    for (size_t set = 0; set < space.operand_sets().size(); ++set) {
+      const GemmOperands& o = space.operand_sets()[set];
+      const auto& instances = space.instances_of(set);
+      EXPECT_FALSE(instances.empty())
+          << "arch " << arch << ": no kernel for " << short_name(o.a) << " x " << short_name(o.b)
+          << " -> " << short_name(o.out) << " acc " << short_name(o.accumulator);
+      for (uint32_t i : instances) ASSERT_EQ(space.operands_of(i), o);
+      total += instances.size();
+    }
+    EXPECT_EQ(total, space.size());
+  }
+}
+
+TEST(GemmSpace, Sm90OperandsFollowTmaAndWgmmaRules) {
+  const GemmSpace& space = GemmSpace::of(90);
+  for (const GemmOperands& o : space.operand_sets()) {
+    EXPECT_EQ(o.alignment_a * size_in_bits(o.a), 128) << "TMA needs 16-byte alignment";
+    if (size_in_bits(o.a) != 16) {
+      EXPECT_EQ(o.layout_a, Layout::RowMajor) << "wgmma reads 8/32-bit A K-major";
+      EXPECT_EQ(o.layout_b, Layout::ColumnMajor);
+    }
+    EXPECT_EQ(o.scaled, o.a == e4m3 || o.a == e5m2);
+  }
+}
+
+TEST(GemmSpace, Sm80OffersNarrowAlignments) {
+  const GemmSpace& space = GemmSpace::of(80);
+  std::set<int> alignments;
+  for (const GemmOperands& o : space.operand_sets()) {
+    if (o.a == f16) alignments.insert(o.alignment_a);
+  }
+  EXPECT_EQ(alignments, (std::set<int>{2, 4, 8}));  // cp.async copies >= 32 bits
+}
+
+TEST(GemmSpace, RejectsOtherArchitectures) { EXPECT_THROW(GemmSpace::of(75), Error); }
+
+}  // namespace
+}  // namespace tilecraft::discover
