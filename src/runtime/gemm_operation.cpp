@@ -3,6 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
@@ -72,10 +74,63 @@ std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size
   return groups;
 }
 
+// Kernels loaded in this process, by entry name: a kernel built once, alone or in a shared
+// translation unit, serves every later operation with the same description without another
+// cache lookup (a shared unit is cached under the unit's key, not the kernel's own).
+struct LoadedKernel {
+  GemmDescription description;
+  bool split_k_parallel;
+  std::shared_ptr<const LoadedModule> module;
+};
+
+std::mutex& loaded_kernels_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::multimap<std::string, LoadedKernel>& loaded_kernels() {
+  static std::multimap<std::string, LoadedKernel> kernels;
+  return kernels;
+}
+
+void remember_loaded(const std::string& name, const GemmDescription& description,
+                     bool split_k_parallel, const std::shared_ptr<const LoadedModule>& module) {
+  std::lock_guard lock(loaded_kernels_mutex());
+  auto [first, last] = loaded_kernels().equal_range(name);
+  for (auto it = first; it != last; ++it) {
+    if (it->second.split_k_parallel == split_k_parallel && it->second.description == description)
+      return;
+  }
+  loaded_kernels().emplace(name, LoadedKernel{description, split_k_parallel, module});
+}
+
+std::shared_ptr<const LoadedModule> find_loaded(const GemmDescription& description,
+                                                bool split_k_parallel) {
+  const std::string name = emit::entry_name(entry_for(description, split_k_parallel));
+  std::lock_guard lock(loaded_kernels_mutex());
+  auto [first, last] = loaded_kernels().equal_range(name);
+  for (auto it = first; it != last; ++it) {
+    if (it->second.split_k_parallel == split_k_parallel && it->second.description == description)
+      return it->second.module;
+  }
+  return nullptr;
+}
+
 // Builds (or loads) the modules of (operation, kind) pairs and attaches their entries.
-Status build_and_attach(const Work& work, const compile::ProgressFn& progress,
+Status build_and_attach(const Work& all_work, const compile::ProgressFn& progress,
                         const std::function<Status(GemmOperation&, bool,
                                                    std::shared_ptr<const LoadedModule>)>& attach) {
+  Work work;
+  Status first_loaded_error;
+  for (const auto& item : all_work) {
+    if (auto module = find_loaded(item.first->description(), item.second)) {
+      Status attached = attach(*item.first, item.second, std::move(module));
+      if (!attached && first_loaded_error) first_loaded_error = attached;
+    } else {
+      work.push_back(item);
+    }
+  }
+  if (work.empty()) return first_loaded_error;
   std::vector<compile::CompileRequest> singles;
   singles.reserve(work.size());
   for (const auto& [operation, split_k] : work) {
@@ -137,7 +192,7 @@ Status build_and_attach(const Work& work, const compile::ProgressFn& progress,
     }
     if (!status && first_error) first_error = status;
   }
-  return first_error;
+  return first_error ? first_loaded_error : first_error;
 }
 
 }  // namespace
@@ -176,6 +231,7 @@ Status GemmOperation::attach(bool split_k_parallel,
     return Status(StatusCode::kInternal,
                   "module " + module->path() + " has no entry named " + name);
   }
+  remember_loaded(name, description_, split_k_parallel, module);
   std::lock_guard lock(mutex_);
   if (split_k_parallel) {
     split_k_module_ = std::move(module);

@@ -18,6 +18,7 @@
 
 #include "compile/process.hpp"
 #include "compile/test_support.hpp"
+#include "runtime/simt_kernel.hpp"
 #include "tilecraft/runtime/module.hpp"
 #include "tilecraft/tilecraft.hpp"
 
@@ -29,19 +30,8 @@ using compile::testing::make_temp_dir;
 using compile::testing::read_file;
 using compile::testing::ScopedCache;
 using compile::testing::write_file;
-
-// The suite's kernel: SIMT f32, 64x64x8 tile, 4 stages (the GPU runtime test's kernel).
-std::shared_ptr<GemmOperation> simt_f32(Layout layout_b = Layout::RowMajor) {
-  using enum DataType;
-  auto math =
-      MathInstruction::make({1, 1, 1}, f32, f32, f32, OpClass::Simt, MathOperation::multiply_add)
-          .value();
-  auto tile = TileDescription::make({64, 64, 8}, 4, {2, 2, 1}, math).value();
-  auto row = TensorDescription::make(f32, Layout::RowMajor, 1).value();
-  auto b = TensorDescription::make(f32, layout_b, 1).value();
-  auto epilogue = EpilogueFunctor::linear_combination(f32, 1, f32, f32).value();
-  return GemmOperation::make(80, tile, row, b, row, epilogue, Swizzle::IdentitySwizzle1).value();
-}
+using runtime_test::missing_toolchain;
+using runtime_test::simt_f32;
 
 // A row-major problem the kernel can run, for can_implement (host code: no GPU needed).
 tc_gemm_args row_major_problem(int m, int n, int k) {
@@ -173,14 +163,6 @@ TEST(CompiledArtifactChild, LoadsWithoutCompiler) {
   EXPECT_EQ(*entry, loaded->entry());
   write_file(report, loaded->kernel_name() + "\n" + loaded->entry()->metadata + "\n" +
                          std::to_string(loaded->arch()) + "\n" + loaded->module()->path() + "\n");
-}
-
-std::string missing_toolchain() {
-  if (access(settings().nvcc.c_str(), X_OK) != 0) return "no nvcc at '" + settings().nvcc + "'";
-  if (!fs::exists(fs::path(settings().cutlass_dir) / "include/cutlass/cutlass.h")) {
-    return "no CUTLASS headers under '" + settings().cutlass_dir + "'";
-  }
-  return "";
 }
 
 // PATH without the folders that hold an nvcc.

@@ -14,9 +14,9 @@ namespace {
 
 std::shared_ptr<GemmOperation> simt_f32(Layout layout_b) {
   using enum DataType;
-  auto math = MathInstruction::make({1, 1, 1}, f32, f32, f32, OpClass::Simt,
-                                    MathOperation::multiply_add)
-                  .value();
+  auto math =
+      MathInstruction::make({1, 1, 1}, f32, f32, f32, OpClass::Simt, MathOperation::multiply_add)
+          .value();
   auto tile = TileDescription::make({64, 64, 8}, 4, {2, 2, 1}, math).value();
   auto row = TensorDescription::make(f32, Layout::RowMajor, 1).value();
   auto b = TensorDescription::make(f32, layout_b, 1).value();
