@@ -12,6 +12,7 @@
 #include "tilecraft/describe/swizzle.hpp"
 #include "tilecraft/describe/tensor_description.hpp"
 #include "tilecraft/describe/tile_description.hpp"
+#include "tilecraft/discover/api.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
