@@ -1,0 +1,69 @@
+// Every instance the configuration spaces list must be a kernel CUTLASS builds: random samples are
+// compiled with nvcc through tilecraft's own compiler. CI compiles one SM80 and one SM90
+// instance; the full sample (20 of each) runs on demand:
+//   TILECRAFT_FULL_COMPILE_TESTS=1 ./tilecraft_tests --gtest_filter='SpaceCompile*'
+// TILECRAFT_SPACE_SEED=<n> picks another sample (the seed is printed).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compile/test_support.hpp"
+#include "runtime/simt_kernel.hpp"
+#include "tilecraft/discover/gemm_space.hpp"
+#include "tilecraft/tilecraft.hpp"
+
+namespace tilecraft::discover {
+namespace {
+
+bool full_compile_tests() {
+  const char* value = std::getenv("TILECRAFT_FULL_COMPILE_TESTS");
+  return value != nullptr && std::string(value) == "1";
+}
+
+unsigned sample_seed() {
+  const char* value = std::getenv("TILECRAFT_SPACE_SEED");
+  return value != nullptr ? static_cast<unsigned>(std::strtoul(value, nullptr, 10)) : 20261122u;
+}
+
+std::vector<std::shared_ptr<GemmOperation>> sample(int arch, size_t count, std::mt19937& rng) {
+  const GemmSpace& space = GemmSpace::of(arch);
+  std::uniform_int_distribution<size_t> pick(0, space.size() - 1);
+  std::vector<std::shared_ptr<GemmOperation>> operations;
+  for (size_t i = 0; i < count; ++i) {
+    operations.push_back(GemmOperation::make(space.description(pick(rng))).value());
+  }
+  return operations;
+}
+
+void compile_sample(size_t per_arch) {
+  const std::string missing = runtime_test::missing_toolchain();
+  if (!missing.empty()) GTEST_SKIP() << missing;
+  const unsigned seed = sample_seed();
+  std::printf("space sample: %zu SM80 + %zu SM90 instances, TILECRAFT_SPACE_SEED=%u\n", per_arch,
+              per_arch, seed);
+  std::mt19937 rng(seed);
+  auto operations = sample(80, per_arch, rng);
+  for (auto& op : sample(90, per_arch, rng)) operations.push_back(op);
+  compile::testing::ScopedCache cache("space-compile", /*compile_jobs=*/2);
+  const Status status = compile_operations(operations);
+  for (const auto& op : operations) {
+    EXPECT_TRUE(op->is_compiled())
+        << op->procedural_name() << " did not compile: " << status.message();
+  }
+}
+
+TEST(SpaceCompile, CiSample) { compile_sample(1); }
+
+TEST(SpaceCompile, RandomForty) {
+  if (!full_compile_tests()) {
+    GTEST_SKIP() << "set TILECRAFT_FULL_COMPILE_TESTS=1 to compile 20 random SM80 and 20 random "
+                    "SM90 instances of the configuration spaces";
+  }
+  compile_sample(20);
+}
+
+}  // namespace
+}  // namespace tilecraft::discover
