@@ -92,6 +92,25 @@ void bind_api(nb::module_& root) {
 
   nb::class_<Kernel>(m, "Kernel")
       .def_prop_ro("metadata", &Kernel::metadata, nb::rv_policy::reference_internal)
+      // Everything the Python KernelMetadata holds, in one call (filters visit every kernel).
+      .def_prop_ro("metadata_fields",
+                   [](const Kernel& k) {
+                     const KernelMetadata& m = k.metadata();
+                     const auto operand = [](const OperandMetadata& o) {
+                       return nb::make_tuple(o.dtype, o.layout, o.alignment);
+                     };
+                     const DesignMetadata& d = m.design;
+                     const EpilogueMetadata& e = m.epilogue;
+                     return nb::make_tuple(
+                         m.kernel_name, m.kernel_class, m.min_cc,
+                         nb::make_tuple(operand(m.operands.A), operand(m.operands.B),
+                                        operand(m.operands.out), m.operands.accumulator),
+                         nb::make_tuple(d.arch, d.tile_shape, d.cluster_shape, d.warp_count,
+                                        d.instruction_shape, d.stages, d.kernel_schedule,
+                                        d.epilogue_schedule, d.tile_scheduler, d.swizzle),
+                         nb::make_tuple(e.kind, e.activation, e.compute, e.per_tensor_scales),
+                         m.score, m.score_explain);
+                   })
       .def("supports",
            [](const Kernel& k, const GemmArguments& args) { return error_of(k.supports(args)); })
       .def("compile",

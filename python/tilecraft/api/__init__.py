@@ -92,8 +92,7 @@ class Kernel:
     @property
     def metadata(self):
         if self._metadata is None:
-            native = self._native.metadata
-            self._metadata = metadata.from_native(native, _KERNEL_CLASSES[native.kernel_class])
+            self._metadata = metadata.from_fields(self._native.metadata_fields, _KERNEL_CLASSES)
         return self._metadata
 
     def supports(self, args):

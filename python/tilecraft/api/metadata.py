@@ -14,19 +14,19 @@ from tilecraft._core import (Activation, DataType, EpilogueKind, EpilogueSchedul
                              KernelScheduleType, Layout, Swizzle, TileSchedulerType)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class OperandMetadata:
     dtype: DataType
     layout: Layout
     alignment: int
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class OperandsMetadata:
     """Base class of the operand descriptions of every kernel family."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class GemmOperandsMetadata(OperandsMetadata):
     A: OperandMetadata
     B: OperandMetadata
@@ -34,12 +34,12 @@ class GemmOperandsMetadata(OperandsMetadata):
     accumulator: DataType
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class DesignMetadata:
     """Base class of the design (performance) choices of a kernel."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Sm80DesignMetadata(DesignMetadata):
     """A CUTLASS 2.x tensor-op kernel (mma.sync, cp.async multistage): runs on SM80 and later."""
     tile_shape: Tuple[int, int, int]
@@ -49,7 +49,7 @@ class Sm80DesignMetadata(DesignMetadata):
     swizzle: Swizzle
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Sm90DesignMetadata(DesignMetadata):
     """A CUTLASS 3.x kernel (TMA, wgmma, warp-specialized): runs on compute capability 9.0."""
     tile_shape: Tuple[int, int, int]
@@ -62,7 +62,7 @@ class Sm90DesignMetadata(DesignMetadata):
     swizzle: Swizzle
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Sm100DesignMetadata(DesignMetadata):
     """Blackwell designs. tilecraft lists no SM100 kernels yet; the class exists so that the
     seed's filters run (and find none)."""
@@ -70,7 +70,7 @@ class Sm100DesignMetadata(DesignMetadata):
     cluster_shape: Tuple[int, int, int]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class EpilogueMetadata:
     kind: EpilogueKind
     activation: Activation
@@ -78,7 +78,7 @@ class EpilogueMetadata:
     per_tensor_scales: bool
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class KernelMetadata:
     kernel_name: str
     kernel_class: type
@@ -90,29 +90,22 @@ class KernelMetadata:
     score_explain: str = ""
 
 
-def _operand(native):
-    return OperandMetadata(native.dtype, native.layout, native.alignment)
-
-
-def from_native(native, kernel_class):
-    """The Python view of a C++ tilecraft::api::KernelMetadata."""
-    d = native.design
-    if d.arch == 90:
-        design = Sm90DesignMetadata(tuple(d.tile_shape), tuple(d.cluster_shape),
-                                    tuple(d.instruction_shape), d.stages, d.kernel_schedule,
-                                    d.epilogue_schedule, d.tile_scheduler, d.swizzle)
+def from_fields(fields, kernel_classes):
+    """The Python view of a C++ tilecraft::api::KernelMetadata, from Kernel.metadata_fields."""
+    name, kernel_class, min_cc, operands, design, epilogue, score, explain = fields
+    a, b, out, accumulator = operands
+    arch, tile, cluster, warps, instruction, stages, kernel, epi, scheduler, swizzle = design
+    if arch == 90:
+        design = Sm90DesignMetadata(tuple(tile), tuple(cluster), tuple(instruction), stages,
+                                    kernel, epi, scheduler, swizzle)
     else:
-        design = Sm80DesignMetadata(tuple(d.tile_shape), tuple(d.warp_count),
-                                    tuple(d.instruction_shape), d.stages, d.swizzle)
-    o = native.operands
-    e = native.epilogue
+        design = Sm80DesignMetadata(tuple(tile), tuple(warps), tuple(instruction), stages,
+                                    swizzle)
     return KernelMetadata(
-        kernel_name=native.kernel_name, kernel_class=kernel_class, min_cc=native.min_cc,
-        operands=GemmOperandsMetadata(_operand(o.A), _operand(o.B), _operand(o.out),
-                                      o.accumulator),
-        design=design,
-        epilogue=EpilogueMetadata(e.kind, e.activation, e.compute, e.per_tensor_scales),
-        score=native.score, score_explain=native.score_explain)
+        kernel_name=name, kernel_class=kernel_classes[kernel_class], min_cc=min_cc,
+        operands=GemmOperandsMetadata(OperandMetadata(*a), OperandMetadata(*b),
+                                      OperandMetadata(*out), accumulator),
+        design=design, epilogue=EpilogueMetadata(*epilogue), score=score, score_explain=explain)
 
 
 __all__ = ["OperandMetadata", "OperandsMetadata", "GemmOperandsMetadata", "DesignMetadata",
