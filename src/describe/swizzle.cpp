@@ -20,4 +20,17 @@ std::string_view to_string(Swizzle swizzle) {
   return "?";
 }
 
+int identity_swizzle_size(Swizzle swizzle) {
+  switch (swizzle) {
+    case Swizzle::IdentitySwizzle2:
+      return 2;
+    case Swizzle::IdentitySwizzle4:
+      return 4;
+    case Swizzle::IdentitySwizzle8:
+      return 8;
+    default:
+      return 1;
+  }
+}
+
 }  // namespace tilecraft

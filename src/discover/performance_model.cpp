@@ -311,18 +311,7 @@ struct WaveFootprint {
   double m = 1, n = 1;
 };
 
-double swizzle_width(Swizzle swizzle) {
-  switch (swizzle) {
-    case Swizzle::IdentitySwizzle2:
-      return 2;
-    case Swizzle::IdentitySwizzle4:
-      return 4;
-    case Swizzle::IdentitySwizzle8:
-      return 8;
-    default:
-      return 1;
-  }
-}
+double swizzle_width(Swizzle swizzle) { return identity_swizzle_size(swizzle); }
 
 WaveFootprint wave_footprint(Swizzle swizzle, const Tiling& t, double concurrent) {
   const double ctas = std::max(1.0, std::min(concurrent, t.tiles_m * t.tiles_n));

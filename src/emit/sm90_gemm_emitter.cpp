@@ -45,18 +45,7 @@ std::string activation_type(Activation activation) {
 
 int raster(Swizzle swizzle) { return swizzle == Swizzle::HorizontalSwizzle ? 2 : 0; }
 
-int max_swizzle_size(Swizzle swizzle) {
-  switch (swizzle) {
-    case Swizzle::IdentitySwizzle2:
-      return 2;
-    case Swizzle::IdentitySwizzle4:
-      return 4;
-    case Swizzle::IdentitySwizzle8:
-      return 8;
-    default:
-      return 1;
-  }
-}
+int max_swizzle_size(Swizzle swizzle) { return identity_swizzle_size(swizzle); }
 
 std::string fill_fusion_text(const GemmDescription& d) {
   const EpilogueFunctor& e = d.epilogue;
