@@ -48,14 +48,24 @@ struct Kernel::State {
   std::shared_ptr<GemmOperation> operation;
 
   void describe() {
-    std::call_once(described, [this] {
-      description = discover::GemmSpace::of(arch).description(instance);
+    std::call_once(described,
+                   [this] { adopt(discover::GemmSpace::of(arch).description(instance)); });
+  }
+
+  // Keeps a description already built (get_kernels builds one per kernel to rank it).
+  void adopt_once(GemmDescription built) {
+    std::call_once(described, [&] { adopt(std::move(built)); });
+  }
+
+  void adopt(GemmDescription built) {
+    {
+      description = std::move(built);
       const double score = metadata.score;
       std::string explain = std::move(metadata.score_explain);
       metadata = metadata_of(description);
       metadata.score = score;
       metadata.score_explain = std::move(explain);
-    });
+    }
   }
 
   Result<std::shared_ptr<GemmOperation>> get_operation() {
@@ -219,20 +229,22 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
     if (auto info = current_device_info(); info) cc = info->compute_capability;
   }
   std::vector<Kernel> kernels;
-  auto add = [&](int arch, size_t instance, double score, std::string explain) {
+  auto add = [&](int arch, size_t instance, double score, std::string explain,
+                 std::optional<GemmDescription> described) {
     Kernel kernel;
     kernel.state_ = std::make_shared<Kernel::State>();
     kernel.state_->arch = arch;
     kernel.state_->instance = instance;
     kernel.state_->metadata.score = score;
     kernel.state_->metadata.score_explain = std::move(explain);
+    if (described) kernel.state_->adopt_once(std::move(*described));
     if (metadata_filter && !metadata_filter(kernel.metadata())) return;
     kernels.push_back(std::move(kernel));
   };
   for (int arch : architectures_for(cc)) {
     const discover::GemmSpace& space = discover::GemmSpace::of(arch);
     if (args == nullptr) {
-      for (size_t i = 0; i < space.size(); ++i) add(arch, i, 0.0, {});
+      for (size_t i = 0; i < space.size(); ++i) add(arch, i, 0.0, {}, std::nullopt);
       continue;
     }
     const discover::DeviceTraits traits = device_traits(cc.value_or(arch));
@@ -240,8 +252,9 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
     for (size_t set = 0; set < space.operand_sets().size(); ++set) {
       if (!operands_match(space.operand_sets()[set], *args)) continue;
       for (uint32_t instance : space.instances_of(set)) {
-        const auto estimate = discover::estimate(space.description(instance), shape, traits);
-        add(arch, instance, estimate.score, estimate.explain());
+        GemmDescription description = space.description(instance);
+        const auto estimate = discover::estimate(description, shape, traits);
+        add(arch, instance, estimate.score, estimate.explain(), std::move(description));
       }
     }
   }
