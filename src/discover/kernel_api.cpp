@@ -57,15 +57,14 @@ struct Kernel::State {
     std::call_once(described, [&] { adopt(std::move(built)); });
   }
 
+  // The description and its metadata, keeping the score get_kernels set.
   void adopt(GemmDescription built) {
-    {
-      description = std::move(built);
-      const double score = metadata.score;
-      std::string explain = std::move(metadata.score_explain);
-      metadata = metadata_of(description);
-      metadata.score = score;
-      metadata.score_explain = std::move(explain);
-    }
+    description = std::move(built);
+    const double score = metadata.score;
+    std::string explain = std::move(metadata.score_explain);
+    metadata = metadata_of(description);
+    metadata.score = score;
+    metadata.score_explain = std::move(explain);
   }
 
   Result<std::shared_ptr<GemmOperation>> get_operation() {
