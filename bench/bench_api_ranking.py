@@ -8,6 +8,7 @@ fastest of the 20. Target (issue 4): the first pick within 15% of the best on >=
 """
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -25,6 +26,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument("--shapes", default=None)
+    parser.add_argument("--json", default=None, help="also write every measurement here")
     options = parser.parse_args()
     sc.skip_if_no_sm90("bench_api_ranking")
 
@@ -60,6 +62,7 @@ def main():
 
     sc.gpu_warmup()
     rows, passes, measured = [], 0, 0
+    every = {}
     for (m, n, k), (a, w, out, args, kernels) in per_shape.items():
         # The compiled Kernel objects: another get_kernels call's objects would compile again.
         kernels = [union[kernel.metadata.kernel_name] for kernel in kernels]
@@ -81,6 +84,8 @@ def main():
             except Exception as exc:  # noqa: BLE001
                 notes.append(f"ERROR rank {rank} {name}: {type(exc).__name__}: {str(exc)[:200]}")
         shape = f"{m}x{n}x{k}"
+        every[shape] = [{"rank": rank, "tflops": round(tflops, 2), "kernel": name}
+                        for rank, tflops, name in results]
         if not results or results[0][0] != 0:
             print(f"shape={shape} first pick did not run: {notes[:1]}")
             rows.append([shape, "-", "-", "-", "-"])
@@ -97,6 +102,9 @@ def main():
             print(f"  {note}")
         rows.append([shape, f"{first:.0f}", str(best_rank), f"{best:.0f}", f"{ratio:.2f}"])
         sys.stdout.flush()
+    if options.json:
+        with open(options.json, "w") as f:
+            json.dump(every, f, indent=1)
     from common import print_table
 
     print()
