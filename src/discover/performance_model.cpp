@@ -18,13 +18,15 @@ constexpr double kLaunchSecondsSm80 = 3e-6;
 constexpr double kLaunchSecondsSm90 = 2e-6;
 // The DRAM round trip a tile's first k-tile waits for before its pipeline runs full.
 constexpr double kPipelineFillSeconds = 0.7e-6;
-// Barrier and workspace round trip of a stream-K tile whose K is split over several CTAs.
-constexpr double kStreamKFixupSeconds = 1e-6;
 // Measured on the H100 (bench/RESULTS.md): CUTLASS's stream-K scheduler runs its k-iterations
 // at about 0.85-0.97 of the persistent scheduler's speed on the same tile, and its barrier
 // workspace is zeroed (a memset) before every launch.
 constexpr double kStreamKIterationEfficiency = 0.9;
-constexpr double kStreamKWorkspaceResetSeconds = 2e-6;
+// What splitting costs beyond the fixups: the barrier workspace zeroed before the launch (which
+// also keeps the launch from overlapping the previous kernel) and the waits for peer CTAs.
+// Fitted to the H100's split runs at 1000^3, 16x4096x4096 and 512x512x16384.
+constexpr double kStreamKSeconds = 12e-6;
+constexpr double kCutlassMinItersPerStreamKUnit = 8;
 // Fraction of the DRAM bandwidth streaming GEMM reads and writes reach.
 constexpr double kAchievableDramFraction = 0.85;
 // L2-to-SM bandwidth relative to DRAM bandwidth (roughly 3-5x on Ampere and Hopper).
@@ -36,12 +38,24 @@ constexpr double kMmaSyncOnHopper = 0.70;
 // fp8 wgmma without fast accumulation promotes partial sums to f32 every few k-blocks.
 constexpr double kFp8PromotionFactor = 0.88;
 // wgmma tiles narrower than 64 in N reuse each A fragment over too few columns.
-constexpr double kNarrowNFactor = 0.75;
+constexpr double kNarrowNFactor = 0.5;
 // The basic (non-persistent, one consumer warpgroup) SM90 schedule overlaps less.
 constexpr double kBasicSm90ScheduleFactor = 0.90;
-// Cluster multicast halves or quarters the L2 traffic of one operand; it pays on large problems.
-constexpr double kCluster2Bonus = 1.03;
-constexpr double kCluster4Bonus = 1.02;
+// Fitted to the H100's 64x32, 64x64, 64x128 and 128x256 tiles (bench_api_ranking and the
+// calibration test's runs): a k-tile's TMA loads take about 0.11 us plus their bytes at the
+// L2-to-SM bandwidth. Cluster multicast divides the bytes one SM requests: A over the cluster's
+// N extent, B over its M extent.
+constexpr double kTmaLoadLatencySeconds = 0.11e-6;
+// How sharply two bounds (loads and MMAs of a k-iteration; compute and DRAM traffic of the
+// kernel) combine: the time is their 8-norm, the larger one plus a little of the other, as they
+// never overlap perfectly.
+constexpr double kLoadComputeNorm = 8.0;
+// Barrier round trip of one pipeline stage (full/empty barriers, wgmma fence), measured on the
+// H100 as the difference between K tiles of 32 and 64 bf16 at 128x8192x8192.
+constexpr double kSm90IterationOverheadSeconds = 0.03e-6;
+// CUTLASS sizes a persistent grid of clusters assuming GPCs of 18 SMs
+// (tile_scheduler_params.h, get_max_cta_occupancy) unless told the device's active clusters.
+constexpr int kCutlassSmsPerGpc = 18;
 // SM80 register file and the registers a thread needs beside its accumulators.
 constexpr int kRegistersPerSm = 64 * 1024;
 constexpr int kRegistersBesideAccumulators = 64;
@@ -169,11 +183,25 @@ double output_bytes_per_element(const GemmDescription& d) {
 struct Tiling {
   double tiles_m = 0, tiles_n = 0, k_tiles = 0;
   double tiles = 0;           // over the batch
-  double launched_tiles = 0;  // tiles_m and tiles_n rounded up to whole clusters
+  double launched_tiles = 0;  // what the scheduler walks: rounded up to clusters and swizzle
   double tile_efficiency = 0;
 };
 
-Tiling tile_problem(const TileDescription& tile, const GemmShape& shape) {
+// CUTLASS's SM90 tile schedulers (tile_scheduler_params.h) round the tiles along M and N up to
+// whole clusters, then up to swizzle * cluster, with the swizzle shrunk for small grids; the
+// padded tiles run the whole mainloop on zeros.
+int sm90_effective_swizzle(Swizzle swizzle, double tiles_m, double tiles_n) {
+  const int max_swizzle = identity_swizzle_size(swizzle);
+  const double smaller = std::min(tiles_m, tiles_n);
+  if (max_swizzle >= 8 && smaller >= 6) return 8;
+  if (max_swizzle >= 4 && smaller >= 3) return 4;
+  if (max_swizzle >= 2 && smaller >= 2) return 2;
+  return 1;
+}
+
+double round_up(double value, double multiple) { return ceil_div(value, multiple) * multiple; }
+
+Tiling tile_problem(const TileDescription& tile, Swizzle swizzle, const GemmShape& shape) {
   const auto& s = tile.threadblock_shape;
   const double m = static_cast<double>(shape.m), n = static_cast<double>(shape.n),
                k = static_cast<double>(shape.k), batch = static_cast<double>(shape.batch);
@@ -182,10 +210,15 @@ Tiling tile_problem(const TileDescription& tile, const GemmShape& shape) {
   t.tiles_n = ceil_div(n, s[1]);
   t.k_tiles = ceil_div(k, s[2]);
   t.tiles = t.tiles_m * t.tiles_n * batch;
-  const double cluster_m = tile.is_sm90() ? tile.cluster_shape[0] : 1;
-  const double cluster_n = tile.is_sm90() ? tile.cluster_shape[1] : 1;
-  t.launched_tiles = ceil_div(t.tiles_m, cluster_m) * cluster_m * ceil_div(t.tiles_n, cluster_n) *
-                     cluster_n * batch;
+  t.launched_tiles = t.tiles;
+  if (tile.is_sm90()) {
+    const double cluster_m = tile.cluster_shape[0], cluster_n = tile.cluster_shape[1];
+    const double blocks_m = round_up(t.tiles_m, cluster_m);
+    const double blocks_n = round_up(t.tiles_n, cluster_n);
+    const int swizzle_size = sm90_effective_swizzle(swizzle, blocks_m, blocks_n);
+    t.launched_tiles = round_up(blocks_m, swizzle_size * cluster_m) *
+                       round_up(blocks_n, swizzle_size * cluster_n) * batch;
+  }
   const double padded = t.tiles_m * s[0] * t.tiles_n * s[1] * t.k_tiles * s[2];
   t.tile_efficiency = m * n * k / padded;
   return t;
@@ -224,6 +257,15 @@ int sm90_ctas_per_sm(const TileDescription& tile, const DeviceTraits& device) {
   return std::clamp(shared_memory_per_sm(device) / smem, 1, 2);
 }
 
+// get_max_cta_occupancy of CUTLASS's SM90 tile schedulers: the CTAs of a persistent grid.
+int cutlass_max_cta_occupancy(int cluster_size, int sm_count) {
+  const int gpcs = sm_count < kCutlassSmsPerGpc ? 1 : sm_count / kCutlassSmsPerGpc;
+  const int residual = sm_count < kCutlassSmsPerGpc ? 0 : sm_count % kCutlassSmsPerGpc;
+  const int ctas = gpcs * (kCutlassSmsPerGpc - kCutlassSmsPerGpc % cluster_size) + residual -
+                   residual % cluster_size;
+  return std::min(ctas, sm_count);
+}
+
 struct Residency {
   int ctas_per_sm = 0;
   double concurrent_ctas = 0;
@@ -239,10 +281,10 @@ Residency residency(const TileDescription& tile, const DeviceTraits& device) {
   }
   r.ctas_per_sm = sm90_ctas_per_sm(tile, device);
   r.persistent = is_persistent(tile);
-  // Whole clusters only: the SMs left over do not get a CTA.
   const int cluster_size = tile.cluster_shape[0] * tile.cluster_shape[1];
-  r.concurrent_ctas = static_cast<double>(r.ctas_per_sm * device.sm_count / cluster_size) *
-                      static_cast<double>(cluster_size);
+  r.concurrent_ctas = static_cast<double>(
+      r.ctas_per_sm * (r.persistent ? cutlass_max_cta_occupancy(cluster_size, device.sm_count)
+                                    : device.sm_count / cluster_size * cluster_size));
   return r;
 }
 
@@ -253,26 +295,12 @@ double sm90_stage_factor(int stages) {
   return stages == 3 ? 0.95 : 0.85;
 }
 
-// Bytes of K per pipeline stage: fewer make more barrier waits per MMA.
-double sm90_k_depth_factor(const TileDescription& tile) {
-  const int k_bytes = tile.threadblock_shape[2] * size_in_bits(tile.math_instruction.element_a) / 8;
-  if (k_bytes >= 128) return 1.0;
-  return k_bytes >= 64 ? 0.95 : 0.85;
-}
-
-double cluster_factor(const TileDescription& tile, bool large_problem) {
-  const int size = tile.cluster_shape[0] * tile.cluster_shape[1];
-  if (!large_problem || size == 1) return 1.0;
-  return size == 2 ? kCluster2Bonus : kCluster4Bonus;
-}
-
-double sm90_instruction_efficiency(const TileDescription& tile, bool large_problem) {
+double sm90_instruction_efficiency(const TileDescription& tile) {
   const auto& s = tile.threadblock_shape;
   double e = efficiency_by_area(kWgmmaByArea, static_cast<double>(s[0]) * s[1]);
   if (s[1] < 64) e *= kNarrowNFactor;
   if (!is_persistent(tile)) e *= kBasicSm90ScheduleFactor;
-  e *= sm90_stage_factor(tile.stages) * sm90_k_depth_factor(tile) *
-       cluster_factor(tile, large_problem) * accumulation_factor(tile.math_instruction);
+  e *= sm90_stage_factor(tile.stages) * accumulation_factor(tile.math_instruction);
   return std::min(e, 1.0);
 }
 
@@ -350,14 +378,32 @@ double dram_bytes(const GemmDescription& d, const GemmShape& shape, const Tiling
 // ---- Compute ---------------------------------------------------------------------------------
 
 // Seconds one CTA spends on the parts of its work, given its share of an SM.
+// The time of two bounds that overlap almost, but not quite, perfectly.
+double bound_norm(double a, double b) {
+  return std::pow(std::pow(a, kLoadComputeNorm) + std::pow(b, kLoadComputeNorm),
+                  1.0 / kLoadComputeNorm);
+}
+
+// Bytes of A and B one SM requests per k-tile, after cluster multicast; TMA fetches nothing
+// for rows past the problem's edge.
+double sm90_operand_bytes_per_k_tile(const GemmDescription& d, const GemmShape& shape) {
+  const auto& s = d.tile.threadblock_shape;
+  const auto& cluster = d.tile.cluster_shape;
+  const double rows_a = std::min<double>(s[0], static_cast<double>(shape.m));
+  const double rows_b = std::min<double>(s[1], static_cast<double>(shape.n));
+  const double a = rows_a * s[2] * storage_bytes(d.A.element) / cluster[1];
+  const double b = rows_b * s[2] * storage_bytes(d.B.element) / cluster[0];
+  return a + b;
+}
+
 struct CtaCosts {
   double k_iteration = 0;   // one k-tile of MMAs
   double epilogue = 0;      // one tile's epilogue when nothing overlaps it
   double partial_tile = 0;  // moving one tile of accumulators through L2 (stream-K fixup)
 };
 
-CtaCosts cta_costs(const GemmDescription& d, double instruction_efficiency, const Residency& r,
-                   const DeviceTraits& device) {
+CtaCosts cta_costs(const GemmDescription& d, const GemmShape& shape, double instruction_efficiency,
+                   const Residency& r, const DeviceTraits& device) {
   const auto& s = d.tile.threadblock_shape;
   const double share = 1.0 / r.ctas_per_sm;
   const double sm_flops = device.peak_tensor_tflops_16bit * 1e12 / device.sm_count *
@@ -366,6 +412,10 @@ CtaCosts cta_costs(const GemmDescription& d, double instruction_efficiency, cons
   const double tile_elements = static_cast<double>(s[0]) * s[1];
   CtaCosts c;
   c.k_iteration = 2.0 * tile_elements * s[2] / (sm_flops * instruction_efficiency);
+  if (d.tile.is_sm90()) {
+    const double loads = kTmaLoadLatencySeconds + sm90_operand_bytes_per_k_tile(d, shape) / sm_l2;
+    c.k_iteration = bound_norm(c.k_iteration, loads) + kSm90IterationOverheadSeconds;
+  }
   c.epilogue = tile_elements * output_bytes_per_element(d) / sm_l2;
   c.partial_tile =
       tile_elements * size_in_bits(d.tile.math_instruction.element_accumulator) / 8 / sm_l2;
@@ -402,25 +452,39 @@ double stream_k_splits(double k_tiles, double iterations_per_cta) {
   return iterations_per_cta < k_tiles ? ceil_div(k_tiles, iterations_per_cta) : 2;
 }
 
-// Stream-K: every CTA takes an equal share of all k-iterations; a tile split over CTAs pays a
-// fixup (partial accumulators through L2 and a barrier). Whole waves need no split.
+// CUTLASS's stream-K heuristic (tile_scheduler_params.h: get_num_sk_tiles, get_num_sk_units):
+// without a partial last wave, or with a tail wave at least half full, or with K too short to
+// split, every tile runs data-parallel. Otherwise the tiles of the last (up to) two waves are
+// shared out in equal slices of k-iterations over one wave of CTAs (at least eight iterations
+// each); a tile split over CTAs pays a fixup (partial accumulators through L2 and a barrier).
 Schedule stream_k_schedule(const TileDescription& tile, const Tiling& t, const Residency& r,
                            const CtaCosts& c) {
-  if (std::fmod(t.tiles, r.concurrent_ctas) == 0) {
+  const double wave = r.concurrent_ctas, tiles = t.launched_tiles;
+  const double cluster = static_cast<double>(tile.cluster_shape[0]) * tile.cluster_shape[1];
+  const double full_waves = std::floor(tiles / wave), tail = tiles - full_waves * wave;
+  double sk_tiles = 0, sk_units = 0;
+  if (tail > 0 && t.k_tiles > kCutlassMinItersPerStreamKUnit && 2 * tail < wave) {
+    const double dp_waves = full_waves > 1 ? full_waves - 1 : 0;
+    sk_tiles = std::floor((tiles - dp_waves * wave) / cluster) * cluster;
+    sk_units =
+        std::min(wave, std::floor(t.k_tiles * sk_tiles / kCutlassMinItersPerStreamKUnit / cluster) *
+                           cluster);
+  }
+  if (sk_tiles == 0 || sk_units == 0) {
     Schedule s = data_parallel_schedule(tile, t, r, c);
-    s.compute_seconds =
-        s.compute_seconds / kStreamKIterationEfficiency + kStreamKWorkspaceResetSeconds;
+    s.compute_seconds /= kStreamKIterationEfficiency;
     return s;
   }
-  const double iterations = t.tiles * t.k_tiles;
-  const double per_cta = ceil_div(iterations, r.concurrent_ctas);
-  const double splits = stream_k_splits(t.k_tiles, per_cta);
-  const double fixup = splits > 1 ? kStreamKFixupSeconds + (splits - 1) * c.partial_tile : 0;
+  const double dp_waves = (tiles - sk_tiles) / wave;
+  const double per_unit = ceil_div(t.k_tiles * sk_tiles, sk_units);
+  const double splits = stream_k_splits(t.k_tiles, per_unit);
+  const double fixup = splits > 1 ? (splits - 1) * c.partial_tile : 0;
   Schedule s;
-  s.wave_efficiency = iterations / (per_cta * r.concurrent_ctas);
-  s.compute_seconds = per_cta * c.k_iteration / kStreamKIterationEfficiency +
-                      exposed_epilogues(tile, ceil_div(per_cta, t.k_tiles)) * c.epilogue + fixup +
-                      kPipelineFillSeconds + kStreamKWorkspaceResetSeconds;
+  s.wave_efficiency = tiles * t.k_tiles / ((dp_waves * t.k_tiles + per_unit) * wave);
+  s.compute_seconds =
+      (dp_waves * t.k_tiles + per_unit) * c.k_iteration / kStreamKIterationEfficiency +
+      exposed_epilogues(tile, dp_waves + ceil_div(per_unit, t.k_tiles)) * c.epilogue + fixup +
+      kPipelineFillSeconds + kStreamKSeconds;
   return s;
 }
 
@@ -474,17 +538,16 @@ PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
     e.seconds = launch_seconds(tile);
     return e;
   }
-  const Tiling t = tile_problem(tile, shape);
-  const bool large_problem = t.tiles >= 2.0 * device.sm_count;
-  e.instruction_efficiency = tile.is_sm90() ? sm90_instruction_efficiency(tile, large_problem)
-                                            : sm80_instruction_efficiency(d, device);
-  const CtaCosts costs = cta_costs(d, e.instruction_efficiency, r, device);
+  const Tiling t = tile_problem(tile, d.swizzle, shape);
+  e.instruction_efficiency =
+      tile.is_sm90() ? sm90_instruction_efficiency(tile) : sm80_instruction_efficiency(d, device);
+  const CtaCosts costs = cta_costs(d, shape, e.instruction_efficiency, r, device);
   const Schedule s = schedule(tile, t, r, costs);
   const double bytes = dram_bytes(d, shape, t, r.concurrent_ctas, device);
   const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
                        static_cast<double>(shape.k) * static_cast<double>(shape.batch);
   const double memory_seconds = bytes / dram_bytes_per_second(device);
-  e.seconds = std::max(s.compute_seconds, memory_seconds) + launch_seconds(tile);
+  e.seconds = bound_norm(s.compute_seconds, memory_seconds) + launch_seconds(tile);
   e.score = flops / e.seconds / 1e12;
   e.tile_efficiency = t.tile_efficiency;
   e.wave_efficiency = s.wave_efficiency;

@@ -112,16 +112,28 @@ TEST(PerformanceModel, OneTileOverAFullWaveHalvesWaveEfficiency) {
   EXPECT_GT(e.seconds, 1.8 * full.seconds - 4e-6) << e.explain() << " vs " << full.explain();
 }
 
-TEST(PerformanceModel, ClusterShapeRoundsConcurrentCtasDown) {
-  // 130 SMs hold 32 clusters of 4: 128 concurrent CTAs, which 128 tiles fill exactly.
-  DeviceTraits device;
-  device.sm_count = 130;
-  const GemmDescription clustered =
-      bf16_kernel({128, 128, 64}, TileScheduler::Persistent, {4, 1, 1});
-  EXPECT_DOUBLE_EQ(estimate(clustered, {128 * 128, 128, 4096}, device).wave_efficiency, 1.0);
-  EXPECT_DOUBLE_EQ(
-      estimate(bf16_kernel({128, 128, 64}), {128 * 128, 128, 4096}, device).wave_efficiency,
-      128.0 / 130);
+TEST(PerformanceModel, PersistentGridOfClustersFollowsCutlassOccupancy) {
+  // CUTLASS assumes GPCs of 18 SMs: 132 SMs hold 7 * 16 + 4 = 116 CTAs in clusters of 4, which
+  // 116 tiles fill exactly; clusters of one hold all 132.
+  const GemmShape shape{116 * 128, 128, 4096};
+  GemmDescription clustered = bf16_kernel({128, 128, 64}, TileScheduler::Persistent, {4, 1, 1});
+  clustered.tile.kernel_schedule = KernelSchedule::TmaWarpSpecializedCooperative;
+  GemmDescription single = bf16_kernel({128, 128, 64});
+  single.tile.kernel_schedule = KernelSchedule::TmaWarpSpecializedCooperative;
+  EXPECT_DOUBLE_EQ(estimate(clustered, shape, kH100).wave_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(estimate(single, shape, kH100).wave_efficiency, 116.0 / 132);
+}
+
+TEST(PerformanceModel, SwizzlePadsTheGridAsCutlassDoes) {
+  // 24 x 20 tiles of 128x256 with clusters of 2x1: swizzle 8 walks 32 x 24 tiles, the padding
+  // computing nothing but costing a full mainloop each.
+  const GemmShape shape{3000, 5000, 7000};
+  GemmDescription plain = bf16_kernel({128, 256, 64}, TileScheduler::Persistent, {2, 1, 1});
+  plain.tile.kernel_schedule = KernelSchedule::TmaWarpSpecializedCooperative;
+  GemmDescription swizzled = plain;
+  swizzled.swizzle = Swizzle::IdentitySwizzle8;
+  const double ratio = estimate(swizzled, shape, kH100).score / estimate(plain, shape, kH100).score;
+  EXPECT_LT(ratio, 480.0 / 768 * 1.1);
 }
 
 TEST(PerformanceModel, OneByOneByOneIsPositiveAndFinite) {
