@@ -1,7 +1,8 @@
 """How good is get_kernels(args)'s first pick? For each shape of the GEMM suite (bf16, A
 row-major, B = w.t(), bf16 out) the 20 best-ranked kernels are compiled (one compile_kernels
 call for all shapes), each is checked against an f32 reference and timed (CUDA events behind
-torch.cuda._sleep, as bench/sm90_candidates.py times), and the first pick is compared with the
+torch.cuda._sleep, as bench/sm90_candidates.py times; two rounds in opposite orders, the faster
+kept), and the first pick is compared with the
 fastest of the 20. Target (issue 4): the first pick within 15% of the best on >= 8 of 10 shapes.
 
   python bench/bench_api_ranking.py [--top 20] [--shapes 8192x8192x8192,...]
@@ -67,7 +68,7 @@ def main():
         # The compiled Kernel objects: another get_kernels call's objects would compile again.
         kernels = [union[kernel.metadata.kernel_name] for kernel in kernels]
         ref = torch.matmul(a.float(), w.float().t())
-        results, notes = [], []
+        results, notes, runnable = [], [], []
         for rank, kernel in enumerate(kernels):
             name = kernel.metadata.kernel_name
             try:
@@ -78,11 +79,19 @@ def main():
                 if not err <= TOLERANCE:
                     notes.append(f"WRONG rank {rank} {name} err={err:.2e}")
                     continue
-                ms = sc.time_gpu(lambda: kernel.run(args, assume_supported_args=True),
-                                 target_ms=30.0)
-                results.append((rank, sc.tflops(m, n, k, ms), name))
+                runnable.append((rank, kernel))
             except Exception as exc:  # noqa: BLE001
                 notes.append(f"ERROR rank {rank} {name}: {type(exc).__name__}: {str(exc)[:200]}")
+        # Two rounds, in rank order then reversed, keeping each kernel's faster one: the clocks
+        # sag after a shape's heavy predecessor, which would otherwise fall on rank 0 alone.
+        best_ms = {}
+        for round_order in (runnable, runnable[::-1]):
+            for rank, kernel in round_order:
+                ms = sc.time_gpu(lambda: kernel.run(args, assume_supported_args=True),
+                                 target_ms=20.0)
+                best_ms[rank] = min(ms, best_ms.get(rank, ms))
+        results = [(rank, sc.tflops(m, n, k, best_ms[rank]), kernel.metadata.kernel_name)
+                   for rank, kernel in runnable]
         shape = f"{m}x{n}x{k}"
         every[shape] = [{"rank": rank, "tflops": round(tflops, 2), "kernel": name}
                         for rank, tflops, name in results]
