@@ -1,6 +1,9 @@
 // tilecraft::api::GemmArguments: what the caller's tensors say about the GEMM they want.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "tilecraft/discover/api.hpp"
 
@@ -55,6 +58,76 @@ std::string device_text(const TensorView& t) {
   return t.device == DeviceKind::kCuda ? "cuda:" + std::to_string(t.device_id) : "cpu";
 }
 
+bool same_device(const TensorView& t, const TensorView& like) {
+  return t.device == DeviceKind::kCuda && t.device_id == like.device_id;
+}
+
+// C: out's shape, dtype and device; a contiguous inner dimension.
+Status check_c(const TensorView& C, const TensorView& out) {
+  if (C.rank != out.rank ||
+      !std::equal(C.shape.begin(), C.shape.begin() + C.rank, out.shape.begin())) {
+    return Status::invalid("epilogue.C: expected the shape of out " + dims(out) + ", got " +
+                           dims(C));
+  }
+  if (C.dtype != out.dtype) {
+    return Status::invalid("epilogue.C: expected element type " + dsl_name(out.dtype) +
+                           " like out, got " + dsl_name(C.dtype));
+  }
+  if (!same_device(C, out)) {
+    return Status::invalid("epilogue.C: expected a tensor on " + device_text(out) +
+                           " like out, got one on " + device_text(C));
+  }
+  return Status::ok();
+}
+
+// bias: a vector of N (M with bias_per_row) values, or (L, N) with one per batch.
+Status check_bias(const EpilogueArguments& e, const TensorView& out, int64_t m, int64_t n,
+                  int64_t batch) {
+  const TensorView& b = e.bias;
+  const int64_t length = e.bias_per_row ? m : n;
+  const std::string what = e.bias_per_row ? "M = " + std::to_string(m) : "N = " + std::to_string(n);
+  const bool one = b.rank == 1 && b.shape[0] == length;
+  const bool per_batch = b.rank == 2 && b.shape[0] == batch && b.shape[1] == length;
+  if (!one && !per_batch) {
+    return Status::invalid("epilogue.bias: expected a vector of " + what + " values (or (L, " +
+                           std::to_string(length) + ") with L = " + std::to_string(batch) + ")" +
+                           (e.bias_per_row ? "" : "; bias_per_row for M values") + ", got " +
+                           dims(b));
+  }
+  if (b.dtype != DataType::f32 && b.dtype != DataType::f16 && b.dtype != DataType::bf16) {
+    return Status::invalid("epilogue.bias: expected Float32, Float16 or BFloat16, got " +
+                           dsl_name(b.dtype));
+  }
+  if (!same_device(b, out)) {
+    return Status::invalid("epilogue.bias: expected a tensor on " + device_text(out) +
+                           " like out, got one on " + device_text(b));
+  }
+  return Status::ok();
+}
+
+Status check_epilogue(const EpilogueArguments& e, const TensorView& out, int64_t m, int64_t n,
+                      int64_t batch) {
+  for (const auto& [name, value] : {std::pair{"alpha", e.alpha}, std::pair{"beta", e.beta}}) {
+    if (!std::isfinite(value)) {
+      return Status::invalid(std::string("epilogue.") + name + ": expected a finite number, got " +
+                             std::to_string(value));
+    }
+  }
+  if (e.beta != 0 && !e.C.data) {
+    return Status::invalid("epilogue.C: required when beta != 0 (beta = " + std::to_string(e.beta) +
+                           ")");
+  }
+  if (e.C.data) TILECRAFT_RETURN_IF_ERROR(check_c(e.C, out));
+  const int wanted = activation_argument_count(e.activation);
+  if (static_cast<int>(e.activation_args.size()) != wanted) {
+    return Status::invalid("epilogue.activation_args: " + std::string(to_string(e.activation)) +
+                           " takes " + std::to_string(wanted) + ", got " +
+                           std::to_string(e.activation_args.size()));
+  }
+  if (e.bias.data) TILECRAFT_RETURN_IF_ERROR(check_bias(e, out, m, n, batch));
+  return Status::ok();
+}
+
 bool is_accumulator_type(DataType type) {
   return type == DataType::f32 || type == DataType::f16 || type == DataType::s32;
 }
@@ -62,7 +135,8 @@ bool is_accumulator_type(DataType type) {
 }  // namespace
 
 Result<GemmArguments> GemmArguments::make(const TensorView& A, const TensorView& B,
-                                          const TensorView& out, DataType accumulator_type) {
+                                          const TensorView& out, DataType accumulator_type,
+                                          const EpilogueArguments& epilogue) {
   TILECRAFT_RETURN_IF_ERROR(check_rank("A", A, "(M, K)"));
   TILECRAFT_RETURN_IF_ERROR(check_rank("B", B, "(K, N)"));
   TILECRAFT_RETURN_IF_ERROR(check_rank("out", out, "(M, N)"));
@@ -125,6 +199,16 @@ Result<GemmArguments> GemmArguments::make(const TensorView& A, const TensorView&
     if (!layout) return layout.status();
     args.layout_[i] = *layout;
     args.alignment_[i] = alignment_of(*tensors[i], *layout);
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_epilogue(epilogue, out, args.m_, args.n_, args.batch_));
+  args.epilogue_ = epilogue;
+  args.layout_c_ = args.layout_[2];
+  args.alignment_c_ = args.alignment_[2];
+  if (epilogue.C.data) {
+    auto layout = layout_of("C", epilogue.C);
+    if (!layout) return layout.status();
+    args.layout_c_ = *layout;
+    args.alignment_c_ = alignment_of(epilogue.C, *layout);
   }
   return args;
 }

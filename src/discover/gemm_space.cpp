@@ -156,9 +156,13 @@ std::array<int, 3> sm80_instruction_shape(DataType a) {
   }
 }
 
-EpilogueFunctor linear_combination(int arch, const GemmOperands& o) {
+EpilogueFunctor epilogue_functor(int arch, const GemmOperands& o, const GemmEpilogue& fused) {
   EpilogueFunctor e;
-  e.kind = EpilogueKind::LinearCombination;
+  e.kind = fused.activation == Activation::identity ? EpilogueKind::LinearCombination
+                                                    : EpilogueKind::LinearCombinationGeneric;
+  e.activation = fused.activation;
+  e.fusion.bias = fused.bias;
+  if (fused.bias != BiasKind::none) e.fusion.element_bias = fused.element_bias;
   e.element_output = o.out;
   e.elements_per_access = o.alignment_out;
   e.element_accumulator = o.accumulator;
@@ -170,7 +174,8 @@ EpilogueFunctor linear_combination(int arch, const GemmOperands& o) {
 
 }  // namespace
 
-Result<GemmDescription> make_description(int arch, const GemmOperands& o, const GemmDesign& d) {
+Result<GemmDescription> make_description(int arch, const GemmOperands& o, const GemmDesign& d,
+                                         const GemmEpilogue& fused) {
   const int k = d.tile_mn_kbytes[2] * 8 / size_in_bits(o.a);
   TileDescription tile;
   if (arch == 90) {
@@ -196,7 +201,7 @@ Result<GemmDescription> make_description(int arch, const GemmOperands& o, const 
   }
   return GemmDescription::make(
       arch, tile, {o.a, o.layout_a, o.alignment_a}, {o.b, o.layout_b, o.alignment_b},
-      {o.out, o.layout_out, o.alignment_out}, linear_combination(arch, o), d.swizzle);
+      {o.out, o.layout_out, o.alignment_out}, epilogue_functor(arch, o, fused), d.swizzle);
 }
 
 GemmSpace::GemmSpace(int arch) : arch_(arch) {
@@ -232,6 +237,12 @@ const GemmOperands& GemmSpace::operands_of(size_t instance) const {
 GemmDescription GemmSpace::description(size_t instance) const {
   const Instance& i = instances_.at(instance);
   return make_description(arch_, operands_[i.operand_set], designs_[i.design]).value();
+}
+
+Result<GemmDescription> GemmSpace::description(size_t instance,
+                                               const GemmEpilogue& epilogue) const {
+  const Instance& i = instances_.at(instance);
+  return make_description(arch_, operands_[i.operand_set], designs_[i.design], epilogue);
 }
 
 const std::vector<uint32_t>& GemmSpace::instances_of(size_t operand_set) const {

@@ -35,6 +35,8 @@ KernelMetadata metadata_of(const GemmDescription& d) {
   m.epilogue.activation = d.epilogue.activation;
   m.epilogue.compute = d.epilogue.element_epilogue;
   m.epilogue.per_tensor_scales = d.epilogue.fusion.per_tensor_scales;
+  m.epilogue.bias = d.epilogue.fusion.bias;
+  m.epilogue.bias_dtype = d.epilogue.fusion.element_bias;
   return m;
 }
 
@@ -119,14 +121,48 @@ Status check_operand(const char* name, const OperandMetadata& kernel, const Tens
   return Status::ok();
 }
 
-GemmProblem problem_for(const GemmArguments& args, const GemmOperation& operation) {
+std::string bias_text(BiasKind kind, DataType dtype) {
+  if (kind == BiasKind::none) return "no bias";
+  return std::string(kind == BiasKind::per_row ? "a per-row (M) " : "a per-column (N) ") +
+         dsl_name(dtype) + " bias";
+}
+
+Status unsupported_epilogue(const std::string& expected, const std::string& got) {
+  return Status::invalid("Epilogue is unsupported: Expected " + expected + ", got " + got);
+}
+
+Status check_epilogue(const EpilogueMetadata& kernel, const EpilogueArguments& e) {
+  if (kernel.activation != e.activation) {
+    return unsupported_epilogue("activation " + std::string(to_string(kernel.activation)),
+                                std::string(to_string(e.activation)));
+  }
+  const BiasKind wanted = !e.bias.data     ? BiasKind::none
+                          : e.bias_per_row ? BiasKind::per_row
+                                           : BiasKind::per_column;
+  if (kernel.bias != wanted || (wanted != BiasKind::none && kernel.bias_dtype != e.bias.dtype)) {
+    return unsupported_epilogue(bias_text(kernel.bias, kernel.bias_dtype),
+                                bias_text(wanted, e.bias.dtype));
+  }
+  if (!kernel.per_tensor_scales && (e.scale_a.given || e.scale_b.given)) {
+    return unsupported_epilogue("no per-tensor scales (only fp8 kernels take them)",
+                                e.scale_a.given ? "scale_a" : "scale_b");
+  }
+  return Status::ok();
+}
+
+Result<GemmProblem> problem_for(const GemmArguments& args, const GemmOperation& operation) {
+  const EpilogueArguments& e = args.epilogue();
+  auto output_op = operation.epilogue_type(e.alpha, e.beta, e.activation_args);
+  if (!output_op) return output_op.status();
   GemmProblem p;
   p.problem_size = {static_cast<int>(args.m()), static_cast<int>(args.n()),
                     static_cast<int>(args.k())};
   p.A = args.A();
   p.B = args.B();
+  p.C = e.C;
   p.D = args.out();
-  p.output_op = operation.epilogue_type(1.0, 0.0).value();
+  p.bias = e.bias;
+  p.output_op = *output_op;
   p.batch = static_cast<int>(args.batch());
   p.mode = args.batch() > 1 ? GemmMode::Batched : GemmMode::Gemm;
   if (operation.description().epilogue.fusion.per_tensor_scales) {
@@ -134,6 +170,8 @@ GemmProblem problem_for(const GemmArguments& args, const GemmOperation& operatio
       scale->given = true;
       scale->value = 1.0;
     }
+    if (e.scale_a.given) p.scale_a = e.scale_a;
+    if (e.scale_b.given) p.scale_b = e.scale_b;
   }
   return p;
 }
@@ -153,7 +191,11 @@ Status Kernel::supports(const GemmArguments& args) const {
                            dsl_name(m.operands.accumulator) + ", got " +
                            dsl_name(args.accumulator_type()));
   }
-  return Status::ok();
+  if (args.epilogue().C.data) {
+    TILECRAFT_RETURN_IF_ERROR(
+        check_operand("C", m.operands.out, args.epilogue().C, args.layout_c(), args.alignment_c()));
+  }
+  return check_epilogue(m.epilogue, args.epilogue());
 }
 
 Result<CompiledArtifact> Kernel::compile(const GemmArguments& args) const {
@@ -167,7 +209,9 @@ Result<size_t> Kernel::get_workspace_size(const GemmArguments& args) const {
   TILECRAFT_RETURN_IF_ERROR(supports(args));
   auto operation = state_->get_operation();
   if (!operation) return operation.status();
-  auto prepared = tilecraft::GemmArguments::make(**operation, problem_for(args, **operation));
+  auto problem = problem_for(args, **operation);
+  if (!problem) return problem.status();
+  auto prepared = tilecraft::GemmArguments::make(**operation, *problem);
   if (!prepared) return prepared.status();
   return (*prepared)->workspace_bytes();
 }
@@ -185,10 +229,11 @@ Status Kernel::run(const GemmArguments& args, const CompiledArtifact* compiled_a
     }
     TILECRAFT_RETURN_IF_ERROR((*operation)->use_artifact(*compiled_artifact));
   }
-  GemmProblem problem = problem_for(args, **operation);
-  problem.workspace = workspace;
-  problem.workspace_bytes = workspace_bytes;
-  auto prepared = tilecraft::GemmArguments::make(**operation, problem);
+  auto problem = problem_for(args, **operation);
+  if (!problem) return problem.status();
+  problem->workspace = workspace;
+  problem->workspace_bytes = workspace_bytes;
+  auto prepared = tilecraft::GemmArguments::make(**operation, *problem);
   if (!prepared) return prepared.status();
   return (*operation)->run(**prepared, stream);
 }
@@ -208,7 +253,20 @@ bool operands_match(const discover::GemmOperands& o, const GemmArguments& args) 
          o.out == args.out().dtype && o.accumulator == args.accumulator_type() &&
          o.layout_a == args.layout_a() && o.layout_b == args.layout_b() &&
          o.layout_out == args.layout_out() && args.alignment_a() % o.alignment_a == 0 &&
-         args.alignment_b() % o.alignment_b == 0 && args.alignment_out() % o.alignment_out == 0;
+         args.alignment_b() % o.alignment_b == 0 && args.alignment_out() % o.alignment_out == 0 &&
+         o.layout_out == args.layout_c() && args.alignment_c() % o.alignment_out == 0 &&
+         (o.scaled || !args.scales_given());
+}
+
+// The fusion the arguments ask for (get_kernels derives kernels that have it).
+discover::GemmEpilogue fusion_of(const EpilogueArguments& e) {
+  discover::GemmEpilogue f;
+  f.activation = e.activation;
+  if (e.bias.data) {
+    f.bias = e.bias_per_row ? BiasKind::per_row : BiasKind::per_column;
+    f.element_bias = e.bias.dtype;
+  }
+  return f;
 }
 
 discover::DeviceTraits device_traits(int cc) {
@@ -248,10 +306,15 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
     }
     const discover::DeviceTraits traits = device_traits(cc.value_or(arch));
     const discover::GemmShape shape{args->m(), args->n(), args->k(), args->batch()};
+    const discover::GemmEpilogue fusion = fusion_of(args->epilogue());
     for (size_t set = 0; set < space.operand_sets().size(); ++set) {
       if (!operands_match(space.operand_sets()[set], *args)) continue;
       for (uint32_t instance : space.instances_of(set)) {
-        GemmDescription description = space.description(instance);
+        Result<GemmDescription> fused = fusion.plain()
+                                            ? Result<GemmDescription>(space.description(instance))
+                                            : space.description(instance, fusion);
+        if (!fused) continue;  // this kernel cannot fuse what the arguments ask for
+        GemmDescription description = std::move(*fused);
         const auto estimate = discover::estimate(description, shape, traits);
         add(arch, instance, estimate.score, estimate.explain(), std::move(description));
       }

@@ -15,6 +15,25 @@ namespace tilecraft::python {
 
 namespace {
 
+// A per-tensor scale from Python: None (not given), a number, or a one-element device tensor.
+ScaleArgument scale_argument(const char* name, const nb::object& value) {
+  ScaleArgument scale;
+  if (value.is_none()) return scale;
+  scale.given = true;
+  if (nb::isinstance<nb::float_>(value) || nb::isinstance<nb::int_>(value)) {
+    scale.value = nb::cast<double>(value);
+    return scale;
+  }
+  nb::ndarray<> array;
+  if (!nb::try_cast(value, array)) {
+    throw Error(Status::invalid(std::string(name) +
+                                ": expected a float or a one-element float32 CUDA tensor, got " +
+                                nb::cast<std::string>(nb::str(value.type()))));
+  }
+  scale.tensor = to_tensor_view(name, array);
+  return scale;
+}
+
 std::optional<std::string> error_of(const Status& status) {
   if (status) return std::nullopt;
   return status.message();
@@ -25,6 +44,7 @@ std::optional<std::string> error_of(const Status& status) {
 void bind_api(nb::module_& root) {
   nb::module_ m = root.def_submodule("api", "The arguments-first API of seed 003.");
   using namespace tilecraft::api;
+  using tilecraft::api::GemmArguments;  // not the runtime's tilecraft::GemmArguments
 
   nb::class_<OperandMetadata>(m, "OperandMetadata")
       .def_ro("dtype", &OperandMetadata::dtype)
@@ -50,7 +70,9 @@ void bind_api(nb::module_& root) {
       .def_ro("kind", &EpilogueMetadata::kind)
       .def_ro("activation", &EpilogueMetadata::activation)
       .def_ro("compute", &EpilogueMetadata::compute)
-      .def_ro("per_tensor_scales", &EpilogueMetadata::per_tensor_scales);
+      .def_ro("per_tensor_scales", &EpilogueMetadata::per_tensor_scales)
+      .def_ro("bias", &EpilogueMetadata::bias)
+      .def_ro("bias_dtype", &EpilogueMetadata::bias_dtype);
   nb::class_<KernelMetadata>(m, "KernelMetadata")
       .def_ro("kernel_name", &KernelMetadata::kernel_name)
       .def_ro("kernel_class", &KernelMetadata::kernel_class)
@@ -65,11 +87,29 @@ void bind_api(nb::module_& root) {
       .def_static(
           "make",
           [](const nb::ndarray<>& A, const nb::ndarray<>& B, const nb::ndarray<>& out,
-             DataType accumulator_type) {
+             DataType accumulator_type, double alpha, double beta, std::optional<nb::ndarray<>> C,
+             Activation activation, const std::vector<double>& activation_args,
+             std::optional<nb::ndarray<>> bias, bool bias_per_row, const nb::object& scale_a,
+             const nb::object& scale_b) {
+            EpilogueArguments e;
+            e.alpha = alpha;
+            e.beta = beta;
+            if (C) e.C = to_tensor_view("epilogue.C", *C);
+            e.activation = activation;
+            e.activation_args = activation_args;
+            if (bias) e.bias = to_tensor_view("epilogue.bias", *bias);
+            e.bias_per_row = bias_per_row;
+            e.scale_a = scale_argument("epilogue.scale_a", scale_a);
+            e.scale_b = scale_argument("epilogue.scale_b", scale_b);
             return unwrap(GemmArguments::make(to_tensor_view("A", A), to_tensor_view("B", B),
-                                              to_tensor_view("out", out), accumulator_type));
+                                              to_tensor_view("out", out), accumulator_type, e));
           },
-          nb::arg("A"), nb::arg("B"), nb::arg("out"), nb::arg("accumulator_type"))
+          nb::arg("A"), nb::arg("B"), nb::arg("out"), nb::arg("accumulator_type"),
+          nb::arg("alpha") = 1.0, nb::arg("beta") = 0.0, nb::arg("C").none() = nb::none(),
+          nb::arg("activation") = Activation::identity,
+          nb::arg("activation_args") = std::vector<double>{}, nb::arg("bias").none() = nb::none(),
+          nb::arg("bias_per_row") = false, nb::arg("scale_a").none() = nb::none(),
+          nb::arg("scale_b").none() = nb::none())
       .def_prop_ro("m", &GemmArguments::m)
       .def_prop_ro("n", &GemmArguments::n)
       .def_prop_ro("k", &GemmArguments::k)
@@ -108,7 +148,8 @@ void bind_api(nb::module_& root) {
                          nb::make_tuple(d.arch, d.tile_shape, d.cluster_shape, d.warp_count,
                                         d.instruction_shape, d.stages, d.kernel_schedule,
                                         d.epilogue_schedule, d.tile_scheduler, d.swizzle),
-                         nb::make_tuple(e.kind, e.activation, e.compute, e.per_tensor_scales),
+                         nb::make_tuple(e.kind, e.activation, e.compute, e.per_tensor_scales,
+                                        e.bias, e.bias_dtype),
                          m.score, m.score_explain);
                    })
       .def("supports",

@@ -116,3 +116,39 @@ def test_status_is_truthy_only_without_error():
     assert cutlass_api.Status()
     bad = cutlass_api.Status("Operand `A` is unsupported")
     assert not bad and bad.error == "Operand `A` is unsupported"
+
+
+def _host_args(**epilogue):
+    return cutlass_api.arguments.GemmArguments(
+        A=np.ones((4, 2), np.float16), B=np.ones((2, 4), np.float16),
+        out=np.ones((4, 4), np.float16), accumulator_type=cutlass.Float32,
+        epilogue=cutlass_api.arguments.EpilogueArguments(**epilogue))
+
+
+@pytest.mark.parametrize("epilogue, error, text", [
+    (dict(alpha="2"), TypeError, "^epilogue.alpha: expected a number, got '2'"),
+    (dict(beta=True), TypeError, "^epilogue.beta: expected a number, got True"),
+    (dict(activation="swish"), ValueError, "^epilogue.activation: expected None, a "
+                                           "tilecraft.Activation or one of"),
+    (dict(activation_args=("a",)), TypeError, "^epilogue.activation_args: expected numbers"),
+    (dict(bias_per_row=1), TypeError, "^epilogue.bias_per_row: expected a bool"),
+    (dict(C=[[1.0]]), TypeError, "^epilogue.C: expected a torch, cupy or numpy array"),
+    (dict(scale_a="1"), TypeError, "^epilogue.scale_a: expected a torch, cupy or numpy array"),
+])
+def test_epilogue_arguments_are_checked(epilogue, error, text):
+    with pytest.raises(error, match=text):
+        _host_args(**epilogue)
+
+
+def test_epilogue_must_be_epilogue_arguments():
+    with pytest.raises(TypeError, match="^epilogue: expected tilecraft.api.arguments."
+                                        "EpilogueArguments, got dict"):
+        cutlass_api.arguments.GemmArguments(
+            A=np.ones((4, 2), np.float16), B=np.ones((2, 4), np.float16),
+            out=np.ones((4, 4), np.float16), accumulator_type=cutlass.Float32,
+            epilogue={"alpha": 2.0})
+
+
+def test_fused_metadata_shows_the_bias():
+    kernel = cutlass_api.get_kernels(cc=90)[0]
+    assert kernel.metadata.epilogue.bias == cutlass._core.BiasKind.none

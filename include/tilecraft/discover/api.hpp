@@ -15,6 +15,7 @@
 #include "tilecraft/core/tensor_view.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
+#include "tilecraft/runtime/gemm_arguments.hpp"
 
 namespace tilecraft::api {
 
@@ -50,6 +51,8 @@ struct EpilogueMetadata {
   Activation activation = Activation::identity;
   DataType compute = DataType::f32;
   bool per_tensor_scales = false;
+  BiasKind bias = BiasKind::none;
+  DataType bias_dtype = DataType::f32;  // meaningful when bias != none
 };
 
 struct KernelMetadata {
@@ -69,17 +72,38 @@ KernelMetadata metadata_of(const GemmDescription& description);
 
 // ---- arguments ---------------------------------------------------------------------------------
 
+// What the epilogue does to A @ B before out is written:
+//   out = activation(alpha * scale_a * scale_b * (A @ B) + beta * C + bias)
+// Every kernel takes alpha, beta and C (shaped, typed and laid out like out). An activation or a
+// bias selects kernels that fuse it (get_kernels derives them from the plain ones: SM80 kernels
+// fuse the activations of LinearCombinationGeneric, SM90 kernels also bias, gelu_tanh and clamp).
+// scale_a and scale_b are the per-tensor scales of fp8 kernels (default 1).
+struct EpilogueArguments {
+  double alpha = 1.0;
+  double beta = 0.0;
+  TensorView C;  // data == nullptr: none (beta must then be 0)
+  Activation activation = Activation::identity;
+  std::vector<double> activation_args;  // leaky_relu: the slope; clamp: lower, upper
+  // N values added to every row (M values added to every column with bias_per_row), or one
+  // such vector per batch: (L, N).
+  TensorView bias;
+  bool bias_per_row = false;
+  ScaleArgument scale_a, scale_b;
+};
+
 // out = A @ B, with an optional leading batch dimension L on all three (A (L, M, K), B (L, K, N),
 // out (L, M, N)), accumulated in accumulator_type. Validated on construction: ranks, shapes,
 // batch extents, one device, a contiguous inner dimension.
 class GemmArguments {
  public:
   static Result<GemmArguments> make(const TensorView& A, const TensorView& B, const TensorView& out,
-                                    DataType accumulator_type);
+                                    DataType accumulator_type,
+                                    const EpilogueArguments& epilogue = {});
 
   const TensorView& A() const { return a_; }
   const TensorView& B() const { return b_; }
   const TensorView& out() const { return out_; }
+  const EpilogueArguments& epilogue() const { return epilogue_; }
   DataType accumulator_type() const { return accumulator_; }
   int64_t m() const { return m_; }
   int64_t n() const { return n_; }
@@ -94,6 +118,10 @@ class GemmArguments {
   int alignment_a() const { return alignment_[0]; }
   int alignment_b() const { return alignment_[1]; }
   int alignment_out() const { return alignment_[2]; }
+  // C's layout and alignment (those of out when no C is given).
+  Layout layout_c() const { return layout_c_; }
+  int alignment_c() const { return alignment_c_; }
+  bool scales_given() const { return epilogue_.scale_a.given || epilogue_.scale_b.given; }
 
  private:
   TensorView a_, b_, out_;
@@ -101,6 +129,9 @@ class GemmArguments {
   int64_t m_ = 0, n_ = 0, k_ = 0, batch_ = 1;
   std::array<Layout, 3> layout_{};
   std::array<int, 3> alignment_{};
+  EpilogueArguments epilogue_;
+  Layout layout_c_ = Layout::RowMajor;
+  int alignment_c_ = 1;
 };
 
 // ---- kernels -----------------------------------------------------------------------------------

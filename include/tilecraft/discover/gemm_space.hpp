@@ -23,6 +23,16 @@ struct GemmOperands {
   friend bool operator==(const GemmOperands&, const GemmOperands&) = default;
 };
 
+// The epilogue a kernel fuses beyond D = alpha * acc + beta * C. The spaces list the plain
+// kernels; get_kernels derives fused ones from arguments that ask for an activation or a bias.
+struct GemmEpilogue {
+  Activation activation = Activation::identity;
+  BiasKind bias = BiasKind::none;
+  DataType element_bias = DataType::f32;
+  bool plain() const { return activation == Activation::identity && bias == BiasKind::none; }
+  friend bool operator==(const GemmEpilogue&, const GemmEpilogue&) = default;
+};
+
 // The design choices of a kernel, independent of its operand types. Tile K is given in bytes of
 // the A operand so that one design serves every element width.
 struct GemmDesign {
@@ -47,6 +57,8 @@ class GemmSpace {
   const GemmOperands& operands_of(size_t instance) const;
   // The valid description of instance i (validated again on the way out).
   GemmDescription description(size_t instance) const;
+  // Instance i with another epilogue; Status::invalid when its kernel cannot fuse that epilogue.
+  Result<GemmDescription> description(size_t instance, const GemmEpilogue& epilogue) const;
   // The instances whose operand set is `operand_set`, in design order.
   const std::vector<uint32_t>& instances_of(size_t operand_set) const;
 
@@ -66,6 +78,7 @@ class GemmSpace {
 // Builds the description of one (operands, design) pair; Status::invalid when the pair is not a
 // kernel CUTLASS can build (the same rules GemmDescription::make applies to hand-written ones).
 Result<GemmDescription> make_description(int arch, const GemmOperands& operands,
-                                         const GemmDesign& design);
+                                         const GemmDesign& design,
+                                         const GemmEpilogue& epilogue = {});
 
 }  // namespace tilecraft::discover

@@ -10,7 +10,7 @@ for (0 when listed without arguments).
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from tilecraft._core import (Activation, DataType, EpilogueKind, EpilogueScheduleType,
+from tilecraft._core import (Activation, BiasKind, DataType, EpilogueKind, EpilogueScheduleType,
                              KernelScheduleType, Layout, Swizzle, TileSchedulerType)
 
 
@@ -76,6 +76,8 @@ class EpilogueMetadata:
     activation: Activation
     compute: DataType
     per_tensor_scales: bool
+    bias: BiasKind = BiasKind.none
+    bias_dtype: DataType = DataType.f32  # meaningful when bias is not BiasKind.none
 
 
 @dataclass(slots=True)
