@@ -129,7 +129,8 @@ Status check_epilogue(const EpilogueArguments& e, const TensorView& out, int64_t
 }
 
 bool is_accumulator_type(DataType type) {
-  return type == DataType::f32 || type == DataType::f16 || type == DataType::s32;
+  return type == DataType::f32 || type == DataType::f16 || type == DataType::s32 ||
+         type == DataType::f64;
 }
 
 }  // namespace
@@ -160,7 +161,7 @@ Result<GemmArguments> GemmArguments::make(const TensorView& A, const TensorView&
     }
   }
   if (!is_accumulator_type(accumulator_type)) {
-    return Status::invalid("accumulator_type: expected Float32, Float16 or Int32, got " +
+    return Status::invalid("accumulator_type: expected Float32, Float16, Int32 or Float64, got " +
                            dsl_name(accumulator_type));
   }
   GemmArguments args;

@@ -18,6 +18,7 @@ struct TypeFamily {
   std::vector<DataType> outputs;
   bool all_majorness;  // false: A row-major and B column-major only (K-major, "TN")
   bool scaled;
+  MathFamily math = MathFamily::tensor_op;
 };
 
 int max_alignment(DataType type) { return 128 / size_in_bits(type); }
@@ -37,16 +38,24 @@ std::vector<TypeFamily> type_families(int arch) {
     return families;
   }
   return {
-      {f16, f16, f32, {f16, f32}, true, false},    {f16, f16, f16, {f16}, true, false},
-      {bf16, bf16, f32, {bf16, f32}, true, false}, {tf32, tf32, f32, {f32}, true, false},
+      {f16, f16, f32, {f16, f32}, true, false},
+      {f16, f16, f16, {f16}, true, false},
+      {bf16, bf16, f32, {bf16, f32}, true, false},
+      {tf32, tf32, f32, {f32}, true, false},
       {s8, s8, s32, {s32}, false, false},
+      {f64, f64, f64, {f64}, true, false, MathFamily::tensor_op_f64},
+      {f32, f32, f32, {f32}, true, false, MathFamily::simt},
+      {f64, f64, f64, {f64}, true, false, MathFamily::simt},
   };
 }
 
 // SM90 operands need 16-byte alignment (TMA); SM80 kernels also come in narrower accesses, down
 // to the 32 bits their cp.async mainloops copy at least, for extents that are not multiples of
 // 16 bytes.
-std::vector<int> alignments(int arch, DataType a) {
+std::vector<int> alignments(int arch, const TypeFamily& family) {
+  const DataType a = family.a;
+  // CUDA-core and f64 kernels load one element at a time (CUTLASS's generator lists alignment 1).
+  if (family.math != MathFamily::tensor_op) return {1};
   const int narrowest = arch == 90 ? max_alignment(a) : std::max(1, 32 / size_in_bits(a));
   std::vector<int> out;
   for (int alignment = max_alignment(a); alignment >= narrowest; alignment /= 2) {
@@ -64,7 +73,7 @@ std::vector<GemmOperands> all_operand_sets(int arch) {
     for (DataType out : family.outputs) {
       for (const auto& [layout_a, layout_b] : ab) {
         for (Layout layout_out : {kRow, kColumn}) {
-          for (int alignment : alignments(arch, family.a)) {
+          for (int alignment : alignments(arch, family)) {
             GemmOperands o;
             o.a = family.a;
             o.b = family.b;
@@ -77,6 +86,7 @@ std::vector<GemmOperands> all_operand_sets(int arch) {
             o.alignment_b = alignment * size_in_bits(family.a) / size_in_bits(family.b);
             o.alignment_out = std::min(max_alignment(out), alignment);
             o.scaled = family.scaled;
+            o.math = family.math;
             sets.push_back(o);
           }
         }
@@ -128,6 +138,53 @@ std::vector<GemmDesign> sm80_designs() {
                           {64, 256, {1, 4, 1}},  {128, 128, {2, 2, 1}}, {128, 64, {2, 2, 1}},
                           {64, 128, {2, 2, 1}},  {64, 64, {2, 2, 1}}};
   std::vector<GemmDesign> designs;
+  // f64 tensor cores and CUDA cores: the tiles and stages of CUTLASS's generator (K in bytes:
+  // 16 doubles; 8 floats or doubles).
+  struct Listed {
+    int m, n, k_bytes, stages;
+    std::array<int, 3> warps;
+    MathFamily math;
+  };
+  using enum MathFamily;
+  const Listed listed[] = {
+      {128, 128, 128, 3, {4, 2, 1}, tensor_op_f64},
+      {64, 128, 128, 3, {2, 2, 1}, tensor_op_f64},
+      {128, 64, 128, 3, {2, 2, 1}, tensor_op_f64},
+      {64, 64, 128, 4, {2, 2, 1}, tensor_op_f64},
+      {64, 32, 128, 4, {2, 2, 1}, tensor_op_f64},
+      {32, 64, 128, 4, {2, 2, 1}, tensor_op_f64},
+      {32, 32, 128, 5, {2, 2, 1}, tensor_op_f64},
+      {16, 32, 128, 5, {1, 2, 1}, tensor_op_f64},
+      {32, 16, 128, 5, {2, 1, 1}, tensor_op_f64},
+      {256, 128, 32, 5, {4, 2, 1}, simt},
+      {128, 256, 32, 5, {2, 4, 1}, simt},
+      {128, 128, 32, 5, {4, 2, 1}, simt},
+      {256, 128, 32, 4, {4, 2, 1}, simt},
+      {128, 256, 32, 4, {2, 4, 1}, simt},
+      {128, 128, 32, 4, {4, 2, 1}, simt},
+      {128, 64, 32, 5, {2, 2, 1}, simt},
+      {64, 128, 32, 5, {2, 2, 1}, simt},
+      {64, 64, 32, 5, {2, 1, 1}, simt},
+      {128, 32, 32, 5, {2, 1, 1}, simt},
+      {32, 128, 32, 5, {1, 2, 1}, simt},
+      {128, 128, 64, 3, {4, 2, 1}, simt},
+      {128, 64, 64, 4, {2, 2, 1}, simt},
+      {64, 128, 64, 4, {2, 2, 1}, simt},
+      {64, 64, 64, 5, {2, 1, 1}, simt},
+      {128, 32, 64, 5, {2, 1, 1}, simt},
+      {32, 128, 64, 5, {1, 2, 1}, simt},
+  };
+  for (const Listed& l : listed) {
+    for (Swizzle swizzle : {Swizzle::IdentitySwizzle1, Swizzle::IdentitySwizzle8}) {
+      GemmDesign d;
+      d.tile_mn_kbytes = {l.m, l.n, l.k_bytes};
+      d.warp_count = l.warps;
+      d.stages = l.stages;
+      d.swizzle = swizzle;
+      d.math = l.math;
+      designs.push_back(d);
+    }
+  }
   for (const Shape& s : shapes) {
     for (int k_bytes : {64, 128}) {
       for (int stages : {3, 4, 5}) {
@@ -167,7 +224,10 @@ EpilogueFunctor epilogue_functor(int arch, const GemmOperands& o, const GemmEpil
   e.elements_per_access = o.alignment_out;
   e.element_accumulator = o.accumulator;
   // SM90 epilogues compute in f32 (s32 for s32 outputs); SM80 ones in the accumulator's type.
-  e.element_epilogue = o.out == s32 ? s32 : (arch == 80 && o.accumulator == f16 ? f16 : f32);
+  e.element_epilogue = o.out == s32                           ? s32
+                       : o.accumulator == f64                 ? f64
+                       : (arch == 80 && o.accumulator == f16) ? f16
+                                                              : f32;
   if (o.scaled) e.fusion.per_tensor_scales = true;
   return e;
 }
@@ -176,7 +236,13 @@ EpilogueFunctor epilogue_functor(int arch, const GemmOperands& o, const GemmEpil
 
 Result<GemmDescription> make_description(int arch, const GemmOperands& o, const GemmDesign& d,
                                          const GemmEpilogue& fused) {
+  if (o.math != d.math) {
+    return Status::invalid("the design is made for another family of math instructions");
+  }
   const int k = d.tile_mn_kbytes[2] * 8 / size_in_bits(o.a);
+  if (o.math == MathFamily::simt && k != 8) {
+    return Status::invalid("CUDA-core tiles take 8 elements of K (CUTLASS's generator)");
+  }
   TileDescription tile;
   if (arch == 90) {
     auto math =
@@ -191,8 +257,13 @@ Result<GemmDescription> make_description(int arch, const GemmOperands& o, const 
   } else {
     const MathOperation op =
         o.a == s8 ? MathOperation::multiply_add_saturate : MathOperation::multiply_add;
-    auto math = MathInstruction::make(sm80_instruction_shape(o.a), o.a, o.b, o.accumulator,
-                                      OpClass::TensorOp, op);
+    const bool simt = o.math == MathFamily::simt;
+    const std::array<int, 3> shape = simt ? std::array{1, 1, 1}
+                                     : o.math == MathFamily::tensor_op_f64
+                                         ? std::array{8, 8, 4}
+                                         : sm80_instruction_shape(o.a);
+    auto math = MathInstruction::make(shape, o.a, o.b, o.accumulator,
+                                      simt ? OpClass::Simt : OpClass::TensorOp, op);
     if (!math) return math.status();
     auto made = TileDescription::make({d.tile_mn_kbytes[0], d.tile_mn_kbytes[1], k}, d.stages,
                                       d.warp_count, *math);

@@ -12,6 +12,11 @@
 
 namespace tilecraft::discover {
 
+// The instructions a kernel computes with. A design (tile, warps, stages) is made for one family:
+// SM80 tensor cores at 8 to 32 bits (mma.sync 16x8xK), f64 tensor cores (DMMA 8x8x4), or CUDA
+// cores (SIMT, f32 and f64).
+enum class MathFamily : uint8_t { tensor_op, tensor_op_f64, simt };
+
 // What a kernel fixes about its operands: element types, layouts and alignments (in elements).
 struct GemmOperands {
   DataType a = DataType::f16, b = DataType::f16, out = DataType::f16;
@@ -20,6 +25,7 @@ struct GemmOperands {
   int alignment_a = 8, alignment_b = 8, alignment_out = 8;
   // fp8 kernels run the per-tensor-scale epilogue (scales default to 1).
   bool scaled = false;
+  MathFamily math = MathFamily::tensor_op;
   friend bool operator==(const GemmOperands&, const GemmOperands&) = default;
 };
 
@@ -43,6 +49,7 @@ struct GemmDesign {
   Swizzle swizzle = Swizzle::IdentitySwizzle1;
   int stages = 0;                          // 0: as many as fit (SM90)
   std::array<int, 3> warp_count{1, 1, 1};  // SM80 only
+  MathFamily math = MathFamily::tensor_op;
 };
 
 class GemmSpace {

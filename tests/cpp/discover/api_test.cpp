@@ -110,7 +110,7 @@ INSTANTIATE_TEST_SUITE_P(
                      "B: expected a CUDA tensor, got one on cpu"},
         BadArguments{"accumulator_bf16", cuda(f16, {64, 64}), cuda(f16, {64, 32}),
                      cuda(f16, {64, 32}), bf16,
-                     "accumulator_type: expected Float32, Float16 or Int32, got BFloat16"},
+                     "accumulator_type: expected Float32, Float16, Int32 or Float64, got BFloat16"},
         BadArguments{"empty_k", cuda(f16, {64, 0}), cuda(f16, {0, 32}), cuda(f16, {64, 32}), f32,
                      "expected every extent >= 1"}),
     [](const auto& test) { return std::string(test.param.name); });

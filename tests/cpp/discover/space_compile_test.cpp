@@ -1,6 +1,7 @@
 // Every instance the configuration spaces list must be a kernel CUTLASS builds: random samples are
 // compiled with nvcc through tilecraft's own compiler. CI compiles one SM80 and one SM90
-// instance; the full sample (20 of each) runs on demand:
+// instance and one of each SM80 CUDA-core and f64 family; the full sample (20 of each) runs on
+// demand:
 //   TILECRAFT_FULL_COMPILE_TESTS=1 ./tilecraft_tests --gtest_filter='SpaceCompile*'
 // TILECRAFT_SPACE_SEED=<n> picks another sample (the seed is printed).
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compile/test_support.hpp"
@@ -56,6 +58,34 @@ void compile_sample(size_t per_arch) {
 }
 
 TEST(SpaceCompile, CiSample) { compile_sample(1); }
+
+// One random SM80 instance of each CUDA-core and f64 family (f32 SIMT, f64 SIMT, f64 tensor
+// cores), whose tiles come from CUTLASS's generator rather than from the rules.
+TEST(SpaceCompile, EverySm80MathFamily) {
+  const std::string missing = runtime_test::missing_toolchain();
+  if (!missing.empty()) GTEST_SKIP() << missing;
+  const GemmSpace& space = GemmSpace::of(80);
+  std::mt19937 rng(sample_seed());
+  std::vector<std::shared_ptr<GemmOperation>> operations;
+  for (const auto& [math, element] :
+       {std::pair{MathFamily::simt, DataType::f32}, std::pair{MathFamily::simt, DataType::f64},
+        std::pair{MathFamily::tensor_op_f64, DataType::f64}}) {
+    std::vector<size_t> instances;
+    for (size_t i = 0; i < space.size(); ++i) {
+      const GemmOperands& o = space.operands_of(i);
+      if (o.math == math && o.a == element) instances.push_back(i);
+    }
+    ASSERT_FALSE(instances.empty());
+    std::uniform_int_distribution<size_t> pick(0, instances.size() - 1);
+    operations.push_back(GemmOperation::make(space.description(instances[pick(rng)])).value());
+  }
+  compile::testing::ScopedCache cache("space-compile-families", /*compile_jobs=*/2);
+  const Status status = compile_operations(operations);
+  for (const auto& op : operations) {
+    EXPECT_TRUE(op->is_compiled())
+        << op->procedural_name() << " did not compile: " << status.message();
+  }
+}
 
 TEST(SpaceCompile, RandomForty) {
   if (!full_compile_tests()) {

@@ -176,3 +176,30 @@ def test_artifact_runs_in_a_process_without_nvcc(ranked, gen, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"child ok {kernel.metadata.kernel_name}" in result.stdout
     del torch
+
+
+@pytest.mark.parametrize("dtype, simt", [("float32", True), ("float64", True),
+                                         ("float64", False)],
+                         ids=["f32_simt", "f64_simt", "f64_tensor_op"])
+def test_cuda_core_and_f64_kernels_are_correct(gen, dtype, simt):
+    import torch
+
+    import tilecraft.api as cutlass_api
+
+    t = getattr(torch, dtype)
+    m, n, k = 136, 200, 72
+    A = torch.randn(m, k, device="cuda", generator=gen, dtype=torch.float64).to(t)
+    B = torch.randn(k, n, device="cuda", generator=gen, dtype=torch.float64).to(t)
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=t)
+    args = cutlass_api.arguments.GemmArguments(A=A, B=B, out=out, accumulator_type=t)
+    kernels = cutlass_api.get_kernels(
+        args, metadata_filter=lambda md: (tuple(md.design.instruction_shape) == (1, 1, 1)) == simt
+        and md.operands.A.dtype.name == ("f32" if dtype == "float32" else "f64"))
+    assert kernels, "no kernel listed"
+    kernels[0].run(args)
+    torch.cuda.synchronize()
+    ref = A.double() @ B.double()
+    eps = 2.0 ** -23 if dtype == "float32" else 2.0 ** -52
+    bound = 4 * k * eps * (A.double().abs() @ B.double().abs())
+    bad = ~((out.double() - ref).abs() <= bound)
+    assert not bad.any(), f"{kernels[0].metadata.kernel_name}: {int(bad.sum())} elements off"
