@@ -44,7 +44,6 @@ std::optional<std::string> error_of(const Status& status) {
 void bind_api(nb::module_& root) {
   nb::module_ m = root.def_submodule("api", "The arguments-first API of seed 003.");
   using namespace tilecraft::api;
-  using tilecraft::api::GemmArguments;  // not the runtime's tilecraft::GemmArguments
 
   nb::class_<OperandMetadata>(m, "OperandMetadata")
       .def_ro("dtype", &OperandMetadata::dtype)

@@ -15,7 +15,7 @@
 #include "tilecraft/core/tensor_view.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
-#include "tilecraft/runtime/gemm_arguments.hpp"
+#include "tilecraft/runtime/scale_argument.hpp"
 
 namespace tilecraft::api {
 

@@ -12,18 +12,11 @@
 #include "tilecraft/describe/epilogue.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
 #include "tilecraft/runtime/memory_pool.hpp"
+#include "tilecraft/runtime/scale_argument.hpp"
 
 namespace tilecraft {
 
 class GemmOperation;
-
-// A per-tensor scale of an fp8 GEMM: a value, or a one-element float32 tensor on the device
-// (read when the kernel runs, as torch._scaled_mm reads its scales).
-struct ScaleArgument {
-  bool given = false;
-  double value = 1.0;
-  TensorView tensor;  // data != nullptr: use the tensor, not the value
-};
 
 struct GemmProblem {
   GemmCoord problem_size;
