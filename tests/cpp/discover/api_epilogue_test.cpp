@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "fake_device_views.hpp"
 #include "tilecraft/discover/api.hpp"
 
 namespace tilecraft::api {
@@ -14,18 +15,8 @@ namespace {
 
 using enum DataType;
 
-TensorView cuda(DataType type, std::initializer_list<int64_t> shape, int device = 0) {
-  static char base[1 << 12];
-  auto address = reinterpret_cast<uintptr_t>(base);
-  address = (address + 255) & ~uintptr_t(255);
-  return TensorView::cuda_contiguous(reinterpret_cast<void*>(address), type, shape, device);
-}
-
-TensorView transposed(TensorView t) {
-  std::swap(t.shape[t.rank - 1], t.shape[t.rank - 2]);
-  std::swap(t.strides[t.rank - 1], t.strides[t.rank - 2]);
-  return t;
-}
+using testing::cuda;
+using testing::transposed;
 
 // bf16 TN, 256 x 512 x 128: out = A @ w.t().
 Result<GemmArguments> bf16_tn(const EpilogueArguments& epilogue = {}) {

@@ -7,25 +7,15 @@
 #include <chrono>
 #include <string>
 
+#include "fake_device_views.hpp"
+
 namespace tilecraft::api {
 namespace {
 
 using enum DataType;
 
-// A packed row-major view at a fake, 256-byte aligned device address.
-TensorView cuda(DataType type, std::initializer_list<int64_t> shape, int device = 0) {
-  static char base[1 << 12];
-  auto address = reinterpret_cast<uintptr_t>(base);
-  address = (address + 255) & ~uintptr_t(255);
-  return TensorView::cuda_contiguous(reinterpret_cast<void*>(address), type, shape, device);
-}
-
-// The transpose of the last two dimensions of a packed view (a column-major matrix).
-TensorView transposed(TensorView t) {
-  std::swap(t.shape[t.rank - 1], t.shape[t.rank - 2]);
-  std::swap(t.strides[t.rank - 1], t.strides[t.rank - 2]);
-  return t;
-}
+using testing::cuda;
+using testing::transposed;
 
 std::string error_of(const Result<GemmArguments>& r) {
   return r ? std::string("(no error)") : r.status().message();

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_device_views.hpp"
 #include "tilecraft/discover/api.hpp"
 
 namespace tilecraft::api {
@@ -267,22 +268,14 @@ const std::vector<MeasuredShape>& h100_runs() {
 
 constexpr const char* kPrefix = "tilecraft_sm90_tensorop_gemm_bf16bf16_f32acc_bf16_";
 
-// A packed row-major view at a fake, 256-byte aligned device address: nothing is launched.
-TensorView fake_cuda(DataType type, int64_t rows, int64_t cols) {
-  static char base[1 << 12];
-  const auto address = (reinterpret_cast<uintptr_t>(base) + 255) & ~uintptr_t(255);
-  return TensorView::cuda_contiguous(reinterpret_cast<void*>(address), type, {rows, cols}, 0);
-}
-
 TEST(PerformanceModelCalibration, FirstPickAmongMeasuredWithin15PercentOfTheBestOnTheH100) {
   int within = 0;
   for (const MeasuredShape& run : h100_runs()) {
     const auto [m, n, k] = run.mnk;
-    TensorView b = fake_cuda(DataType::bf16, n, k);  // B = w.t(): column-major (K, N)
-    std::swap(b.shape[0], b.shape[1]);
-    std::swap(b.strides[0], b.strides[1]);
-    auto args = GemmArguments::make(fake_cuda(DataType::bf16, m, k), b,
-                                    fake_cuda(DataType::bf16, m, n), DataType::f32);
+    // B = w.t(): column-major (K, N).
+    auto args = GemmArguments::make(testing::cuda(DataType::bf16, {m, k}),
+                                    testing::transposed(testing::cuda(DataType::bf16, {n, k})),
+                                    testing::cuda(DataType::bf16, {m, n}), DataType::f32);
     ASSERT_TRUE(args) << args.status().message();
     std::map<std::string, double> measured;
     double best = 0;
