@@ -15,25 +15,6 @@ namespace tilecraft::python {
 
 namespace {
 
-// A per-tensor scale from Python: None (not given), a number, or a one-element device tensor.
-ScaleArgument scale_argument(const char* name, const nb::object& value) {
-  ScaleArgument scale;
-  if (value.is_none()) return scale;
-  scale.given = true;
-  if (nb::isinstance<nb::float_>(value) || nb::isinstance<nb::int_>(value)) {
-    scale.value = nb::cast<double>(value);
-    return scale;
-  }
-  nb::ndarray<> array;
-  if (!nb::try_cast(value, array)) {
-    throw Error(Status::invalid(std::string(name) +
-                                ": expected a float or a one-element float32 CUDA tensor, got " +
-                                nb::cast<std::string>(nb::str(value.type()))));
-  }
-  scale.tensor = to_tensor_view(name, array);
-  return scale;
-}
-
 std::optional<std::string> error_of(const Status& status) {
   if (status) return std::nullopt;
   return status.message();
@@ -98,8 +79,8 @@ void bind_api(nb::module_& root) {
             e.activation_args = activation_args;
             if (bias) e.bias = to_tensor_view("epilogue.bias", *bias);
             e.bias_per_row = bias_per_row;
-            e.scale_a = scale_argument("epilogue.scale_a", scale_a);
-            e.scale_b = scale_argument("epilogue.scale_b", scale_b);
+            e.scale_a = to_scale_argument("epilogue.scale_a", scale_a);
+            e.scale_b = to_scale_argument("epilogue.scale_b", scale_b);
             return unwrap(GemmArguments::make(to_tensor_view("A", A), to_tensor_view("B", B),
                                               to_tensor_view("out", out), accumulator_type, e));
           },

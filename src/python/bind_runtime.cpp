@@ -54,21 +54,7 @@ void bind_runtime(nb::module_& m) {
                                         &problem.scale_d};
             const char* names[] = {"scale_a", "scale_b", "scale_c", "scale_d"};
             for (size_t i = 0; i < scales.size() && i < 4; ++i) {
-              const nb::object& value = scales[i];
-              if (value.is_none()) continue;
-              targets[i]->given = true;
-              if (nb::isinstance<nb::float_>(value) || nb::isinstance<nb::int_>(value)) {
-                targets[i]->value = nb::cast<double>(value);
-              } else {
-                nb::ndarray<> array;
-                if (!nb::try_cast(value, array)) {
-                  throw Error(Status::invalid(
-                      std::string(names[i]) +
-                      ": expected a float or a one-element float32 CUDA tensor, got " +
-                      nb::cast<std::string>(nb::str(value.type()))));
-                }
-                targets[i]->tensor = to_tensor_view(names[i], array);
-              }
+              *targets[i] = to_scale_argument(names[i], scales[i]);
             }
             problem.problem_size = problem_size;
             problem.A = to_tensor_view("A", A);
