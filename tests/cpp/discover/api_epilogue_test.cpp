@@ -60,6 +60,12 @@ INSTANTIATE_TEST_SUITE_P(
                       e.C = cuda(f32, {256, 512});
                     }),
                     "epilogue.C: expected element type BFloat16 like out, got Float32"},
+        BadEpilogue{"c_inner_strided", with([](auto& e) {
+                      e.C = cuda(bf16, {256, 1024});
+                      e.C.shape[1] = 512;
+                      e.C.strides = {1024, 2};
+                    }),
+                    "Operand `C`: expected one of its last two dimensions to be contiguous"},
         BadEpilogue{"c_device", with([](auto& e) {
                       e.C = cuda(bf16, {256, 512}, 1);
                     }),
