@@ -2,16 +2,21 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <list>
 #include <mutex>
+#include <set>
 #include <thread>
 
+#include "core/program_path.hpp"
 #include "tilecraft/core/status.hpp"
 
 namespace tilecraft {
 namespace {
+
+namespace fs = std::filesystem;
 
 const char* env(const char* name) {
   const char* value = std::getenv(name);
@@ -27,47 +32,89 @@ bool env_flag(const char* name) {
   throw Error(Status::invalid(std::string(name) + ": expected 0/1/true/false, got '" + text + "'"));
 }
 
-int env_int(const char* name, int fallback, int minimum) {
+// Digits only: no sign, no spaces on either side, no trailing text.
+int env_int(const char* name, int fallback, int minimum, int maximum) {
   const char* value = env(name);
   if (!value) return fallback;
-  char* end = nullptr;
-  long parsed = std::strtol(value, &end, 10);
-  if (*end != '\0' || parsed < minimum || parsed > 4096) {
-    throw Error(Status::invalid(std::string(name) + ": expected an integer >= " +
-                                std::to_string(minimum) + ", got '" + value + "'"));
+  std::string text = value;
+  bool digits = text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
+  long parsed = digits ? std::strtol(text.c_str(), nullptr, 10) : -1;
+  if (!digits || parsed < minimum || parsed > maximum) {
+    throw Error(Status::invalid(std::string(name) + ": expected an integer from " +
+                                std::to_string(minimum) + " to " + std::to_string(maximum) +
+                                ", got '" + text + "'"));
   }
   return static_cast<int>(parsed);
 }
 
-std::string default_cache_dir() {
-  if (const char* xdg = env("XDG_CACHE_HOME")) return std::string(xdg) + "/tilecraft";
-  if (const char* home = env("HOME")) return std::string(home) + "/.cache/tilecraft";
-  return "/tmp/tilecraft-cache-" + std::to_string(getuid());
+bool is_absolute(const std::string& path) { return !path.empty() && path.front() == '/'; }
+
+// A path the user gave relative to the working folder: resolved now, once, so that a later
+// change of folder (or a folder holding planted files) cannot change what it names.
+std::string resolved(const char* variable, const std::string& path, Settings* s) {
+  if (is_absolute(path)) return path;
+  std::error_code error;
+  fs::path absolute = fs::absolute(path, error);
+  if (error) {
+    throw Error(
+        Status::invalid(std::string(variable) + ": expected an absolute path, got '" + path +
+                        "' (relative) and the working folder cannot be read: " + error.message()));
+  }
+  std::string text = absolute.lexically_normal().string();
+  s->notes.push_back(std::string("tilecraft: ") + variable + "='" + path +
+                     "' is a relative path: using " + text);
+  return text;
+}
+
+// An XDG base folder: only an absolute value counts (XDG Base Directory specification).
+const char* xdg_base(const char* variable, Settings* s) {
+  const char* value = env(variable);
+  if (!value || is_absolute(value)) return value;
+  s->notes.push_back(std::string("tilecraft: ignoring ") + variable + "='" + value +
+                     "': it is relative, and the XDG Base Directory specification says "
+                     "relative paths are invalid there");
+  return nullptr;
+}
+
+const char* home(Settings* s) {
+  const char* value = env("HOME");
+  if (!value || is_absolute(value)) return value;
+  s->notes.push_back(std::string("tilecraft: ignoring HOME='") + value + "': it is relative");
+  return nullptr;
+}
+
+std::string default_cache_dir(Settings* s) {
+  if (const char* xdg = xdg_base("XDG_CACHE_HOME", s)) return std::string(xdg) + "/tilecraft";
+  if (const char* dir = home(s)) return std::string(dir) + "/.cache/tilecraft";
+  return "/tmp/tilecraft-cache-" + std::to_string(geteuid());
+}
+
+std::string default_signing_key_file(Settings* s) {
+  if (const char* xdg = xdg_base("XDG_STATE_HOME", s)) {
+    return std::string(xdg) + "/tilecraft/signing-key";
+  }
+  if (const char* dir = home(s)) return std::string(dir) + "/.local/state/tilecraft/signing-key";
+  return "/tmp/tilecraft-state-" + std::to_string(geteuid()) + "/signing-key";
 }
 
 bool is_executable(const std::string& path) {
   return !path.empty() && access(path.c_str(), X_OK) == 0;
 }
 
-std::string find_nvcc() {
-  if (const char* explicit_nvcc = env("TILECRAFT_NVCC")) return explicit_nvcc;
-  for (const char* home : {"CUDA_HOME", "CUDA_PATH", "CUDA_INSTALL_PATH"}) {
-    if (const char* dir = env(home)) {
+std::string find_nvcc(Settings* s) {
+  if (const char* explicit_nvcc = env("TILECRAFT_NVCC")) {
+    std::string nvcc = explicit_nvcc;
+    if (nvcc.find('/') != std::string::npos) return resolved("TILECRAFT_NVCC", nvcc, s);
+    std::string found = find_program_on_path(nvcc);
+    return found.empty() ? nvcc : found;  // a bare name not found: compiling says so
+  }
+  for (const char* variable : {"CUDA_HOME", "CUDA_PATH", "CUDA_INSTALL_PATH"}) {
+    if (const char* dir = env(variable); dir && is_absolute(dir)) {
       std::string candidate = std::string(dir) + "/bin/nvcc";
       if (is_executable(candidate)) return candidate;
     }
   }
-  if (const char* path = env("PATH")) {
-    std::string all = path;
-    size_t start = 0;
-    while (start <= all.size()) {
-      size_t end = all.find(':', start);
-      if (end == std::string::npos) end = all.size();
-      std::string candidate = all.substr(start, end - start) + "/nvcc";
-      if (end > start && is_executable(candidate)) return candidate;
-      start = end + 1;
-    }
-  }
+  if (std::string found = find_program_on_path("nvcc"); !found.empty()) return found;
   if (is_executable("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
   return "";  // compiling reports that no nvcc was found
 }
@@ -87,21 +134,43 @@ const Settings*& current() {
   return instance;
 }
 
+void print_notes_once(const Settings& s) {
+  static std::set<std::string> printed;
+  if (s.quiet) return;
+  for (const std::string& note : s.notes) {
+    if (!printed.insert(note).second) continue;
+    std::string line = note + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+  }
+}
+
 }  // namespace
 
 Settings settings_from_environment() {
   Settings s;
-  s.cache_dir = env("TILECRAFT_CACHE_DIR") ? env("TILECRAFT_CACHE_DIR") : default_cache_dir();
-  if (const char* dir = env("TILECRAFT_CUTLASS_DIR")) {
-    s.cutlass_dir = dir;
-  } else if (const char* cutlass = env("CUTLASS_DIR")) {
-    s.cutlass_dir = cutlass;
+  if (const char* dir = env("TILECRAFT_CACHE_DIR")) {
+    s.cache_dir = resolved("TILECRAFT_CACHE_DIR", dir, &s);
   } else {
-    s.cutlass_dir = TILECRAFT_DEFAULT_CUTLASS_DIR;
+    s.cache_dir = default_cache_dir(&s);
   }
-  s.nvcc = find_nvcc();
+  if (const char* file = env("TILECRAFT_SIGNING_KEY_FILE")) {
+    s.signing_key_file = resolved("TILECRAFT_SIGNING_KEY_FILE", file, &s);
+  } else {
+    s.signing_key_file = default_signing_key_file(&s);
+  }
+  for (const char* variable : {"TILECRAFT_CUTLASS_DIR", "CUTLASS_DIR"}) {
+    if (const char* dir = env(variable)) {
+      s.cutlass_dir = resolved(variable, dir, &s);
+      s.cutlass_dir_variable = variable;
+      break;
+    }
+  }
+  if (s.cutlass_dir_variable.empty()) s.cutlass_dir = TILECRAFT_DEFAULT_CUTLASS_DIR;
+  s.nvcc = find_nvcc(&s);
   unsigned hardware = std::thread::hardware_concurrency();
-  s.compile_jobs = env_int("TILECRAFT_COMPILE_JOBS", hardware ? static_cast<int>(hardware) : 2, 1);
+  s.compile_jobs =
+      env_int("TILECRAFT_COMPILE_JOBS", hardware ? static_cast<int>(std::min(hardware, 4096u)) : 2,
+              1, kMaxCompileJobs);
   s.verbose = env_flag("TILECRAFT_VERBOSE");
   s.quiet = env_flag("TILECRAFT_QUIET");
   s.keep_sources = env_flag("TILECRAFT_KEEP_SOURCES");
@@ -110,13 +179,17 @@ Settings settings_from_environment() {
 
 const Settings& settings() {
   std::lock_guard lock(settings_mutex());
-  if (!current()) current() = &all_tables().emplace_back(settings_from_environment());
+  if (!current()) {
+    current() = &all_tables().emplace_back(settings_from_environment());
+    print_notes_once(*current());
+  }
   return *current();
 }
 
 void set_settings(const Settings& s) {
   std::lock_guard lock(settings_mutex());
   current() = &all_tables().emplace_back(s);
+  print_notes_once(s);
 }
 
 }  // namespace tilecraft

@@ -2,19 +2,32 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace tilecraft {
 
 struct Settings {
-  // TILECRAFT_CACHE_DIR; default $XDG_CACHE_HOME/tilecraft or ~/.cache/tilecraft.
+  // TILECRAFT_CACHE_DIR; default $XDG_CACHE_HOME/tilecraft or ~/.cache/tilecraft. Always an
+  // absolute path: a relative TILECRAFT_CACHE_DIR is resolved once against the working folder
+  // (and a note says so); a relative XDG_CACHE_HOME or HOME is ignored, as the XDG Base
+  // Directory specification requires.
   std::string cache_dir;
+  // TILECRAFT_SIGNING_KEY_FILE: the 32 random bytes that sign every cached module's manifest. It
+  // lives outside the cache, so a cache folder planted by someone else can carry no key that
+  // tilecraft trusts. Default $XDG_STATE_HOME/tilecraft/signing-key or
+  // ~/.local/state/tilecraft/signing-key.
+  std::string signing_key_file;
   // TILECRAFT_CUTLASS_DIR or CUTLASS_DIR: a folder holding include/cutlass (and
   // tools/util/include). Default: the CUTLASS headers the library was built against.
   std::string cutlass_dir;
-  // TILECRAFT_NVCC; else $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, nvcc on PATH,
-  // /usr/local/cuda/bin/nvcc.
+  // Which variable named cutlass_dir ("TILECRAFT_CUTLASS_DIR", "CUTLASS_DIR"), or "" for the
+  // built-in default: error messages name what the user set.
+  std::string cutlass_dir_variable;
+  // TILECRAFT_NVCC; else $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, nvcc in an absolute folder of
+  // PATH, /usr/local/cuda/bin/nvcc.
   std::string nvcc;
-  // TILECRAFT_COMPILE_JOBS: parallel compiler processes; default: hardware threads.
+  // TILECRAFT_COMPILE_JOBS: parallel compiler processes, 1 to kMaxCompileJobs; default: hardware
+  // threads.
   int compile_jobs = 0;
   // TILECRAFT_VERBOSE=1: print compiler command lines and cache decisions to stderr.
   bool verbose = false;
@@ -22,7 +35,12 @@ struct Settings {
   bool quiet = false;
   // TILECRAFT_KEEP_SOURCES=1: keep generated sources beside cached modules even on success.
   bool keep_sources = false;
+  // What reading the environment decided on the user's behalf (a relative path resolved or
+  // ignored); printed once on stderr when the table is first used, unless quiet.
+  std::vector<std::string> notes;
 };
+
+inline constexpr int kMaxCompileJobs = 4096;
 
 // The process-wide settings, read from the environment on first use. Throws tilecraft::Error
 // naming the variable when a value is malformed.

@@ -46,7 +46,7 @@ TEST(Settings, RejectsMalformedValuesNamingTheVariable) {
       FAIL() << "expected an error";
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()),
-                "TILECRAFT_COMPILE_JOBS: expected an integer >= 1, got 'many'");
+                "TILECRAFT_COMPILE_JOBS: expected an integer from 1 to 4096, got 'many'");
     }
   }
   ScopedEnv verbose("TILECRAFT_VERBOSE", "maybe");
