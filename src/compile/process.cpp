@@ -1,34 +1,27 @@
 #include "compile/process.hpp"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "compile/file_util.hpp"
+#include "core/program_path.hpp"
+
 extern char** environ;
 
 namespace tilecraft::compile {
 namespace {
 
-// Closes a file descriptor when it goes out of scope.
-class FdGuard {
- public:
-  explicit FdGuard(int fd) : fd_(fd) {}
-  ~FdGuard() { reset(); }
-  FdGuard(const FdGuard&) = delete;
-  FdGuard& operator=(const FdGuard&) = delete;
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
+constexpr int kReportFd = 3;  // the supervisor's channel to its parent: exec's errno, if any
+constexpr int kPollMilliseconds = 50;
 
 std::vector<std::string> merged_environment(const std::vector<std::string>& extra_env) {
   std::vector<std::string> merged;
@@ -53,67 +46,185 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
   return pointers;
 }
 
+// --- The supervisor: runs between fork and _exit, so only async-signal-safe calls. ---
+
+void kill_own_group(int) {
+  kill(0, SIGKILL);  // the supervisor leads the group: this ends it, the child and its children
+  _exit(128 + SIGKILL);
+}
+
+void close_descriptors_from(int first) {
+  if (syscall(SYS_close_range, first, ~0U, 0) == 0) return;
+  struct rlimit limit;
+  int last = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+                 ? static_cast<int>(limit.rlim_cur)
+                 : 65536;
+  for (int fd = first; fd < last; ++fd) close(fd);
+}
+
+void write_errno(int fd, int error) {
+  while (write(fd, &error, sizeof error) < 0 && errno == EINTR) {
+  }
+}
+
+[[noreturn]] void supervise(pid_t parent, const char* program, char* const* argv, char* const* envp,
+                            int devnull, int output, int report) {
+  setpgid(0, 0);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction on_term {};
+  on_term.sa_handler = kill_own_group;
+  sigaction(SIGTERM, &on_term, nullptr);
+  struct sigaction by_default {};
+  by_default.sa_handler = SIG_DFL;
+  for (int sig : {SIGINT, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD}) sigaction(sig, &by_default, nullptr);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) kill_own_group(0);  // the parent died before PDEATHSIG was armed
+
+  // Out of the way first: any of the three may itself be 0 to 3 in a process that closed them.
+  devnull = fcntl(devnull, F_DUPFD, 10);
+  output = fcntl(output, F_DUPFD, 10);
+  report = fcntl(report, F_DUPFD, 10);
+  if (devnull < 0 || output < 0 || report < 0) _exit(127);
+  if (dup2(devnull, STDIN_FILENO) < 0 || dup2(output, STDOUT_FILENO) < 0 ||
+      dup2(output, STDERR_FILENO) < 0 || dup2(report, kReportFd) < 0) {
+    _exit(127);
+  }
+  fcntl(kReportFd, F_SETFD, FD_CLOEXEC);
+  close_descriptors_from(kReportFd + 1);
+
+  int exec_status[2];
+  if (pipe2(exec_status, O_CLOEXEC) != 0) {
+    write_errno(kReportFd, errno);
+    _exit(127);
+  }
+  pid_t child = fork();
+  if (child == 0) {
+    sigaction(SIGTERM, &by_default, nullptr);
+    execve(program, argv, envp);
+    write_errno(exec_status[1], errno);
+    _exit(127);
+  }
+  int fork_error = errno;
+  close(exec_status[1]);
+  if (child < 0) {
+    write_errno(kReportFd, fork_error);
+    _exit(127);
+  }
+  int exec_error = 0;
+  ssize_t got;
+  while ((got = read(exec_status[0], &exec_error, sizeof exec_error)) < 0 && errno == EINTR) {
+  }
+  if (got == static_cast<ssize_t>(sizeof exec_error)) write_errno(kReportFd, exec_error);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) _exit(127);
+  }
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+// --- The parent side. ---
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+// Reads the child's output until every holder of the pipe's write end is gone, killing the
+// child's group as soon as `cancel` is set.
+bool collect_output(int fd, pid_t group, const std::atomic<bool>* cancel, std::string* output) {
+  bool killed = false;
+  char buffer[16384];
+  pollfd watched{fd, POLLIN, 0};
+  for (;;) {
+    int ready = poll(&watched, 1, cancel ? kPollMilliseconds : -1);
+    if (cancel && !killed && cancel->load()) {
+      kill(-group, SIGKILL);
+      killed = true;
+    }
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (ready == 0) continue;
+    ssize_t got = read(fd, buffer, sizeof(buffer));
+    if (got > 0) {
+      output->append(buffer, static_cast<size_t>(got));
+    } else if (got == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  return killed;
+}
+
 }  // namespace
 
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
-                                  const std::vector<std::string>& extra_env) {
+                                  const std::vector<std::string>& extra_env,
+                                  const std::atomic<bool>* cancel) {
   if (argv.empty())
     return Status(StatusCode::kInternal, "run_process: expected a command, got none");
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    return Status(StatusCode::kInternal, std::string("could not create a pipe for ") + argv[0] +
-                                             ": " + std::strerror(errno));
+  std::string program = argv[0];
+  if (program.find('/') == std::string::npos) {
+    program = find_program_on_path(argv[0]);
+    if (program.empty()) {
+      return Status(StatusCode::kInternal,
+                    "could not start " + argv[0] + ": not found in the absolute folders of PATH");
+    }
   }
-  FdGuard read_end(pipe_fds[0]);
-  FdGuard write_end(pipe_fds[1]);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, write_end.get(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, write_end.get(), STDERR_FILENO);
-
+  // Everything the children need is made before fork: after it they may not allocate.
   std::vector<std::string> arguments = argv;
   std::vector<char*> arg_pointers = pointers_to(arguments);
   std::vector<std::string> environment = merged_environment(extra_env);
   std::vector<char*> env_pointers = pointers_to(environment);
 
-  pid_t pid = -1;
-  int spawn_error = argv[0].find('/') == std::string::npos
-                        ? posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr,
-                                       arg_pointers.data(), env_pointers.data())
-                        : posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, arg_pointers.data(),
-                                      env_pointers.data());
-  posix_spawn_file_actions_destroy(&actions);
-  write_end.reset();
-  if (spawn_error != 0) {
-    return Status(StatusCode::kInternal,
-                  "could not start " + argv[0] + ": " + std::strerror(spawn_error));
+  int output_fds[2], report_fds[2];
+  if (pipe2(output_fds, O_CLOEXEC) != 0) {
+    return Status(StatusCode::kInternal, errno_text("could not create a pipe for", argv[0]));
   }
+  UniqueFd output_read(output_fds[0]), output_write(output_fds[1]);
+  if (pipe2(report_fds, O_CLOEXEC) != 0) {
+    return Status(StatusCode::kInternal, errno_text("could not create a pipe for", argv[0]));
+  }
+  UniqueFd report_read(report_fds[0]), report_write(report_fds[1]);
+  UniqueFd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!devnull.valid())
+    return Status(StatusCode::kInternal, errno_text("could not open", "/dev/null"));
+
+  const pid_t parent = getpid();
+  const pid_t supervisor = fork();
+  if (supervisor < 0) {
+    return Status(StatusCode::kInternal, errno_text("could not start", argv[0]));
+  }
+  if (supervisor == 0) {
+    supervise(parent, program.c_str(), arg_pointers.data(), env_pointers.data(), devnull.get(),
+              output_write.get(), report_write.get());
+  }
+  setpgid(supervisor, supervisor);  // also here, so that a kill(-group) cannot come too early
+  output_write.reset();
+  report_write.reset();
+  devnull.reset();
 
   ProcessResult result;
-  char buffer[16384];
-  for (;;) {
-    ssize_t got = read(read_end.get(), buffer, sizeof(buffer));
-    if (got > 0) {
-      result.output.append(buffer, static_cast<size_t>(got));
-    } else if (got == 0 || errno != EINTR) {
-      break;
-    }
+  try {
+    result.cancelled = collect_output(output_read.get(), supervisor, cancel, &result.output);
+  } catch (...) {
+    kill(-supervisor, SIGKILL);
+    wait_for(supervisor);
+    throw;
   }
-  int wait_status = 0;
-  while (waitpid(pid, &wait_status, 0) < 0) {
-    if (errno != EINTR) {
-      return Status(StatusCode::kInternal,
-                    "could not wait for " + argv[0] + ": " + std::strerror(errno));
-    }
-  }
-  if (WIFEXITED(wait_status)) {
-    result.exit_code = WEXITSTATUS(wait_status);
-  } else if (WIFSIGNALED(wait_status)) {
-    result.exit_code = 128 + WTERMSIG(wait_status);
-  } else {
-    result.exit_code = -1;
+  result.exit_code = wait_for(supervisor);
+  int exec_error = 0;
+  if (read(report_read.get(), &exec_error, sizeof exec_error) ==
+      static_cast<ssize_t>(sizeof exec_error)) {
+    return Status(StatusCode::kInternal,
+                  "could not start " + program + ": " + std::strerror(exec_error));
   }
   return result;
 }

@@ -1,6 +1,8 @@
-// Running a child process without a shell and capturing what it prints.
+// Running a child process without a shell, capturing what it prints, and never letting it (or
+// anything it starts) outlive the caller.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -9,15 +11,24 @@
 namespace tilecraft::compile {
 
 struct ProcessResult {
-  int exit_code = 0;   // the child's exit status, or 128 + signal number when a signal ended it
-  std::string output;  // stdout and stderr, interleaved as the child wrote them
+  int exit_code = 0;       // the child's exit status, or 128 + signal number when a signal ended it
+  std::string output;      // stdout and stderr, interleaved as the child wrote them
+  bool cancelled = false;  // *cancel became true and the child was killed
 };
 
-// Runs argv[0] (a path, or a name looked up on PATH) with argv; stdin is /dev/null. extra_env
-// holds "NAME=value" entries that are added to (or replace those of) this process's environment.
+// Runs argv[0] (a path, or a name looked up in the absolute folders of PATH) with argv; stdin is
+// /dev/null. extra_env holds "NAME=value" entries that are added to (or replace those of) this
+// process's environment.
+//
+// The child runs in a process group of its own under a small supervisor process. When this
+// process dies, however it dies (SIGKILL included), the supervisor kills the whole group: a
+// compiler never outlives its caller, nor do the programs the compiler started. When `cancel` is
+// given and becomes true, the group is killed at once and the result says `cancelled`.
+//
 // Fails only when the child could not be started; a child's non-zero exit is a ProcessResult.
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
-                                  const std::vector<std::string>& extra_env = {});
+                                  const std::vector<std::string>& extra_env = {},
+                                  const std::atomic<bool>* cancel = nullptr);
 
 // The command line as a person would type it into a shell (arguments quoted where needed).
 std::string format_command(const std::vector<std::string>& argv);

@@ -16,6 +16,8 @@ const char* to_string(StatusCode code) {
       return "CUDA error";
     case StatusCode::kInternal:
       return "internal error";
+    case StatusCode::kCancelled:
+      return "cancelled";
   }
   return "unknown";
 }

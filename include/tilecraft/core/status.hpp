@@ -16,6 +16,7 @@ enum class StatusCode {
   kCompileError,     // the device compiler rejected generated code
   kCudaError,        // the CUDA runtime or driver failed
   kInternal,         // a broken invariant inside tilecraft
+  kCancelled,        // the caller interrupted the work (Ctrl-C); nothing was kept of it
 };
 
 const char* to_string(StatusCode code);
