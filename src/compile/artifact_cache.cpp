@@ -13,16 +13,21 @@
 #include <filesystem>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "compile/sha256.hpp"
+#include "compile/signing_key.hpp"
 
 namespace tilecraft::compile {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr size_t kSecretBytes = 32;
-constexpr auto kStaleBuildAge = std::chrono::hours(24);
+// A folder without a lock file (a builder killed between mkdtemp and its lock, a folder moved
+// aside and not yet removed, an older tilecraft's build) is removed once it is this old.
+constexpr auto kUnlockedLeftoverAge = std::chrono::hours(1);
+constexpr auto kLockPoll = std::chrono::milliseconds(20);
+constexpr const char* kBuildLock = "/.lock";
 
 void warn_once(const std::string& line) {
   static std::mutex mutex;
@@ -31,23 +36,6 @@ void warn_once(const std::string& line) {
   if (!said.insert(line).second) return;
   std::string text = line + "\n";
   std::fwrite(text.data(), 1, text.size(), stderr);
-}
-
-// "" when path is a folder this user owns that nobody else may write; else why it is not.
-std::string unsafe_dir_reason(const std::string& path) {
-  struct stat info;
-  if (stat(path.c_str(), &info) != 0) return errno_text("cannot inspect", path);
-  if (!S_ISDIR(info.st_mode)) return path + " is not a folder";
-  if (info.st_uid != geteuid()) {
-    return path + " is owned by uid " + std::to_string(info.st_uid) + ", not by this user (uid " +
-           std::to_string(geteuid()) + ")";
-  }
-  if (info.st_mode & (S_IWGRP | S_IWOTH)) {
-    char mode[8];
-    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(info.st_mode & 07777));
-    return path + " is writable by its group or by everyone (mode " + mode + ")";
-  }
-  return "";
 }
 
 // mkdir -p, giving the folders it creates mode 0700.
@@ -59,117 +47,104 @@ Status make_dirs(const std::string& path) {
   return make_private_dir(path);
 }
 
-Result<std::string> random_bytes(size_t count) {
-  UniqueFd fd(open("/dev/urandom", O_RDONLY | O_CLOEXEC));
-  if (!fd.valid())
-    return Status(StatusCode::kInternal, errno_text("could not open", "/dev/urandom"));
-  std::string bytes(count, '\0');
-  size_t got = 0;
-  while (got < count) {
-    ssize_t n = read(fd.get(), bytes.data() + got, count - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Status(StatusCode::kInternal, errno_text("could not read", "/dev/urandom"));
-    got += static_cast<size_t>(n);
+// Takes an exclusive flock on a fresh lock file inside folder: held as long as the fd is open.
+Result<UniqueFd> hold_folder_lock(const std::string& folder) {
+  std::string path = folder + kBuildLock;
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd.valid() || flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    return Status(StatusCode::kInternal, errno_text("could not lock", path));
   }
-  return bytes;
+  return fd;
 }
 
-// Creates <root>/secret atomically: a complete 0600 file is linked into place, so a racing
-// process sees either no secret or the whole of one.
-Status create_secret(const std::string& root, const std::string& path) {
-  Result<std::string> bytes = random_bytes(kSecretBytes);
-  if (!bytes) return bytes.status();
-  std::string temp = root + "/secret.tmp-XXXXXX";
-  UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));  // O_EXCL, mode 0600
-  if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("could not create", temp));
-  fchmod(fd.get(), 0600);
-  bool written =
-      write(fd.get(), bytes->data(), bytes->size()) == static_cast<ssize_t>(bytes->size());
-  bool synced = written && fsync(fd.get()) == 0;
-  fd.reset();
-  int linked = synced ? link(temp.c_str(), path.c_str()) : -1;
-  int link_errno = errno;
-  unlink(temp.c_str());
-  if (!synced) return Status(StatusCode::kInternal, "could not write the cache secret " + temp);
-  if (linked != 0 && link_errno != EEXIST) {
-    errno = link_errno;
-    return Status(StatusCode::kInternal, errno_text("could not create", path));
-  }
-  return fsync_path(root);
-}
+enum class Holder { kAlive, kDead, kUnknown };
 
-Result<std::string> load_secret(const std::string& root, bool may_create) {
-  std::string path = root + "/secret";
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid() && errno == ENOENT && may_create) {
-    TILECRAFT_RETURN_IF_ERROR(create_secret(root, path));
-    fd = UniqueFd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  }
-  if (!fd.valid()) {
-    if (errno == ENOENT) return Status::unsupported(path + " does not exist and cannot be created");
-    return Status::unsupported(errno_text("cannot open the cache secret", path));
-  }
+// Whether the process that made a build folder still lives: its .lock is flock()ed while it does.
+// kDead comes with the lock held in *taken, so that nobody can adopt the folder meanwhile.
+Holder folder_holder(const std::string& folder, UniqueFd* taken) {
+  UniqueFd fd(
+      ::open((folder + kBuildLock).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) return Holder::kUnknown;
   struct stat info;
-  if (fstat(fd.get(), &info) != 0) return Status::unsupported(errno_text("cannot inspect", path));
-  if (!S_ISREG(info.st_mode)) return Status::unsupported(path + " is not a regular file");
-  if (info.st_uid != geteuid()) {
-    return Status::unsupported(path + " is owned by uid " + std::to_string(info.st_uid) +
-                               ", not by this user (uid " + std::to_string(geteuid()) + ")");
+  if (fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return Holder::kUnknown;
+  if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    return errno == EWOULDBLOCK ? Holder::kAlive : Holder::kUnknown;
   }
-  if (info.st_mode & 077) {
-    return Status::unsupported(path + " may be read or written by others (expected mode 0600)");
-  }
-  std::string secret;
-  TILECRAFT_RETURN_IF_ERROR(read_all(fd.get(), path, &secret));
-  if (secret.size() != kSecretBytes) {
-    return Status::unsupported(path + ": expected " + std::to_string(kSecretBytes) +
-                               " bytes, got " + std::to_string(secret.size()));
-  }
-  return secret;
+  *taken = std::move(fd);
+  return Holder::kDead;
 }
 
-// Removes build folders a crashed process left in <v1>/tmp, once per process per cache.
-void sweep_stale_builds(const std::string& tmp) {
-  static std::mutex mutex;
-  static std::set<std::string> swept;
-  {
-    std::lock_guard lock(mutex);
-    if (!swept.insert(tmp).second) return;
-  }
+bool older_than(const struct stat& info, std::chrono::seconds age) {
+  auto now = std::chrono::system_clock::now();
+  auto written = std::chrono::system_clock::from_time_t(info.st_mtime);
+  return now - written > age;
+}
+
+// Removes, from folder, the entries whose names start with prefix and that a dead process left:
+// folders whose .lock no process holds, and anything without a lock once it is old enough.
+// Returns how many it removed.
+int sweep_leftovers(const std::string& folder, const std::string& prefix) {
+  int removed = 0;
   std::error_code error;
-  auto now = fs::file_time_type::clock::now();
-  for (fs::directory_iterator it(tmp, error), end; !error && it != end; it.increment(error)) {
-    std::error_code entry_error;
-    auto written = it->last_write_time(entry_error);
-    if (!entry_error && now - written > kStaleBuildAge) fs::remove_all(it->path(), entry_error);
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    std::string path = it->path().string();
+    struct stat info;
+    if (lstat(path.c_str(), &info) != 0 || info.st_uid != geteuid()) continue;
+    UniqueFd taken;
+    Holder holder = S_ISDIR(info.st_mode) ? folder_holder(path, &taken) : Holder::kUnknown;
+    bool stale =
+        holder == Holder::kDead ||
+        (holder == Holder::kUnknown &&
+         older_than(info, std::chrono::duration_cast<std::chrono::seconds>(kUnlockedLeftoverAge)));
+    if (stale && remove_path(path)) ++removed;
   }
+  return removed;
 }
 
-// This process's private folder for modules built outside the cache: 0700, under $TMPDIR,
-// removed when the process exits.
+bool first_time_for(const std::string& what) {
+  static std::mutex mutex;
+  static std::set<std::string> done;
+  std::lock_guard lock(mutex);
+  return done.insert(what).second;
+}
+
+std::string temp_base() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  return (tmpdir && tmpdir[0] == '/') ? tmpdir : "/tmp";
+}
+
+std::string private_prefix() { return "tilecraft-private-" + std::to_string(geteuid()) + "-"; }
+
+// This process's private folder for modules built outside the cache: 0700, under $TMPDIR (when
+// absolute), locked while the process lives, removed when it exits (and by the next process to
+// open a cache when it was killed).
 struct PrivateDir {
   std::string path;
+  UniqueFd lock;
   ~PrivateDir() {
-    std::error_code error;
-    if (!path.empty()) fs::remove_all(path, error);
+    if (!path.empty()) remove_path(path);
   }
 };
 
 Result<std::string> private_dir() {
   static std::mutex mutex;
   static PrivateDir holder;
-  std::string& dir = holder.path;
   std::lock_guard lock(mutex);
-  if (!dir.empty()) return dir;
-  std::error_code error;
-  fs::path base = fs::temp_directory_path(error);
-  if (error) base = "/tmp";
-  std::string pattern = (base / ("tilecraft-" + std::to_string(geteuid()) + "-XXXXXX")).string();
+  if (!holder.path.empty()) return holder.path;
+  std::string pattern = temp_base() + "/" + private_prefix() + "XXXXXX";
   if (!mkdtemp(pattern.data())) {
     return Status(StatusCode::kInternal, errno_text("could not create a private folder", pattern));
   }
-  dir = pattern;
-  return dir;
+  Result<UniqueFd> held = hold_folder_lock(pattern);
+  if (!held) {
+    remove_path(pattern);
+    return held.status();
+  }
+  holder.lock = std::move(*held);
+  holder.path = pattern;
+  return holder.path;
 }
 
 std::string safe_file_name(const std::string& name) {
@@ -190,21 +165,46 @@ bool constant_time_equal(const std::string& a, const std::string& b) {
   return difference == 0;
 }
 
-}  // namespace
-
-std::string manifest_text(const std::string& secret, const std::string& key,
-                          const std::string& module_bytes) {
-  std::string message = "tilecraft-module v1\n" + key + "\n";
-  message += module_bytes;
-  return "tilecraft-manifest v1\nkey " + key + "\nmodule.so " +
-         std::to_string(module_bytes.size()) + " hmac-sha256 " +
-         to_hex(hmac_sha256(secret, message)) + "\n";
+// Opens a file of an entry for reading: never through a symbolic link, never blocking on a fifo.
+Status read_entry_file(const std::string& path, std::string* bytes) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat info;
+  if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("cannot open", path));
+  if (fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return Status(StatusCode::kInternal, path + " is not a regular file");
+  }
+  return read_all(fd.get(), path, bytes);
 }
 
-ArtifactCache ArtifactCache::open(const std::string& root) {
+}  // namespace
+
+BuildDir::~BuildDir() {
+  if (!released_ && !path_.empty()) remove_path(path_);
+}
+
+std::string manifest_text(const std::string& signing_key, const std::string& key,
+                          const std::string& module_bytes) {
+  std::string message = "tilecraft-module v2\n" + key + "\n";
+  message += module_bytes;
+  return "tilecraft-manifest v2\nkey " + key + "\nmodule.so " +
+         std::to_string(module_bytes.size()) + " hmac-sha256 " +
+         to_hex(hmac_sha256(signing_key, message)) + "\n";
+}
+
+ArtifactCache ArtifactCache::open(const Settings& settings) {
+  return open(settings.cache_dir, settings.signing_key_file);
+}
+
+ArtifactCache ArtifactCache::open(const std::string& root, const std::string& signing_key_file) {
+  if (first_time_for("private leftovers")) sweep_leftovers(temp_base(), private_prefix());
+
   ArtifactCache cache;
   cache.root_ = root;
   while (cache.root_.size() > 1 && cache.root_.back() == '/') cache.root_.pop_back();
+  auto repaired = [&cache](const std::string& line) {
+    cache.repairs_.push_back(line);
+    warn_once(line);
+  };
   auto unusable = [&cache](const std::string& why) {
     cache.readable_ = cache.writable_ = false;
     cache.reason_ = why;
@@ -213,29 +213,45 @@ ArtifactCache ArtifactCache::open(const std::string& root) {
     return cache;
   };
   if (cache.root_.empty()) return unusable("TILECRAFT_CACHE_DIR is empty");
+  if (cache.root_.front() != '/') {
+    return unusable(
+        "expected an absolute path (a relative one names a different folder in "
+        "every working folder)");
+  }
   if (Status made = make_dirs(cache.root_); !made) {
     return unusable("it cannot be created (" + made.message() + ")");
   }
-  if (std::string why = unsafe_dir_reason(cache.root_); !why.empty()) return unusable(why);
+  if (std::string why = private_dir_problem(cache.root_); !why.empty()) return unusable(why);
+
+  std::string repair;
+  Result<std::string> key = load_signing_key(signing_key_file, &repair);
+  if (!key) return unusable(key.status().message());
+  if (!repair.empty()) repaired(repair);
+  cache.key_ = std::move(*key);
 
   std::string not_writable;
   if (access(cache.root_.c_str(), W_OK) != 0) {
     not_writable = errno_text("cannot write to", cache.root_);
   } else {
     for (const char* sub : {"", "/tmp", "/locks", "/failed"}) {
-      if (Status made = make_private_dir(cache.v1() + sub); !made) {
+      std::string replaced;
+      if (Status made = ensure_own_dir(cache.v1() + sub, &replaced); !made) {
         not_writable = made.message();
         break;
       }
+      if (!replaced.empty()) {
+        repaired("tilecraft: the cache had " + replaced + " at " + cache.v1() + sub +
+                 ", where its folder belongs: replaced it with the folder");
+      }
     }
   }
-  std::error_code error;
-  if (fs::exists(cache.v1(), error)) {
-    if (std::string why = unsafe_dir_reason(cache.v1()); !why.empty()) return unusable(why);
+  struct stat v1_info;
+  if (lstat(cache.v1().c_str(), &v1_info) == 0) {
+    if (!S_ISDIR(v1_info.st_mode)) {
+      return unusable(cache.v1() + " is " + file_kind(v1_info.st_mode) + ", not a folder");
+    }
+    if (std::string why = private_dir_problem(cache.v1()); !why.empty()) return unusable(why);
   }
-  Result<std::string> secret = load_secret(cache.root_, not_writable.empty());
-  if (!secret) return unusable(secret.status().message());
-  cache.secret_ = std::move(*secret);
   cache.readable_ = true;
   cache.writable_ = not_writable.empty();
   if (!cache.writable_) {
@@ -243,8 +259,8 @@ ArtifactCache ArtifactCache::open(const std::string& root) {
     warn_once("tilecraft: the cache at '" + cache.root_ + "' is not writable (" + not_writable +
               "): modules already there are used, new ones are compiled into a private temporary "
               "folder");
-  } else {
-    sweep_stale_builds(cache.v1() + "/tmp");
+  } else if (first_time_for("sweep " + cache.root_)) {
+    sweep_leftovers(cache.v1() + "/tmp", "");
   }
   return cache;
 }
@@ -262,60 +278,73 @@ LookupResult ArtifactCache::lookup(const std::string& key) const {
     if (errno != ENOENT) result.invalid_reason = errno_text("cannot inspect", dir);
     return result;
   }
-  if (!S_ISDIR(info.st_mode) || info.st_uid != geteuid()) {
+  if (!S_ISDIR(info.st_mode)) {
+    result.invalid_reason = dir + " is " + file_kind(info.st_mode) + ", not a folder";
+    return result;
+  }
+  if (info.st_uid != geteuid()) {
     result.invalid_reason = dir + " is not a folder this user owns";
     return result;
   }
-  std::string manifest_path = dir + "/manifest";
-  UniqueFd manifest_fd(::open(manifest_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!manifest_fd.valid()) {
+  std::string manifest;
+  if (!read_entry_file(dir + "/manifest", &manifest)) {
     result.invalid_reason = "no readable manifest (a partial or foreign entry)";
     return result;
   }
-  std::string manifest;
-  if (!read_all(manifest_fd.get(), manifest_path, &manifest)) {
-    result.invalid_reason = "the manifest cannot be read";
-    return result;
-  }
   std::string module_path = dir + "/module.so";
-  UniqueFd module_fd(::open(module_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!module_fd.valid() || fstat(module_fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
-    result.invalid_reason = "module.so is missing or not a regular file";
-    return result;
-  }
   std::string module_bytes;
-  if (!read_all(module_fd.get(), module_path, &module_bytes)) {
-    result.invalid_reason = "module.so cannot be read";
+  if (!read_entry_file(module_path, &module_bytes)) {
+    result.invalid_reason = "module.so is missing, unreadable or not a regular file";
     return result;
   }
-  if (!constant_time_equal(manifest, manifest_text(secret_, key, module_bytes))) {
+  if (!constant_time_equal(manifest, manifest_text(key_, key, module_bytes))) {
     std::string size_text = " " + std::to_string(module_bytes.size()) + " hmac-sha256";
-    result.invalid_reason =
-        manifest.find(size_text) == std::string::npos
-            ? "module.so (" + std::to_string(module_bytes.size()) +
-                  " bytes) is not the size its manifest records: truncated or replaced"
-            : "module.so does not match its manifest's HMAC: corrupt or not written by tilecraft";
+    if (manifest.rfind("tilecraft-manifest v2\n", 0) != 0) {
+      result.invalid_reason =
+          "its manifest is not one this tilecraft writes (an earlier layout, or not tilecraft's)";
+    } else if (manifest.find(size_text) == std::string::npos) {
+      result.invalid_reason = "module.so (" + std::to_string(module_bytes.size()) +
+                              " bytes) is not the size its manifest records: truncated or replaced";
+    } else {
+      result.invalid_reason =
+          "module.so does not match its manifest's HMAC: corrupt, or not signed with this user's "
+          "signing key";
+    }
     return result;
   }
   result.module_path = module_path;
   return result;
 }
 
-KeyLock ArtifactCache::lock(const std::string& key) const {
+Result<KeyLock> ArtifactCache::lock(const std::string& key, const std::atomic<bool>* cancel) const {
   if (!writable_) return KeyLock();
   std::string path = v1() + "/locks/" + key + ".lock";
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  UniqueFd fd;
+  for (int attempt = 0; attempt < 2 && !fd.valid(); ++attempt) {
+    fd = UniqueFd(
+        ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+    struct stat info;
+    if (fd.valid() && fstat(fd.get(), &info) == 0 && !S_ISREG(info.st_mode)) fd.reset();
+    if (!fd.valid()) remove_path(path);  // a link, folder or fifo where the lock file belongs
+  }
   if (!fd.valid()) return KeyLock();  // unlocked: racing processes may then compile twice
-  while (flock(fd.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return KeyLock();
+  while (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) return KeyLock();
+    if (cancel && cancel->load()) {
+      return Status(StatusCode::kCancelled,
+                    "interrupted while waiting for another process "
+                    "compiling the same kernel");
+    }
+    std::this_thread::sleep_for(kLockPoll);
   }
   return KeyLock(std::move(fd));
 }
 
-Result<std::string> ArtifactCache::make_build_dir(const std::string& key) const {
+Result<BuildDir> ArtifactCache::make_build_dir(const std::string& key) const {
   std::string base;
   if (writable_) {
     base = v1() + "/tmp";
+    TILECRAFT_RETURN_IF_ERROR(ensure_own_dir(base));
   } else {
     Result<std::string> dir = private_dir();
     if (!dir) return dir.status();
@@ -325,14 +354,23 @@ Result<std::string> ArtifactCache::make_build_dir(const std::string& key) const 
   if (!mkdtemp(pattern.data())) {
     return Status(StatusCode::kInternal, errno_text("could not create a build folder", pattern));
   }
-  return pattern;
+  Result<UniqueFd> held = hold_folder_lock(pattern);
+  if (!held) {
+    remove_path(pattern);
+    return held.status();
+  }
+  return BuildDir(pattern, std::move(*held));
 }
 
-Result<std::string> ArtifactCache::commit(const std::string& key, const std::string& build_dir,
+Result<std::string> ArtifactCache::commit(const std::string& key, BuildDir& build,
                                           const std::string& key_text) const {
+  const std::string& build_dir = build.path();
   std::string module_path = build_dir + "/module.so";
   TILECRAFT_RETURN_IF_ERROR(write_file_synced(build_dir + "/key.txt", key_text));
-  if (!writable_) return module_path;
+  if (!writable_) {
+    build.release();
+    return module_path;
+  }
 
   UniqueFd module_fd(::open(module_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!module_fd.valid())
@@ -343,13 +381,20 @@ Result<std::string> ArtifactCache::commit(const std::string& key, const std::str
     return Status(StatusCode::kInternal, errno_text("could not fsync", module_path));
   }
   TILECRAFT_RETURN_IF_ERROR(
-      write_file_synced(build_dir + "/manifest", manifest_text(secret_, key, module_bytes)));
+      write_file_synced(build_dir + "/manifest", manifest_text(key_, key, module_bytes)));
   TILECRAFT_RETURN_IF_ERROR(fsync_path(build_dir + "/source.cu"));
   TILECRAFT_RETURN_IF_ERROR(fsync_path(build_dir));
 
   std::string parent = v1() + "/" + key.substr(0, 2);
-  TILECRAFT_RETURN_IF_ERROR(make_private_dir(parent));
+  TILECRAFT_RETURN_IF_ERROR(ensure_own_dir(parent));
   std::string final_dir = entry_dir(key);
+  struct stat info;
+  if (lstat(final_dir.c_str(), &info) == 0 && !S_ISDIR(info.st_mode)) {
+    unlink(
+        final_dir.c_str());  // a file or link where the entry belongs (this process holds the key)
+  }
+  unlink(
+      (build_dir + kBuildLock).c_str());  // the entry needs no lock; the fd keeps ours until done
   if (rename(build_dir.c_str(), final_dir.c_str()) != 0) {
     if (errno != ENOTEMPTY && errno != EEXIST) {
       return Status(StatusCode::kInternal,
@@ -357,29 +402,38 @@ Result<std::string> ArtifactCache::commit(const std::string& key, const std::str
     }
     // An invalid entry is in the way (this process holds the key's lock): move it aside first.
     std::string trash = v1() + "/tmp/replaced-XXXXXX";
-    if (!mkdtemp(trash.data()) || rename(final_dir.c_str(), (trash + "/entry").c_str()) != 0 ||
-        rename(build_dir.c_str(), final_dir.c_str()) != 0) {
+    if (!mkdtemp(trash.data())) {
       return Status(StatusCode::kInternal, errno_text("could not replace the entry", final_dir));
     }
-    std::error_code error;
-    fs::remove_all(trash, error);
+    bool moved = rename(final_dir.c_str(), (trash + "/entry").c_str()) == 0 &&
+                 rename(build_dir.c_str(), final_dir.c_str()) == 0;
+    int error = errno;
+    remove_path(trash);
+    if (!moved) {
+      errno = error;
+      return Status(StatusCode::kInternal, errno_text("could not replace the entry", final_dir));
+    }
   }
+  build.release();
   TILECRAFT_RETURN_IF_ERROR(fsync_path(parent));
   return final_dir + "/module.so";
 }
 
 std::string ArtifactCache::keep_failed(const std::string& name, const std::string& key,
-                                       const std::string& build_dir, const std::string& log) const {
-  std::string source = build_dir + "/source.cu";
+                                       BuildDir& build, const std::string& log) const {
+  std::string source = build.path() + "/source.cu";
   if (!writable_) {
-    (void)write_file_synced(build_dir + "/nvcc.log", log);
+    (void)write_file_synced(build.path() + "/nvcc.log", log);
+    build.release();  // in the private folder, removed when this process exits
     return source;
   }
-  std::string stem = v1() + "/failed/" + safe_file_name(name) + "-" + key.substr(0, 8);
-  if (rename(source.c_str(), (stem + ".cu").c_str()) != 0) return source;
+  std::string failed = v1() + "/failed";
+  std::string stem = failed + "/" + safe_file_name(name) + "-" + key.substr(0, 8);
+  if (Status made = ensure_own_dir(failed); !made) return "(not kept: " + made.message() + ")";
+  if (rename(source.c_str(), (stem + ".cu").c_str()) != 0) {
+    return "(not kept: " + errno_text("could not move " + source + " to", stem + ".cu") + ")";
+  }
   (void)write_file_synced(stem + ".log", log);
-  std::error_code error;
-  fs::remove_all(build_dir, error);
   return stem + ".cu";
 }
 

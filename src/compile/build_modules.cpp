@@ -2,6 +2,7 @@
 // process (a mutex per key) and once across processes (the cache's per-key file lock).
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "compile/artifact_cache.hpp"
 #include "compile/nvcc_backend.hpp"
@@ -88,17 +90,35 @@ std::optional<CompiledModule> find_existing(const ArtifactCache& cache, const Jo
   return CompiledModule{*found.module_path, job.key, true, 0.0};
 }
 
+Status cancelled_status(const CompileRequest& request) {
+  return Status(StatusCode::kCancelled,
+                "compiling " + request.name + " was interrupted; nothing of it was kept");
+}
+
+// Takes the key's in-process mutex, giving up when the compile is cancelled meanwhile.
+bool lock_key(KeyState& state, const std::atomic<bool>& cancel) {
+  while (!state.mutex.try_lock()) {
+    if (cancel.load()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
 // Finds the job's module or compiles it, holding the key against other threads and processes.
+// Every failure path removes the build folder (BuildDir's destructor).
 Result<CompiledModule> obtain(const Toolchain& toolchain, const ArtifactCache& cache,
-                              const Job& job, const Settings& s, Reporter& reporter) {
+                              const Job& job, const Settings& s, Reporter& reporter,
+                              const std::atomic<bool>& cancel) {
   const CompileRequest& request = *job.request;
   std::shared_ptr<KeyState> state = key_state(cache.root(), job.key);
-  std::lock_guard key_guard(state->mutex);
+  if (!lock_key(*state, cancel)) return cancelled_status(request);
+  std::lock_guard key_guard(state->mutex, std::adopt_lock);
   if (auto hit = find_existing(cache, job, *state, nullptr)) {
     reporter.finished(request.name + " was compiled by another thread");
     return *hit;
   }
-  KeyLock process_lock = cache.lock(job.key);
+  Result<KeyLock> process_lock = cache.lock(job.key, &cancel);
+  if (!process_lock) return cancelled_status(request);
   std::string invalid_reason;
   if (auto hit = find_existing(cache, job, *state, &invalid_reason)) {
     reporter.finished(request.name + " was compiled by another process");
@@ -109,30 +129,74 @@ Result<CompiledModule> obtain(const Toolchain& toolchain, const ArtifactCache& c
                   " is invalid (" + invalid_reason + "); rebuilding it");
   }
 
-  Result<std::string> build_dir = cache.make_build_dir(job.key);
-  if (!build_dir) return build_dir.status();
+  Result<BuildDir> build = cache.make_build_dir(job.key);
+  if (!build) return build.status();
   auto start = std::chrono::steady_clock::now();
-  Result<NvccRun> run = run_nvcc(toolchain, request, *build_dir);
+  Result<NvccRun> run = run_nvcc(toolchain, request, build->path(), &cancel);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!run) {
-    std::error_code error;
-    std::filesystem::remove_all(*build_dir, error);
-    return run.status();
-  }
+  if (!run) return run.status();
+  if (run->cancelled) return cancelled_status(request);
   if (s.verbose) reporter.line("tilecraft: " + format_command(run->command));
   if (!run->ok()) {
-    std::string kept = cache.keep_failed(request.name, job.key, *build_dir, run->output);
+    std::string kept = cache.keep_failed(request.name, job.key, *build, run->output);
     reporter.finished("failed to compile " + request.name + " after " + seconds_text(seconds));
     return compile_error(request, *run, kept);
   }
-  Result<std::string> module_path = cache.commit(job.key, *build_dir, job.key_text);
-  if (!module_path) return module_path.status();
+  if (Status produced = check_module_produced(request, *run, build->path()); !produced) {
+    reporter.finished("failed to compile " + request.name + " after " + seconds_text(seconds));
+    return produced;
+  }
+  Result<std::string> module_path = cache.commit(job.key, *build, job.key_text);
+  if (!module_path) {
+    reporter.finished("could not store " + request.name + " after compiling it");
+    return Status(module_path.status().code(),
+                  "compiled " + request.name +
+                      " but could not store it in the cache: " + module_path.status().message());
+  }
   if (!cache.writable()) state->private_module = *module_path;
   reporter.finished("compiled " + request.name + " in " + seconds_text(seconds));
   return CompiledModule{*module_path, job.key, false, seconds};
 }
 
+thread_local std::function<bool()> t_interrupted;
+
+// Runs `work` on `workers` threads. With an interrupt poll on this thread, this thread only
+// waits and polls, and sets `cancel` when the poll says so; without one it works too.
+void run_workers(size_t workers, const std::function<void()>& work,
+                 const std::function<bool()>& interrupted, std::atomic<bool>& cancel) {
+  std::mutex mutex;
+  std::condition_variable finished_one;
+  size_t finished = 0;
+  auto worker = [&]() {
+    work();
+    std::lock_guard lock(mutex);
+    ++finished;
+    finished_one.notify_all();
+  };
+  std::vector<std::thread> threads;
+  const size_t spawned = interrupted ? workers : workers - 1;
+  for (size_t t = 0; t < spawned; ++t) threads.emplace_back(worker);
+  if (!interrupted) {
+    work();
+  } else {
+    std::unique_lock lock(mutex);
+    while (finished < spawned) {
+      finished_one.wait_for(lock, std::chrono::milliseconds(50));
+      if (finished == spawned || cancel.load()) continue;
+      lock.unlock();
+      if (interrupted()) cancel = true;
+      lock.lock();
+    }
+  }
+  for (std::thread& thread : threads) thread.join();
+}
+
 }  // namespace
+
+InterruptScope::InterruptScope(std::function<bool()> interrupted)
+    : previous_(std::exchange(t_interrupted, std::move(interrupted))) {}
+
+InterruptScope::~InterruptScope() { t_interrupted = std::move(previous_); }
 
 void default_progress(std::string_view line) {
   if (settings().quiet) return;
@@ -154,9 +218,9 @@ std::string cache_key(const CompileRequest& request) {
 std::vector<Result<CompiledModule>> build_modules(const std::vector<CompileRequest>& requests,
                                                   const ProgressFn& progress) {
   const Settings s = settings();  // a copy: set_settings may replace the table meanwhile
+  ArtifactCache cache = ArtifactCache::open(s);  // first: the toolchain remembers a hash there
   Result<std::shared_ptr<const Toolchain>> toolchain = find_toolchain(s);
   if (!toolchain) return std::vector<Result<CompiledModule>>(requests.size(), toolchain.status());
-  ArtifactCache cache = ArtifactCache::open(s.cache_dir);
 
   std::vector<std::optional<Result<CompiledModule>>> results(requests.size());
   std::vector<Job> jobs(requests.size());
@@ -196,21 +260,28 @@ std::vector<Result<CompiledModule>> build_modules(const std::vector<CompileReque
     }
     Reporter reporter(progress, misses.size());
     std::atomic<size_t> next{0};
+    std::atomic<bool> cancel{false};
     auto work = [&]() {
       for (size_t at = next++; at < misses.size(); at = next++) {
         size_t i = misses[at];
+        if (cancel.load()) {
+          results[i] = cancelled_status(requests[i]);
+          continue;
+        }
         try {
-          results[i] = obtain(**toolchain, cache, jobs[i], s, reporter);
+          results[i] = obtain(**toolchain, cache, jobs[i], s, reporter, cancel);
         } catch (const std::exception& error) {
           results[i] = Status(StatusCode::kInternal,
                               "compiling " + requests[i].name + " failed: " + error.what());
         }
       }
     };
-    std::vector<std::thread> threads;
-    for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
-    work();
-    for (std::thread& thread : threads) thread.join();
+    run_workers(workers, work, t_interrupted, cancel);
+    if (cancel.load() && progress) {
+      progress(
+          "tilecraft: interrupted: the compiler processes were stopped and nothing of the "
+          "unfinished kernels was kept");
+    }
   }
 
   std::vector<Result<CompiledModule>> out;
@@ -223,9 +294,9 @@ std::vector<std::optional<CompiledModule>> find_cached_modules(
     const std::vector<CompileRequest>& requests) {
   std::vector<std::optional<CompiledModule>> out(requests.size());
   const Settings s = settings();
+  ArtifactCache cache = ArtifactCache::open(s);
   Result<std::shared_ptr<const Toolchain>> toolchain = find_toolchain(s);
   if (!toolchain) return out;
-  ArtifactCache cache = ArtifactCache::open(s.cache_dir);
   for (size_t i = 0; i < requests.size(); ++i) {
     if (requests[i].source.empty()) continue;
     Job job{&requests[i], key_text(**toolchain, requests[i]), ""};

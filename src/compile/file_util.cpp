@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 namespace tilecraft::compile {
 
@@ -78,6 +80,69 @@ Status make_private_dir(const std::string& path) {
     return Status(StatusCode::kInternal, "expected a folder at " + path + ", found something else");
   }
   return Status(StatusCode::kInternal, errno_text("could not create the folder", path));
+}
+
+std::string private_dir_problem(const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) return errno_text("cannot inspect", path);
+  if (!S_ISDIR(info.st_mode)) return path + " is not a folder";
+  if (info.st_uid != geteuid()) {
+    return path + " is owned by uid " + std::to_string(info.st_uid) + ", not by this user (uid " +
+           std::to_string(geteuid()) + ")";
+  }
+  if (info.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(info.st_mode & 07777));
+    return path + " is writable by its group or by everyone (mode " + mode + ")";
+  }
+  return "";
+}
+
+std::string file_kind(unsigned mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a fifo";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a device file";
+}
+
+Status ensure_own_dir(const std::string& path, std::string* replaced) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    struct stat info;
+    if (lstat(path.c_str(), &info) != 0) {
+      if (errno != ENOENT) return Status(StatusCode::kInternal, errno_text("cannot inspect", path));
+      if (mkdir(path.c_str(), 0700) == 0 || errno == EEXIST) continue;
+      return Status(StatusCode::kInternal, errno_text("could not create the folder", path));
+    }
+    if (S_ISDIR(info.st_mode)) {
+      if (info.st_uid != geteuid()) {
+        return Status(StatusCode::kInternal,
+                      path + " is a folder of uid " + std::to_string(info.st_uid) +
+                          ", not of this user (uid " + std::to_string(geteuid()) + ")");
+      }
+      if ((info.st_mode & 077) != 0 && chmod(path.c_str(), 0700) != 0) {
+        return Status(StatusCode::kInternal, errno_text("could not make private", path));
+      }
+      return Status::ok();
+    }
+    if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return Status(StatusCode::kInternal,
+                    errno_text("could not remove " + file_kind(info.st_mode) +
+                                   " standing where a folder belongs:",
+                               path));
+    }
+    if (replaced) *replaced = file_kind(info.st_mode);
+  }
+  return Status(StatusCode::kInternal,
+                "could not make a folder at " + path + ": something else keeps appearing there");
+}
+
+bool remove_path(const std::string& path) {
+  std::error_code error;
+  std::filesystem::remove_all(path, error);
+  struct stat info;
+  return lstat(path.c_str(), &info) != 0 && errno == ENOENT;
 }
 
 }  // namespace tilecraft::compile

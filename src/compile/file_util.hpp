@@ -42,4 +42,19 @@ Status fsync_path(const std::string& path);
 // Creates one folder (mode 0700) if it is missing; fine when it already is a folder.
 Status make_private_dir(const std::string& path);
 
+// "" when path is a folder this user owns that nobody else may write; else why it is not.
+std::string private_dir_problem(const std::string& path);
+
+// What kind of thing lstat() found: "a regular file", "a symbolic link", "a folder", ...
+std::string file_kind(unsigned mode);
+
+// Makes path a real folder of this user (mode 0700) inside a tree tilecraft owns: creates it
+// when missing; when something else stands there (a file, a symbolic link, a fifo) removes it
+// first and sets *replaced to what it was. A folder of another user is an error.
+Status ensure_own_dir(const std::string& path, std::string* replaced = nullptr);
+
+// Removes a file, a symbolic link or a whole folder at path (not following links); true when
+// nothing is left there.
+bool remove_path(const std::string& path);
+
 }  // namespace tilecraft::compile

@@ -9,8 +9,11 @@
 #include <mutex>
 #include <sstream>
 
+#include "compile/file_util.hpp"
+#include "compile/header_digest.hpp"
 #include "compile/process.hpp"
 #include "compile/sha256.hpp"
+#include "core/program_path.hpp"
 #include "tilecraft/abi/module_abi.h"
 
 #ifndef TILECRAFT_VERSION
@@ -44,19 +47,16 @@ std::string read_text(const std::string& path, bool* ok) {
   return text.str();
 }
 
+// NVCC_CCBIN (a path, or a name looked up on PATH), else the first g++, c++ or clang++ in an
+// absolute folder of PATH.
 std::string find_host_compiler() {
-  if (const char* ccbin = std::getenv("NVCC_CCBIN"); ccbin && *ccbin) return ccbin;
-  const char* path = std::getenv("PATH");
-  std::string all = path ? path : "/usr/bin";
+  if (const char* ccbin = std::getenv("NVCC_CCBIN"); ccbin && *ccbin) {
+    std::string named = ccbin;
+    if (named.find('/') == std::string::npos) return find_program_on_path(named);
+    return fs::absolute(named).lexically_normal().string();
+  }
   for (const char* name : {"g++", "c++", "clang++"}) {
-    size_t start = 0;
-    while (start <= all.size()) {
-      size_t end = all.find(':', start);
-      if (end == std::string::npos) end = all.size();
-      std::string candidate = all.substr(start, end - start) + "/" + name;
-      if (end > start && is_executable_file(candidate)) return candidate;
-      start = end + 1;
-    }
+    if (std::string found = find_program_on_path(name); !found.empty()) return found;
   }
   return "";
 }
@@ -88,25 +88,48 @@ Result<std::string> identify_nvcc(const std::string& nvcc) {
 
 Status nvcc_not_found(const Settings& s) {
   if (!s.nvcc.empty()) {
-    return Status::unsupported("TILECRAFT_NVCC: expected an executable nvcc, got '" + s.nvcc +
-                               "', which does not exist or is not executable");
+    return Status::unsupported(
+        "TILECRAFT_NVCC: expected an executable nvcc (an absolute path, or "
+        "a name found in an absolute folder of PATH), got '" +
+        s.nvcc + "', which " +
+        (s.nvcc.front() == '/' ? "does not exist or is not executable" : "is not on PATH"));
   }
   return Status::unsupported(
       "no nvcc found: searched $TILECRAFT_NVCC, $CUDA_HOME/bin, $CUDA_PATH/bin, "
-      "$CUDA_INSTALL_PATH/bin, every folder of $PATH and /usr/local/cuda/bin; set TILECRAFT_NVCC "
-      "to the nvcc to use");
+      "$CUDA_INSTALL_PATH/bin, every absolute folder of $PATH and /usr/local/cuda/bin; set "
+      "TILECRAFT_NVCC to the nvcc to use");
+}
+
+// Where the CUTLASS folder came from, as the user would recognize it.
+std::string cutlass_origin(const Settings& s) {
+  if (!s.cutlass_dir_variable.empty()) return s.cutlass_dir_variable;
+  return "the CUTLASS headers tilecraft was built with";
+}
+
+// <cache>/v1/headers when the cache's v1 folder is there and private to this user, else "".
+std::string header_memo_dir(const Settings& s) {
+  std::string v1 = s.cache_dir + "/v1";
+  if (s.cache_dir.empty() || s.cache_dir.front() != '/' ||
+      !private_dir_problem(s.cache_dir).empty() || !private_dir_problem(v1).empty()) {
+    return "";
+  }
+  return v1 + "/headers";
 }
 
 }  // namespace
 
 Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& s) {
-  if (!is_executable_file(s.nvcc)) return nvcc_not_found(s);
+  if (s.nvcc.empty() || s.nvcc.front() != '/' || !is_executable_file(s.nvcc)) {
+    return nvcc_not_found(s);
+  }
   std::string version_header = s.cutlass_dir + "/include/cutlass/version.h";
   std::error_code error;
   if (s.cutlass_dir.empty() || !fs::is_regular_file(version_header, error)) {
+    const std::string setting =
+        s.cutlass_dir_variable.empty() ? "TILECRAFT_CUTLASS_DIR" : s.cutlass_dir_variable;
     return Status::unsupported(
-        "TILECRAFT_CUTLASS_DIR: expected a folder holding include/cutlass/version.h, got '" +
-        s.cutlass_dir + "'" + (s.cutlass_dir.empty() ? " (empty)" : "") +
+        setting + ": expected a folder holding include/cutlass/version.h, got '" + s.cutlass_dir +
+        "'" + (s.cutlass_dir.empty() ? " (empty)" : "") + " from " + cutlass_origin(s) +
         "; searched TILECRAFT_CUTLASS_DIR, CUTLASS_DIR and the headers tilecraft was built with; "
         "run scripts/setup.sh or set TILECRAFT_CUTLASS_DIR");
   }
@@ -132,12 +155,14 @@ Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& s) {
   bool ok = false;
   std::string header = read_text(version_header, &ok);
   if (!ok) {
-    return Status::unsupported("TILECRAFT_CUTLASS_DIR: could not read " + version_header);
+    return Status::unsupported(cutlass_origin(s) + ": could not read " + version_header);
   }
   toolchain->cutlass_version = define_value(header, "CUTLASS_MAJOR") + "." +
                                define_value(header, "CUTLASS_MINOR") + "." +
                                define_value(header, "CUTLASS_PATCH");
-  toolchain->cutlass_version_sha256 = sha256_hex(header);
+  Result<std::string> digest = header_tree_digest(include_roots(s.cutlass_dir), header_memo_dir(s));
+  if (!digest) return Status::unsupported(cutlass_origin(s) + ": " + digest.status().message());
+  toolchain->cutlass_headers_sha256 = std::move(*digest);
   for (const char* name : kNvccEnvironment) {
     if (const char* value = std::getenv(name); value && *value) {
       toolchain->nvcc_environment.push_back(std::string(name) + "=" + value);
@@ -149,18 +174,26 @@ Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& s) {
   return std::shared_ptr<const Toolchain>(toolchain);
 }
 
+std::vector<std::string> include_roots(const std::string& cutlass_dir) {
+  std::vector<std::string> roots = {cutlass_dir + "/include"};
+  std::error_code error;
+  if (fs::is_directory(cutlass_dir + "/tools/util/include", error)) {
+    roots.push_back(cutlass_dir + "/tools/util/include");
+  }
+  return roots;
+}
+
 std::vector<std::string> compile_flags(const Toolchain& toolchain, const CompileRequest& request) {
-  std::vector<std::string> flags = {
-      "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-Xcompiler=-fPIC", "-shared",
-      // One CUDA runtime per process (the one libtilecraft and the frameworks use), and only the
-      // module table exported.
-      "-cudart=shared", "-Xcompiler=-fvisibility=hidden"};
+  std::vector<std::string> flags = {"-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr",
+                                    "-Xcompiler=-fPIC", "-shared",
+                                    // One CUDA runtime per process (the one libtilecraft and the
+                                    // frameworks use), and only the module table exported.
+                                    "-cudart=shared", "-Xcompiler=-fvisibility=hidden"};
   if (!toolchain.host_compiler.empty()) {
     flags.push_back("-ccbin");
     flags.push_back(toolchain.host_compiler);
   }
-  flags.push_back("-I" + toolchain.cutlass_dir + "/include");
-  flags.push_back("-I" + toolchain.cutlass_dir + "/tools/util/include");
+  for (const std::string& root : include_roots(toolchain.cutlass_dir)) flags.push_back("-I" + root);
   flags.insert(flags.end(), request.arch_flags.begin(), request.arch_flags.end());
   return flags;
 }
@@ -188,7 +221,7 @@ std::string key_text(const Toolchain& toolchain, const CompileRequest& request) 
   }
   text += "\n";
   text += "cutlass: " + toolchain.cutlass_dir + " version " + toolchain.cutlass_version +
-          " (version.h sha256 " + toolchain.cutlass_version_sha256 + ")\n";
+          " (headers sha256 " + toolchain.cutlass_headers_sha256 + ")\n";
   for (const std::string& variable : toolchain.nvcc_environment) text += "env: " + variable + "\n";
   text += "flags:\n";
   for (const std::string& flag : compile_flags(toolchain, request)) text += "  " + flag + "\n";

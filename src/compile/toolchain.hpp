@@ -19,13 +19,17 @@ struct Toolchain {
   std::string host_compiler_real;             // host_compiler with symbolic links resolved
   std::string cutlass_dir;                    // holds include/cutlass
   std::string cutlass_version;                // "MAJOR.MINOR.PATCH" as version.h says
-  std::string cutlass_version_sha256;         // hash of version.h's whole text
+  std::string cutlass_headers_sha256;         // content of every header under the -I folders
   std::vector<std::string> nvcc_environment;  // NVCC_PREPEND_FLAGS=... and the like, when set
 };
 
 // Finds nvcc and CUTLASS as the settings name them and identifies them (runs `nvcc --version`
-// once per nvcc path per process). The Status names the setting to change and what was searched.
+// and hashes the CUTLASS headers once per process; the hash is remembered under the cache when
+// it is usable). The Status names the setting to change and what was searched.
 Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& settings);
+
+// The folders compiles include: CUTLASS's include and tools/util/include.
+std::vector<std::string> include_roots(const std::string& cutlass_dir);
 
 // nvcc's arguments for a request, except the output and input paths.
 std::vector<std::string> compile_flags(const Toolchain& toolchain, const CompileRequest& request);

@@ -136,22 +136,21 @@ void bind_api(nb::module_& root) {
            [](const Kernel& k, const GemmArguments& args) { return error_of(k.supports(args)); })
       .def("compile",
            [](const Kernel& k, const GemmArguments& args) {
-             nb::gil_scoped_release release;
-             return unwrap(k.compile(args));
+             return unwrap(interruptible([&] { return k.compile(args); }));
            })
       .def("get_workspace_size",
            [](const Kernel& k, const GemmArguments& args) {
-             nb::gil_scoped_release release;
-             return unwrap(k.get_workspace_size(args));
+             return unwrap(interruptible([&] { return k.get_workspace_size(args); }));
            })
       .def(
           "run",
           [](const Kernel& k, const GemmArguments& args, const CompiledArtifact* artifact,
              uintptr_t stream, bool assume_supported_args, uintptr_t workspace,
              size_t workspace_bytes) {
-            nb::gil_scoped_release release;
-            check(k.run(args, artifact, reinterpret_cast<void*>(stream), assume_supported_args,
-                        reinterpret_cast<void*>(workspace), workspace_bytes));
+            check(interruptible([&] {
+              return k.run(args, artifact, reinterpret_cast<void*>(stream), assume_supported_args,
+                           reinterpret_cast<void*>(workspace), workspace_bytes);
+            }));
           },
           nb::arg("args"), nb::arg("compiled_artifact").none(), nb::arg("stream"),
           nb::arg("assume_supported_args"), nb::arg("workspace"), nb::arg("workspace_bytes"));
@@ -161,8 +160,7 @@ void bind_api(nb::module_& root) {
       [](const GemmArguments* args, std::optional<int> cc) { return get_kernels(args, {}, cc); },
       nb::arg("args").none(), nb::arg("cc").none());
   m.def("compile_kernels", [](const std::vector<Kernel>& kernels) {
-    nb::gil_scoped_release release;
-    check(compile_kernels(kernels));
+    check(interruptible([&] { return compile_kernels(kernels); }));
   });
   m.def("is_device_cc_supported",
         [](const std::set<int>& ccs) { return error_of(is_device_cc_supported(ccs)); });

@@ -65,7 +65,8 @@ void bind_runtime(nb::module_& m) {
             problem.mode = mode;
             problem.split_k_slices = split_k_slices;
             problem.batch = batch;
-            return unwrap(GemmArguments::make(op, problem));
+            // Compiles the operation's kernel on first use (the mode's companion kernel too).
+            return unwrap(interruptible([&] { return GemmArguments::make(op, problem); }));
           },
           nb::arg("operation"), nb::arg("problem_size"), nb::arg("A"), nb::arg("B"),
           nb::arg("C").none(), nb::arg("D"), nb::arg("output_op"), nb::arg("gemm_mode"),
@@ -77,12 +78,7 @@ void bind_runtime(nb::module_& m) {
       .def_prop_ro("mode", &GemmArguments::mode);
 
   m.def("compile_operations", [](const std::vector<std::shared_ptr<GemmOperation>>& operations) {
-    Status status;
-    {
-      nb::gil_scoped_release release;
-      status = compile_operations(operations);
-    }
-    check(status);
+    check(interruptible([&] { return compile_operations(operations); }));
   });
   m.def(
       "get_memory_pool", [](size_t init, size_t max) { check(get_memory_pool(init, max)); },

@@ -3,6 +3,10 @@
 
 #include <nanobind/nanobind.h>
 
+#include <exception>
+#include <optional>
+
+#include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/status.hpp"
 
 namespace tilecraft::python {
@@ -17,6 +21,31 @@ T unwrap(Result<T>&& result) {
 
 inline void check(const Status& status) {
   if (!status) throw Error(status);
+}
+
+// Runs `work` (returning a Status or a Result) with the GIL released, so that what it compiles
+// can be stopped by Ctrl-C: Python's signal handlers run about every 50 ms while it waits; when
+// one raises (KeyboardInterrupt), the compiler processes are killed, nothing of them is kept, and
+// that exception propagates instead of any error the stopped work reports.
+template <typename Work>
+auto interruptible(Work&& work) -> decltype(work()) {
+  bool interrupted = false;
+  auto poll = [&interrupted] {
+    nb::gil_scoped_acquire gil;
+    interrupted = PyErr_CheckSignals() != 0;
+    return interrupted;
+  };
+  std::optional<decltype(work())> outcome;
+  try {
+    nb::gil_scoped_release release;
+    compile::InterruptScope scope(poll);
+    outcome.emplace(work());
+  } catch (...) {
+    if (interrupted) throw nb::python_error();
+    throw;
+  }
+  if (interrupted) throw nb::python_error();
+  return std::move(*outcome);
 }
 
 void bind_types(nb::module_& m);

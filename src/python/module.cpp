@@ -45,6 +45,9 @@ NB_MODULE(_core, m) {
         case tilecraft::StatusCode::kCudaError:
           type = g_cuda_error;
           break;
+        case tilecraft::StatusCode::kCancelled:
+          type = PyExc_KeyboardInterrupt;
+          break;
         default:
           break;
       }

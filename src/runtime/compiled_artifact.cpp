@@ -219,12 +219,15 @@ Status check_payload(const std::string& path, const ArtifactFile& file) {
 // <cache dir>/artifacts when the cache is writable; else a private temporary folder that is
 // removed when the process exits.
 Result<std::string> payload_folder(const std::string& sha256) {
-  const compile::ArtifactCache cache = compile::ArtifactCache::open(settings().cache_dir);
+  const compile::ArtifactCache cache = compile::ArtifactCache::open(settings());
   if (cache.writable()) {
     const std::string folder = cache.root() + "/artifacts";
-    if (compile::make_private_dir(folder)) return folder;
+    if (compile::ensure_own_dir(folder)) return folder;
   }
-  return cache.make_build_dir(sha256);
+  Result<compile::BuildDir> build = cache.make_build_dir(sha256);
+  if (!build) return build.status();
+  build->release();
+  return build->path();
 }
 
 bool file_holds(const std::string& path, const std::string& sha256) {

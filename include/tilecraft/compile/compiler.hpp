@@ -24,6 +24,22 @@ struct CompiledModule {
   double compile_seconds = 0.0;  // 0 when from the cache
 };
 
+// Lets the thread that starts compiles stop them. While a scope lives on a thread, compiles
+// started on that thread call `interrupted` about every 50 ms while they wait (on the starting
+// thread); once it returns true, every compiler process they started is killed with all it
+// started, nothing of theirs is cached or left behind, and each unfinished request fails with
+// StatusCode::kCancelled. The Python binding turns Ctrl-C into KeyboardInterrupt this way.
+class InterruptScope {
+ public:
+  explicit InterruptScope(std::function<bool()> interrupted);
+  ~InterruptScope();
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+
+ private:
+  std::function<bool()> previous_;
+};
+
 // Receives human-readable progress lines ("[2/5] compiled foo in 9.1 s").
 using ProgressFn = std::function<void(std::string_view line)>;
 // Writes progress to stderr unless Settings::quiet.

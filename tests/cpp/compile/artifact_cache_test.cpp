@@ -71,13 +71,15 @@ TEST(ArtifactCache, MissThenHitReturnsTheSamePathWithoutCompiling) {
   EXPECT_NE(key_txt.find("tilecraft-abi-"), std::string::npos);
   EXPECT_NE(key_txt.find("arch=compute_80,code=sm_80"), std::string::npos);
   EXPECT_NE(key_txt.find("Cuda compilation tools"), std::string::npos);
-  EXPECT_NE(key_txt.find("version.h sha256"), std::string::npos);
+  EXPECT_NE(key_txt.find("headers sha256"), std::string::npos);
   EXPECT_EQ(key_txt.find("tilecraft_test_answer"), std::string::npos);
   EXPECT_NE(read_file(entry + "/manifest").find("hmac-sha256"), std::string::npos);
-  struct stat secret;
-  ASSERT_EQ(stat((scope.cache_dir() + "/secret").c_str(), &secret), 0);
-  EXPECT_EQ(secret.st_mode & 0777, 0600u);
-  EXPECT_EQ(secret.st_size, 32);
+  // The signing key lives outside the cache, private to this user.
+  EXPECT_FALSE(fs::exists(scope.cache_dir() + "/secret"));
+  struct stat key;
+  ASSERT_EQ(stat(scope.signing_key_file().c_str(), &key), 0);
+  EXPECT_EQ(key.st_mode & 0777, 0600u);
+  EXPECT_EQ(key.st_size, 32);
   EXPECT_TRUE(fs::is_empty(scope.cache_dir() + "/v1/tmp"));
 
   Collected second;
@@ -118,7 +120,7 @@ TEST(ArtifactCache, PlantedModuleIsNeverReturned) {
       "\x7f"
       "ELF planted by someone else";
   write_file(entry + "/module.so", garbage);
-  write_file(entry + "/manifest", "tilecraft-manifest v1\nkey " + key + "\nmodule.so " +
+  write_file(entry + "/manifest", "tilecraft-manifest v2\nkey " + key + "\nmodule.so " +
                                       std::to_string(garbage.size()) + " hmac-sha256 " +
                                       std::string(64, '0') + "\n");
 
@@ -150,7 +152,7 @@ TEST(ArtifactCache, UncreatableRootStillYieldsAUsableModule) {
   // root (for whom chmod 0555 would not stop writes).
   write_file(scope.dir() + "/not-a-folder", "x");
   scope.set_cache_dir(scope.dir() + "/not-a-folder/cache");
-  ArtifactCache cache = ArtifactCache::open(tilecraft::settings().cache_dir);
+  ArtifactCache cache = ArtifactCache::open(tilecraft::settings());
   EXPECT_FALSE(cache.readable());
   EXPECT_FALSE(cache.writable());
 
@@ -177,7 +179,7 @@ TEST(ArtifactCache, ReadOnlyRootStillYieldsAUsableModule) {
   Result<CompiledModule> first = build_module(cached);
   ASSERT_TRUE(first) << first.status().message();
   chmod(scope.cache_dir().c_str(), 0555);
-  ArtifactCache cache = ArtifactCache::open(scope.cache_dir());
+  ArtifactCache cache = ArtifactCache::open(tilecraft::settings());
   EXPECT_TRUE(cache.readable());
   EXPECT_FALSE(cache.writable());
 
@@ -199,7 +201,7 @@ TEST(ArtifactCache, ReadOnlyRootWithoutSecretIsNotUsed) {
   ScopedCache scope("readonly-empty");
   fs::create_directories(scope.cache_dir());
   chmod(scope.cache_dir().c_str(), 0555);
-  ArtifactCache cache = ArtifactCache::open(scope.cache_dir());
+  ArtifactCache cache = ArtifactCache::open(tilecraft::settings());
   EXPECT_FALSE(cache.readable());
   EXPECT_FALSE(cache.writable());
   EXPECT_NE(cache.reason().find("cannot be created"), std::string::npos) << cache.reason();
@@ -210,13 +212,13 @@ TEST(ArtifactCache, RefusesAWorldWritableRoot) {
   ScopedCache scope("insecure");
   fs::create_directories(scope.cache_dir());
   chmod(scope.cache_dir().c_str(), 0777);
-  ArtifactCache cache = ArtifactCache::open(scope.cache_dir());
+  ArtifactCache cache = ArtifactCache::open(tilecraft::settings());
   EXPECT_FALSE(cache.readable());
   EXPECT_FALSE(cache.writable());
   EXPECT_NE(cache.reason().find("writable by its group or by everyone (mode 0777)"),
             std::string::npos)
       << cache.reason();
-  EXPECT_FALSE(fs::exists(scope.cache_dir() + "/secret"));
+  EXPECT_FALSE(fs::exists(scope.cache_dir() + "/v1"));
 }
 
 TEST(ArtifactCache, RefusesARootOwnedByAnotherUser) {
@@ -224,27 +226,20 @@ TEST(ArtifactCache, RefusesARootOwnedByAnotherUser) {
   ScopedCache scope("foreign");
   fs::create_directories(scope.cache_dir());
   ASSERT_EQ(chown(scope.cache_dir().c_str(), 54321, 54321), 0);
-  ArtifactCache cache = ArtifactCache::open(scope.cache_dir());
+  ArtifactCache cache = ArtifactCache::open(tilecraft::settings());
   EXPECT_FALSE(cache.readable());
   EXPECT_NE(cache.reason().find("owned by uid 54321"), std::string::npos) << cache.reason();
 }
 
-TEST(ArtifactCache, RefusesASecretOthersCanRead) {
-  ScopedCache scope("secret");
-  ASSERT_TRUE(ArtifactCache::open(scope.cache_dir()).readable());
-  chmod((scope.cache_dir() + "/secret").c_str(), 0644);
-  ArtifactCache cache = ArtifactCache::open(scope.cache_dir());
-  EXPECT_FALSE(cache.readable());
-  EXPECT_NE(cache.reason().find("expected mode 0600"), std::string::npos) << cache.reason();
-}
-
-TEST(ArtifactCache, SecretIsStableAcrossOpens) {
+TEST(ArtifactCache, SigningKeyIsStableAcrossOpens) {
   ScopedCache scope("stable");
-  ASSERT_TRUE(ArtifactCache::open(scope.cache_dir()).writable());
-  std::string secret = read_file(scope.cache_dir() + "/secret");
-  ASSERT_EQ(secret.size(), 32u);
-  ASSERT_TRUE(ArtifactCache::open(scope.cache_dir()).writable());
-  EXPECT_EQ(read_file(scope.cache_dir() + "/secret"), secret);
+  ASSERT_TRUE(ArtifactCache::open(tilecraft::settings()).writable());
+  std::string key = read_file(scope.signing_key_file());
+  ASSERT_EQ(key.size(), 32u);
+  ArtifactCache again = ArtifactCache::open(tilecraft::settings());
+  ASSERT_TRUE(again.writable());
+  EXPECT_TRUE(again.repairs().empty());
+  EXPECT_EQ(read_file(scope.signing_key_file()), key);
 }
 
 TEST(ArtifactCache, ThreadsRacingOnOneKeyCompileOnce) {

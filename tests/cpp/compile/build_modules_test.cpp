@@ -63,6 +63,47 @@ TEST(CacheKey, ChangesWithTheCutlassVersionHeader) {
   EXPECT_EQ(cache_key(request), moved);
 }
 
+// The child half of ChangesWithTheContentOfAnyCutlassHeader: prints the key of a request made
+// with the CUTLASS folder $TILECRAFT_TEST_KEY_CUTLASS into $TILECRAFT_TEST_KEY_OUT.
+TEST(CacheKeyChild, Print) {
+  const char* cutlass = std::getenv("TILECRAFT_TEST_KEY_CUTLASS");
+  if (!cutlass) GTEST_SKIP() << "runs only as the child of a CacheKey test";
+  Settings s = settings_from_environment();
+  s.cutlass_dir = cutlass;
+  s.cache_dir = std::getenv("TILECRAFT_TEST_KEY_CACHE");
+  set_settings(s);
+  testing::write_file(std::getenv("TILECRAFT_TEST_KEY_OUT"),
+                      cache_key(tiny_request("key", "same")));
+}
+
+TEST(CacheKey, ChangesWithTheContentOfAnyCutlassHeader) {
+  ScopedCache scope("cutlass-content");
+  const std::string fake = scope.dir() + "/cutlass";
+  fs::create_directories(fake + "/include/cutlass/gemm");
+  testing::write_file(fake + "/include/cutlass/version.h",
+                      read_file(settings().cutlass_dir + "/include/cutlass/version.h"));
+  testing::write_file(fake + "/include/cutlass/gemm/gemm.h", "struct Gemm {};\n");
+  auto key_in_a_new_process = [&] {
+    const std::string out = scope.dir() + "/key";
+    fs::remove(out);
+    pid_t child =
+        testing::spawn_self("CacheKeyChild.Print", {"TILECRAFT_TEST_KEY_CUTLASS=" + fake,
+                                                    "TILECRAFT_TEST_KEY_CACHE=" + scope.cache_dir(),
+                                                    "TILECRAFT_TEST_KEY_OUT=" + out});
+    EXPECT_EQ(testing::wait_exit_code(child), 0);
+    return read_file(out);
+  };
+  const std::string before = key_in_a_new_process();
+  ASSERT_EQ(before.size(), 64u);
+  // A kernel developer edits a header that is not version.h: stale modules must not be reused.
+  testing::write_file(fake + "/include/cutlass/gemm/gemm.h", "struct Gemm { int patched; };\n");
+  const std::string edited = key_in_a_new_process();
+  EXPECT_NE(edited, before);
+  // Written again with the same bytes (a checkout, a touch): the same key.
+  testing::write_file(fake + "/include/cutlass/gemm/gemm.h", "struct Gemm { int patched; };\n");
+  EXPECT_EQ(key_in_a_new_process(), edited);
+}
+
 TEST(BuildModules, CompileErrorCarriesNvccsMessageTheCommandAndTheKeptSource) {
   ScopedCache scope("error");
   CompileRequest request;
@@ -133,6 +174,33 @@ TEST(BuildModules, MissingCutlassNamesTheSetting) {
   EXPECT_EQ(built.status().code(), StatusCode::kNotSupported);
   EXPECT_NE(built.status().message().find("TILECRAFT_CUTLASS_DIR"), std::string::npos);
   EXPECT_NE(built.status().message().find(s.cutlass_dir), std::string::npos);
+
+  // Set through CUTLASS_DIR, to an empty folder: the error names CUTLASS_DIR, what the user set.
+  fs::create_directories(scope.dir() + "/empty");
+  s.cutlass_dir = scope.dir() + "/empty";
+  s.cutlass_dir_variable = "CUTLASS_DIR";
+  set_settings(s);
+  built = build_module(tiny_request("x", "no-cutlass"), nullptr);
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.status().message().rfind("CUTLASS_DIR: expected a folder holding "
+                                           "include/cutlass/version.h, got '" +
+                                               s.cutlass_dir + "' from CUTLASS_DIR",
+                                           0),
+            0u)
+      << built.status().message();
+}
+
+TEST(BuildModules, RelativeOrUnfoundNvccIsRefusedNamingTheSetting) {
+  ScopedCache scope("relative-nvcc");
+  Settings s = settings();
+  s.nvcc = "nvcc-not-on-any-path";
+  set_settings(s);
+  Result<CompiledModule> built = build_module(tiny_request("x", "relative-nvcc"), nullptr);
+  ASSERT_FALSE(built);
+  EXPECT_NE(built.status().message().find("TILECRAFT_NVCC: expected an executable nvcc"),
+            std::string::npos)
+      << built.status().message();
+  EXPECT_NE(built.status().message().find("is not on PATH"), std::string::npos);
 }
 
 TEST(BuildModules, EmptySourceIsInvalid) {

@@ -1,6 +1,16 @@
 #include "compile/process.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <sstream>
+#include <thread>
+
+#include "compile/test_support.hpp"
 
 namespace tilecraft::compile {
 namespace {
@@ -25,6 +35,67 @@ TEST(RunProcess, MissingProgramIsAStatus) {
   ASSERT_FALSE(run);
   EXPECT_NE(run.status().message().find("/nonexistent/tilecraft-no-such-program"),
             std::string::npos);
+}
+
+TEST(RunProcess, ProgramNotOnPathIsAStatus) {
+  Result<ProcessResult> run = run_process({"tilecraft-no-such-program"});
+  ASSERT_FALSE(run);
+  EXPECT_NE(run.status().message().find("not found in the absolute folders of PATH"),
+            std::string::npos)
+      << run.status().message();
+}
+
+TEST(RunProcess, ExitBySignalIsReportedAs128PlusTheSignal) {
+  Result<ProcessResult> run = run_process({"/bin/sh", "-c", "kill -TERM $$"});
+  ASSERT_TRUE(run) << run.status().message();
+  EXPECT_EQ(run->exit_code, 128 + SIGTERM);
+  EXPECT_FALSE(run->cancelled);
+}
+
+TEST(RunProcess, CancelKillsTheChildAndEverythingItStarted) {
+  std::atomic<bool> cancel{false};
+  std::string pid_file = testing::make_temp_dir("cancel") + "/pids";
+  std::thread canceller([&] {
+    testing::wait_until([&] { return std::filesystem::exists(pid_file); },
+                        std::chrono::milliseconds(10000));
+    cancel = true;
+  });
+  auto start = std::chrono::steady_clock::now();
+  Result<ProcessResult> run =
+      run_process({"/bin/sh", "-c",
+                   "sleep 300 & echo $$ $! > \"$0.tmp\" && mv \"$0.tmp\" \"$0\"; wait", pid_file},
+                  {}, &cancel);
+  canceller.join();
+  ASSERT_TRUE(run) << run.status().message();
+  EXPECT_TRUE(run->cancelled);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  std::istringstream pids(testing::read_file(pid_file));
+  pid_t shell = -1, sleeper = -1;
+  ASSERT_TRUE(pids >> shell >> sleeper);
+  EXPECT_TRUE(testing::wait_until(
+      [&] { return !testing::process_alive(shell) && !testing::process_alive(sleeper); },
+      std::chrono::milliseconds(2000)));
+}
+
+TEST(RunProcess, TheChildInheritsNoDescriptorOfTheCaller) {
+  // A lock held on a close-on-exec descriptor must end when its owner closes it, even while a
+  // child runs: the supervisor (a fork) closes what it inherited.
+  std::string lock_path = testing::make_temp_dir("fds") + "/lock";
+  int held = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_EX), 0);
+  std::thread child([] { (void)run_process({"/bin/sh", "-c", "sleep 1"}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  close(held);
+  int other = open(lock_path.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(other, 0);
+  EXPECT_EQ(flock(other, LOCK_EX | LOCK_NB), 0) << "the running child's supervisor kept the lock";
+  close(other);
+  child.join();
+  // And the child sees only stdin, stdout and stderr.
+  Result<ProcessResult> listed = run_process({"/bin/sh", "-c", "ls /proc/self/fd | wc -l"});
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(std::stoi(listed->output), 4) << "0, 1, 2 and the one ls opens to list them";
 }
 
 TEST(FormatCommand, QuotesOnlyWhatNeedsIt) {

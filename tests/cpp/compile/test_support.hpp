@@ -1,17 +1,27 @@
 // Helpers for the compile tests: a fresh cache folder per test, tiny CUDA sources.
 #pragma once
 
+#include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
+
+extern "C" char** environ;
 
 namespace tilecraft::compile::testing {
 
@@ -42,6 +52,7 @@ class ScopedCache {
       : saved_(tilecraft::settings()), dir_(make_temp_dir(stem)) {
     Settings s = settings_from_environment();
     s.cache_dir = dir_ + "/cache";
+    s.signing_key_file = dir_ + "/state/signing-key";
     s.compile_jobs = compile_jobs;
     s.quiet = true;
     tilecraft::set_settings(s);
@@ -57,6 +68,7 @@ class ScopedCache {
 
   const std::string& dir() const { return dir_; }
   std::string cache_dir() const { return tilecraft::settings().cache_dir; }
+  std::string signing_key_file() const { return tilecraft::settings().signing_key_file; }
   void set_cache_dir(const std::string& path) {
     Settings s = tilecraft::settings();
     s.cache_dir = path;
@@ -85,6 +97,90 @@ inline CompileRequest tiny_request(const std::string& name, const std::string& m
 // A marker that makes a source (and so its key) new to every cache.
 inline std::string unique_marker(const std::string& test) {
   return test + "-" + std::to_string(getpid()) + "-" + std::to_string(std::rand());
+}
+
+// The nvcc stand-in of the fault-injection tests (tests/fixtures/fake_nvcc.sh); its behaviour
+// is chosen by TILECRAFT_FAKE_NVCC_MODE.
+inline std::string fake_nvcc() {
+  return std::filesystem::weakly_canonical(std::string(TILECRAFT_TEST_SOURCE_DIR) +
+                                           "/../fixtures/fake_nvcc.sh")
+      .string();
+}
+
+// Sets an environment variable for one scope, restoring what was there before.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    had_ = std::getenv(name) != nullptr;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+// Starts argv with this process's environment plus `env` ("NAME=value"); returns the pid.
+inline pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  std::vector<std::string> all_env;
+  for (char** e = environ; *e; ++e) all_env.emplace_back(*e);
+  all_env.insert(all_env.end(), env.begin(), env.end());
+  std::vector<char*> args, envp;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& e : all_env) envp.push_back(const_cast<char*>(e.c_str()));
+  args.push_back(nullptr);
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, argv[0].c_str(), nullptr, nullptr, args.data(), envp.data()) != 0)
+    return -1;
+  return pid;
+}
+
+// This test binary again, running only `filter` (a child half of a test).
+inline pid_t spawn_self(const std::string& filter, const std::vector<std::string>& env) {
+  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  return spawn({self, "--gtest_filter=" + filter}, env);
+}
+
+inline int wait_exit_code(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// True while pid is a process that has not died (a zombie waiting for its parent counts as dead).
+inline bool process_alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  if (text.empty()) return false;
+  size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z' &&
+         text[paren + 2] != 'X';
+}
+
+inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+inline bool folder_is_empty(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::is_directory(path, error) && std::filesystem::is_empty(path, error);
 }
 
 }  // namespace tilecraft::compile::testing

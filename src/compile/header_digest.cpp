@@ -1,0 +1,123 @@
+#include "compile/header_digest.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "compile/file_util.hpp"
+#include "compile/sha256.hpp"
+#include "tilecraft/compile/compiler.hpp"
+
+namespace tilecraft::compile {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct HeaderFile {
+  std::string name;  // "<root index>/<relative path>"
+  std::string path;
+  struct stat info;
+};
+
+Result<std::vector<HeaderFile>> list_files(const std::vector<std::string>& roots) {
+  std::vector<HeaderFile> files;
+  for (size_t r = 0; r < roots.size(); ++r) {
+    std::error_code error;
+    fs::recursive_directory_iterator it(roots[r], error), end;
+    if (error) {
+      return Status::unsupported("cannot list the headers under " + roots[r] + ": " +
+                                 error.message());
+    }
+    for (; it != end; it.increment(error)) {
+      if (error) {
+        return Status::unsupported("cannot list the headers under " + roots[r] + ": " +
+                                   error.message());
+      }
+      HeaderFile file;
+      file.path = it->path().string();
+      if (stat(file.path.c_str(), &file.info) != 0 || !S_ISREG(file.info.st_mode)) continue;
+      file.name = std::to_string(r) + "/" + fs::relative(it->path(), roots[r]).string();
+      files.push_back(std::move(file));
+    }
+  }
+  std::sort(files.begin(), files.end(),
+            [](const HeaderFile& a, const HeaderFile& b) { return a.name < b.name; });
+  return files;
+}
+
+std::string fingerprint(const std::vector<std::string>& roots,
+                        const std::vector<HeaderFile>& files) {
+  Sha256 hasher;
+  for (const std::string& root : roots) hasher.update("root " + root + "\n");
+  for (const HeaderFile& file : files) {
+    const struct stat& s = file.info;
+    hasher.update(file.name + " " + std::to_string(s.st_size) + " " +
+                  std::to_string(s.st_mtim.tv_sec) + "." + std::to_string(s.st_mtim.tv_nsec) + " " +
+                  std::to_string(s.st_ctim.tv_sec) + "." + std::to_string(s.st_ctim.tv_nsec) + " " +
+                  std::to_string(s.st_ino) + " " + std::to_string(s.st_dev) + "\n");
+  }
+  return to_hex(hasher.finish());
+}
+
+Result<std::string> content_digest(const std::vector<HeaderFile>& files) {
+  Sha256 hasher;
+  std::string bytes;
+  for (const HeaderFile& file : files) {
+    UniqueFd fd(open(file.path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) return Status::unsupported(errno_text("cannot read the header", file.path));
+    if (Status read = read_all(fd.get(), file.path, &bytes); !read) {
+      return Status::unsupported(read.message());
+    }
+    hasher.update(file.name + "\n" + std::to_string(bytes.size()) + "\n");
+    hasher.update(bytes);
+  }
+  return to_hex(hasher.finish());
+}
+
+std::string read_memo(const std::string& path) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  std::string text;
+  if (!fd.valid() || !read_all(fd.get(), path, &text)) return "";
+  return text;
+}
+
+void write_memo(const std::string& path, const std::string& text) {
+  std::string temp = path + ".tmp-XXXXXX";
+  UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));
+  if (!fd.valid()) return;
+  bool written = write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  fd.reset();
+  if (!written || rename(temp.c_str(), path.c_str()) != 0) unlink(temp.c_str());
+}
+
+}  // namespace
+
+Result<std::string> header_tree_digest(const std::vector<std::string>& roots,
+                                       const std::string& memo_dir) {
+  Result<std::vector<HeaderFile>> files = list_files(roots);
+  if (!files) return files.status();
+  const std::string print = fingerprint(roots, *files);
+  std::string roots_text;
+  for (const std::string& root : roots) roots_text += root + "\n";
+  const std::string memo =
+      memo_dir.empty() ? "" : memo_dir + "/" + sha256_hex(roots_text).substr(0, 32);
+  const std::string expected_prefix = "tilecraft-header-digest v1\nfingerprint " + print + "\n";
+  if (!memo.empty()) {
+    std::string text = read_memo(memo);
+    if (text.rfind(expected_prefix, 0) == 0 && text.size() == expected_prefix.size() + 7 + 64 + 1 &&
+        text.compare(expected_prefix.size(), 7, "digest ") == 0) {
+      return text.substr(expected_prefix.size() + 7, 64);
+    }
+  }
+  Result<std::string> digest = content_digest(*files);
+  if (!digest) return digest.status();
+  if (!memo.empty() && ensure_own_dir(memo_dir)) {
+    write_memo(memo, expected_prefix + "digest " + *digest + "\n");
+  }
+  return digest;
+}
+
+}  // namespace tilecraft::compile
