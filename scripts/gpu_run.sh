@@ -14,7 +14,9 @@ shift
 PARTS=${*:-all}
 mkdir -p "$OUT"
 export TILECRAFT_OFFLINE=1 PYTHONUNBUFFERED=1
-export TILECRAFT_CACHE_DIR=${TILECRAFT_CACHE_DIR:-/tmp/tilecraft-gpu-cache}
+# The cache and the key that signs it travel together in kernel-cache.tgz (both under /tmp).
+export TILECRAFT_CACHE_DIR=/tmp/tilecraft-gpu-cache
+export TILECRAFT_SIGNING_KEY_FILE=/tmp/tilecraft-gpu-state/signing-key
 export TILECRAFT_COMPILE_JOBS=${TILECRAFT_COMPILE_JOBS:-$(nproc)}
 export TILECRAFT_BUILD_DIR=${TILECRAFT_BUILD_DIR:-build-gpu}
 PY=${PYTHON:-python3}
@@ -38,13 +40,13 @@ step() {
 
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; $PY --version; } 2>&1 | tee -a "$OUT/all.log"
 if [ -f .gpu-cache/kernel-cache.tgz ]; then
-  mkdir -p "$TILECRAFT_CACHE_DIR" && tar -xzf .gpu-cache/kernel-cache.tgz -C "$TILECRAFT_CACHE_DIR" &&
+  tar -xzf .gpu-cache/kernel-cache.tgz -C /tmp &&
     echo "seeded the kernel cache with $(find "$TILECRAFT_CACHE_DIR" -name module.so | wc -l) modules"
 fi
 # The device tool returns files of at most 16 MiB: a larger archive is dropped with a note.
 save_cache() {
   [ -d "$TILECRAFT_CACHE_DIR" ] || return 0
-  tar -czf "$OUT/kernel-cache.tgz" -C "$TILECRAFT_CACHE_DIR" . || return 0
+  tar -czf "$OUT/kernel-cache.tgz" -C /tmp tilecraft-gpu-cache tilecraft-gpu-state || return 0
   local bytes=$(stat -c %s "$OUT/kernel-cache.tgz")
   if [ "$bytes" -gt $((16 * 1024 * 1024)) ]; then
     rm -f "$OUT/kernel-cache.tgz"

@@ -8,8 +8,9 @@ BUILD_DIR=${TILECRAFT_BUILD_DIR:-build}
 PY=${PYTHON:-python3}
 bash scripts/setup.sh
 
-# Tests use a private cache so they neither read nor fill the user's.
+# Tests use a private cache and signing key so they neither read nor fill the user's.
 export TILECRAFT_CACHE_DIR=${TILECRAFT_TEST_CACHE_DIR:-$(pwd)/$BUILD_DIR/test-cache}
+export TILECRAFT_SIGNING_KEY_FILE=${TILECRAFT_TEST_SIGNING_KEY_FILE:-$(pwd)/$BUILD_DIR/test-state/signing-key}
 if "$PY" -c "import tilecraft._core as c, sys; r = c.cuda_device_available(); print('GPU: ' + (c.device_name() if r is None else 'none (' + r + '): GPU tests will be skipped')); sys.exit(0)"; then :; fi
 
 echo "== C++ tests (ctest)"
