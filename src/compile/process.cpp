@@ -1,5 +1,6 @@
 #include "compile/process.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,7 +21,6 @@ extern char** environ;
 namespace tilecraft::compile {
 namespace {
 
-constexpr int kReportFd = 3;  // the supervisor's channel to its parent: exec's errno, if any
 constexpr int kPollMilliseconds = 50;
 
 std::vector<std::string> merged_environment(const std::vector<std::string>& extra_env) {
@@ -53,13 +53,38 @@ void kill_own_group(int) {
   _exit(128 + SIGKILL);
 }
 
-void close_descriptors_from(int first) {
-  if (syscall(SYS_close_range, first, ~0U, 0) == 0) return;
-  struct rlimit limit;
-  int last = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
-                 ? static_cast<int>(limit.rlim_cur)
-                 : 65536;
-  for (int fd = first; fd < last; ++fd) close(fd);
+// Closes what exec would close: the descriptors marked close-on-exec, except `keep`. The
+// supervisor never execs, so without this it would hold the caller's descriptors (a lock file's,
+// say) for as long as the child runs; descriptors the caller meant children to inherit (a tool's
+// like compute-sanitizer's, passed to every process it follows) stay, as they would across exec.
+void close_exec_closed_descriptors(int keep) {
+  auto close_if_cloexec = [keep](int fd) {
+    if (fd <= STDERR_FILENO || fd == keep) return;
+    int flags = fcntl(fd, F_GETFD);
+    if (flags >= 0 && (flags & FD_CLOEXEC)) close(fd);
+  };
+  int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) {
+    struct rlimit limit;
+    rlim_t last = getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 65536;
+    for (int fd = 3; fd < static_cast<int>(last < 65536 ? last : 65536); ++fd) close_if_cloexec(fd);
+    return;
+  }
+  alignas(8) char buffer[4096];
+  for (;;) {
+    long got = syscall(SYS_getdents64, dir, buffer, sizeof buffer);
+    if (got <= 0) break;
+    for (long at = 0; at < got;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buffer + at);
+      at += entry->d_reclen;
+      int fd = 0;
+      const char* name = entry->d_name;
+      if (*name < '0' || *name > '9') continue;
+      for (; *name >= '0' && *name <= '9'; ++name) fd = fd * 10 + (*name - '0');
+      if (fd != dir) close_if_cloexec(fd);
+    }
+  }
+  close(dir);
 }
 
 void write_errno(int fd, int error) {
@@ -82,21 +107,21 @@ void write_errno(int fd, int error) {
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != parent) kill_own_group(0);  // the parent died before PDEATHSIG was armed
 
-  // Out of the way first: any of the three may itself be 0 to 3 in a process that closed them.
-  devnull = fcntl(devnull, F_DUPFD, 10);
-  output = fcntl(output, F_DUPFD, 10);
-  report = fcntl(report, F_DUPFD, 10);
+  // Out of the way first (any of the three may itself be 0, 1 or 2 in a process that closed
+  // those), as close-on-exec copies that the child never sees.
+  devnull = fcntl(devnull, F_DUPFD_CLOEXEC, 3);
+  output = fcntl(output, F_DUPFD_CLOEXEC, 3);
+  report = fcntl(report, F_DUPFD_CLOEXEC, 3);
   if (devnull < 0 || output < 0 || report < 0) _exit(127);
   if (dup2(devnull, STDIN_FILENO) < 0 || dup2(output, STDOUT_FILENO) < 0 ||
-      dup2(output, STDERR_FILENO) < 0 || dup2(report, kReportFd) < 0) {
+      dup2(output, STDERR_FILENO) < 0) {
     _exit(127);
   }
-  fcntl(kReportFd, F_SETFD, FD_CLOEXEC);
-  close_descriptors_from(kReportFd + 1);
+  close_exec_closed_descriptors(report);
 
   int exec_status[2];
   if (pipe2(exec_status, O_CLOEXEC) != 0) {
-    write_errno(kReportFd, errno);
+    write_errno(report, errno);
     _exit(127);
   }
   pid_t child = fork();
@@ -109,14 +134,14 @@ void write_errno(int fd, int error) {
   int fork_error = errno;
   close(exec_status[1]);
   if (child < 0) {
-    write_errno(kReportFd, fork_error);
+    write_errno(report, fork_error);
     _exit(127);
   }
   int exec_error = 0;
   ssize_t got;
   while ((got = read(exec_status[0], &exec_error, sizeof exec_error)) < 0 && errno == EINTR) {
   }
-  if (got == static_cast<ssize_t>(sizeof exec_error)) write_errno(kReportFd, exec_error);
+  if (got == static_cast<ssize_t>(sizeof exec_error)) write_errno(report, exec_error);
   int status = 0;
   while (waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) _exit(127);

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -77,10 +78,11 @@ TEST(RunProcess, CancelKillsTheChildAndEverythingItStarted) {
       std::chrono::milliseconds(2000)));
 }
 
-TEST(RunProcess, TheChildInheritsNoDescriptorOfTheCaller) {
+TEST(RunProcess, DescriptorsPassAsExecWouldPassThem) {
   // A lock held on a close-on-exec descriptor must end when its owner closes it, even while a
-  // child runs: the supervisor (a fork) closes what it inherited.
-  std::string lock_path = testing::make_temp_dir("fds") + "/lock";
+  // child runs: the supervisor (a fork that never execs) closes what exec would have closed.
+  std::string folder = testing::make_temp_dir("fds");
+  std::string lock_path = folder + "/lock";
   int held = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   ASSERT_GE(held, 0);
   ASSERT_EQ(flock(held, LOCK_EX), 0);
@@ -92,10 +94,23 @@ TEST(RunProcess, TheChildInheritsNoDescriptorOfTheCaller) {
   EXPECT_EQ(flock(other, LOCK_EX | LOCK_NB), 0) << "the running child's supervisor kept the lock";
   close(other);
   child.join();
-  // And the child sees only stdin, stdout and stderr.
-  Result<ProcessResult> listed = run_process({"/bin/sh", "-c", "ls /proc/self/fd | wc -l"});
-  ASSERT_TRUE(listed);
-  EXPECT_EQ(std::stoi(listed->output), 4) << "0, 1, 2 and the one ls opens to list them";
+
+  // A descriptor meant for children (no close-on-exec; compute-sanitizer passes one to every
+  // process it follows) reaches the child at its number; a close-on-exec one does not.
+  int inherited = open(lock_path.c_str(), O_RDONLY);
+  int private_fd = open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(inherited, 0);
+  ASSERT_GE(private_fd, 0);
+  Result<ProcessResult> listed = run_process({"/bin/sh", "-c", "ls /proc/$$/fd"});
+  close(inherited);
+  close(private_fd);
+  ASSERT_TRUE(listed) << listed.status().message();
+  std::istringstream fds(listed->output);
+  std::set<int> seen;
+  for (int fd; fds >> fd;) seen.insert(fd);
+  EXPECT_TRUE(seen.count(inherited)) << listed->output;
+  EXPECT_FALSE(seen.count(private_fd)) << listed->output;
+  for (int standard : {0, 1, 2}) EXPECT_TRUE(seen.count(standard)) << listed->output;
 }
 
 TEST(FormatCommand, QuotesOnlyWhatNeedsIt) {
