@@ -18,7 +18,8 @@ ctest --test-dir "$BUILD_DIR" --output-on-failure -j "${TILECRAFT_TEST_JOBS:-2}"
 
 echo "== Python tests (pytest)"
 set +e
-"$PY" -m pytest tests/python -rs -q "$@"
+# A tilecraft object that outlives the session fails it (tests/python/live_objects.py says what holds it).
+TILECRAFT_TEST_CHECK_LIVE=1 "$PY" -m pytest tests/python -rs -q "$@"
 rc=$?
 set -e
 # Exit code 5 means pytest collected nothing: that must not pass silently.

@@ -16,26 +16,25 @@ def gpu_reason():
     return tilecraft._core.cuda_device_available()
 
 
-def pytest_unconfigure(config):
-    """With TILECRAFT_TEST_REPORT_LIVE=1: after the session, list the tilecraft C++ objects
-    still alive and what holds them (nanobind reports them as leaks at interpreter exit)."""
-    if not os.environ.get("TILECRAFT_TEST_REPORT_LIVE"):
+def pytest_configure(config):
+    if os.environ.get("TILECRAFT_TEST_REPORT_LIVE"):
+        import live_objects
+
+        live_objects.count_raised_exceptions()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """After the last teardown: with TILECRAFT_TEST_CHECK_LIVE=1 the session fails if any
+    tilecraft object (other than enum members) is still referenced; with
+    TILECRAFT_TEST_REPORT_LIVE=1 what holds them is reported, in depth."""
+    check = os.environ.get("TILECRAFT_TEST_CHECK_LIVE")
+    report = os.environ.get("TILECRAFT_TEST_REPORT_LIVE")
+    if not (check or report):
         return
-    import gc
     import sys
 
-    gc.collect()
-    held = {}
-    for holder in gc.get_objects():
-        for obj in gc.get_referents(holder):
-            if type(obj).__module__.startswith("tilecraft._core"):
-                key = (type(holder).__name__, type(obj).__name__)
-                held.setdefault(key, []).append(holder)
-    sys.stderr.write(f"\ntilecraft live objects after the session: {len(held)} kinds\n")
-    for (holder_type, obj_type), holders in sorted(held.items()):
-        sys.stderr.write(f"  {len(holders)} {obj_type} held by {holder_type}\n")
-        for holder in holders[:2]:
-            owners = [type(r).__name__ + (f"({getattr(r, '__name__', '')})"
-                                          if hasattr(r, "__name__") else "")
-                      for r in gc.get_referrers(holder)][:6]
-            sys.stderr.write(f"      holder {repr(holder)[:120]!s} <- {owners}\n")
+    import live_objects
+
+    alive = live_objects.report(sys.stderr, deep=bool(report))
+    if check and alive and session.exitstatus == 0:
+        session.exitstatus = 1

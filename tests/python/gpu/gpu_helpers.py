@@ -78,12 +78,12 @@ class Operations:
             try:
                 ops.append(self.get(key))
             except Exception as error:  # reported by the tests that use the key
-                self.build_errors[key] = error
+                self.build_errors[key] = f"{type(error).__name__}: {error}"  # text: no traceback kept
         start = time.monotonic()
         try:
             tilecraft.compiler.add_module(ops)
         except Exception as error:  # the others are attached; the failing ones fail their tests
-            self.compile_error = error
+            self.compile_error = f"{type(error).__name__}: {error}"
             warnings.warn(f"compiler.add_module failed for some kernels: {error}")
         self.compile_seconds = time.monotonic() - start
 

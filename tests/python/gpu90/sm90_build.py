@@ -85,12 +85,12 @@ class Operations:
                 ops.append(self.get(key))
                 self._compiled_keys.add(key)
             except Exception as error:  # its tests fail with this error
-                self.build_errors[key] = error
+                self.build_errors[key] = f"{type(error).__name__}: {error}"  # text: no traceback kept
         start = time.monotonic()
         try:
             if ops:
                 tilecraft.compiler.add_module(ops)
         except Exception as error:  # the kernels left uncompiled fail their tests in get()
-            self.compile_error = error
+            self.compile_error = f"{type(error).__name__}: {error}"
             warnings.warn(f"compiler.add_module failed for some SM90 kernels: {error}")
         self.compile_seconds = time.monotonic() - start
