@@ -60,8 +60,9 @@ trap save_cache EXIT
 trap 'exit 124' TERM
 step setup bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 
-# The Python steps fail when a tilecraft object outlives its session (a leak); not under
-# compute-sanitizer, which keeps frames alive by itself (tests/python/gpu90/frame_retention_repro.py).
+# The Python steps fail when a tilecraft object outlives its session (a leak). Under
+# compute-sanitizer, frames of functions that launched CUDA work are kept alive outside Python
+# (tests/python/gpu90/frame_retention_repro.py): their locals are cleared first.
 if want tests; then
   step ctest ctest --test-dir "$TILECRAFT_BUILD_DIR" --output-on-failure -j 4
   TILECRAFT_TEST_CHECK_LIVE=1 step pytest $PY -X faulthandler -m pytest tests/python -rs -v -x --durations=15 \
@@ -72,7 +73,7 @@ if want tests90; then
     ${TESTS90_K:+-k "$TESTS90_K"}
 fi
 if want sanitizer; then
-  step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 \
+  TILECRAFT_TEST_CHECK_LIVE=1 TILECRAFT_TEST_RELEASE_HELD_FRAMES=1 step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PY -m pytest tests/python/gpu90 -m sanitizer -rs -q
 fi
 if want examples; then

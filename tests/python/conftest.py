@@ -35,6 +35,10 @@ def pytest_sessionfinish(session, exitstatus):
 
     import live_objects
 
+    if os.environ.get("TILECRAFT_TEST_RELEASE_HELD_FRAMES"):  # under compute-sanitizer
+        cleared = live_objects.release_frames_held_outside_python()
+        sys.stderr.write(f"\ncleared {cleared} frames held outside Python\n")
+
     alive = live_objects.report(sys.stderr, deep=bool(report))
     if check and alive and session.exitstatus == 0:
         session.exitstatus = 1

@@ -92,18 +92,39 @@ def report(stream, deep=False):
     return len(holders)
 
 
-def _report_frames_held_outside_python(stream, everything):
+def _frames_held_outside_python(everything):
+    """Finished frames that no Python object refers to (a C extension holds them)."""
     stack = set()
     frame = sys._getframe()
     while frame is not None:
         stack.add(id(frame))
         frame = frame.f_back
+    return [obj for obj in everything
+            if isinstance(obj, types.FrameType) and id(obj) not in stack
+            and not [r for r in gc.get_referrers(obj) if r is not everything]]
+
+
+def release_frames_held_outside_python():
+    """Clears the locals of finished frames held outside Python (compute-sanitizer holds some),
+    so that what they held is freed; returns how many frames it cleared."""
+    gc.collect()
+    everything = gc.get_objects()
+    cleared = 0
+    for frame in _frames_held_outside_python(everything):
+        while frame is not None:
+            try:
+                frame.clear()
+                cleared += 1
+            except RuntimeError:  # still executing: not ours to clear
+                break
+            frame = frame.f_back
+    return cleared
+
+
+def _report_frames_held_outside_python(stream, everything):
     leaves = {}
-    for obj in everything:
-        if not isinstance(obj, types.FrameType) or id(obj) in stack:
-            continue
-        if not [r for r in gc.get_referrers(obj) if r is not everything]:
-            key = (obj.f_code.co_filename, obj.f_code.co_name, obj.f_lineno)
-            leaves[key] = leaves.get(key, 0) + 1
+    for obj in _frames_held_outside_python(everything):
+        key = (obj.f_code.co_filename, obj.f_code.co_name, obj.f_lineno)
+        leaves[key] = leaves.get(key, 0) + 1
     for (filename, name, line), count in sorted(leaves.items(), key=lambda kv: -kv[1])[:12]:
         stream.write(f"  frame held outside Python: {count}x {name} at {filename}:{line}\n")
