@@ -10,8 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <optional>
 
 #include "compile/file_util.hpp"
 #include "core/program_path.hpp"
@@ -162,14 +165,22 @@ int wait_for(pid_t pid) {
 }
 
 // Reads the child's output until every holder of the pipe's write end is gone, killing the
-// child's group as soon as `cancel` is set.
-bool collect_output(int fd, pid_t group, const std::atomic<bool>* cancel, std::string* output) {
+// child's group as soon as `cancel` is set or the deadline passes.
+void collect_output(int fd, pid_t group, const std::atomic<bool>* cancel,
+                    std::optional<std::chrono::steady_clock::time_point> deadline,
+                    ProcessResult* result) {
   bool killed = false;
+  size_t dropped = 0;
   char buffer[16384];
   pollfd watched{fd, POLLIN, 0};
+  const bool polling = cancel != nullptr || deadline.has_value();
   for (;;) {
-    int ready = poll(&watched, 1, cancel ? kPollMilliseconds : -1);
-    if (cancel && !killed && cancel->load()) {
+    int ready = poll(&watched, 1, polling ? kPollMilliseconds : -1);
+    if (!killed && cancel && cancel->load()) result->cancelled = true;
+    if (!killed && deadline && std::chrono::steady_clock::now() > *deadline) {
+      result->timed_out = true;
+    }
+    if (!killed && (result->cancelled || result->timed_out)) {
       kill(-group, SIGKILL);
       killed = true;
     }
@@ -180,19 +191,24 @@ bool collect_output(int fd, pid_t group, const std::atomic<bool>* cancel, std::s
     if (ready == 0) continue;
     ssize_t got = read(fd, buffer, sizeof(buffer));
     if (got > 0) {
-      output->append(buffer, static_cast<size_t>(got));
+      size_t room = kMaxProcessOutput - std::min(kMaxProcessOutput, result->output.size());
+      size_t kept = std::min(room, static_cast<size_t>(got));
+      result->output.append(buffer, kept);
+      dropped += static_cast<size_t>(got) - kept;
     } else if (got == 0 || errno != EINTR) {
       break;
     }
   }
-  return killed;
+  if (dropped > 0) {
+    result->output += "\n[... " + std::to_string(dropped) + " more bytes of output dropped]\n";
+  }
 }
 
 }  // namespace
 
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
                                   const std::vector<std::string>& extra_env,
-                                  const std::atomic<bool>* cancel) {
+                                  const std::atomic<bool>* cancel, double time_limit) {
   if (argv.empty())
     return Status(StatusCode::kInternal, "run_process: expected a command, got none");
   std::string program = argv[0];
@@ -238,7 +254,13 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
 
   ProcessResult result;
   try {
-    result.cancelled = collect_output(output_read.get(), supervisor, cancel, &result.output);
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    if (time_limit > 0) {
+      deadline = std::chrono::steady_clock::now() +
+                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(time_limit));
+    }
+    collect_output(output_read.get(), supervisor, cancel, deadline, &result);
   } catch (...) {
     kill(-supervisor, SIGKILL);
     wait_for(supervisor);

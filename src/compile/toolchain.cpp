@@ -34,6 +34,9 @@ constexpr const char* kAbiVersion = TILECRAFT_STRINGIFY(TILECRAFT_ABI_VERSION);
 constexpr const char* kNvccEnvironment[] = {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS",
                                             "NVCC_CCBIN"};
 
+// `nvcc --version` answers in milliseconds; one that hangs is broken, and is said to be.
+constexpr double kVersionTimeLimit = 30;
+
 bool is_executable_file(const std::string& path) {
   std::error_code error;
   return !path.empty() && fs::is_regular_file(path, error) && access(path.c_str(), X_OK) == 0;
@@ -75,8 +78,13 @@ Result<std::string> identify_nvcc(const std::string& nvcc) {
   static std::map<std::string, std::string> versions;
   std::lock_guard lock(mutex);
   if (auto found = versions.find(nvcc); found != versions.end()) return found->second;
-  Result<ProcessResult> run = run_process({nvcc, "--version"});
+  Result<ProcessResult> run = run_process({nvcc, "--version"}, {}, nullptr, kVersionTimeLimit);
   if (!run) return run.status();
+  if (run->timed_out) {
+    return Status::unsupported("TILECRAFT_NVCC: expected an nvcc that answers --version, got '" +
+                               nvcc + "', which did not answer within " +
+                               std::to_string(static_cast<int>(kVersionTimeLimit)) + " s");
+  }
   if (run->exit_code != 0 || run->output.find("Cuda compilation tools") == std::string::npos) {
     return Status::unsupported("TILECRAFT_NVCC: expected an nvcc that answers --version, got '" +
                                nvcc + "', which exited with " + std::to_string(run->exit_code) +

@@ -367,6 +367,28 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenCompiler{"fail", {"nvcc could not compile", "fake compile error", "source kept at"}}),
     [](const auto& p) { return std::string(p.param.mode); });
 
+TEST(CacheFaults, CompilerThatCannotTellItsVersionIsNamed) {
+  ScopedCache scope("no-version");
+  // A copy at a path of its own: a compiler is identified once per path per process.
+  const std::string nvcc = scope.dir() + "/nvcc";
+  fs::copy_file(fake_nvcc(), nvcc);
+  fs::permissions(nvcc, fs::perms::owner_all);
+  ScopedEnv mode("TILECRAFT_FAKE_NVCC_MODE", "no-version");
+  Settings s = settings();
+  s.nvcc = nvcc;
+  set_settings(s);
+  Result<CompiledModule> built = build_module(tiny_request("x", unique_marker("version")), nullptr);
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.status().code(), StatusCode::kNotSupported);
+  EXPECT_NE(built.status().message().find("TILECRAFT_NVCC: expected an nvcc that answers "
+                                          "--version, got '" +
+                                          nvcc + "', which exited with 3"),
+            std::string::npos)
+      << built.status().message();
+  EXPECT_NE(built.status().message().find("fake nvcc: cannot tell its version"), std::string::npos);
+  EXPECT_TRUE(folder_is_empty(v1_of(scope) + "/tmp"));
+}
+
 // ---- A damaged signing key ------------------------------------------------------------------
 
 struct KeyDamage {

@@ -78,6 +78,25 @@ TEST(RunProcess, CancelKillsTheChildAndEverythingItStarted) {
       std::chrono::milliseconds(2000)));
 }
 
+TEST(RunProcess, TimeLimitKillsTheChild) {
+  auto start = std::chrono::steady_clock::now();
+  Result<ProcessResult> run = run_process({"/bin/sh", "-c", "sleep 300"}, {}, nullptr, 0.3);
+  ASSERT_TRUE(run) << run.status().message();
+  EXPECT_TRUE(run->timed_out);
+  EXPECT_FALSE(run->cancelled);
+  EXPECT_EQ(run->exit_code, 128 + SIGKILL);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(RunProcess, EndlessOutputIsCappedAndCounted) {
+  Result<ProcessResult> run =
+      run_process({"/bin/sh", "-c", "head -c 6000000 /dev/zero | tr '\\0' x"});
+  ASSERT_TRUE(run) << run.status().message();
+  EXPECT_EQ(run->exit_code, 0);
+  EXPECT_LT(run->output.size(), kMaxProcessOutput + 100);
+  EXPECT_NE(run->output.find("more bytes of output dropped"), std::string::npos);
+}
+
 TEST(RunProcess, DescriptorsPassAsExecWouldPassThem) {
   // A lock held on a close-on-exec descriptor must end when its owner closes it, even while a
   // child runs: the supervisor (a fork that never execs) closes what exec would have closed.
