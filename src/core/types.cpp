@@ -198,4 +198,15 @@ std::string_view to_string(TileScheduler scheduler) {
   return "?";
 }
 
+// Each to_string lists every enumerator and answers "?" for anything else.
+bool is_valid(DataType type) { return short_name(type) != "?"; }
+bool is_valid(Layout layout) { return to_string(layout) != "?"; }
+bool is_valid(OpClass op_class) {
+  return op_class == OpClass::Simt || op_class == OpClass::TensorOp;
+}
+bool is_valid(MathOperation op) { return to_string(op) != "?"; }
+bool is_valid(KernelSchedule schedule) { return to_string(schedule) != "?"; }
+bool is_valid(EpilogueSchedule schedule) { return to_string(schedule) != "?"; }
+bool is_valid(TileScheduler scheduler) { return to_string(scheduler) != "?"; }
+
 }  // namespace tilecraft

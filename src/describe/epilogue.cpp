@@ -3,6 +3,8 @@
 #include <cmath>
 #include <tuple>
 
+#include "describe/checks.hpp"
+
 namespace tilecraft {
 namespace {
 
@@ -61,6 +63,10 @@ std::string_view to_string(BiasKind bias) {
   }
   return "?";
 }
+
+bool is_valid(EpilogueKind kind) { return to_string(kind) != "?"; }
+bool is_valid(Activation activation) { return to_string(activation) != "?"; }
+bool is_valid(BiasKind bias) { return to_string(bias) != "?"; }
 
 int activation_argument_count(Activation activation) {
   if (activation == Activation::clamp) return 2;
@@ -136,9 +142,20 @@ Result<EpilogueFunctor> EpilogueFunctor::linear_combination_generic(Activation a
 }
 
 Status EpilogueFunctor::validate() const {
+  using describe::check_enumerator;
+  TILECRAFT_RETURN_IF_ERROR(check_enumerator("EpilogueFunctor: ", "kind", "EpilogueKind", kind));
   const std::string who = std::string(to_string(kind)) + ": ";
+  TILECRAFT_RETURN_IF_ERROR(check_enumerator(who, "element_output", "DataType", element_output));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_enumerator(who, "element_accumulator", "DataType", element_accumulator));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_enumerator(who, "element_epilogue", "DataType", element_epilogue));
+  TILECRAFT_RETURN_IF_ERROR(check_enumerator(who, "activation", "Activation", activation));
+  TILECRAFT_RETURN_IF_ERROR(check_enumerator(who, "bias", "BiasKind", fusion.bias));
+  TILECRAFT_RETURN_IF_ERROR(check_enumerator(who, "element_bias", "DataType", fusion.element_bias));
+  TILECRAFT_RETURN_IF_ERROR(check_enumerator(who, "element_aux", "DataType", fusion.element_aux));
   if (elements_per_access < 1 || (elements_per_access & (elements_per_access - 1)) != 0 ||
-      elements_per_access * size_in_bits(element_output) > 128) {
+      int64_t{elements_per_access} * size_in_bits(element_output) > 128) {
     return Status::invalid(who +
                            "elements_per_access must be a power of two with at most 128 bits "
                            "of " +

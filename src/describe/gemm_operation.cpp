@@ -1,5 +1,6 @@
 #include "tilecraft/describe/gemm_operation.hpp"
 
+#include "describe/checks.hpp"
 #include "describe/sm90_gemm_rules.hpp"
 
 namespace tilecraft {
@@ -81,6 +82,8 @@ std::string_view to_string(GemmMode mode) {
   return "?";
 }
 
+bool is_valid(GemmMode mode) { return to_string(mode) != "?"; }
+
 Result<GemmDescription> GemmDescription::make(int arch, const TileDescription& tile,
                                               const TensorDescription& A,
                                               const TensorDescription& B,
@@ -92,6 +95,8 @@ Result<GemmDescription> GemmDescription::make(int arch, const TileDescription& t
 }
 
 Status GemmDescription::validate() const {
+  TILECRAFT_RETURN_IF_ERROR(
+      describe::check_enumerator("", "swizzling_functor", "Swizzle", swizzle));
   if (arch != 80 && arch != 90) {
     return Status::unsupported(
         "arch: expected 80 (SM80-style CUTLASS 2.x kernels, which also run on SM90) or 90 "
@@ -120,7 +125,7 @@ Status GemmDescription::validate() const {
   if (math.opcode_class == OpClass::TensorOp) {
     // cp.async copies 4, 8 or 16 bytes: A and B accesses must be at least 32 bits wide.
     for (const auto& [which, operand] : {std::pair{"A", &A}, std::pair{"B", &B}}) {
-      const int bits = operand->alignment * size_in_bits(operand->element);
+      const int64_t bits = int64_t{operand->alignment} * size_in_bits(operand->element);
       if (bits < 32) {
         return Status::invalid(
             std::string(which) + ": alignment " + std::to_string(operand->alignment) + " of " +

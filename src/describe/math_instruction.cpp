@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "describe/checks.hpp"
+
 namespace tilecraft {
 namespace {
 
@@ -133,6 +135,16 @@ Result<MathInstruction> MathInstruction::make(std::array<int, 3> instruction_sha
 }
 
 Status MathInstruction::validate() const {
+  // Enumerators first: the rules below look types up and divide by their sizes.
+  using describe::check_enumerator;
+  const char* who = "MathInstruction: ";
+  TILECRAFT_RETURN_IF_ERROR(check_enumerator(who, "element_a", "DataType", element_a));
+  TILECRAFT_RETURN_IF_ERROR(check_enumerator(who, "element_b", "DataType", element_b));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_enumerator(who, "element_accumulator", "DataType", element_accumulator));
+  TILECRAFT_RETURN_IF_ERROR(check_enumerator(who, "opcode_class", "OpClass", opcode_class));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_enumerator(who, "math_operation", "MathOperation", math_operation));
   if (is_wgmma()) return validate_wgmma(*this);
   if (element_a != element_b) {
     return Status::invalid("MathInstruction: element_a and element_b must be the same type, got " +

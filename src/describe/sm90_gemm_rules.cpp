@@ -20,7 +20,7 @@ bool one_of(DataType type, std::initializer_list<DataType> allowed) {
 }
 
 Status check_tma_alignment(const char* which, const TensorDescription& operand) {
-  const int bits = operand.alignment * size_in_bits(operand.element);
+  const int64_t bits = int64_t{operand.alignment} * size_in_bits(operand.element);
   if (bits != 128) {
     return Status::invalid(std::string(which) + ": alignment " + std::to_string(operand.alignment) +
                            " of " + name(operand.element) + " is " + std::to_string(bits) +
@@ -122,13 +122,15 @@ Status validate_sm90_gemm(const GemmDescription& d) {
         "swizzling_functor: BatchedIdentitySwizzle does not combine with the StreamK tile "
         "scheduler, which orders batches itself; use IdentitySwizzle1 (or 2/4/8)");
   }
+  // The tile is valid (check_parts_agree): its extents are small, the sizes fit in 64 bits.
   const int bytes_c = size_in_bits(d.C.element) / 8;
   const auto& shape = d.tile.threadblock_shape;
-  const int stage_bytes = shape[2] * (shape[0] * size_in_bits(math.element_a) / 8 +
-                                      shape[1] * size_in_bits(math.element_b) / 8);
-  const int epilogue = sm90_epilogue_reserve_bytes(d.tile, bytes_c, bytes_c);
+  const int64_t stage_bytes =
+      int64_t{shape[2]} * (int64_t{shape[0]} * size_in_bits(math.element_a) / 8 +
+                           int64_t{shape[1]} * size_in_bits(math.element_b) / 8);
+  const int64_t epilogue = sm90_epilogue_reserve_bytes(d.tile, bytes_c, bytes_c);
   // stages == 0 takes as many as fit beside the epilogue; the mainloop needs at least two.
-  const int stages = d.tile.stages == 0 ? 2 : d.tile.stages;
+  const int64_t stages = d.tile.stages == 0 ? 2 : d.tile.stages;
   if (stages * stage_bytes + epilogue > kMaxSharedMemoryBytesSm90) {
     return Status::invalid(
         "tile_description: " + std::to_string(stages) + " stages of threadblock_shape [" +

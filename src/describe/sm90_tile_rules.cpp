@@ -2,13 +2,12 @@
 // kernels' documented limits, stated before anything is compiled.
 #include "describe/sm90_tile_rules.hpp"
 
+#include "describe/checks.hpp"
+
 namespace tilecraft {
 namespace {
 
-std::string triple(const std::array<int, 3>& v) {
-  return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
-         "]";
-}
+constexpr auto triple = describe::triple_text;
 
 bool is_power_of_two_up_to_4(int v) { return v == 1 || v == 2 || v == 4; }
 
@@ -28,10 +27,10 @@ EpilogueSchedule matching_epilogue_schedule(KernelSchedule kernel) {
              : EpilogueSchedule::TmaWarpSpecialized;
 }
 
-int sm90_epilogue_reserve_bytes(const TileDescription& tile, int bytes_c, int bytes_d) {
+int64_t sm90_epilogue_reserve_bytes(const TileDescription& tile, int bytes_c, int bytes_d) {
   const bool cooperative = tile.kernel_schedule == KernelSchedule::TmaWarpSpecializedCooperative;
-  const int epilogue_m = std::min(tile.threadblock_shape[0], cooperative ? 128 : 64);
-  const int epilogue_n = std::min(tile.threadblock_shape[1], 32);
+  const int64_t epilogue_m = std::min(tile.threadblock_shape[0], cooperative ? 128 : 64);
+  const int64_t epilogue_n = std::min(tile.threadblock_shape[1], 32);
   // Two C stages and two D stages of the epilogue subtile, and the pipelines' barriers.
   return epilogue_m * epilogue_n * 2 * (bytes_c + bytes_d) + 1024;
 }
@@ -41,7 +40,15 @@ Status validate_sm90_tile(const TileDescription& tile) {
   const MathInstruction& math = tile.math_instruction;
   const auto& shape = tile.threadblock_shape;
   const std::string who = "TileDescription (SM90): ";
-  const int bits_a = size_in_bits(math.element_a);
+  const int64_t bits_a = size_in_bits(math.element_a);
+  // Bounds first: every size computed below is then small.
+  TILECRAFT_RETURN_IF_ERROR(
+      describe::check_extents(who, "threadblock_shape", shape, 1, kMaxThreadblockExtent));
+  if (tile.stages != 0 && (tile.stages < 2 || tile.stages > kMaxStagesSm90)) {
+    return Status::invalid(who + "stages must be 0 (as many as fit) or in [2, " +
+                           std::to_string(kMaxStagesSm90) + "], got " +
+                           std::to_string(tile.stages));
+  }
   if (shape[0] != 64 && shape[0] != 128 && shape[0] != 256) {
     return Status::invalid(who + "threadblock_shape " + triple(shape) +
                            ": M must be 64, 128 or 256 (multiples of the 64-row wgmma)");
@@ -50,7 +57,7 @@ Status validate_sm90_tile(const TileDescription& tile) {
     return Status::invalid(who + "threadblock_shape " + triple(shape) +
                            ": N must be a multiple of 16 in [16, 256]");
   }
-  const int k_bytes = shape[2] * bits_a / 8;
+  const int64_t k_bytes = shape[2] * bits_a / 8;
   if (shape[2] % math.instruction_shape[2] != 0 || k_bytes < 32 || k_bytes > 256) {
     return Status::invalid(who + "threadblock_shape " + triple(shape) +
                            ": K must be a multiple of " +
@@ -72,7 +79,11 @@ Status validate_sm90_tile(const TileDescription& tile) {
   }
   if (tile.kernel_schedule == KernelSchedule::Auto ||
       tile.epilogue_schedule == EpilogueSchedule::Auto) {
-    return Status(StatusCode::kInternal, who + "schedules must be resolved (use make_sm90)");
+    return Status::invalid(
+        who +
+        (tile.kernel_schedule == KernelSchedule::Auto ? "kernel_schedule" : "epilogue_schedule") +
+        ": Auto is resolved when the tile is made; build SM90 tiles with "
+        "TileDescription::make_sm90");
   }
   const KernelSchedule kernel = tile.kernel_schedule;
   const bool cooperative = kernel == KernelSchedule::TmaWarpSpecializedCooperative;
@@ -103,9 +114,9 @@ Status validate_sm90_tile(const TileDescription& tile) {
                                std::string(to_string(kernel)));
   }
   // Accumulators live in the consumer warpgroups' registers: at most 128 32-bit registers each.
-  const int rows_per_warpgroup = cooperative ? shape[0] / 2 : shape[0];
-  const int acc_bits = size_in_bits(math.element_accumulator);
-  const int acc_registers = rows_per_warpgroup * shape[1] / 128 * acc_bits / 32;
+  const int64_t rows_per_warpgroup = cooperative ? shape[0] / 2 : shape[0];
+  const int64_t acc_bits = size_in_bits(math.element_accumulator);
+  const int64_t acc_registers = rows_per_warpgroup * shape[1] / 128 * acc_bits / 32;
   if (acc_registers > 128) {
     return Status::invalid(
         who + "threadblock_shape " + triple(shape) + " with " + std::string(to_string(kernel)) +
@@ -114,12 +125,8 @@ Status validate_sm90_tile(const TileDescription& tile) {
         (cooperative ? std::string() : std::string(" or the cooperative schedule")));
   }
   if (tile.stages != 0) {
-    if (tile.stages < 2 || tile.stages > 12) {
-      return Status::invalid(who + "stages must be 0 (as many as fit) or in [2, 12], got " +
-                             std::to_string(tile.stages));
-    }
-    const int bytes_b = size_in_bits(math.element_b) / 8;
-    const int mainloop = tile.stages * shape[2] * (shape[0] * bits_a / 8 + shape[1] * bytes_b);
+    const int64_t bytes_b = size_in_bits(math.element_b) / 8;
+    const int64_t mainloop = tile.stages * shape[2] * (shape[0] * bits_a / 8 + shape[1] * bytes_b);
     if (mainloop > kMaxSharedMemoryBytesSm90 - 8 * 1024) {
       return Status::invalid(
           who + "threadblock_shape " + triple(shape) + " with " + std::to_string(tile.stages) +

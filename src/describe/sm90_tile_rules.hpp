@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 
 #include "tilecraft/describe/tile_description.hpp"
 
@@ -12,6 +13,6 @@ KernelSchedule resolve_kernel_schedule(const TileDescription& tile);
 EpilogueSchedule matching_epilogue_schedule(KernelSchedule kernel);
 Status validate_sm90_tile(const TileDescription& tile);
 // Shared memory the TMA epilogue takes beside the mainloop's stages (an estimate that errs high).
-int sm90_epilogue_reserve_bytes(const TileDescription& tile, int bytes_c, int bytes_d);
+int64_t sm90_epilogue_reserve_bytes(const TileDescription& tile, int bytes_c, int bytes_d);
 
 }  // namespace tilecraft

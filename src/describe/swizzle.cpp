@@ -20,6 +20,8 @@ std::string_view to_string(Swizzle swizzle) {
   return "?";
 }
 
+bool is_valid(Swizzle swizzle) { return to_string(swizzle) != "?"; }
+
 int identity_swizzle_size(Swizzle swizzle) {
   switch (swizzle) {
     case Swizzle::IdentitySwizzle2:

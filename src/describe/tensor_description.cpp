@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "describe/checks.hpp"
+
 namespace tilecraft {
 
 Result<TensorDescription> TensorDescription::make(DataType element, Layout layout, int alignment) {
@@ -11,6 +13,10 @@ Result<TensorDescription> TensorDescription::make(DataType element, Layout layou
 }
 
 Status TensorDescription::validate() const {
+  using describe::check_enumerator;
+  TILECRAFT_RETURN_IF_ERROR(
+      check_enumerator("TensorDescription: ", "element", "DataType", element));
+  TILECRAFT_RETURN_IF_ERROR(check_enumerator("TensorDescription: ", "layout", "Layout", layout));
   if (alignment < 1 || (alignment & (alignment - 1)) != 0) {
     return Status::invalid("TensorDescription: alignment must be a power of two >= 1, got " +
                            std::to_string(alignment));
@@ -19,7 +25,7 @@ Status TensorDescription::validate() const {
   if (alignment > max_alignment) {
     return Status::invalid("TensorDescription: alignment " + std::to_string(alignment) + " of " +
                            std::string(long_name(element)) + " is " +
-                           std::to_string(alignment * size_in_bits(element)) +
+                           std::to_string(int64_t{alignment} * size_in_bits(element)) +
                            " bits; a vector access is at most 128 bits (alignment <= " +
                            std::to_string(max_alignment) + ")");
   }

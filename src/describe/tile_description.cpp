@@ -1,13 +1,23 @@
 #include "tilecraft/describe/tile_description.hpp"
 
+#include "describe/checks.hpp"
 #include "describe/sm90_tile_rules.hpp"
 
 namespace tilecraft {
 namespace {
 
-std::string triple(const std::array<int, 3>& v) {
-  return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
-         "]";
+using describe::check_enumerator;
+using describe::check_extents;
+using describe::saturating_product;
+constexpr auto triple = describe::triple_text;
+
+// The enums of a tile (SM80 or SM90) hold enumerators.
+Status check_tile_enumerators(const TileDescription& tile, const std::string& who) {
+  TILECRAFT_RETURN_IF_ERROR(
+      check_enumerator(who, "kernel_schedule", "KernelSchedule", tile.kernel_schedule));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_enumerator(who, "epilogue_schedule", "EpilogueSchedule", tile.epilogue_schedule));
+  return check_enumerator(who, "tile_scheduler", "TileScheduler", tile.tile_scheduler);
 }
 
 }  // namespace
@@ -49,14 +59,21 @@ std::array<int, 3> TileDescription::warp_shape() const {
           threadblock_shape[2] / warp_count[2]};
 }
 
-int TileDescription::mainloop_shared_memory_bytes() const {
-  const int bytes_a = size_in_bits(math_instruction.element_a) / 8;
-  const int bytes_b = size_in_bits(math_instruction.element_b) / 8;
-  return stages * threadblock_shape[2] *
-         (threadblock_shape[0] * bytes_a + threadblock_shape[1] * bytes_b);
+int64_t TileDescription::threads() const {
+  return saturating_product({32, warp_count[0], warp_count[1], warp_count[2]});
+}
+
+int64_t TileDescription::mainloop_shared_memory_bytes() const {
+  const int64_t bytes_a = size_in_bits(math_instruction.element_a) / 8;
+  const int64_t bytes_b = size_in_bits(math_instruction.element_b) / 8;
+  // Each term is at most 2^31 * 8: their sum fits; the product saturates.
+  return saturating_product({stages, threadblock_shape[2],
+                             threadblock_shape[0] * bytes_a + threadblock_shape[1] * bytes_b});
 }
 
 Status TileDescription::validate() const {
+  const std::string who = is_sm90() ? "TileDescription (SM90): " : "TileDescription: ";
+  TILECRAFT_RETURN_IF_ERROR(check_tile_enumerators(*this, who));
   if (is_sm90()) return validate_sm90_tile(*this);
   TILECRAFT_RETURN_IF_ERROR(math_instruction.validate());
   if (cluster_shape != std::array<int, 3>{1, 1, 1} || kernel_schedule != KernelSchedule::Auto ||
@@ -66,13 +83,17 @@ Status TileDescription::validate() const {
         "are SM90 settings; this tile's math instruction is an SM80 mma.sync shape (SM90 tiles "
         "use a wgmma shape [64, N, K])");
   }
+  // Bounds first: every size computed below is then small.
+  TILECRAFT_RETURN_IF_ERROR(
+      check_extents(who, "threadblock_shape", threadblock_shape, 1, kMaxThreadblockExtent));
+  TILECRAFT_RETURN_IF_ERROR(check_extents(who, "warp_count", warp_count, 1, kMaxWarpCount,
+                                          "a threadblock holds at most 1024 threads, 32 warps"));
+  if (stages < 2 || stages > kMaxStagesSm80) {
+    return Status::invalid("TileDescription: stages must be in [2, " +
+                           std::to_string(kMaxStagesSm80) + "], got " + std::to_string(stages));
+  }
   const char* dims = "MNK";
   for (int i = 0; i < 3; ++i) {
-    if (threadblock_shape[i] <= 0 || warp_count[i] <= 0) {
-      return Status::invalid(
-          "TileDescription: threadblock_shape and warp_count must be positive, got " +
-          triple(threadblock_shape) + " and " + triple(warp_count));
-    }
     if (threadblock_shape[i] % warp_count[i] != 0) {
       return Status::invalid(std::string("TileDescription: warp_count ") + triple(warp_count) +
                              " does not divide threadblock_shape " + triple(threadblock_shape) +
@@ -85,14 +106,10 @@ Status TileDescription::validate() const {
                                ": the SM80 multistage mainloop partitions warps over M and N only; "
                                "expected warp_count[2] == 1");
   }
-  if (threads() > 1024) {
+  if (threads() > kMaxThreadsPerBlock) {
     return Status::invalid("TileDescription: warp_count " + triple(warp_count) + " makes " +
                            std::to_string(threads()) +
                            " threads; a threadblock holds at most 1024");
-  }
-  if (stages < 2 || stages > 16) {
-    return Status::invalid("TileDescription: stages must be in [2, 16], got " +
-                           std::to_string(stages));
   }
   const auto warp = warp_shape();
   const auto& inst = math_instruction.instruction_shape;
@@ -112,12 +129,13 @@ Status TileDescription::validate() const {
   }
   if (math_instruction.opcode_class == OpClass::Simt) {
     // The SIMT warp tile is spread over a 4x8 or 8x4 arrangement of lanes.
-    if (warp[0] * warp[1] < 32 || warp[0] % 4 != 0 || warp[1] % 4 != 0) {
+    if (int64_t{warp[0]} * warp[1] < 32 || warp[0] % 4 != 0 || warp[1] % 4 != 0) {
       return Status::invalid("TileDescription: the SIMT warp tile " + triple(warp) +
-                             " must be at least 32 elements in M x N with M and N multiples of 4");
+                             " (threadblock_shape / warp_count) must be at least 32 elements in "
+                             "M x N with M and N multiples of 4");
     }
   }
-  const int smem = mainloop_shared_memory_bytes();
+  const int64_t smem = mainloop_shared_memory_bytes();
   if (smem > kMaxSharedMemoryBytesSm80) {
     return Status::invalid("TileDescription: threadblock_shape " + triple(threadblock_shape) +
                            " with " + std::to_string(stages) + " stages needs " +

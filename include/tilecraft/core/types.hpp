@@ -98,4 +98,14 @@ struct Tensor4DCoord {
 
 std::string to_string(const GemmCoord& coord);
 
+// Whether a value is one of its type's enumerators: a C++ caller can cast any byte to an enum,
+// so validation checks this before it looks a value up or divides by its size.
+bool is_valid(DataType type);
+bool is_valid(Layout layout);
+bool is_valid(OpClass op_class);
+bool is_valid(MathOperation op);
+bool is_valid(KernelSchedule schedule);
+bool is_valid(EpilogueSchedule schedule);
+bool is_valid(TileScheduler scheduler);
+
 }  // namespace tilecraft

@@ -18,6 +18,7 @@ enum class EpilogueKind : uint8_t {
   LinearCombinationGeneric,    // D = activation(alpha * acc + beta * C)
 };
 std::string_view to_string(EpilogueKind kind);
+bool is_valid(EpilogueKind kind);  // one of the enumerators (so for the next two)
 
 enum class Activation : uint8_t {
   identity,
@@ -37,6 +38,7 @@ inline constexpr Activation kAllActivations[] = {
 // What SM90 epilogues add to the SM80 set.
 inline constexpr Activation kSm90OnlyActivations[] = {Activation::gelu_tanh, Activation::clamp};
 std::string_view to_string(Activation activation);
+bool is_valid(Activation activation);
 // Runtime arguments the activation takes after alpha and beta (leaky_relu: its slope; clamp: lower
 // and upper bound).
 int activation_argument_count(Activation activation);
@@ -50,6 +52,7 @@ enum class BiasKind : uint8_t {
   per_column,  // a vector of N values, one per column of D
 };
 std::string_view to_string(BiasKind bias);
+bool is_valid(BiasKind bias);
 
 // SM90 epilogue fusions on CUTLASS's epilogue visitor trees, beyond D = act(alpha * acc + beta *
 // C):

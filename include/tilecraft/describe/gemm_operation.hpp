@@ -35,5 +35,6 @@ struct GemmDescription {
 
 enum class GemmMode : uint8_t { Gemm, GemmSplitKParallel, Batched, Array };
 std::string_view to_string(GemmMode mode);
+bool is_valid(GemmMode mode);  // one of the enumerators
 
 }  // namespace tilecraft

@@ -19,6 +19,7 @@ inline constexpr Swizzle kAllSwizzles[] = {
     Swizzle::IdentitySwizzle8, Swizzle::HorizontalSwizzle, Swizzle::BatchedIdentitySwizzle};
 
 std::string_view to_string(Swizzle swizzle);
+bool is_valid(Swizzle swizzle);  // one of the enumerators
 // N of IdentitySwizzleN (the width of the band of tiles visited together); 1 for the others.
 int identity_swizzle_size(Swizzle swizzle);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 #include "tilecraft/core/status.hpp"
@@ -14,6 +15,15 @@ inline constexpr int kMaxSharedMemoryBytesSm80 = 163 * 1024;
 inline constexpr int kMaxSharedMemoryBytesSm90 = 227 * 1024;
 // Clusters larger than this are not portable across Hopper parts.
 inline constexpr int kMaxPortableClusterSize = 8;
+// The largest threadblock_shape extent validation considers (every real tile is far smaller:
+// shared memory bounds them). Larger ones are refused before any size is computed from them.
+inline constexpr int kMaxThreadblockExtent = 1 << 16;
+// A threadblock holds at most 1024 threads: 32 warps.
+inline constexpr int kMaxThreadsPerBlock = 1024;
+inline constexpr int kMaxWarpCount = kMaxThreadsPerBlock / 32;
+// Pipeline stages: SM80 multistage mainloops take [2, 16]; SM90 0 (as many as fit) or [2, 12].
+inline constexpr int kMaxStagesSm80 = 16;
+inline constexpr int kMaxStagesSm90 = 12;
 
 // The tile of a kernel. An SM80 (2.x) tile is threadblock_shape split over warp_count warps with
 // a multistage mainloop of `stages`. An SM90 (3.x) tile is recognized by its wgmma instruction
@@ -42,9 +52,11 @@ struct TileDescription {
   bool is_sm90() const { return math_instruction.is_wgmma(); }
 
   std::array<int, 3> warp_shape() const;
-  int threads() const { return 32 * warp_count[0] * warp_count[1] * warp_count[2]; }
-  // Bytes of shared memory the multistage mainloop needs for A and B tiles.
-  int mainloop_shared_memory_bytes() const;
+  // 32 threads per warp of warp_count. In 64 bits, and INT64_MAX where even that would overflow
+  // (values validation refuses), so that no product wraps around into a plausible size.
+  int64_t threads() const;
+  // Bytes of shared memory the multistage mainloop needs for A and B tiles (64-bit, as above).
+  int64_t mainloop_shared_memory_bytes() const;
   // "128x128_32x3" (SM80), "128x256x64_c2x1x1_s0_coop_streamk" (SM90): the tile part of names.
   std::string procedural_name() const;
   friend bool operator==(const TileDescription&, const TileDescription&) = default;

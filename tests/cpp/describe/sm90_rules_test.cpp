@@ -814,14 +814,15 @@ std::vector<BadCase> bad_cases() {
        },
        unsupported,
        {"arch: expected 80", "or 90", "got 89"}},
+      // The caller's input, not a broken invariant: an invalid argument naming the field.
       {"unresolved_schedules_built_by_hand",
        [] {
          TileDescription t = bf16_tile();
          t.kernel_schedule = KS::Auto;
          return t.validate();
        },
-       SC::kInternal,
-       {"schedules must be resolved (use make_sm90)"}},
+       SC::kInvalidArgument,
+       {"kernel_schedule: Auto is resolved when the tile is made", "make_sm90"}},
   };
 }
 
