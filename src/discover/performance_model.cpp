@@ -230,22 +230,24 @@ Tiling tile_problem(const TileDescription& tile, Swizzle swizzle, const GemmShap
 
 // ---- Residency -------------------------------------------------------------------------------
 
-int sm80_registers_per_thread(const TileDescription& tile) {
+// Sizes in 64 bits: the extents are bounded (has_valid_extents), their products are not small.
+int64_t sm80_registers_per_thread(const TileDescription& tile) {
   const auto& s = tile.threadblock_shape;
-  const int accumulators =
-      s[0] * s[1] / tile.threads() * size_in_bits(tile.math_instruction.element_accumulator) / 32;
-  return std::min(accumulators + kRegistersBesideAccumulators, kMaxRegistersPerThread);
+  const int64_t accumulators = int64_t{s[0]} * s[1] / tile.threads() *
+                               size_in_bits(tile.math_instruction.element_accumulator) / 32;
+  return std::min<int64_t>(accumulators + kRegistersBesideAccumulators, kMaxRegistersPerThread);
 }
 
 int sm80_ctas_per_sm(const TileDescription& tile, const DeviceTraits& device) {
-  const int smem = tile.mainloop_shared_memory_bytes();
+  const int64_t smem = tile.mainloop_shared_memory_bytes();
   if (smem > max_shared_memory_per_cta(device)) return 0;
-  const int by_smem = shared_memory_per_sm(device) / (smem + kReservedSharedMemoryPerCta);
-  const int by_threads = max_threads_per_sm(device) / tile.threads();
+  const int64_t by_smem = shared_memory_per_sm(device) / (smem + kReservedSharedMemoryPerCta);
+  const int64_t by_threads = max_threads_per_sm(device) / tile.threads();
   // A CTA over the register file still launches with spills: count it as one.
-  const int by_registers =
-      std::max(1, kRegistersPerSm / (tile.threads() * sm80_registers_per_thread(tile)));
-  return std::min({by_smem, by_threads, by_registers, kMaxCtasPerSm});
+  const int64_t by_registers =
+      std::max<int64_t>(1, kRegistersPerSm / (tile.threads() * sm80_registers_per_thread(tile)));
+  return static_cast<int>(
+      std::min<int64_t>({by_smem, by_threads, by_registers, int64_t{kMaxCtasPerSm}}));
 }
 
 bool is_persistent(const TileDescription& tile) {
@@ -257,8 +259,9 @@ int sm90_ctas_per_sm(const TileDescription& tile, const DeviceTraits& device) {
   if (!is_hopper(device)) return 0;
   // Persistent kernels and stages == 0 (as many as fit) fill one SM's shared memory.
   if (is_persistent(tile) || tile.stages == 0) return 1;
-  const int smem = tile.mainloop_shared_memory_bytes() + 8 * 1024;  // + the epilogue's share
-  return std::clamp(shared_memory_per_sm(device) / smem, 1, 2);
+  // + the epilogue's share
+  const int64_t smem = tile.mainloop_shared_memory_bytes() + 8 * 1024;
+  return static_cast<int>(std::clamp<int64_t>(shared_memory_per_sm(device) / smem, 1, 2));
 }
 
 // get_max_cta_occupancy of CUTLASS's SM90 tile schedulers: the CTAs of a persistent grid.
@@ -311,7 +314,7 @@ double sm90_instruction_efficiency(const TileDescription& tile) {
 // Warp tiles of 64x64 and up reuse operand fragments fully.
 double sm80_warp_tile_factor(const TileDescription& tile) {
   const auto w = tile.warp_shape();
-  const int area = w[0] * w[1];
+  const int64_t area = int64_t{w[0]} * w[1];
   if (area >= 4096) return 1.0;
   if (area >= 2048) return 0.95;
   return area >= 1024 ? 0.85 : 0.70;
@@ -511,11 +514,16 @@ bool is_empty(const GemmShape& shape) {
   return shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0;
 }
 
-// Guards the divisions below against descriptions that skipped validation.
-bool has_positive_shape(const TileDescription& tile) {
-  const auto& s = tile.threadblock_shape;
-  const auto& split = tile.is_sm90() ? tile.cluster_shape : tile.warp_count;
-  return s[0] > 0 && s[1] > 0 && s[2] > 0 && split[0] > 0 && split[1] > 0 && split[2] > 0;
+// Guards the divisions and products above against descriptions that skipped validation: the
+// extents within validation's limits (so positive, and small enough for 64-bit sizes).
+bool has_valid_extents(const TileDescription& tile) {
+  const auto within = [](const std::array<int, 3>& v, int hi) {
+    return v[0] >= 1 && v[0] <= hi && v[1] >= 1 && v[1] <= hi && v[2] >= 1 && v[2] <= hi;
+  };
+  if (!within(tile.threadblock_shape, kMaxThreadblockExtent)) return false;
+  if (tile.stages < 0 || tile.stages > kMaxStagesSm80) return false;
+  if (tile.is_sm90()) return within(tile.cluster_shape, kMaxPortableClusterSize);
+  return within(tile.warp_count, kMaxWarpCount);
 }
 
 PerformanceEstimate not_runnable() {
@@ -537,7 +545,7 @@ std::string PerformanceEstimate::explain() const {
 PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
                              const DeviceTraits& device) {
   const TileDescription& tile = d.tile;
-  const bool runnable_shape = device.sm_count > 0 && has_positive_shape(tile);
+  const bool runnable_shape = device.sm_count > 0 && has_valid_extents(tile);
   const Residency r = runnable_shape ? residency(tile, device) : Residency{};
   if (r.ctas_per_sm == 0 || r.concurrent_ctas == 0) return not_runnable();
   PerformanceEstimate e;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tilecraft/describe/gemm_operation.hpp"
+#include "tilecraft/discover/performance_model.hpp"
 
 namespace tilecraft {
 namespace {
@@ -171,6 +172,31 @@ TEST(SizeLimits, UnresolvedSm90SchedulesAreAnInvalidArgument) {
   ASSERT_FALSE(status);
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(contains(status.message(), "kernel_schedule: Auto")) << status.message();
+}
+
+// The performance model takes any description; absurd ones score 0 instead of dividing by a
+// thread count or a shared-memory size that wrapped to 0.
+TEST(SizeLimits, PerformanceModelSurvivesUnvalidatedDescriptions) {
+  GemmDescription d;
+  d.tile.math_instruction = simt_f32();
+  d.tile.threadblock_shape = {128, 128, 8};
+  d.tile.stages = 4;
+  const discover::GemmShape shape{1024, 1024, 1024, 1};
+  const discover::DeviceTraits device;
+  for (const std::array<int, 3>& warps :
+       {std::array<int, 3>{1 << 10, 1 << 10, 1 << 10}, std::array<int, 3>{1 << 30, 4, 1},
+        std::array<int, 3>{0, 4, 1}, std::array<int, 3>{-2, 4, 1}}) {
+    d.tile.warp_count = warps;
+    EXPECT_EQ(discover::estimate(d, shape, device).score, 0);
+  }
+  d.tile.warp_count = {2, 4, 1};
+  for (int stages : {-1, -8, 1 << 30}) {
+    d.tile.stages = stages;
+    EXPECT_EQ(discover::estimate(d, shape, device).score, 0) << stages;
+  }
+  d.tile.stages = 4;
+  d.tile.threadblock_shape = {1 << 20, 1 << 20, 8};
+  EXPECT_EQ(discover::estimate(d, shape, device).score, 0);
 }
 
 }  // namespace
