@@ -7,12 +7,7 @@ def add_module(operations):
     """Compiles the operations' kernels, or loads them from the cache. Progress goes to stderr."""
     if not isinstance(operations, (list, tuple)):
         operations = [operations]
-    native = []
-    for i, op in enumerate(operations):
-        if not hasattr(op, "_op"):
-            raise TypeError(f"operations[{i}]: expected a GemmOperationUniversal, got {op!r}")
-        native.append(op._op)
-    _core.compile_operations(native)
+    _core.compile_operations(operations)  # operations[i]: each a GemmOperationUniversal
 
 
 def nvrtc():

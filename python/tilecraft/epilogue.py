@@ -1,23 +1,15 @@
-"""Epilogue functors in the seed's spelling (seed 002, "Epilogue Functor")."""
+"""Epilogue functors in the seed's spelling (seed 002, "Epilogue Functor").
+
+The functions forward their arguments as given; the C++ binding checks each (TypeError for a
+value of the wrong type, ValueError for a bad one, both naming the argument)."""
 
 from tilecraft import _core
-from tilecraft._core import Activation, DataType
-
-
-class _ActivationSpec:
-    """``relu(element_epilogue_compute)``: an activation and the type it computes in."""
-
-    def __init__(self, activation, element=DataType.f32):
-        self.activation = activation
-        self.element = element
-
-    def __repr__(self):
-        return f"{self.activation.name}({self.element.name})"
+from tilecraft._core import Activation, ActivationFunction, DataType
 
 
 def _activation(kind):
     def make(element_epilogue_compute=DataType.f32):
-        return _ActivationSpec(kind, element_epilogue_compute)
+        return ActivationFunction(kind, element_epilogue_compute)
 
     make.__name__ = kind.name
     make.__doc__ = f"The {kind.name} activation for LinearCombinationGeneric."
@@ -35,27 +27,6 @@ gelu = _activation(Activation.gelu)
 gelu_tanh = _activation(Activation.gelu_tanh)
 clamp = _activation(Activation.clamp)
 
-_BIAS = {None: _core.BiasKind.none, "row": _core.BiasKind.per_row,
-         "column": _core.BiasKind.per_column}
-
-
-def _fused(functor, element_C, bias, element_bias, aux, element_aux, scales):
-    """Adds the SM90 fusions (bias, aux output, per-tensor scales) when any is asked for."""
-    if isinstance(bias, _core.BiasKind):
-        kind = bias
-    elif bias in _BIAS:
-        kind = _BIAS[bias]
-    else:
-        raise ValueError(f"bias: expected None, 'row' (one value per row of D, M values) or "
-                         f"'column' (N values), got {bias!r}")
-    if kind == _core.BiasKind.none and not aux and not scales:
-        if element_bias is not None or element_aux is not None:
-            raise ValueError("element_bias/element_aux: given without bias=/aux=True")
-        return functor
-    return _core.with_fusion(functor, kind,
-                             element_C if element_bias is None else element_bias, bool(aux),
-                             element_C if element_aux is None else element_aux, bool(scales))
-
 
 def LinearCombination(element_C, alignment_c, element_acc, element_epilogue_compute, *,
                       bias=None, element_bias=None, aux=False, element_aux=None, scales=False):
@@ -66,9 +37,10 @@ def LinearCombination(element_C, alignment_c, element_acc, element_epilogue_comp
     to an aux tensor of ``element_aux``; ``scales=True`` applies fp8 per-tensor scales:
     D = scale_d * (scale_a * scale_b * alpha * acc + scale_c * beta * C + bias).
     """
-    functor = _core.make_linear_combination(element_C, alignment_c, element_acc,
-                                            element_epilogue_compute)
-    return _fused(functor, element_C, bias, element_bias, aux, element_aux, scales)
+    return _core.make_linear_combination(element_C, alignment_c, element_acc,
+                                         element_epilogue_compute, bias=bias,
+                                         element_bias=element_bias, aux=aux,
+                                         element_aux=element_aux, scales=scales)
 
 
 def LinearCombinationClamp(element_C, alignment_c, element_acc, element_epilogue_compute):
@@ -85,24 +57,16 @@ def FastLinearCombinationClamp(element_C, alignment_c):
 def LinearCombinationGeneric(activation, element_C, alignment_c, element_acc,
                              element_epilogue_compute, *, bias=None, element_bias=None, aux=False,
                              element_aux=None, scales=False):
-    """D = activation(alpha * accumulator + beta * C); ``activation`` is e.g. ``relu(float32)``.
+    """D = activation(alpha * accumulator + beta * C); ``activation`` is e.g. ``relu(float32)``
+    (or ``relu``, which then computes in element_epilogue_compute).
 
     Takes the SM90 fusions of ``LinearCombination`` (bias, aux, scales); aux holds the value
     before the activation. ``gelu_tanh`` and ``clamp`` (bounds as epilogue_type arguments) are
     SM90 activations.
     """
-    if callable(activation) and hasattr(activation, "activation"):
-        activation = activation(element_epilogue_compute)
-    if isinstance(activation, _ActivationSpec):
-        if activation.element != element_epilogue_compute:
-            raise ValueError(
-                f"activation: computes in {activation.element.name} but element_epilogue_compute "
-                f"is {element_epilogue_compute.name}; they must agree")
-        activation = activation.activation
-    if not isinstance(activation, Activation):
-        raise TypeError(
-            "activation: expected relu, leaky_relu, tanh, sigmoid, silu, hardswish, gelu, "
-            f"gelu_tanh or clamp (e.g. relu(cutlass.float32)), got {activation!r}")
-    functor = _core.make_linear_combination_generic(activation, element_C, alignment_c,
-                                                    element_acc, element_epilogue_compute)
-    return _fused(functor, element_C, bias, element_bias, aux, element_aux, scales)
+    if callable(activation) and isinstance(getattr(activation, "activation", None), Activation):
+        activation = activation(element_epilogue_compute)  # relu, not relu(float32)
+    return _core.make_linear_combination_generic(activation, element_C, alignment_c, element_acc,
+                                                 element_epilogue_compute, bias=bias,
+                                                 element_bias=element_bias, aux=aux,
+                                                 element_aux=element_aux, scales=scales)

@@ -5,10 +5,7 @@ from tilecraft import _core
 
 def get_memory_pool(init_pool_size, max_pool_size=0):
     """Reserves ``init_pool_size`` bytes and caps the pool at ``max_pool_size`` (0: no cap)."""
-    for name, value in (("init_pool_size", init_pool_size), ("max_pool_size", max_pool_size)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name}: expected a byte count >= 0, got {value!r}")
-    _core.get_memory_pool(init_pool_size, max_pool_size)
+    _core.get_memory_pool(init_pool_size, max_pool_size)  # byte counts, checked by name
 
 
 def get_allocated_size():

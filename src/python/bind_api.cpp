@@ -7,7 +7,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "arguments.hpp"
 #include "common.hpp"
+#include "described.hpp"
 #include "tensor_adapter.hpp"
 #include "tilecraft/discover/api.hpp"
 
@@ -20,11 +22,47 @@ std::optional<std::string> error_of(const Status& status) {
   return status.message();
 }
 
+// epilogue.activation: None (identity), a tilecraft.Activation, or its name ("relu").
+struct ActivationName {
+  Activation activation = Activation::identity;
+};
+
+constexpr Activation kEveryActivation[] = {
+    Activation::identity,  Activation::relu, Activation::leaky_relu, Activation::tanh,
+    Activation::sigmoid,   Activation::silu, Activation::hardswish,  Activation::gelu,
+    Activation::gelu_tanh, Activation::clamp};
+
 }  // namespace
+
+template <>
+struct Arg<ActivationName> {
+  static std::string hint() { return "str | Activation | None"; }
+  static std::string expected() {
+    std::string names;
+    for (Activation a : kEveryActivation) {
+      names += (names.empty() ? "'" : ", '") + std::string(to_string(a)) + "'";
+    }
+    return "None, a tilecraft.Activation or one of [" + names + "]";
+  }
+  static ActivationName from(const std::string& name, nb::handle v, const std::string& expected) {
+    if (v.is_none()) return {};
+    Activation activation{};
+    if (nb::try_cast(v, activation, /*convert=*/false)) return {activation};
+    if (!nb::isinstance<nb::str>(v)) wrong_type(name, expected, v);
+    const std::string text = nb::cast<std::string>(v);
+    for (Activation a : kEveryActivation) {
+      if (text == to_string(a)) return {a};
+    }
+    wrong_value(name, expected, v);
+  }
+};
 
 void bind_api(nb::module_& root) {
   nb::module_ m = root.def_submodule("api", "The arguments-first API of seed 003.");
-  using namespace tilecraft::api;
+  // api::GemmArguments, not the operation-first tilecraft::GemmArguments.
+  using api::DesignMetadata, api::EpilogueArguments, api::EpilogueMetadata,
+      api::GemmOperandsMetadata, api::GemmArguments, api::Kernel, api::KernelMetadata,
+      api::OperandMetadata;
 
   nb::class_<OperandMetadata>(m, "OperandMetadata")
       .def_ro("dtype", &OperandMetadata::dtype)
@@ -63,34 +101,40 @@ void bind_api(nb::module_& root) {
       .def_ro("score", &KernelMetadata::score)
       .def_ro("score_explain", &KernelMetadata::score_explain);
 
-  nb::class_<GemmArguments>(m, "GemmArguments")
-      .def_static(
-          "make",
-          [](const nb::ndarray<>& A, const nb::ndarray<>& B, const nb::ndarray<>& out,
-             DataType accumulator_type, double alpha, double beta, std::optional<nb::ndarray<>> C,
-             Activation activation, const std::vector<double>& activation_args,
-             std::optional<nb::ndarray<>> bias, bool bias_per_row, const nb::object& scale_a,
-             const nb::object& scale_b) {
-            EpilogueArguments e;
-            e.alpha = alpha;
-            e.beta = beta;
-            if (C) e.C = to_tensor_view("epilogue.C", *C);
-            e.activation = activation;
-            e.activation_args = activation_args;
-            if (bias) e.bias = to_tensor_view("epilogue.bias", *bias);
-            e.bias_per_row = bias_per_row;
-            e.scale_a = to_scale_argument("epilogue.scale_a", scale_a);
-            e.scale_b = to_scale_argument("epilogue.scale_b", scale_b);
-            return unwrap(GemmArguments::make(to_tensor_view("A", A), to_tensor_view("B", B),
-                                              to_tensor_view("out", out), accumulator_type, e));
-          },
-          nb::arg("A"), nb::arg("B"), nb::arg("out"), nb::arg("accumulator_type"),
-          nb::arg("alpha") = 1.0, nb::arg("beta") = 0.0, nb::arg("C").none() = nb::none(),
-          nb::arg("activation") = Activation::identity,
-          nb::arg("activation_args") = std::vector<double>{}, nb::arg("bias").none() = nb::none(),
-          nb::arg("bias_per_row") = false, nb::arg("scale_a").none() = nb::none(),
-          nb::arg("scale_b").none() = nb::none())
-      .def_prop_ro("m", &GemmArguments::m)
+  auto arguments = nb::class_<GemmArguments>(m, "GemmArguments");
+  // python/tilecraft/api/arguments.py passes the epilogue's fields positionally, under the
+  // names its messages give them.
+  def_checked(
+      arguments, "make", "GemmArguments",
+      [](nb::ndarray<> A, nb::ndarray<> B, nb::ndarray<> out, DataType accumulator_type,
+         double alpha, double beta, std::optional<nb::ndarray<>> C, ActivationName activation,
+         std::vector<double> activation_args, std::optional<nb::ndarray<>> bias, bool bias_per_row,
+         ScaleArgument scale_a, ScaleArgument scale_b) {
+        EpilogueArguments e;
+        e.alpha = alpha;
+        e.beta = beta;
+        if (C) e.C = to_tensor_view("epilogue.C", *C);
+        e.activation = activation.activation;
+        e.activation_args = std::move(activation_args);
+        if (bias) e.bias = to_tensor_view("epilogue.bias", *bias);
+        e.bias_per_row = bias_per_row;
+        e.scale_a = scale_a;
+        e.scale_b = scale_b;
+        return unwrap(GemmArguments::make(to_tensor_view("A", A), to_tensor_view("B", B),
+                                          to_tensor_view("out", out), accumulator_type, e));
+      },
+      required<nb::ndarray<>>("A"), required<nb::ndarray<>>("B"), required<nb::ndarray<>>("out"),
+      required<DataType>("accumulator_type"),
+      optional<double>("epilogue.alpha", 1.0, "1.0", "a number"),
+      optional<double>("epilogue.beta", 0.0, "0.0", "a number"),
+      optional<std::optional<nb::ndarray<>>>("epilogue.C", std::nullopt, "None"),
+      optional<ActivationName>("epilogue.activation", {}, "None"),
+      optional<std::vector<double>>("epilogue.activation_args", {}, "()", "a list of numbers"),
+      optional<std::optional<nb::ndarray<>>>("epilogue.bias", std::nullopt, "None"),
+      optional<bool>("epilogue.bias_per_row", false, "False", "a bool (True or False)"),
+      optional<ScaleArgument>("epilogue.scale_a", {}, "None"),
+      optional<ScaleArgument>("epilogue.scale_b", {}, "None"));
+  arguments.def_prop_ro("m", &GemmArguments::m)
       .def_prop_ro("n", &GemmArguments::n)
       .def_prop_ro("k", &GemmArguments::k)
       .def_prop_ro("batch", &GemmArguments::batch)
@@ -103,68 +147,94 @@ void bind_api(nb::module_& root) {
         return std::array<int, 3>{a.alignment_a(), a.alignment_b(), a.alignment_out()};
       });
 
-  nb::class_<CompiledArtifact>(m, "CompiledArtifact")
-      .def_prop_ro("kernel_name", &CompiledArtifact::kernel_name)
-      .def_prop_ro("arch", &CompiledArtifact::arch)
-      .def("save", [](const CompiledArtifact& a, const std::string& path) { check(a.save(path)); })
-      .def_static("load",
-                  [](const std::string& path) { return unwrap(CompiledArtifact::load(path)); });
+  auto artifact = nb::class_<CompiledArtifact>(m, "CompiledArtifact")
+                      .def_prop_ro("kernel_name", &CompiledArtifact::kernel_name)
+                      .def_prop_ro("arch", &CompiledArtifact::arch);
+  def_method(
+      artifact, "save", "CompiledArtifact.save",
+      [](const CompiledArtifact& a, Path path) { check(a.save(path.text)); },
+      required<Path>("path"));
+  def_checked(
+      artifact, "load", "CompiledArtifact.load",
+      [](Path path) { return unwrap(CompiledArtifact::load(path.text)); }, required<Path>("path"));
 
-  nb::class_<Kernel>(m, "Kernel")
+  auto kernel = nb::class_<Kernel>(m, "Kernel");
+  kernel
       .def_prop_ro("metadata", &Kernel::metadata, nb::rv_policy::reference_internal)
       // Everything the Python KernelMetadata holds, in one call (filters visit every kernel).
-      .def_prop_ro("metadata_fields",
-                   [](const Kernel& k) {
-                     const KernelMetadata& m = k.metadata();
-                     const auto operand = [](const OperandMetadata& o) {
-                       return nb::make_tuple(o.dtype, o.layout, o.alignment);
-                     };
-                     const DesignMetadata& d = m.design;
-                     const EpilogueMetadata& e = m.epilogue;
-                     return nb::make_tuple(
-                         m.kernel_name, m.kernel_class, m.min_cc,
-                         nb::make_tuple(operand(m.operands.A), operand(m.operands.B),
-                                        operand(m.operands.out), m.operands.accumulator),
-                         nb::make_tuple(d.arch, d.tile_shape, d.cluster_shape, d.warp_count,
-                                        d.instruction_shape, d.stages, d.kernel_schedule,
-                                        d.epilogue_schedule, d.tile_scheduler, d.swizzle),
-                         nb::make_tuple(e.kind, e.activation, e.compute, e.per_tensor_scales,
-                                        e.bias, e.bias_dtype),
-                         m.score, m.score_explain);
-                   })
-      .def("supports",
-           [](const Kernel& k, const GemmArguments& args) { return error_of(k.supports(args)); })
-      .def("compile",
-           [](const Kernel& k, const GemmArguments& args) {
-             return unwrap(interruptible([&] { return k.compile(args); }));
-           })
-      .def("get_workspace_size",
-           [](const Kernel& k, const GemmArguments& args) {
-             return unwrap(interruptible([&] { return k.get_workspace_size(args); }));
-           })
-      .def(
-          "run",
-          [](const Kernel& k, const GemmArguments& args, const CompiledArtifact* artifact,
-             uintptr_t stream, bool assume_supported_args, uintptr_t workspace,
-             size_t workspace_bytes) {
-            check(interruptible([&] {
-              return k.run(args, artifact, reinterpret_cast<void*>(stream), assume_supported_args,
-                           reinterpret_cast<void*>(workspace), workspace_bytes);
-            }));
-          },
-          nb::arg("args"), nb::arg("compiled_artifact").none(), nb::arg("stream"),
-          nb::arg("assume_supported_args"), nb::arg("workspace"), nb::arg("workspace_bytes"));
+      .def_prop_ro("metadata_fields", [](const Kernel& k) {
+        const KernelMetadata& m = k.metadata();
+        const auto operand = [](const OperandMetadata& o) {
+          return nb::make_tuple(o.dtype, o.layout, o.alignment);
+        };
+        const DesignMetadata& d = m.design;
+        const EpilogueMetadata& e = m.epilogue;
+        return nb::make_tuple(m.kernel_name, m.kernel_class, m.min_cc,
+                              nb::make_tuple(operand(m.operands.A), operand(m.operands.B),
+                                             operand(m.operands.out), m.operands.accumulator),
+                              nb::make_tuple(d.arch, d.tile_shape, d.cluster_shape, d.warp_count,
+                                             d.instruction_shape, d.stages, d.kernel_schedule,
+                                             d.epilogue_schedule, d.tile_scheduler, d.swizzle),
+                              nb::make_tuple(e.kind, e.activation, e.compute, e.per_tensor_scales,
+                                             e.bias, e.bias_dtype),
+                              m.score, m.score_explain);
+      });
+  const auto args = required<Ref<GemmArguments>>("args");
+  def_method(
+      kernel, "supports", "supports",
+      [](const Kernel& k, Ref<GemmArguments> a) { return error_of(k.supports(*a)); }, args);
+  def_method(
+      kernel, "compile", "compile",
+      [](const Kernel& k, Ref<GemmArguments> a) {
+        return unwrap(interruptible([&] { return k.compile(*a); }));
+      },
+      args);
+  def_method(
+      kernel, "get_workspace_size", "get_workspace_size",
+      [](const Kernel& k, Ref<GemmArguments> a) {
+        return unwrap(interruptible([&] { return k.get_workspace_size(*a); }));
+      },
+      args);
+  def_method(
+      kernel, "run", "run",
+      [](const Kernel& k, Ref<GemmArguments> a, std::optional<Ref<CompiledArtifact>> artifact,
+         uint64_t stream, bool assume_supported_args, uint64_t workspace,
+         uint64_t workspace_bytes) {
+        const CompiledArtifact* compiled = artifact ? artifact->pointer : nullptr;
+        check(interruptible([&] {
+          return k.run(*a, compiled, reinterpret_cast<void*>(static_cast<uintptr_t>(stream)),
+                       assume_supported_args,
+                       reinterpret_cast<void*>(static_cast<uintptr_t>(workspace)), workspace_bytes);
+        }));
+      },
+      args,
+      optional<std::optional<Ref<CompiledArtifact>>>("compiled_artifact", std::nullopt, "None"),
+      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"),
+      optional<bool>("assume_supported_args", false, "False"),
+      optional<uint64_t>("workspace", 0, "0", "a device pointer (an int >= 0)"),
+      optional<uint64_t>("workspace_bytes", 0, "0"));
 
-  m.def(
-      "get_kernels",
-      [](const GemmArguments* args, std::optional<int> cc) { return get_kernels(args, {}, cc); },
-      nb::arg("args").none(), nb::arg("cc").none());
-  m.def("compile_kernels", [](const std::vector<Kernel>& kernels) {
-    check(interruptible([&] { return compile_kernels(kernels); }));
-  });
-  m.def("is_device_cc_supported",
-        [](const std::set<int>& ccs) { return error_of(is_device_cc_supported(ccs)); });
-  m.def("dsl_name", &dsl_name);
+  def_checked(
+      m, "get_kernels", "get_kernels",
+      [](std::optional<Ref<GemmArguments>> a, std::optional<int> cc) {
+        return api::get_kernels(a ? a->pointer : nullptr, {}, cc);
+      },
+      optional<std::optional<Ref<GemmArguments>>>("args", std::nullopt, "None"),
+      optional<std::optional<int>>("cc", std::nullopt, "None",
+                                   "an int (a compute capability such as 90) or None"));
+  def_checked(
+      m, "compile_kernels", "compile_kernels",
+      [](std::vector<Ref<Kernel>> refs) {
+        std::vector<Kernel> kernels;
+        for (const Ref<Kernel>& r : refs) kernels.push_back(*r);
+        check(interruptible([&] { return api::compile_kernels(kernels); }));
+      },
+      required<std::vector<Ref<Kernel>>>("kernels", "a list of Kernel objects from get_kernels"));
+  def_checked(
+      m, "is_device_cc_supported", "is_device_cc_supported",
+      [](std::set<int> ccs) { return error_of(api::is_device_cc_supported(ccs)); },
+      required<std::set<int>>("ccs", "a set of ints (compute capabilities such as {90})"));
+  def_checked(m, "dsl_name", "dsl_name", &api::dsl_name, required<DataType>("type"));
 }
 
 }  // namespace tilecraft::python

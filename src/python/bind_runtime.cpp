@@ -5,7 +5,9 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include "arguments.hpp"
 #include "common.hpp"
+#include "described.hpp"
 #include "tensor_adapter.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/runtime/device.hpp"
@@ -16,85 +18,119 @@
 namespace tilecraft::python {
 
 void bind_runtime(nb::module_& m) {
-  nb::class_<GemmOperation>(m, "GemmOperation")
-      .def_static("make",
-                  [](int arch, const TileDescription& tile, const TensorDescription& A,
-                     const TensorDescription& B, const TensorDescription& C,
-                     const EpilogueFunctor& epilogue, Swizzle swizzle) {
-                    return unwrap(GemmOperation::make(arch, tile, A, B, C, epilogue, swizzle));
-                  })
-      .def_prop_ro("description", &GemmOperation::description)
-      .def("procedural_name", &GemmOperation::procedural_name)
-      .def("is_compiled", &GemmOperation::is_compiled)
-      .def("epilogue_type",
-           [](const GemmOperation& op, double alpha, double beta, std::vector<double> args) {
-             return unwrap(op.epilogue_type(alpha, beta, std::move(args)));
-           })
-      .def(
-          "run",
-          [](const GemmOperation& op, GemmArguments& args, uintptr_t stream) {
-            check(op.run(args, reinterpret_cast<void*>(stream)));
-          },
-          nb::arg("arguments"), nb::arg("stream") = 0);
+  auto operation = nb::class_<GemmOperation>(m, "GemmOperation");
+  def_checked(
+      operation, "make", "GemmOperationUniversal",
+      [](int arch, Ref<TileDescription> tile, Ref<TensorDescription> A, Ref<TensorDescription> B,
+         Ref<TensorDescription> C, Ref<EpilogueFunctor> epilogue, Swizzle swizzle, bool visitor) {
+        if (visitor) {
+          throw Error(Status::unsupported(
+              "visitor: pass visitor=False; SM90 operations build their fused epilogues (bias, "
+              "activation, aux output, fp8 scales) on CUTLASS's epilogue visitor trees from "
+              "the epilogue functor's bias=/aux=/scales= options"));
+        }
+        return unwrap(GemmOperation::make(arch, *tile, *A, *B, *C, *epilogue, swizzle));
+      },
+      required<int>("arch", "an int (80 or 90)"),
+      required<Ref<TileDescription>>("tile_description"), required<Ref<TensorDescription>>("A"),
+      required<Ref<TensorDescription>>("B"), required<Ref<TensorDescription>>("C"),
+      required<Ref<EpilogueFunctor>>("epilogue_functor"),
+      optional<Swizzle>("swizzling_functor", Swizzle::IdentitySwizzle1, "IdentitySwizzle1"),
+      optional<bool>("visitor", false, "False"));
+  operation.def_prop_ro("description", &GemmOperation::description);
+  def_method(operation, "procedural_name", "procedural_name", &GemmOperation::procedural_name);
+  def_method(operation, "is_compiled", "is_compiled", &GemmOperation::is_compiled);
+  def_method(
+      operation, "epilogue_type", "epilogue_type",
+      [](const GemmOperation& op, double alpha, double beta, std::vector<double> args) {
+        return unwrap(op.epilogue_type(alpha, beta, std::move(args)));
+      },
+      optional<double>("alpha", 1.0, "1.0"), optional<double>("beta", 0.0, "0.0"),
+      optional<std::vector<double>>("activation_args", {}, "[]", "floats"));
+  def_method(
+      operation, "run", "run",
+      [](const GemmOperation& op, Ref<GemmArguments> args, uint64_t stream) {
+        check(op.run(*args, reinterpret_cast<void*>(static_cast<uintptr_t>(stream))));
+      },
+      required<Ref<GemmArguments>>("arguments"),
+      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
 
-  nb::class_<GemmArguments>(m, "GemmArguments")
-      .def_static(
-          "make",
-          [](const GemmOperation& op, const GemmCoord& problem_size, const nb::ndarray<>& A,
-             const nb::ndarray<>& B, std::optional<nb::ndarray<>> C, const nb::ndarray<>& D,
-             const EpilogueParams& output_op, GemmMode mode, int split_k_slices, int batch,
-             std::optional<nb::ndarray<>> bias, std::optional<nb::ndarray<>> aux,
-             const std::vector<nb::object>& scales, bool deterministic, bool launch_with_pdl) {
-            GemmProblem problem;
-            problem.deterministic = deterministic;
-            problem.launch_with_pdl = launch_with_pdl;
-            if (bias) problem.bias = to_tensor_view("bias", *bias);
-            if (aux) problem.aux = to_tensor_view("aux", *aux);
-            ScaleArgument* targets[] = {&problem.scale_a, &problem.scale_b, &problem.scale_c,
-                                        &problem.scale_d};
-            const char* names[] = {"scale_a", "scale_b", "scale_c", "scale_d"};
-            for (size_t i = 0; i < scales.size() && i < 4; ++i) {
-              *targets[i] = to_scale_argument(names[i], scales[i]);
-            }
-            problem.problem_size = problem_size;
-            problem.A = to_tensor_view("A", A);
-            problem.B = to_tensor_view("B", B);
-            if (C) problem.C = to_tensor_view("C", *C);
-            problem.D = to_tensor_view("D", D);
-            problem.output_op = output_op;
-            problem.mode = mode;
-            problem.split_k_slices = split_k_slices;
-            problem.batch = batch;
-            // Compiles the operation's kernel on first use (the mode's companion kernel too).
-            return unwrap(interruptible([&] { return GemmArguments::make(op, problem); }));
-          },
-          nb::arg("operation"), nb::arg("problem_size"), nb::arg("A"), nb::arg("B"),
-          nb::arg("C").none(), nb::arg("D"), nb::arg("output_op"), nb::arg("gemm_mode"),
-          nb::arg("split_k_slices"), nb::arg("batch"), nb::arg("bias").none() = nb::none(),
-          nb::arg("aux").none() = nb::none(), nb::arg("scales") = std::vector<nb::object>{},
-          nb::arg("deterministic") = true, nb::arg("launch_with_pdl") = true)
-      .def("sync", [](GemmArguments& args) { check(args.sync()); })
-      .def_prop_ro("workspace_bytes", &GemmArguments::workspace_bytes)
+  auto arguments = nb::class_<GemmArguments>(m, "GemmArguments");
+  def_checked(
+      arguments, "make", "GemmArguments",
+      [](Ref<GemmOperation> op, Ref<GemmCoord> problem_size, nb::ndarray<> A, nb::ndarray<> B,
+         std::optional<nb::ndarray<>> C, nb::ndarray<> D,
+         std::optional<Ref<EpilogueParams>> output_op, GemmMode mode, int split_k_slices, int batch,
+         std::optional<nb::ndarray<>> bias, std::optional<nb::ndarray<>> aux, ScaleArgument scale_a,
+         ScaleArgument scale_b, ScaleArgument scale_c, ScaleArgument scale_d, bool deterministic,
+         bool launch_with_pdl) {
+        GemmProblem problem;
+        problem.problem_size = *problem_size;
+        problem.A = to_tensor_view("A", A);
+        problem.B = to_tensor_view("B", B);
+        if (C) problem.C = to_tensor_view("C", *C);
+        problem.D = to_tensor_view("D", D);
+        // Without output_op: epilogue_type(1.0, 0.0), which says what else the epilogue needs.
+        problem.output_op = output_op ? **output_op : unwrap(op->epilogue_type(1.0, 0.0, {}));
+        problem.mode = mode;
+        problem.split_k_slices = split_k_slices;
+        problem.batch = batch;
+        if (bias) problem.bias = to_tensor_view("bias", *bias);
+        if (aux) problem.aux = to_tensor_view("aux", *aux);
+        problem.scale_a = scale_a;
+        problem.scale_b = scale_b;
+        problem.scale_c = scale_c;
+        problem.scale_d = scale_d;
+        problem.deterministic = deterministic;
+        problem.launch_with_pdl = launch_with_pdl;
+        // Compiles the operation's kernel on first use (the mode's companion kernel too).
+        return unwrap(interruptible([&] { return GemmArguments::make(*op, problem); }));
+      },
+      required<Ref<GemmOperation>>("operation"),
+      required<Ref<GemmCoord>>("problem_size", "cutlass.gemm.GemmCoord(M, N, K)"),
+      required<nb::ndarray<>>("A"), required<nb::ndarray<>>("B"),
+      optional<std::optional<nb::ndarray<>>>("C", std::nullopt, "None"),
+      required<nb::ndarray<>>("D"),
+      optional<std::optional<Ref<EpilogueParams>>>("output_op", std::nullopt, "None"),
+      optional<GemmMode>("gemm_mode", GemmMode::Gemm, "Mode.Gemm"),
+      optional<int>("split_k_slices", 1, "1"), optional<int>("batch", 1, "1"),
+      optional<std::optional<nb::ndarray<>>>("bias", std::nullopt, "None"),
+      optional<std::optional<nb::ndarray<>>>("aux", std::nullopt, "None"),
+      optional<ScaleArgument>("scale_a", {}, "None"),
+      optional<ScaleArgument>("scale_b", {}, "None"),
+      optional<ScaleArgument>("scale_c", {}, "None"),
+      optional<ScaleArgument>("scale_d", {}, "None"), optional<bool>("deterministic", true, "True"),
+      optional<bool>("launch_with_pdl", true, "True"));
+  def_method(arguments, "sync", "sync", [](GemmArguments& args) { check(args.sync()); });
+  arguments.def_prop_ro("workspace_bytes", &GemmArguments::workspace_bytes)
       .def_prop_ro("mode", &GemmArguments::mode);
 
-  m.def("compile_operations", [](const std::vector<std::shared_ptr<GemmOperation>>& operations) {
-    check(interruptible([&] { return compile_operations(operations); }));
-  });
-  m.def(
-      "get_memory_pool", [](size_t init, size_t max) { check(get_memory_pool(init, max)); },
-      nb::arg("init"), nb::arg("max"));
-  m.def("get_allocated_size", &get_allocated_size);
-  m.def("cuda_device_available", []() -> std::optional<std::string> {
-    Status status = cuda_device_available();
-    if (status) return std::nullopt;
-    return status.message();
-  });
-  m.def("device_compute_capability",
-        []() { return unwrap(current_device_info()).compute_capability; });
-  m.def("device_name", []() { return unwrap(current_device_info()).name; });
-  m.def("cache_dir", []() { return settings().cache_dir; });
-  m.def("cutlass_dir", []() { return settings().cutlass_dir; });
-  m.def("reload_settings", []() { set_settings(settings_from_environment()); });
+  def_checked(
+      m, "compile_operations", "add_module",
+      [](std::vector<std::shared_ptr<GemmOperation>> operations) {
+        check(interruptible([&] { return compile_operations(operations); }));
+      },
+      required<std::vector<std::shared_ptr<GemmOperation>>>("operations",
+                                                            "a list of GemmOperationUniversal"));
+  def_checked(
+      m, "get_memory_pool", "get_memory_pool",
+      [](uint64_t init, uint64_t max) { check(get_memory_pool(init, max)); },
+      required<uint64_t>("init_pool_size", "a byte count (an int >= 0)"),
+      optional<uint64_t>("max_pool_size", 0, "0", "a byte count (an int >= 0; 0: no cap)"));
+  def_checked(m, "get_allocated_size", "get_allocated_size", &get_allocated_size);
+  def_checked(m, "cuda_device_available", "cuda_device_available",
+              []() -> std::optional<std::string> {
+                Status status = cuda_device_available();
+                if (status) return std::nullopt;
+                return status.message();
+              });
+  def_checked(m, "device_compute_capability", "device_compute_capability",
+              []() { return unwrap(current_device_info()).compute_capability; });
+  def_checked(m, "device_name", "device_name", []() { return unwrap(current_device_info()).name; });
+  def_checked(m, "cache_dir", "cache_dir", []() { return settings().cache_dir; });
+  def_checked(m, "cutlass_dir", "cutlass_dir", []() { return settings().cutlass_dir; });
+  def_checked(m, "reload_settings", "reload_settings",
+              []() { set_settings(settings_from_environment()); });
 }
 
 }  // namespace tilecraft::python

@@ -1,6 +1,8 @@
 #include <nanobind/stl/string.h>
 
+#include "arguments.hpp"
 #include "common.hpp"
+#include "described.hpp"
 #include "tilecraft/core/types.hpp"
 #include "tilecraft/describe/epilogue.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
@@ -20,8 +22,10 @@ void bind_types(nb::module_& m) {
       .value("s32", DataType::s32)
       .value("e4m3", DataType::e4m3)
       .value("e5m2", DataType::e5m2);
-  m.def("long_name", [](DataType t) { return std::string(long_name(t)); });
-  m.def("size_in_bits", &size_in_bits);
+  def_checked(
+      m, "long_name", "long_name", [](DataType t) { return std::string(long_name(t)); },
+      required<DataType>("type"));
+  def_checked(m, "size_in_bits", "size_in_bits", &size_in_bits, required<DataType>("type"));
 
   nb::enum_<Layout>(m, "Layout")
       .value("RowMajor", Layout::RowMajor)
@@ -96,63 +100,61 @@ void bind_types(nb::module_& m) {
       .value("Batched", GemmMode::Batched)
       .value("Array", GemmMode::Array);
 
-  nb::class_<GemmCoord>(m, "GemmCoord")
-      .def(nb::init<>())
+  // Coordinates (seed 002). Their accessors are methods, as in the seed: problem_size.m().
+  auto gemm_coord = nb::class_<GemmCoord>(m, "GemmCoord").def(nb::init<>());
+  def_init(
+      gemm_coord, "GemmCoord",
+      [](int m_, int n, int k) {
+        return GemmCoord{m_, n, k};
+      },
+      required<int>("m"), required<int>("n"), required<int>("k"));
+  def_method(gemm_coord, "m", "m", [](const GemmCoord& c) { return c.m; });
+  def_method(gemm_coord, "n", "n", [](const GemmCoord& c) { return c.n; });
+  def_method(gemm_coord, "k", "k", [](const GemmCoord& c) { return c.k; });
+  def_method(gemm_coord, "mn", "mn", [](const GemmCoord& c) { return MatrixCoord{c.m, c.n}; });
+  def_method(gemm_coord, "mk", "mk", [](const GemmCoord& c) { return MatrixCoord{c.m, c.k}; });
+  def_method(gemm_coord, "kn", "kn", [](const GemmCoord& c) { return MatrixCoord{c.k, c.n}; });
+  gemm_coord
       .def(
-          "__init__",
-          [](GemmCoord* c, int m_, int n, int k) {
-            new (c) GemmCoord{m_, n, k};
-          },
-          nb::arg("m"), nb::arg("n"), nb::arg("k"))
-      .def("m", [](const GemmCoord& c) { return c.m; })
-      .def("n", [](const GemmCoord& c) { return c.n; })
-      .def("k", [](const GemmCoord& c) { return c.k; })
-      .def("mn",
-           [](const GemmCoord& c) {
-             return MatrixCoord{c.m, c.n};
-           })
-      .def("mk",
-           [](const GemmCoord& c) {
-             return MatrixCoord{c.m, c.k};
-           })
-      .def("kn",
-           [](const GemmCoord& c) {
-             return MatrixCoord{c.k, c.n};
-           })
-      .def("__eq__", [](const GemmCoord& a, const GemmCoord& b) { return a == b; })
+          "__eq__", [](const GemmCoord& a, const GemmCoord& b) { return a == b; },
+          nb::is_operator())
       .def("__repr__", [](const GemmCoord& c) {
         return "GemmCoord(" + std::to_string(c.m) + ", " + std::to_string(c.n) + ", " +
                std::to_string(c.k) + ")";
       });
 
-  nb::class_<MatrixCoord>(m, "MatrixCoord")
-      .def(nb::init<>())
+  auto matrix_coord = nb::class_<MatrixCoord>(m, "MatrixCoord").def(nb::init<>());
+  def_init(
+      matrix_coord, "MatrixCoord",
+      [](int row, int column) {
+        return MatrixCoord{row, column};
+      },
+      required<int>("row"), required<int>("column"));
+  def_method(matrix_coord, "row", "row", [](const MatrixCoord& c) { return c.row; });
+  def_method(matrix_coord, "column", "column", [](const MatrixCoord& c) { return c.column; });
+  matrix_coord
       .def(
-          "__init__",
-          [](MatrixCoord* c, int r, int col) {
-            new (c) MatrixCoord{r, col};
-          },
-          nb::arg("row"), nb::arg("column"))
-      .def("row", [](const MatrixCoord& c) { return c.row; })
-      .def("column", [](const MatrixCoord& c) { return c.column; })
-      .def("__eq__", [](const MatrixCoord& a, const MatrixCoord& b) { return a == b; })
+          "__eq__", [](const MatrixCoord& a, const MatrixCoord& b) { return a == b; },
+          nb::is_operator())
       .def("__repr__", [](const MatrixCoord& c) {
         return "MatrixCoord(" + std::to_string(c.row) + ", " + std::to_string(c.column) + ")";
       });
 
-  nb::class_<Tensor4DCoord>(m, "Tensor4DCoord")
-      .def(nb::init<>())
+  auto tensor_coord = nb::class_<Tensor4DCoord>(m, "Tensor4DCoord").def(nb::init<>());
+  def_init(
+      tensor_coord, "Tensor4DCoord",
+      [](int n, int h, int w, int c) {
+        return Tensor4DCoord{n, h, w, c};
+      },
+      required<int>("n"), required<int>("h"), required<int>("w"), required<int>("c"));
+  def_method(tensor_coord, "n", "n", [](const Tensor4DCoord& c) { return c.n; });
+  def_method(tensor_coord, "h", "h", [](const Tensor4DCoord& c) { return c.h; });
+  def_method(tensor_coord, "w", "w", [](const Tensor4DCoord& c) { return c.w; });
+  def_method(tensor_coord, "c", "c", [](const Tensor4DCoord& c) { return c.c; });
+  tensor_coord
       .def(
-          "__init__",
-          [](Tensor4DCoord* c, int n, int h, int w, int ch) {
-            new (c) Tensor4DCoord{n, h, w, ch};
-          },
-          nb::arg("n"), nb::arg("h"), nb::arg("w"), nb::arg("c"))
-      .def("n", [](const Tensor4DCoord& c) { return c.n; })
-      .def("h", [](const Tensor4DCoord& c) { return c.h; })
-      .def("w", [](const Tensor4DCoord& c) { return c.w; })
-      .def("c", [](const Tensor4DCoord& c) { return c.c; })
-      .def("__eq__", [](const Tensor4DCoord& a, const Tensor4DCoord& b) { return a == b; })
+          "__eq__", [](const Tensor4DCoord& a, const Tensor4DCoord& b) { return a == b; },
+          nb::is_operator())
       .def("__repr__", [](const Tensor4DCoord& c) {
         return "Tensor4DCoord(" + std::to_string(c.n) + ", " + std::to_string(c.h) + ", " +
                std::to_string(c.w) + ", " + std::to_string(c.c) + ")";

@@ -1,5 +1,6 @@
 #include <nanobind/nanobind.h>
 
+#include "arguments.hpp"
 #include "common.hpp"
 
 namespace nb = nanobind;
@@ -54,6 +55,11 @@ NB_MODULE(_core, m) {
       PyErr_SetString(type, e.what());
     }
   });
+
+  // "'80' (str)": how argument messages show a value, for the Python layer's own messages.
+  tilecraft::python::def_checked(
+      m, "given", "given", [](nb::object value) { return tilecraft::python::given(value); },
+      tilecraft::python::required<nb::object>("value"));
 
   tilecraft::python::bind_types(m);
   tilecraft::python::bind_describe(m);

@@ -104,22 +104,16 @@ TensorView to_tensor_view(const char* name, const nb::ndarray<>& array) {
   return view;
 }
 
-ScaleArgument to_scale_argument(const char* name, const nanobind::object& value) {
+ScaleArgument to_scale_argument(const std::string& name, nanobind::handle value) {
   ScaleArgument scale;
   if (value.is_none()) return scale;
   scale.given = true;
-  if (nanobind::isinstance<nanobind::float_>(value) ||
-      nanobind::isinstance<nanobind::int_>(value)) {
-    scale.value = nanobind::cast<double>(value);
-    return scale;
+  const std::string expected = Arg<ScaleArgument>::expected();
+  if (is_tensor_like(value)) {
+    scale.tensor = to_tensor_view(name.c_str(), Arg<nb::ndarray<>>::from(name, value, expected));
+  } else {
+    scale.value = float_from(name, value, expected);  // bool, str, ...: TypeError
   }
-  nanobind::ndarray<> array;
-  if (!nanobind::try_cast(value, array)) {
-    throw Error(Status::invalid(std::string(name) +
-                                ": expected a float or a one-element float32 CUDA tensor, got " +
-                                nanobind::cast<std::string>(nanobind::str(value.type()))));
-  }
-  scale.tensor = to_tensor_view(name, array);
   return scale;
 }
 

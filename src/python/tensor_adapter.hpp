@@ -3,6 +3,9 @@
 
 #include <nanobind/ndarray.h>
 
+#include <string>
+
+#include "arguments.hpp"
 #include "tilecraft/core/tensor_view.hpp"
 #include "tilecraft/runtime/scale_argument.hpp"
 
@@ -12,8 +15,17 @@ namespace tilecraft::python {
 // tilecraft cannot take.
 TensorView to_tensor_view(const char* name, const nanobind::ndarray<>& array);
 
-// A per-tensor scale: None (not given), a number, or a one-element device tensor (checked later,
-// against the kernel). Raises ValueError naming `name` for anything else.
-ScaleArgument to_scale_argument(const char* name, const nanobind::object& value);
+// A per-tensor scale: None (not given), a number (numpy scalars too), or a one-element device
+// tensor (checked later, against the kernel). Raises TypeError naming `name` for anything else.
+ScaleArgument to_scale_argument(const std::string& name, nanobind::handle value);
+
+template <>
+struct Arg<ScaleArgument> {
+  static std::string hint() { return "float | ndarray | None"; }
+  static std::string expected() { return "a float or a one-element float32 CUDA tensor"; }
+  static ScaleArgument from(const std::string& name, nanobind::handle v, const std::string&) {
+    return to_scale_argument(name, v);
+  }
+};
 
 }  // namespace tilecraft::python

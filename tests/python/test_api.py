@@ -86,7 +86,8 @@ def test_accumulator_type_must_be_a_type(value, text):
 
 
 def test_non_tensors_are_refused():
-    with pytest.raises(TypeError, match="^B: expected a torch, cupy or numpy array, got list"):
+    with pytest.raises(TypeError, match=r"^B: expected a torch, cupy or numpy array, got "
+                                          r"\[\[1, 2\], \[3, 4\]\] \(list\)$"):
         cutlass_api.arguments.GemmArguments(A=np.ones((2, 2), np.float16), B=[[1, 2], [3, 4]],
                                             out=np.ones((2, 2), np.float16),
                                             accumulator_type=cutlass.Float32)
@@ -94,12 +95,14 @@ def test_non_tensors_are_refused():
 
 def test_args_must_be_gemm_arguments():
     kernel = cutlass_api.get_kernels(cc=90)[0]
-    with pytest.raises(TypeError, match="^args: expected tilecraft.api.arguments.GemmArguments"):
+    with pytest.raises(TypeError, match="^args: expected a tilecraft.api.arguments.GemmArguments, "
+                                        r"got \{'A': 1\} \(dict\)$"):
         kernel.supports({"A": 1})
 
 
 def test_compile_kernels_takes_kernels():
-    with pytest.raises(TypeError, match="^kernels: expected Kernel objects"):
+    with pytest.raises(TypeError, match=r"^kernels\[0\]: expected a Kernel \(from tilecraft.api."
+                                        r"get_kernels\), got 'not a kernel' \(str\)$"):
         cutlass_api.compile_kernels(["not a kernel"])
 
 
@@ -130,10 +133,12 @@ def _host_args(**epilogue):
     (dict(beta=True), TypeError, "^epilogue.beta: expected a number, got True"),
     (dict(activation="swish"), ValueError, "^epilogue.activation: expected None, a "
                                            "tilecraft.Activation or one of"),
-    (dict(activation_args=("a",)), TypeError, "^epilogue.activation_args: expected numbers"),
+    (dict(activation_args=("a",)), TypeError,
+     r"^epilogue.activation_args\[0\]: expected a float, got 'a' \(str\)$"),
     (dict(bias_per_row=1), TypeError, "^epilogue.bias_per_row: expected a bool"),
     (dict(C=[[1.0]]), TypeError, "^epilogue.C: expected a torch, cupy or numpy array"),
-    (dict(scale_a="1"), TypeError, "^epilogue.scale_a: expected a torch, cupy or numpy array"),
+    (dict(scale_a="1"), TypeError, "^epilogue.scale_a: expected a float or a one-element "
+                                   r"float32 CUDA tensor, got '1' \(str\)$"),
 ])
 def test_epilogue_arguments_are_checked(epilogue, error, text):
     with pytest.raises(error, match=text):
@@ -141,8 +146,8 @@ def test_epilogue_arguments_are_checked(epilogue, error, text):
 
 
 def test_epilogue_must_be_epilogue_arguments():
-    with pytest.raises(TypeError, match="^epilogue: expected tilecraft.api.arguments."
-                                        "EpilogueArguments, got dict"):
+    with pytest.raises(TypeError, match="^epilogue: expected a tilecraft.api.arguments."
+                                        r"EpilogueArguments, got \{'alpha': 2.0\} \(dict\)$"):
         cutlass_api.arguments.GemmArguments(
             A=np.ones((4, 2), np.float16), B=np.ones((2, 4), np.float16),
             out=np.ones((4, 4), np.float16), accumulator_type=cutlass.Float32,

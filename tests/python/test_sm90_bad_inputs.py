@@ -138,7 +138,7 @@ DESCRIPTION_CASES = [
     ("cluster z=2", lambda: bf16_tile(cluster_shape=[1, 1, 2]),
      ValueError, r"cluster_shape \[1, 1, 2\]: expected"),
     ("cluster arity", lambda: bf16_tile(cluster_shape=[2, 1]),
-     ValueError, "^cluster_shape: expected 3 integers, got 2"),
+     ValueError, r"^cluster_shape: expected a list of 3 ints or None, got \[2, 1\] \(list\)$"),
     # Tile shapes.
     ("tile K not a multiple of the instruction K",
      lambda: sm90_tile([128, 128, 40], wgmma(128, BF16)),
@@ -467,7 +467,8 @@ def test_scales():
     expect_refused(op, ValueError, "^scale_b: expected a float or a one-element float32 CUDA "
                                    r"tensor, got float64\[1\]", *arrays,
                    scale_a=1.0, scale_b=np.ones(1, np.float64))
-    expect_refused(op, TypeError, "^scale_c: expected a torch, cupy or numpy array, got str",
+    expect_refused(op, TypeError, "^scale_c: expected a float or a one-element float32 CUDA "
+                                  r"tensor, got '1.0' \(str\)$",
                    *arrays, scale_a=1.0, scale_b=1.0, scale_c="1.0")
     # Scales on an operation without them.
     expect_refused(f16_op(), ValueError, "^scale_a: per-tensor scales are for fp8 operations "

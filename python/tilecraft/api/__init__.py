@@ -37,33 +37,26 @@ class CompiledArtifact:
         return self._native.kernel_name
 
     def save(self, path):
-        self._native.save(str(path))
+        self._native.save(path)  # a str or os.PathLike, checked by name
 
     @staticmethod
     def load(path):
-        return CompiledArtifact(_core.api.CompiledArtifact.load(str(path)))
+        return CompiledArtifact(_core.api.CompiledArtifact.load(path))
 
     def __repr__(self):
         return f"CompiledArtifact({self.kernel_name!r})"
 
 
-def _native_args(args):
-    if not isinstance(args, arguments.GemmArguments):
-        raise TypeError(f"args: expected tilecraft.api.arguments.GemmArguments, got "
-                        f"{type(args).__name__}")
-    return args._native
-
-
 def _stream_handle(stream, args):
+    """The cudaStream_t of a torch or cupy stream; a handle (int) as given, for the binding to
+    check; None: the current stream of the tensors' framework."""
     if stream is None:
-        return _stream_getter((args.A, args.B, args.out))()
+        tensors = (getattr(args, name, None) for name in ("A", "B", "out"))
+        return _stream_getter(tuple(tensors))()
     for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy Stream
         if hasattr(stream, attribute):
             return int(getattr(stream, attribute))
-    if isinstance(stream, int):
-        return stream
-    raise TypeError(f"stream: expected a torch.cuda.Stream, a cupy stream or a cudaStream_t "
-                    f"handle (int), got {type(stream).__name__}")
+    return stream
 
 
 def _workspace_pointer(workspace):
@@ -76,7 +69,7 @@ def _workspace_pointer(workspace):
     if hasattr(workspace, "data") and hasattr(workspace.data, "ptr"):  # cupy
         return int(workspace.data.ptr), int(workspace.nbytes)
     raise TypeError(f"workspace: expected a torch or cupy device buffer, got "
-                    f"{type(workspace).__name__}")
+                    f"{_core.given(workspace)}")
 
 
 class Kernel:
@@ -98,29 +91,24 @@ class Kernel:
     def supports(self, args):
         """A truthy Status, or a falsy one whose ``.error`` names the first requirement ``args``
         miss, e.g. "Operand `A` is unsupported: Expected element type Float16, got BFloat16"."""
-        return Status(self._native.supports(_native_args(args)))
+        return Status(self._native.supports(args))  # args: checked by name in the binding
 
     def compile(self, args):
         """Compiles the kernel (or finds it in the cache) and returns its CompiledArtifact."""
-        return CompiledArtifact(self._native.compile(_native_args(args)))
+        return CompiledArtifact(self._native.compile(args))
 
     def get_workspace_size(self, args):
         """Bytes of device workspace ``run`` needs for ``args`` (usually 0)."""
-        return self._native.get_workspace_size(_native_args(args))
+        return self._native.get_workspace_size(args)
 
     def run(self, args, compiled_artifact=None, stream=None, assume_supported_args=False,
             workspace=None):
         """Launches on ``stream`` (default: the current stream of the tensors' framework).
         Without ``compiled_artifact`` the kernel is compiled on first use. Nothing is launched
         when the arguments are not supported (ValueError with the reason)."""
-        native_args = _native_args(args)
-        if compiled_artifact is not None and not isinstance(compiled_artifact, CompiledArtifact):
-            raise TypeError(f"compiled_artifact: expected a CompiledArtifact, got "
-                            f"{type(compiled_artifact).__name__}")
         pointer, size = _workspace_pointer(workspace)
-        self._native.run(native_args,
-                         None if compiled_artifact is None else compiled_artifact._native,
-                         _stream_handle(stream, args), bool(assume_supported_args), pointer, size)
+        self._native.run(args, compiled_artifact, _stream_handle(stream, args),
+                         assume_supported_args, pointer, size)
 
     def __repr__(self):
         return f"Kernel({self._native.metadata.kernel_name!r})"
@@ -131,8 +119,10 @@ def get_kernels(args=None, metadata_filter=None, cc=None):
     ``metadata_filter(metadata)`` is true, for compute capability ``cc`` (default: the current
     device's; every architecture when there is no device). With ``args`` the list is ranked
     best-first by the performance model (``metadata.score``)."""
-    native_args = None if args is None else _native_args(args)
-    kernels = [Kernel(k) for k in _core.api.get_kernels(native_args, cc)]
+    if metadata_filter is not None and not callable(metadata_filter):
+        raise TypeError(f"metadata_filter: expected None or a function of a KernelMetadata "
+                        f"returning a bool, got {_core.given(metadata_filter)}")
+    kernels = [Kernel(k) for k in _core.api.get_kernels(args, cc)]
     if metadata_filter is not None:
         kernels = [k for k in kernels if metadata_filter(k.metadata)]
     return kernels
@@ -141,12 +131,9 @@ def get_kernels(args=None, metadata_filter=None, cc=None):
 def compile_kernels(kernels):
     """Compiles many kernels at once (parallel nvcc jobs, with progress): afterwards ``run`` and
     ``compile`` find them built. Kernel.compile does the same one kernel at a time."""
-    kernels = list(kernels)
-    for kernel in kernels:
-        if not isinstance(kernel, Kernel):
-            raise TypeError(f"kernels: expected Kernel objects from get_kernels, got "
-                            f"{type(kernel).__name__}")
-    _core.api.compile_kernels([k._native for k in kernels])
+    if hasattr(kernels, "__next__"):  # a generator or iterator
+        kernels = list(kernels)
+    _core.api.compile_kernels(kernels)  # kernels[i]: each a Kernel, checked by name
 
 
 __all__ = ["CompiledArtifact", "Kernel", "compile_kernels", "Sm80GemmKernel", "Sm90GemmKernel", "Status",

@@ -1,12 +1,11 @@
 """GemmArguments of the arguments-first API (seed 003): ``out = A @ B``."""
 
-import numbers
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from tilecraft import _core
-from tilecraft._core import Activation, DataType
-from tilecraft.arguments import _scale, _tensor_like
+from tilecraft._core import DataType
+from tilecraft.arguments import _detached
 
 _TORCH_NAMES = {"float32": DataType.f32, "float16": DataType.f16, "bfloat16": DataType.bf16,
                 "int32": DataType.s32, "float64": DataType.f64}
@@ -16,11 +15,12 @@ def numeric_type(name, value):
     """A DataType from a tilecraft type (cutlass.Float32), a torch dtype or a numpy dtype."""
     if isinstance(value, DataType):
         return value
-    text = getattr(value, "__name__", None) or str(value).replace("torch.", "")
-    if text in _TORCH_NAMES:
-        return _TORCH_NAMES[text]
+    if not isinstance(value, str):  # a type, not its name
+        text = getattr(value, "__name__", None) or str(value).replace("torch.", "")
+        if isinstance(text, str) and text in _TORCH_NAMES:
+            return _TORCH_NAMES[text]
     raise TypeError(f"{name}: expected a tilecraft type (tilecraft.Float32, ...) or a torch / "
-                    f"numpy dtype (float32, float16, int32), got {value!r}")
+                    f"numpy dtype (float32, float16, int32), got {_core.given(value)}")
 
 
 @dataclass
@@ -46,37 +46,6 @@ class EpilogueArguments:
     scale_a: Any = None
     scale_b: Any = None
 
-    def _native_kwargs(self):
-        for name in ("alpha", "beta"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"epilogue.{name}: expected a number, got {value!r}")
-        if not isinstance(self.bias_per_row, bool):
-            raise TypeError(f"epilogue.bias_per_row: expected a bool, got {self.bias_per_row!r}")
-        try:
-            args = [float(v) for v in self.activation_args]
-        except (TypeError, ValueError):
-            raise TypeError(f"epilogue.activation_args: expected numbers, got "
-                            f"{self.activation_args!r}") from None
-        return dict(alpha=float(self.alpha), beta=float(self.beta),
-                    C=_tensor_like("epilogue.C", self.C, allow_none=True),
-                    activation=_activation(self.activation), activation_args=args,
-                    bias=_tensor_like("epilogue.bias", self.bias, allow_none=True),
-                    bias_per_row=self.bias_per_row,
-                    scale_a=_scale("epilogue.scale_a", self.scale_a),
-                    scale_b=_scale("epilogue.scale_b", self.scale_b))
-
-
-def _activation(value):
-    if value is None:
-        return Activation.identity
-    if isinstance(value, Activation):
-        return value
-    if isinstance(value, str) and value in Activation.__members__:
-        return Activation.__members__[value]
-    raise ValueError(f"epilogue.activation: expected None, a tilecraft.Activation or one of "
-                     f"{sorted(Activation.__members__)}, got {value!r}")
-
 
 @dataclass
 class RuntimeArguments:
@@ -99,14 +68,17 @@ class GemmArguments(RuntimeArguments):
     _native: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        tensors = [_tensor_like(name, getattr(self, name)) for name in ("A", "B", "out")]
         epilogue = EpilogueArguments() if self.epilogue is None else self.epilogue
         if not isinstance(epilogue, EpilogueArguments):
-            raise TypeError(f"epilogue: expected tilecraft.api.arguments.EpilogueArguments, got "
-                            f"{type(epilogue).__name__}")
+            raise TypeError(f"epilogue: expected a tilecraft.api.arguments.EpilogueArguments, "
+                            f"got {_core.given(epilogue)}")
+        # The binding checks each value under the name given here (epilogue.alpha, ...).
+        e = epilogue
         self._native = _core.api.GemmArguments.make(
-            *tensors, numeric_type("accumulator_type", self.accumulator_type),
-            **epilogue._native_kwargs())
+            _detached(self.A), _detached(self.B), _detached(self.out),
+            numeric_type("accumulator_type", self.accumulator_type), e.alpha, e.beta,
+            _detached(e.C), e.activation, e.activation_args, _detached(e.bias), e.bias_per_row,
+            _detached(e.scale_a), _detached(e.scale_b))
 
     @property
     def problem_shape(self):
