@@ -174,14 +174,39 @@ Status EpilogueFunctor::validate() const {
                              "float16, bfloat16 or int32, got " +
                              name(element_epilogue));
   }
+  switch (element_accumulator) {  // what the math instructions accumulate in
+    case DataType::f64:
+    case DataType::f32:
+    case DataType::f16:
+    case DataType::s32:
+      break;
+    default:
+      return Status::invalid(who +
+                             "element_accumulator must be float64, float32, float16 or int32 "
+                             "(the accumulators of the math instructions), got " +
+                             name(element_accumulator));
+  }
   if (element_output == DataType::tf32) {
-    return Status::unsupported(who + "no epilogue writes tfloat32; use float32 output");
+    return Status::unsupported(who +
+                               "element_output: no epilogue writes tfloat32; use float32 "
+                               "output");
   }
   if (fusion.any() || needs_sm90()) {
     if (kind != EpilogueKind::LinearCombination && kind != EpilogueKind::LinearCombinationGeneric) {
-      return Status::unsupported(who + "bias, aux output, per-tensor scales and " +
-                                 "gelu_tanh/clamp are offered on LinearCombination and "
-                                 "LinearCombinationGeneric");
+      // Say which of the SM90 features this functor asks for.
+      std::string asked;
+      if (fusion.any()) asked = "bias, aux output and per-tensor scales";
+      if (activation == Activation::gelu_tanh || activation == Activation::clamp) {
+        asked += (asked.empty() ? "" : "; ") + std::string("activation ") +
+                 std::string(to_string(activation));
+      }
+      if (element_output == DataType::e4m3 || element_output == DataType::e5m2) {
+        asked += (asked.empty() ? "" : "; ") + std::string("element_output ") +
+                 name(element_output) + " (an fp8 output)";
+      }
+      return Status::unsupported(who + asked +
+                                 ": offered on LinearCombination and LinearCombinationGeneric "
+                                 "(SM90 epilogues) only");
     }
     if (!is_float(element_epilogue)) {
       return Status::invalid(who +

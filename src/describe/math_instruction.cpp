@@ -65,11 +65,12 @@ Status validate_wgmma(const MathInstruction& inst) {
   }
   const int n = inst.instruction_shape[1];
   if (n < 8 || n > 256 || n % 8 != 0) {
-    return Status::invalid(who + "N must be a multiple of 8 in [8, 256], got " + std::to_string(n));
+    return Status::invalid(who + "instruction_shape: N must be a multiple of 8 in [8, 256], got " +
+                           std::to_string(n));
   }
   const int k = 256 / size_in_bits(inst.element_a);
   if (inst.instruction_shape[2] != k) {
-    return Status::invalid(who + "K must be " + std::to_string(k) + " for " +
+    return Status::invalid(who + "instruction_shape: K must be " + std::to_string(k) + " for " +
                            std::string(long_name(inst.element_a)) + " operands (32 bytes), got " +
                            std::to_string(inst.instruction_shape[2]));
   }
@@ -84,7 +85,8 @@ Status validate_wgmma(const MathInstruction& inst) {
   }
   std::string text = who;
   if (!types_match) {
-    text += "no wgmma takes " + std::string(long_name(inst.element_a)) + " x " +
+    text += "element_a, element_b, element_accumulator: no wgmma takes " +
+            std::string(long_name(inst.element_a)) + " x " +
             std::string(long_name(inst.element_b)) + " with a " +
             std::string(long_name(inst.element_accumulator)) +
             " accumulator; valid (A, B, accumulator):";
@@ -174,9 +176,10 @@ Status MathInstruction::validate() const {
       sep = ", ";
     }
   } else if (!types_match) {
-    out << "no " << to_string(opcode_class) << " " << shape_text(instruction_shape)
-        << " instruction takes " << long_name(element_a) << " operands with a "
-        << long_name(element_accumulator) << " accumulator; valid (operands, accumulator):";
+    out << "element_a, element_accumulator: no " << to_string(opcode_class) << " "
+        << shape_text(instruction_shape) << " instruction takes " << long_name(element_a)
+        << " operands with a " << long_name(element_accumulator)
+        << " accumulator; valid (operands, accumulator):";
     std::string sep = " ";
     for (const auto& rule : math_instruction_rules()) {
       if (rule.opcode_class != opcode_class || rule.instruction_shape != instruction_shape)

@@ -38,7 +38,7 @@ Result<TileDescription> TileDescription::make_sm90(std::array<int, 3> threadbloc
                                                    TileScheduler tile_scheduler) {
   if (!math.is_wgmma()) {
     return Status::invalid(
-        "TileDescription: an SM90 tile needs a wgmma math instruction, "
+        "TileDescription: math_instruction: an SM90 tile needs a wgmma instruction, "
         "instruction_shape [64, N, K]; got [" +
         std::to_string(math.instruction_shape[0]) + ", " +
         std::to_string(math.instruction_shape[1]) + ", " +

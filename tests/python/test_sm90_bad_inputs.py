@@ -166,7 +166,8 @@ DESCRIPTION_CASES = [
                  r"of shared memory and the float32 epilogue about .* KiB; SM90 allows 227 KiB"),
     # wgmma instructions.
     ("wgmma N 12", lambda: MathInstruction([64, 12, 16], BF16, BF16, F32, TC, MA),
-     ValueError, r"wgmma \[64, 12, 16\]\): N must be a multiple of 8 in \[8, 256\], got 12"),
+     ValueError, r"wgmma \[64, 12, 16\]\): instruction_shape: N must be a multiple of 8 in "
+                 r"\[8, 256\], got 12"),
     ("wgmma K 32 for bf16", lambda: MathInstruction([64, 128, 32], BF16, BF16, F32, TC, MA),
      ValueError, r"K must be 16 for bfloat16 operands \(32 bytes\), got 32"),
     ("wgmma fast accum on bf16", lambda: wgmma(128, BF16, op=FAST_ACCUM),

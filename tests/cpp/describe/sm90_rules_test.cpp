@@ -585,7 +585,7 @@ std::vector<BadCase> bad_cases() {
        },
        invalid,
        {"MathInstruction (SM90 wgmma [64, 12, 16])",
-        "N must be a multiple of 8 in [8, 256], got 12"}},
+        "instruction_shape: N must be a multiple of 8 in [8, 256], got 12"}},
       {"wgmma_n_264",
        [] {
          return wgmma_status({64, 264, 16}, bf16, bf16, f32);
@@ -636,7 +636,7 @@ std::vector<BadCase> bad_cases() {
          return sm90_tile({128, 128, 32}, sm80_bf16_math());
        },
        invalid,
-       {"an SM90 tile needs a wgmma math instruction", "got [16, 8, 16]"}},
+       {"math_instruction: an SM90 tile needs a wgmma instruction", "got [16, 8, 16]"}},
       // fp8 and per-tensor scales.
       {"fp8_operands_without_scales",
        [] {
