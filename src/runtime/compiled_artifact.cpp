@@ -64,6 +64,12 @@ std::string header_text(const ArtifactHeader& header) {
 Result<std::string> read_whole_file(const std::string& path) {
   UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return Status::invalid(compile::errno_text("artifact: cannot open", path));
+  // A directory opens, then fails to read: the caller named the wrong thing, say so.
+  struct stat info {};
+  if (fstat(fd.get(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    return Status::invalid("artifact: " + path + " is not a file (" +
+                           (S_ISDIR(info.st_mode) ? "a directory" : "not a regular file") + ")");
+  }
   std::string bytes;
   if (Status read = compile::read_all(fd.get(), path, &bytes); !read) {
     return with_prefix("artifact: ", read);

@@ -87,6 +87,16 @@ TEST(CompiledArtifact, LoadNamesAMissingFile) {
             "artifact: cannot open /nonexistent/tilecraft/x.tca: No such file or directory");
 }
 
+// Found by the randomized test of the Python surfaces: a directory gave an internal error.
+TEST(CompiledArtifact, LoadNamesADirectoryAsTheCallersMistake) {
+  const std::string dir = make_temp_dir("artifact-dir");
+  Result<CompiledArtifact> loaded = CompiledArtifact::load(dir);
+  fs::remove_all(dir);
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(loaded.status().message(), "artifact: " + dir + " is not a file (a directory)");
+}
+
 TEST(CompiledArtifact, LoadRejectsAFileWithoutTheMagic) {
   const std::string dir = make_temp_dir("artifact-magic");
   const std::string path = dir + "/y.tca";
