@@ -228,6 +228,16 @@ Status EpilogueFunctor::validate() const {
                                  "amax variant) is not offered");
     }
   }
+  if (kind == EpilogueKind::LinearCombinationClamp && element_output != DataType::s8 &&
+      element_output != DataType::u8 && element_output != DataType::s32 &&
+      element_output != DataType::f16) {
+    // CUTLASS's LinearCombinationClamp clamps to numeric_limits<element_output>::lowest() and
+    // max(), which cutlass::platform defines for these types only.
+    return Status::unsupported(who +
+                               "element_output must be int8, uint8, int32 or float16 (the "
+                               "types whose range CUTLASS's clamp knows), got " +
+                               name(element_output));
+  }
   if (kind == EpilogueKind::FastLinearCombinationClamp) {
     if (element_output != DataType::s8 && element_output != DataType::u8) {
       return Status::invalid(who + "element_output must be int8 or uint8, got " +

@@ -1,6 +1,7 @@
 #include "tilecraft/describe/gemm_operation.hpp"
 
 #include "describe/checks.hpp"
+#include "describe/sm80_gemm_rules.hpp"
 #include "describe/sm90_gemm_rules.hpp"
 
 namespace tilecraft {
@@ -149,7 +150,7 @@ Status GemmDescription::validate() const {
     return Status::invalid("A/B: interleaved int8 operands need alignment 16, got " +
                            std::to_string(A.alignment) + " and " + std::to_string(B.alignment));
   }
-  return Status::ok();
+  return validate_sm80_operand_loads(*this);
 }
 
 std::string GemmDescription::procedural_name() const {

@@ -1,5 +1,7 @@
 #include "tilecraft/describe/tile_description.hpp"
 
+#include <algorithm>
+
 #include "describe/checks.hpp"
 #include "describe/sm90_tile_rules.hpp"
 
@@ -128,11 +130,34 @@ Status TileDescription::validate() const {
         std::to_string(stages));
   }
   if (math_instruction.opcode_class == OpClass::Simt) {
-    // The SIMT warp tile is spread over a 4x8 or 8x4 arrangement of lanes.
-    if (int64_t{warp[0]} * warp[1] < 32 || warp[0] % 4 != 0 || warp[1] % 4 != 0) {
+    // CUTLASS's SM80 SIMT mainloop (default_mma_core_sm80.h) spreads a warp's 32 threads 4 x 8
+    // over the warp tile; each thread computes its part in lanes of up to 128 bits.
+    if (warp[0] % 4 != 0 || warp[1] % 8 != 0) {
       return Status::invalid("TileDescription: the SIMT warp tile " + triple(warp) +
-                             " (threadblock_shape / warp_count) must be at least 32 elements in "
-                             "M x N with M and N multiples of 4");
+                             " (threadblock_shape / warp_count) must be a multiple of 4 in M and "
+                             "of 8 in N (a warp's 32 threads, 4 x 8)");
+    }
+    const int thread_m = warp[0] / 4, thread_n = warp[1] / 8;
+    const int lane_m = std::min(128 / size_in_bits(math_instruction.element_a), thread_m);
+    const int lane_n = std::min(128 / size_in_bits(math_instruction.element_b), thread_n);
+    if (thread_m % lane_m != 0 || thread_n % lane_n != 0) {
+      return Status::invalid("TileDescription: the SIMT warp tile " + triple(warp) +
+                             " (threadblock_shape / warp_count) gives each thread a " +
+                             std::to_string(thread_m) + " x " + std::to_string(thread_n) +
+                             " tile, not a whole number of its " + std::to_string(lane_m) + " x " +
+                             std::to_string(lane_n) + " lanes of 128 bits");
+    }
+  } else {
+    // The warp tiles CUTLASS's generator instantiates and its epilogues are built for: below
+    // these, the epilogue's thread map of the warp tile comes out empty (a zero-sized array).
+    const int unit = size_in_bits(math_instruction.element_a) == 64 ? 16 : 32;
+    if (warp[0] % unit != 0 || warp[1] % unit != 0) {
+      return Status::unsupported(
+          "TileDescription: the warp tile " + triple(warp) +
+          " (threadblock_shape / warp_count): SM80 tensor-op warp tiles are multiples of " +
+          std::to_string(unit) + " in M and N" +
+          (unit == 16 ? " for float64" : " (16 for float64)") +
+          ", as CUTLASS's generator builds them: use fewer warps or a larger tile");
     }
   }
   const int64_t smem = mainloop_shared_memory_bytes();
