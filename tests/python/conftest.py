@@ -1,4 +1,5 @@
 import os
+import random
 import tempfile
 
 import pytest
@@ -7,6 +8,14 @@ import pytest
 os.environ.setdefault("TILECRAFT_CACHE_DIR", tempfile.mkdtemp(prefix="tilecraft-test-cache-"))
 os.environ.setdefault("TILECRAFT_SIGNING_KEY_FILE",
                       os.path.join(tempfile.mkdtemp(prefix="tilecraft-test-state-"), "signing-key"))
+
+# The randomized tests' seed: fresh each run unless given, and shown in the session header so
+# that even a run that crashes can be replayed (TILECRAFT_RANDOM_SEED=<n>).
+os.environ.setdefault("TILECRAFT_RANDOM_SEED", str(random.SystemRandom().randrange(2**32)))
+
+
+def pytest_report_header(config):
+    return f"randomized tests: TILECRAFT_RANDOM_SEED={os.environ['TILECRAFT_RANDOM_SEED']}"
 
 
 @pytest.fixture(scope="session")

@@ -150,7 +150,8 @@ class Surface:
     params: Dict[str, str]
     extra_names: tuple = ()
     shown: Dict[str, str] = field(default_factory=dict)
-    makes_description: bool = False  # the result has procedural_name()
+    makes_description: bool = False  # the result has procedural_name() (for a
+    # LinearCombination it is "", the others say what they are)
     touches_device: bool = False  # valid arguments act on the GPU: test wrong types only
 
     def message_name(self, param):
@@ -308,7 +309,10 @@ SURFACES = [
                                                 "scale_a", "scale_b")}),
     Surface("api.arguments.GemmArguments(epilogue=)", _api_gemm_arguments_epilogue,
             lambda: dict(epilogue=cutlass_api.arguments.EpilogueArguments()),
-            dict(epilogue="epilogue")),
+            dict(epilogue="epilogue"),
+            # host arrays: a valid epilogue reaches the tensors' device check
+            extra_names=("A", "B", "out", "epilogue.alpha", "epilogue.beta",
+                         "epilogue.activation")),
     Surface("api.get_kernels", cutlass_api.get_kernels,
             lambda: dict(args=None, metadata_filter=None, cc=70),  # no kernels: quick
             dict(args="instance?", metadata_filter="filter", cc="cc?")),
@@ -316,7 +320,7 @@ SURFACES = [
             lambda: dict(ccs={90}), dict(ccs="ccs")),
     Surface("api.CompiledArtifact.load", cutlass_api.CompiledArtifact.load,
             lambda: dict(path=os.path.join(os.path.dirname(__file__), "no-such-artifact.tca")),
-            dict(path="path")),
+            dict(path="path"), extra_names=("artifact",)),  # "artifact: <path>: ..."
     Surface("api.Kernel.supports", _kernel_method("supports"), lambda: dict(args=None),
             dict(args="instance")),
     Surface("api.Kernel.get_workspace_size", _kernel_method("get_workspace_size"),
