@@ -188,9 +188,23 @@ def _api_gemm_arguments_epilogue(epilogue):
         out=np.ones((4, 4), np.float16), accumulator_type=F32, epilogue=epilogue)
 
 
+_KERNEL = []  # one Kernel, listed once (listing takes a tenth of a second)
+
+
+def _kernel():
+    if not _KERNEL:
+        _KERNEL.append(cutlass_api.get_kernels(cc=90)[0])
+    return _KERNEL[0]
+
+
+def release():
+    """Drops what the surfaces keep between calls: the session's live-object check
+    (TILECRAFT_TEST_CHECK_LIVE) counts every tilecraft object still referenced at its end."""
+    _KERNEL.clear()
+
+
 def _kernel_method(method):
-    kernel = cutlass_api.get_kernels(cc=90)[0]
-    return lambda **kw: getattr(kernel, method)(**kw)
+    return lambda **kw: getattr(_kernel(), method)(**kw)
 
 
 _FUSIONS = dict(bias="bias", element_bias="dtype?", aux="bool", element_aux="dtype?",

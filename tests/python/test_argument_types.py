@@ -14,7 +14,14 @@ import pytest
 import tilecraft as cutlass
 import tilecraft.api as cutlass_api
 from tilecraft import GemmOperationUniversal, LinearCombination, TensorDescription
+import describe_cases
 from describe_cases import (GENERIC, SURFACES, VALUES_OF_WRONG_TYPE, F32, simt_op, simt_tile)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def release_cached_objects():
+    yield
+    describe_cases.release()
 
 
 def refusal(call):

@@ -29,12 +29,19 @@ import numpy as np
 import pytest
 
 import tilecraft as cutlass
+import describe_cases
 from describe_cases import (ENUMS, GENERIC, SURFACES, VALUES_OF_WRONG_TYPE, F16, F32,
                             f16_math, simt_op, simt_tile, sm90_tile, wgmma_math)
 
 # conftest.py draws the seed (and prints it in the session header) unless it is given.
 SEED = int(os.environ.get("TILECRAFT_RANDOM_SEED") or random.SystemRandom().randrange(2**32))
 CASES = int(os.environ.get("TILECRAFT_RANDOM_CASES") or 20000)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def release_cached_objects():
+    yield
+    describe_cases.release()
 
 
 @pytest.fixture(autouse=True, scope="module")
