@@ -11,6 +11,7 @@ import enum
 import gc
 import sys
 import types
+import warnings
 
 _RAISED = {}
 _NOISE = ("/usr/lib/python3", "/_pytest/", "/pluggy/", "<frozen", "/lib/python3.1")
@@ -50,6 +51,12 @@ def _describe(obj):
 
 def report(stream, deep=False):
     """Writes what holds the tilecraft objects still alive; returns how many holders there are."""
+    with warnings.catch_warnings():  # touching every object's type wakes deprecation warnings
+        warnings.simplefilter("ignore")
+        return _report(stream, deep)
+
+
+def _report(stream, deep):
     gc.collect()
     everything = gc.get_objects()
     holders = {}

@@ -53,9 +53,11 @@ def _kernels():
 def compiled():
     import tilecraft.api as cutlass_api
 
+    global _KERNELS
     kernels = _kernels()
     cutlass_api.compile_kernels(kernels)
-    return kernels
+    yield kernels
+    _KERNELS = None  # the sample lives as long as the module's tests, not the process
 
 
 def _extent(rng, multiple, largest):
