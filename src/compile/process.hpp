@@ -34,8 +34,7 @@ inline constexpr size_t kMaxProcessOutput = 4 << 20;
 // Fails only when the child could not be started; a child's non-zero exit is a ProcessResult.
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
                                   const std::vector<std::string>& extra_env = {},
-                                  const std::atomic<bool>* cancel = nullptr,
-                                  double time_limit = 0);
+                                  const std::atomic<bool>* cancel = nullptr, double time_limit = 0);
 
 // The command line as a person would type it into a shell (arguments quoted where needed).
 std::string format_command(const std::vector<std::string>& argv);
