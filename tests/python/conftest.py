@@ -18,6 +18,22 @@ def pytest_report_header(config):
     return f"randomized tests: TILECRAFT_RANDOM_SEED={os.environ['TILECRAFT_RANDOM_SEED']}"
 
 
+@pytest.fixture(scope="module")
+def no_compiler():
+    """No nvcc for the duration of a module: a compile attempt fails at once, loudly."""
+    import tilecraft
+
+    old = os.environ.get("TILECRAFT_NVCC")
+    os.environ["TILECRAFT_NVCC"] = "/nonexistent/tilecraft-test-no-nvcc"
+    tilecraft._core.reload_settings()
+    yield
+    if old is None:
+        del os.environ["TILECRAFT_NVCC"]
+    else:
+        os.environ["TILECRAFT_NVCC"] = old
+    tilecraft._core.reload_settings()
+
+
 @pytest.fixture(scope="session")
 def gpu_reason():
     import tilecraft

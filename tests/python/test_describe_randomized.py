@@ -44,19 +44,9 @@ def release_cached_objects():
     describe_cases.release()
 
 
-@pytest.fixture(autouse=True, scope="module")
-def no_compiler():
-    """No nvcc while the module runs: on a GPU machine, arguments that pass validation would
-    compile their kernel; this way they fail at once with a CompileError instead."""
-    old = os.environ.get("TILECRAFT_NVCC")
-    os.environ["TILECRAFT_NVCC"] = "/nonexistent/tilecraft-test-no-nvcc"
-    cutlass._core.reload_settings()
-    yield
-    if old is None:
-        del os.environ["TILECRAFT_NVCC"]
-    else:
-        os.environ["TILECRAFT_NVCC"] = old
-    cutlass._core.reload_settings()
+# No nvcc while the module runs: on a GPU machine, arguments that pass validation would compile
+# their kernel; this way they fail at once with a CompileError instead.
+pytestmark = pytest.mark.usefixtures("no_compiler")
 
 
 _INTERESTING_INTS = [0, 1, 2, 3, 4, 7, 8, 16, 32, 64, 80, 90, 128, 256, 65536, 65537, 2**24,

@@ -12,7 +12,6 @@ arrays, the check under test precedes the operands' dtype check, which the comme
 """
 
 import math
-import os
 
 import numpy as np
 import pytest
@@ -32,18 +31,7 @@ Mode = cutlass.gemm.Mode
 Unsupported = cutlass.UnsupportedError
 
 
-@pytest.fixture(autouse=True, scope="module")
-def no_compiler():
-    """No nvcc for the duration of the module: a compile attempt would fail, loudly."""
-    old = os.environ.get("TILECRAFT_NVCC")
-    os.environ["TILECRAFT_NVCC"] = "/nonexistent/tilecraft-test-no-nvcc"
-    cutlass._core.reload_settings()
-    yield
-    if old is None:
-        del os.environ["TILECRAFT_NVCC"]
-    else:
-        os.environ["TILECRAFT_NVCC"] = old
-    cutlass._core.reload_settings()
+pytestmark = pytest.mark.usefixtures("no_compiler")
 
 
 # ---- descriptions -------------------------------------------------------------------------

@@ -18,12 +18,15 @@
 #include <thread>
 #include <vector>
 
+#include "scoped_env.hpp"
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
 
 extern "C" char** environ;
 
 namespace tilecraft::compile::testing {
+
+using tilecraft::testing::ScopedEnv;
 
 inline std::string make_temp_dir(const std::string& stem) {
   std::string pattern =
@@ -106,30 +109,6 @@ inline std::string fake_nvcc() {
                                            "/../fixtures/fake_nvcc.sh")
       .string();
 }
-
-// Sets an environment variable for one scope, restoring what was there before.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    had_ = std::getenv(name) != nullptr;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 // Starts argv with this process's environment plus `env` ("NAME=value"); returns the pid.
 inline pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env) {

@@ -5,29 +5,13 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "scoped_env.hpp"
 #include "tilecraft/core/status.hpp"
 
 namespace tilecraft {
 namespace {
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_.empty()) {
-      unsetenv(name_);
-    } else {
-      setenv(name_, old_.c_str(), 1);
-    }
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-};
+using testing::ScopedEnv;
 
 TEST(Settings, ReadsTheEnvironment) {
   ScopedEnv cache("TILECRAFT_CACHE_DIR", "/tmp/tilecraft-settings-test");
