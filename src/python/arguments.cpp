@@ -55,6 +55,22 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+// The value as a Python int: an int, or an object with __index__ (numpy integers) that is neither
+// a bool nor a tensor. TypeError naming the argument otherwise.
+nb::object index_of(const std::string& name, nb::handle value, const std::string& expected) {
+  PyObject* o = value.ptr();
+  if (PyLong_CheckExact(o)) return nb::borrow(value);  // the common case, without the checks
+  if (is_bool(value) || !PyIndex_Check(o) || is_tensor_like(value)) {
+    wrong_type(name, expected, value);
+  }
+  nb::object index = nb::steal(PyNumber_Index(o));
+  if (!index.is_valid()) {
+    PyErr_Clear();
+    wrong_type(name, expected, value);
+  }
+  return index;
+}
+
 }  // namespace
 
 std::string given(nb::handle value) {
@@ -81,15 +97,7 @@ bool is_tensor_like(nb::handle value) { return nb::hasattr(value, "__dlpack__");
 
 int64_t int_from(const std::string& name, nb::handle value, const std::string& expected, int64_t lo,
                  int64_t hi) {
-  PyObject* o = value.ptr();
-  if (is_bool(value) || !PyIndex_Check(o) || is_tensor_like(value)) {
-    wrong_type(name, expected, value);
-  }
-  nb::object index = nb::steal(PyNumber_Index(o));
-  if (!index.is_valid()) {
-    PyErr_Clear();
-    wrong_type(name, expected, value);
-  }
+  nb::object index = index_of(name, value, expected);
   int overflow = 0;
   const long long result = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
   if (result == -1 && PyErr_Occurred()) {
@@ -103,15 +111,7 @@ int64_t int_from(const std::string& name, nb::handle value, const std::string& e
 }
 
 uint64_t unsigned_from(const std::string& name, nb::handle value, const std::string& expected) {
-  PyObject* o = value.ptr();
-  if (is_bool(value) || !PyIndex_Check(o) || is_tensor_like(value)) {
-    wrong_type(name, expected, value);
-  }
-  nb::object index = nb::steal(PyNumber_Index(o));
-  if (!index.is_valid()) {
-    PyErr_Clear();
-    wrong_type(name, expected, value);
-  }
+  nb::object index = index_of(name, value, expected);
   const unsigned long long result = PyLong_AsUnsignedLongLong(index.ptr());
   if (result == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
     PyErr_Clear();  // negative, or beyond 64 bits
