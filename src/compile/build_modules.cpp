@@ -154,7 +154,9 @@ Result<CompiledModule> obtain(const Toolchain& toolchain, const ArtifactCache& c
                       " but could not store it in the cache: " + module_path.status().message());
   }
   if (!cache.writable()) state->private_module = *module_path;
-  reporter.finished("compiled " + request.name + " in " + seconds_text(seconds));
+  reporter.finished("compiled " + request.name + " in " + seconds_text(seconds) + " (device " +
+                    seconds_text(run->device_seconds) + ", host " +
+                    seconds_text(run->host_seconds) + ", at once)");
   return CompiledModule{*module_path, job.key, false, seconds};
 }
 
@@ -197,6 +199,8 @@ InterruptScope::InterruptScope(std::function<bool()> interrupted)
     : previous_(std::exchange(t_interrupted, std::move(interrupted))) {}
 
 InterruptScope::~InterruptScope() { t_interrupted = std::move(previous_); }
+
+int module_builds_at_once(int compile_jobs) { return std::max(1, compile_jobs / 2); }
 
 void default_progress(std::string_view line) {
   if (settings().quiet) return;
@@ -253,7 +257,8 @@ std::vector<Result<CompiledModule>> build_modules(const std::vector<CompileReque
   }
 
   if (!misses.empty()) {
-    size_t workers = std::min(misses.size(), static_cast<size_t>(std::max(1, s.compile_jobs)));
+    size_t workers =
+        std::min(misses.size(), static_cast<size_t>(module_builds_at_once(s.compile_jobs)));
     if (progress) {
       progress("tilecraft: compiling " + plural(misses.size(), "kernel") + " with " +
                plural(workers, "parallel job") + " (cache miss)");

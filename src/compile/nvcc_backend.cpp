@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <string_view>
+#include <thread>
 
 #include "compile/file_util.hpp"
 #include "compile/process.hpp"
@@ -33,17 +35,71 @@ std::string first_lines(const std::string& text, int count) {
 
 }  // namespace
 
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct Step {
+  Result<ProcessResult> result = Status::ok();
+  double seconds = 0;
+};
+
+Step run_step(const std::vector<std::string>& command, const Toolchain& toolchain,
+              const std::atomic<bool>* cancel) {
+  auto start = std::chrono::steady_clock::now();
+  Step step;
+  step.result = run_process(command, toolchain.nvcc_environment, cancel);
+  step.seconds = seconds_since(start);
+  return step;
+}
+
+// Records the step in `run` when it failed (or was cancelled); true when it succeeded.
+bool passed(const Step& step, const char* name, const std::vector<std::string>& command,
+            NvccRun& run) {
+  const ProcessResult& process = *step.result;
+  if (!process.output.empty()) {
+    run.output += process.output;
+    if (run.output.back() != '\n') run.output += '\n';
+  }
+  if (process.exit_code == 0 && !process.cancelled) return true;
+  run.step = name;
+  run.command = command;
+  run.exit_code = process.exit_code;
+  run.cancelled = process.cancelled;
+  return false;
+}
+
+}  // namespace
+
 Result<NvccRun> run_nvcc(const Toolchain& toolchain, const CompileRequest& request,
                          const std::string& build_dir, const std::atomic<bool>* cancel) {
-  std::string source_path = build_dir + "/source.cu";
-  TILECRAFT_RETURN_IF_ERROR(write_file_synced(source_path, request.source, 0644));
+  TILECRAFT_RETURN_IF_ERROR(write_file_synced(build_dir + "/source.cu", request.source, 0644));
+  const BuildPlan plan = build_plan(toolchain, request, build_dir);
   NvccRun run;
-  run.command = compile_command(toolchain, request, source_path, build_dir + "/module.so");
-  Result<ProcessResult> process = run_process(run.command, toolchain.nvcc_environment, cancel);
-  if (!process) return process.status();
-  run.exit_code = process->exit_code;
-  run.output = std::move(process->output);
-  run.cancelled = process->cancelled;
+  Step device;
+  std::thread device_thread([&] { device = run_step(plan.device, toolchain, cancel); });
+  Step host = run_step(plan.host, toolchain, cancel);
+  device_thread.join();
+  if (!device.result) return device.result.status();
+  if (!host.result) return host.result.status();
+  run.device_seconds = device.seconds;
+  run.host_seconds = host.seconds;
+  if (!passed(device, "device half", plan.device, run)) return run;
+  if (!passed(host, "host half", plan.host, run)) return run;
+
+  auto start = std::chrono::steady_clock::now();
+  TILECRAFT_RETURN_IF_ERROR(write_file_synced(
+      build_dir + "/image.S", device_image_assembly(build_dir + "/kernels.fatbin"), 0644));
+  Step assemble = run_step(plan.assemble, toolchain, cancel);
+  if (!assemble.result) return assemble.result.status();
+  if (!passed(assemble, "device image", plan.assemble, run)) return run;
+  Step link = run_step(plan.link, toolchain, cancel);
+  if (!link.result) return link.result.status();
+  run.link_seconds = seconds_since(start);
+  run.command = plan.link;
+  if (!passed(link, "link", plan.link, run)) return run;
   return run;
 }
 
@@ -76,8 +132,8 @@ Status check_module_produced(const CompileRequest& request, const NvccRun& run,
 
 Status compile_error(const CompileRequest& request, const NvccRun& run,
                      const std::string& kept_source) {
-  std::string message = "nvcc could not compile '" + request.name + "' (exit code " +
-                        std::to_string(run.exit_code) + "):\n";
+  std::string message = "nvcc could not compile '" + request.name + "' (" + run.step +
+                        ", exit code " + std::to_string(run.exit_code) + "):\n";
   message += run.output.empty() ? std::string("(nvcc printed nothing)\n")
                                 : first_lines(run.output, kShownLines);
   message += "command: " + format_command(run.command) + "\n";

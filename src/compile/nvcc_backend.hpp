@@ -1,4 +1,5 @@
-// The nvcc backend: one translation unit in, one shared object out, no shell in between.
+// The nvcc backend: one translation unit in, one shared object out, no shell in between. The
+// module is built as toolchain.hpp's BuildPlan says: both halves at once, then the link.
 #pragma once
 
 #include <atomic>
@@ -12,16 +13,18 @@
 namespace tilecraft::compile {
 
 struct NvccRun {
-  std::vector<std::string> command;
+  std::vector<std::string> command;  // the step that failed, else the link
+  std::string step;                  // "device half", "host half", "device image" or "link"
   int exit_code = 0;
-  std::string output;  // nvcc's stdout and stderr
+  std::string output;  // the compilers' stdout and stderr
   bool cancelled = false;
+  double device_seconds = 0, host_seconds = 0, link_seconds = 0;
   bool ok() const { return exit_code == 0 && !cancelled; }
 };
 
-// Writes the request's source to <build_dir>/source.cu and compiles it to <build_dir>/module.so;
-// nvcc (and all it starts) is killed when *cancel becomes true. Fails only when nvcc could not
-// be run or the source not written; nvcc's verdict is in NvccRun.
+// Writes the request's source to <build_dir>/source.cu and builds <build_dir>/module.so; every
+// compiler (and all it starts) is killed when *cancel becomes true. Fails only when a compiler
+// could not be run or a file not written; the compilers' verdict is in NvccRun.
 Result<NvccRun> run_nvcc(const Toolchain& toolchain, const CompileRequest& request,
                          const std::string& build_dir, const std::atomic<bool>* cancel = nullptr);
 

@@ -191,12 +191,11 @@ std::vector<std::string> include_roots(const std::string& cutlass_dir) {
   return roots;
 }
 
-std::vector<std::string> compile_flags(const Toolchain& toolchain, const CompileRequest& request) {
-  std::vector<std::string> flags = {"-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr",
-                                    "-Xcompiler=-fPIC", "-shared",
-                                    // One CUDA runtime per process (the one libtilecraft and the
-                                    // frameworks use), and only the module table exported.
-                                    "-cudart=shared", "-Xcompiler=-fvisibility=hidden"};
+namespace {
+
+// Flags both halves share: language, optimization, the CUTLASS headers and the architectures.
+std::vector<std::string> common_flags(const Toolchain& toolchain, const CompileRequest& request) {
+  std::vector<std::string> flags = {"-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr"};
   if (!toolchain.host_compiler.empty()) {
     flags.push_back("-ccbin");
     flags.push_back(toolchain.host_compiler);
@@ -206,33 +205,87 @@ std::vector<std::string> compile_flags(const Toolchain& toolchain, const Compile
   return flags;
 }
 
-std::vector<std::string> compile_command(const Toolchain& toolchain, const CompileRequest& request,
-                                         const std::string& source_path,
-                                         const std::string& output_path) {
-  std::vector<std::string> command = {toolchain.nvcc};
-  std::vector<std::string> flags = compile_flags(toolchain, request);
-  command.insert(command.end(), flags.begin(), flags.end());
-  command.insert(command.end(), {"-o", output_path, source_path});
-  return command;
+std::vector<std::string> with(std::vector<std::string> front,
+                              const std::vector<std::string>& back) {
+  front.insert(front.end(), back.begin(), back.end());
+  return front;
+}
+
+// The plan's commands as the key sees them: no path of this machine. The CUTLASS folders become
+// <cutlass> (their content is keyed), the host compiler and the build folder disappear.
+std::string portable_command(const Toolchain& toolchain, std::vector<std::string> command,
+                             const std::string& dir) {
+  std::string text;
+  for (size_t i = 1; i < command.size(); ++i) {
+    std::string arg = command[i];
+    if (arg == "-ccbin" && i + 1 < command.size()) {
+      ++i;
+      continue;
+    }
+    if (arg.rfind("-I" + toolchain.cutlass_dir, 0) == 0) {
+      arg = "-I<cutlass>" + arg.substr(2 + toolchain.cutlass_dir.size());
+    }
+    if (arg.rfind(dir, 0) == 0) arg = "<dir>" + arg.substr(dir.size());
+    text += " " + arg;
+  }
+  return text;
+}
+
+}  // namespace
+
+BuildPlan build_plan(const Toolchain& toolchain, const CompileRequest& request,
+                     const std::string& dir) {
+  const std::vector<std::string> common = common_flags(toolchain, request);
+  const std::string source = dir + "/source.cu";
+  BuildPlan plan;
+  plan.device = with(with({toolchain.nvcc}, common), {"-fatbin", "-DTILECRAFT_DEVICE_HALF=1", "-o",
+                                                      dir + "/kernels.fatbin", source});
+  plan.host = with(with({toolchain.nvcc}, common),
+                   {"-c", "-DTILECRAFT_HOST_HALF=1", "-Xcompiler=-fPIC",
+                    "-Xcompiler=-fvisibility=hidden", "-o", dir + "/host.o", source});
+  plan.assemble = {toolchain.host_compiler.empty() ? std::string("cc") : toolchain.host_compiler,
+                   "-c", dir + "/image.S", "-o", dir + "/image.o"};
+  plan.link = {toolchain.nvcc, "-shared",
+               // One CUDA runtime per process (the one libtilecraft and the frameworks use).
+               "-cudart=shared"};
+  if (!toolchain.host_compiler.empty())
+    plan.link.insert(plan.link.end(), {"-ccbin", toolchain.host_compiler});
+  plan.link.insert(plan.link.end(), {"-o", dir + "/module.so", dir + "/host.o", dir + "/image.o"});
+  return plan;
+}
+
+std::string device_image_assembly(const std::string& fatbin_path) {
+  std::string quoted;
+  for (char c : fatbin_path) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return "\t.section .rodata.tc_device_image,\"a\"\n"
+         "\t.balign 64\n"
+         "\t.globl tc_device_image\n"
+         "\t.hidden tc_device_image\n"
+         "\t.type tc_device_image, @object\n"
+         "tc_device_image:\n"
+         "\t.incbin \"" +
+         quoted +
+         "\"\n"
+         "\t.section .note.GNU-stack,\"\",@progbits\n";
 }
 
 std::string key_text(const Toolchain& toolchain, const CompileRequest& request) {
   std::string text = std::string("tilecraft-abi-") + kAbiVersion + "\n";
   text += "tilecraft-version: " TILECRAFT_VERSION "\n";
-  text += "nvcc: " + toolchain.nvcc + "\n";
   text += "nvcc --version:\n" + toolchain.nvcc_version;
   if (!text.empty() && text.back() != '\n') text += '\n';
-  text += "host-compiler: " + (toolchain.host_compiler.empty() ? std::string("(nvcc default)")
-                                                               : toolchain.host_compiler);
-  if (toolchain.host_compiler_real != toolchain.host_compiler) {
-    text += " -> " + toolchain.host_compiler_real;
-  }
-  text += "\n";
-  text += "cutlass: " + toolchain.cutlass_dir + " version " + toolchain.cutlass_version +
-          " (headers sha256 " + toolchain.cutlass_headers_sha256 + ")\n";
+  text += "cutlass: version " + toolchain.cutlass_version + " (headers sha256 " +
+          toolchain.cutlass_headers_sha256 + ")\n";
   for (const std::string& variable : toolchain.nvcc_environment) text += "env: " + variable + "\n";
-  text += "flags:\n";
-  for (const std::string& flag : compile_flags(toolchain, request)) text += "  " + flag + "\n";
+  const std::string dir = "/tilecraft-build";
+  BuildPlan plan = build_plan(toolchain, request, dir);
+  text += "device:" + portable_command(toolchain, plan.device, dir) + "\n";
+  text += "host:" + portable_command(toolchain, plan.host, dir) + "\n";
+  text += "image:\n" + device_image_assembly("<dir>/kernels.fatbin");
+  text += "link:" + portable_command(toolchain, plan.link, dir) + "\n";
   return text;
 }
 

@@ -31,15 +31,28 @@ Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& settings
 // The folders compiles include: CUTLASS's include and tools/util/include.
 std::vector<std::string> include_roots(const std::string& cutlass_dir);
 
-// nvcc's arguments for a request, except the output and input paths.
-std::vector<std::string> compile_flags(const Toolchain& toolchain, const CompileRequest& request);
+// How a module is built, in <dir> (DESIGN, "Compilation"): the device half (kernels only, to a
+// fatbinary) and the host half (CUTLASS's host code and the ABI table, to an object; its device
+// pass is empty) compile at the same time from the same source.cu; then the fatbinary is wrapped
+// in an object (image.S, assembled by the host compiler) and linked with the host half into
+// module.so. See emit/device_image_text.hpp for the two halves of the source.
+struct BuildPlan {
+  std::vector<std::string> device;    // nvcc -fatbin -> kernels.fatbin
+  std::vector<std::string> host;      // nvcc -c -> host.o
+  std::vector<std::string> assemble;  // host compiler -c image.S -> image.o
+  std::vector<std::string> link;      // nvcc -shared host.o image.o -> module.so
+};
+BuildPlan build_plan(const Toolchain& toolchain, const CompileRequest& request,
+                     const std::string& dir);
 
-// The full nvcc command that compiles source_path into output_path.
-std::vector<std::string> compile_command(const Toolchain& toolchain, const CompileRequest& request,
-                                         const std::string& source_path,
-                                         const std::string& output_path);
+// The assembly that embeds `fatbin_path` as the symbol tc_device_image.
+std::string device_image_assembly(const std::string& fatbin_path);
 
-// Everything the key hashes except the source: stored beside each artifact as key.txt.
+// Everything the key hashes except the source: stored beside each artifact as key.txt. It names
+// no path of this machine (the CUTLASS headers by their content, nvcc by its version), so that a
+// cache copied to another machine with the same toolkit hits. The host compiler is not in it:
+// modules speak a C ABI, and their C++ runtime is the system's libstdc++ (a module built with an
+// older one loads with a newer one).
 std::string key_text(const Toolchain& toolchain, const CompileRequest& request);
 
 // The key (hex SHA-256) of key_text plus the source.

@@ -57,14 +57,34 @@ inline int32_t fail(int32_t code, char* error, size_t capacity, const std::strin
 }
 
 // A failed CUTLASS call whose cause is the CUDA runtime: both statuses, in words.
-inline int32_t cuda_failure(const char* call, cutlass::Status status, char* error,
-                            size_t capacity) {
+inline int32_t cuda_failure(const char* call, cutlass::Status status,
+                            const tc_image::HostAdapter& adapter, char* error, size_t capacity) {
   cudaError_t cuda = cudaGetLastError();
   std::string text = std::string(call) + " failed: " + cutlass::cutlassGetStatusString(status);
-  if (cuda != cudaSuccess) {
-    text += ": " + std::string(cudaGetErrorName(cuda)) + ": " + cudaGetErrorString(cuda);
-  }
+  if (!adapter.error().empty()) text += ": " + adapter.error();
+  if (cuda != cudaSuccess) text += ": " + tc_image::cuda_text(cuda);
   return fail(TC_ERROR_CUDA, error, capacity, text);
+}
+
+// CUTLASS's GemmUniversal for a column-major C runs the transposed problem on a row-major
+// GemmUniversalBase and passes no host adapter on: entries talk to that base directly.
+template <typename Gemm, typename = void>
+struct Base {
+  using Op = typename Gemm::Base;
+  static const typename Gemm::Arguments& arguments(const typename Gemm::Arguments& a) { return a; }
+};
+template <typename Gemm>
+struct Base<Gemm, std::void_t<typename Gemm::UnderlyingOperator>> {
+  using Op = typename Gemm::UnderlyingOperator;
+  static typename Op::Arguments arguments(const typename Gemm::Arguments& a) {
+    return Gemm::to_underlying_arguments(a);
+  }
+};
+
+// The GEMM kernel of a GemmUniversal, from the module's device image.
+template <typename Gemm>
+const tc_image::Kernel& gemm_kernel(const char* layout) {
+  return tc_image::kernel<typename Gemm::GemmKernel>("cutlass::Kernel2", layout);
 }
 
 inline std::string problem_text(const tc_gemm_args& a) {
@@ -308,22 +328,30 @@ int32_t universal_can_implement(const tc_gemm_args* args, char* error, size_t ca
   return TC_OK;
 }
 
+// 0 when the kernel cannot be loaded (no GPU): run() then says why.
 template <typename Gemm>
-size_t universal_workspace_size(const tc_gemm_args* args) {
+size_t universal_workspace_size(const tc_gemm_args* args, const char* layout) {
   if (args == nullptr) return 0;
-  return Gemm::get_workspace_size(universal_arguments<Gemm>(*args));
+  const tc_image::Kernel& kernel = gemm_kernel<Gemm>(layout);
+  if (kernel.handle == nullptr) return 0;
+  tc_image::HostAdapter adapter({&kernel});
+  return Base<Gemm>::Op::get_workspace_size(Base<Gemm>::arguments(universal_arguments<Gemm>(*args)),
+                                            &adapter);
 }
 
 template <typename Gemm>
 int32_t universal_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
-                      size_t capacity) {
+                      size_t capacity, const char* layout) {
   if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
   const tc_gemm_args& a = *args;
   std::string why = check_pointers(a);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  const tc_image::Kernel& kernel = gemm_kernel<Gemm>(layout);
+  if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
+  tc_image::HostAdapter adapter({&kernel});
   typename Gemm::Arguments arguments = universal_arguments<Gemm>(a);
   if (a.mode == TC_GEMM_MODE_GEMM && a.batch_count > 1 && workspace == nullptr) {
-    size_t bytes = Gemm::get_workspace_size(arguments);
+    size_t bytes = Base<Gemm>::Op::get_workspace_size(Base<Gemm>::arguments(arguments), &adapter);
     if (bytes > 0) {
       return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
                   "serial split-K over " + std::to_string(a.batch_count) +
@@ -331,14 +359,15 @@ int32_t universal_run(const tc_gemm_args* args, void* workspace, void* stream, c
     }
   }
   cudaStream_t cuda_stream = static_cast<cudaStream_t>(stream);
-  Gemm gemm;
-  cutlass::Status status = gemm.initialize(arguments, workspace, cuda_stream);
+  typename Base<Gemm>::Op gemm;
+  cutlass::Status status =
+      gemm.initialize(Base<Gemm>::arguments(arguments), workspace, cuda_stream, &adapter);
   if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("GemmUniversal::initialize", status, error, capacity);
+    return cuda_failure("GemmUniversal::initialize", status, adapter, error, capacity);
   }
-  status = gemm.run(cuda_stream);
+  status = gemm.run(cuda_stream, &adapter);
   if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("GemmUniversal::run", status, error, capacity);
+    return cuda_failure("GemmUniversal::run", status, adapter, error, capacity);
   }
   return TC_OK;
 }
@@ -427,11 +456,21 @@ size_t split_k_workspace_size(const tc_gemm_args* args) {
 
 template <typename Partial, typename Reduction>
 int32_t split_k_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
-                    size_t capacity) {
+                    size_t capacity, const char* partial_layout, const char* reduction_layout) {
   if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
   const tc_gemm_args& a = *args;
   std::string why = check_pointers(a);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  const tc_image::Kernel& partial_kernel = gemm_kernel<Partial>(partial_layout);
+  if (partial_kernel.handle == nullptr) {
+    return fail(TC_ERROR_CUDA, error, capacity, partial_kernel.error);
+  }
+  const tc_image::Kernel& reduction_kernel =
+      tc_image::kernel<typename Reduction::ReductionKernel>("cutlass::Kernel", reduction_layout);
+  if (reduction_kernel.handle == nullptr) {
+    return fail(TC_ERROR_CUDA, error, capacity, reduction_kernel.error);
+  }
+  tc_image::HostAdapter adapter({&partial_kernel, &reduction_kernel});
   if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % 16 != 0) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
                 "GemmSplitKParallel needs a 16-byte aligned workspace of " +
@@ -441,19 +480,23 @@ int32_t split_k_run(const tc_gemm_args* args, void* workspace, void* stream, cha
   typename Partial::Arguments partial_args = partial_arguments<Partial>(a, workspace);
   // CUTLASS rounds each slice's K extent up to whole cache lines, so it may launch fewer
   // partitions than asked for: reduce exactly the slices its grid writes.
-  const int partitions = int(Partial::get_grid_shape(partial_args).z);
+  const int partitions =
+      int(Base<Partial>::Op::get_grid_shape(Base<Partial>::arguments(partial_args), &adapter).z);
   if (partitions <= 0) {
-    return cuda_failure("GemmUniversal::get_grid_shape", cutlass::Status::kErrorInternal, error,
+    return cuda_failure("GemmUniversal::get_grid_shape", cutlass::Status::kErrorInternal, adapter,
+                        error, capacity);
+  }
+  typename Base<Partial>::Op gemm;
+  cutlass::Status status =
+      gemm.initialize(Base<Partial>::arguments(partial_args), nullptr, cuda_stream, &adapter);
+  if (status != cutlass::Status::kSuccess) {
+    return cuda_failure("GemmUniversal::initialize (split-K partials)", status, adapter, error,
                         capacity);
   }
-  Partial gemm;
-  cutlass::Status status = gemm.initialize(partial_args, nullptr, cuda_stream);
+  status = gemm.run(cuda_stream, &adapter);
   if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("GemmUniversal::initialize (split-K partials)", status, error, capacity);
-  }
-  status = gemm.run(cuda_stream);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("GemmUniversal::run (split-K partials)", status, error, capacity);
+    return cuda_failure("GemmUniversal::run (split-K partials)", status, adapter, error,
+                        capacity);
   }
   using Output = typename Reduction::OutputOp;
   using ElementOutput = typename Output::ElementOutput;
@@ -469,9 +512,9 @@ int32_t split_k_run(const tc_gemm_args* args, void* workspace, void* stream, cha
       epilogue_params<Output>(a));
   Reduction reduction;
   status = reduction.initialize(reduction_args, nullptr, cuda_stream);
-  if (status == cutlass::Status::kSuccess) status = reduction.run(cuda_stream);
+  if (status == cutlass::Status::kSuccess) status = reduction.run(cuda_stream, &adapter, 1);
   if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("ReduceSplitK::run", status, error, capacity);
+    return cuda_failure("ReduceSplitK::run", status, adapter, error, capacity);
   }
   return TC_OK;
 }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "emit/cutlass_names.hpp"
+#include "emit/device_image_text.hpp"
 #include "emit/gemm_adapter_text.hpp"
 #include "emit/module_table.hpp"
 #include "emit/sm80_gemm_parts.hpp"
@@ -33,19 +34,24 @@ std::string universal_entry_text(const GemmEntry& entry, int index) {
   const GemmDescription& d = entry.description;
   const std::string gemm = "TcGemm" + i;
   std::string out;
+  const std::string layout = "tc_layout_" + i;
   out += "using " + gemm + " = " +
          gemm_universal_type(d, {d.C.element, d.C.layout, cutlass_epilogue(d.epilogue)}) + ";\n";
+  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
+  out += kernel_instantiation_text("cutlass::Kernel2", gemm + "::GemmKernel", "$P", layout);
+  out += "#else\n";
   out += "static int32_t tc_can_implement_" + i +
          "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
   out += "  return tc_gemm::universal_can_implement<" + gemm + ">(args, error, capacity, " +
          std::to_string(epilogue_max_k(d.epilogue)) + ");\n}\n";
   out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
-  out += "  return tc_gemm::universal_workspace_size<" + gemm + ">(args);\n}\n";
+  out += "  return tc_gemm::universal_workspace_size<" + gemm + ">(args, \"" + layout + "\");\n}\n";
   out += "static int32_t tc_run_" + i +
          "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
          "    size_t capacity) {\n";
   out += "  return tc_gemm::universal_run<" + gemm +
-         ">(args, workspace, stream, error, capacity);\n}\n";
+         ">(args, workspace, stream, error, capacity, \"" + layout + "\");\n}\n";
+  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
   return out;
 }
 
@@ -64,9 +70,13 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
   std::string out = kModuleAbiHeaderText;
   out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) + " GEMM entr" +
          (entries.size() == 1 ? "y" : "ies") + " (CUTLASS 2.x GemmUniversal, SM80)\n";
+  out += device_image_prelude_text();
   out += gemm_module_includes(split_k);
+  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
+  out += device_image_runtime_text();
   out += gemm_universal_adapter_text();
   if (split_k) out += gemm_split_k_parallel_adapter_text();
+  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
 
   for (size_t index = 0; index < entries.size(); ++index) {
     const GemmEntry& entry = entries[index];
@@ -75,7 +85,23 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
     out += entry.kind == GemmEntryKind::kUniversal ? universal_entry_text(entry, i)
                                                    : split_k_parallel_entry_text(entry, i);
   }
+  std::string kernels;
+  for (size_t index = 0; index < entries.size(); ++index) {
+    const std::string i = std::to_string(index);
+    if (entries[index].kind == GemmEntryKind::kUniversal) {
+      kernels += "      &tc_gemm::gemm_kernel<TcGemm" + i + ">(\"tc_layout_" + i + "\"),\n";
+    } else {
+      kernels +=
+          "      &tc_gemm::gemm_kernel<TcPartial" + i + ">(\"tc_layout_" + i + "_partial\"),\n";
+      kernels += "      &tc_image::kernel<TcReduction" + i +
+                 "::ReductionKernel>(\"cutlass::Kernel\", \"tc_layout_" + i + "_reduction\"),\n";
+    }
+  }
+  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += module_table_text(entries);
+  out += module_verify_text(kernels);
+  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
+  out += device_image_end_text();
   return out;
 }
 

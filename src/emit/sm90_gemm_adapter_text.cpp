@@ -56,6 +56,7 @@ struct EntryTraits {
   bool needs_bias;
   bool needs_aux;
   int num_activation_args;
+  const char* layout;  // the device half's record of the kernel's Params layout
 };
 
 // A cute stride for an operand with leading dimension ld and batch stride: the static unit
@@ -200,8 +201,8 @@ size_t workspace_size(const tc_gemm_args* a, const EntryTraits& t, Fill fill) {
 }
 
 // The kernel parameters of the last launch on this thread: a repeated launch with the same
-// arguments skips CUTLASS's initialize (TMA descriptors, shared-memory attribute). Only kernels
-// without a workspace are reused, since initialize also resets a stream-K workspace.
+// arguments skips CUTLASS's initialize (TMA descriptors). Only kernels without a workspace are
+// reused, since initialize also resets a stream-K workspace.
 template <class Gemm>
 struct Prepared {
   bool valid = false;
@@ -211,20 +212,28 @@ struct Prepared {
   Gemm gemm;
 };
 
-inline std::string cutlass_failure(const char* what, cutlass::Status status) {
+inline std::string cutlass_failure(const char* what, cutlass::Status status,
+                                   const tc_image::HostAdapter& adapter) {
   std::string text = std::string(what) + " failed: " + cutlass::cutlassGetStatusString(status);
+  if (!adapter.error().empty()) text += ": " + adapter.error();
   cudaError_t cuda = cudaGetLastError();
-  if (cuda != cudaSuccess) {
-    text += std::string(": ") + cudaGetErrorName(cuda) + ": " + cudaGetErrorString(cuda);
-  }
+  if (cuda != cudaSuccess) text += ": " + tc_image::cuda_text(cuda);
   return text;
 }
 
 template <class Gemm, class Fill>
 int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* workspace, void* stream,
             char* error, size_t capacity) {
+  using Kernel = typename Gemm::GemmKernel;
   std::string why = check_args(a, t);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  const tc_image::Kernel& kernel = tc_image::kernel<Kernel>("cutlass::device_kernel", t.layout);
+  if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
+  std::string failure;
+  const int smem_bytes = int(Kernel::SharedStorageSize);
+  if (tc_image::prepare(kernel, int(Kernel::MaxThreadsPerBlock), smem_bytes, &failure) < 0) {
+    return fail(TC_ERROR_CUDA, error, capacity, failure);
+  }
   const int device = current_device();
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   static thread_local Prepared<Gemm> prepared;
@@ -234,11 +243,12 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
   if (!reuse) {
     prepared.valid = false;
     auto arguments = make_arguments<Gemm>(*a, t, fill, device);
-    cutlass::Status status = prepared.gemm.initialize(arguments, workspace, s);
+    tc_image::HostAdapter adapter({&kernel});
+    cutlass::Status status = prepared.gemm.initialize(arguments, workspace, s, &adapter);
     if (status != cutlass::Status::kSuccess) {
       return fail(status == cutlass::Status::kErrorInternal ? TC_ERROR_CUDA
                                                             : TC_ERROR_INVALID_ARGUMENT,
-                  error, capacity, cutlass_failure("initialize", status));
+                  error, capacity, cutlass_failure("initialize", status, adapter));
     }
     if (Gemm::get_workspace_size(arguments) == 0) {
       prepared.valid = true;
@@ -247,11 +257,18 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
       std::memcpy(&prepared.key, a, sizeof(tc_gemm_args));
     }
   }
-  cutlass::Status status = prepared.gemm.run(s, nullptr, a->launch_with_pdl != 0);
-  cudaError_t cuda = cudaPeekAtLastError();
-  if (status != cutlass::Status::kSuccess || cuda != cudaSuccess) {
+  using Cluster = typename Kernel::DispatchPolicy::ClusterShape;
+  const dim3 cluster(cute::size<0>(Cluster{}), cute::size<1>(Cluster{}), cute::size<2>(Cluster{}));
+  const auto& params = prepared.gemm.params();
+  void* launch_params[] = {const_cast<void*>(static_cast<const void*>(&params))};
+  cudaError_t cuda = tc_image::launch(kernel, Gemm::get_grid_shape(params),
+                                      Kernel::get_block_shape(), cluster, size_t(smem_bytes), s,
+                                      launch_params, a->launch_with_pdl != 0);
+  if (cuda != cudaSuccess) {
+    cudaGetLastError();
     prepared.valid = false;
-    return fail(TC_ERROR_CUDA, error, capacity, cutlass_failure("launch", status));
+    return fail(TC_ERROR_CUDA, error, capacity,
+                "launching " + kernel.name + " failed: " + tc_image::cuda_text(cuda));
   }
   return TC_OK;
 }

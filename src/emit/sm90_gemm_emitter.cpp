@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "emit/cutlass_names.hpp"
+#include "emit/device_image_text.hpp"
 #include "emit/module_table.hpp"
 #include "emit/sm90_gemm_parts.hpp"
 
@@ -169,12 +170,17 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
       "    CollectiveMainloop, CollectiveEpilogue, " +
       scheduler + ">;\n";
   out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
+  const std::string layout = "tc_layout_" + i;
+  out += "#if defined(TILECRAFT_DEVICE_HALF)\n}  // namespace tc_entry_" + i + "\n";
+  out += kernel_instantiation_text("cutlass::device_kernel", "tc_entry_" + i + "::Kernel",
+                                   "CUTLASS_GRID_CONSTANT $P const", layout);
+  out += "#else\n";
   out += "constexpr tc_sm90::EntryTraits kTraits{" + std::to_string(max_swizzle_size(d.swizzle)) +
          ", " + std::to_string(raster(d.swizzle)) + ", " +
          (d.tile.tile_scheduler == TileScheduler::StreamK ? "true" : "false") + ", " +
          (e.fusion.bias != BiasKind::none ? "true" : "false") + ", " +
          (e.fusion.aux_output ? "true" : "false") + ", " +
-         std::to_string(activation_argument_count(e.activation)) + "};\n";
+         std::to_string(activation_argument_count(e.activation)) + ", \"" + layout + "\"};\n";
   out += fill_fusion_text(d);
   out += "}  // namespace tc_entry_" + i + "\n";
   const std::string ns = "tc_entry_" + i + "::";
@@ -188,6 +194,7 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
          "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
          "    size_t capacity) {\n";
   out += "  return tc_sm90::run<" + common + ", workspace, stream, error, capacity);\n}\n";
+  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
   return out;
 }
 
@@ -213,8 +220,12 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
     early_trigger = early_trigger && triggers_dependent_launch_early(entry.description);
   }
   out += early_trigger ? kGridDependencyControl : kGridDependencyWaitsOnly;
+  out += device_image_prelude_text();
   out += sm90_gemm_module_includes();
+  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
+  out += device_image_runtime_text();
   out += sm90_gemm_adapter_text();
+  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
   for (size_t index = 0; index < entries.size(); ++index) {
     if (entries[index].kind != GemmEntryKind::kUniversal) {
       throw Error(Status::unsupported(
@@ -224,7 +235,17 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
     out += "\n// ---- entry " + std::to_string(index) + ": " + entry_name(entries[index]) + "\n";
     out += sm90_entry_text(entries[index], static_cast<int>(index));
   }
+  std::string kernels;
+  for (size_t index = 0; index < entries.size(); ++index) {
+    const std::string i = std::to_string(index);
+    kernels += "      &tc_image::kernel<tc_entry_" + i +
+               "::Kernel>(\"cutlass::device_kernel\", \"tc_layout_" + i + "\"),\n";
+  }
+  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += module_table_text(entries);
+  out += module_verify_text(kernels);
+  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
+  out += device_image_end_text();
   return out;
 }
 

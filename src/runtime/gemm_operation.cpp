@@ -40,7 +40,7 @@ using Work = std::vector<std::pair<std::shared_ptr<GemmOperation>, bool>>;
 // (which is decided per unit); the jobs are shared among those classes by size.
 std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size_t> misses) {
   constexpr size_t kMaxKernelsPerUnit = 8;
-  const size_t jobs = static_cast<size_t>(std::max(1, settings().compile_jobs));
+  const size_t jobs = static_cast<size_t>(compile::module_builds_at_once(settings().compile_jobs));
   std::vector<std::vector<size_t>> groups;
   if (misses.size() <= jobs) {
     for (size_t i : misses) groups.push_back({i});

@@ -45,6 +45,10 @@ using ProgressFn = std::function<void(std::string_view line)>;
 // Writes progress to stderr unless Settings::quiet.
 void default_progress(std::string_view line);
 
+// How many modules build at once when Settings::compile_jobs processes may run: each build runs
+// its device and host halves at the same time, so half as many (at least one).
+int module_builds_at_once(int compile_jobs);
+
 // The cache key of a request: SHA-256 over the ABI version, the source, the compiler's identity
 // and full flags, and the CUTLASS version. Same key, same binary.
 std::string cache_key(const CompileRequest& request);

@@ -213,7 +213,7 @@ TEST(BuildModules, EmptySourceIsInvalid) {
 }
 
 TEST(BuildModules, ParallelBuildReturnsResultsInRequestOrder) {
-  ScopedCache scope("parallel", 2);
+  ScopedCache scope("parallel", 4);  // two module builds at once
   std::string marker = unique_marker("parallel");
   std::vector<CompileRequest> requests = {tiny_request("first", marker, 1),
                                           tiny_request("second", marker, 2),

@@ -1,10 +1,11 @@
-// Shared by the nvcc compile tests of emitted modules (SM80 and SM90): write a module's source,
-// compile it with the flags tilecraft's own builds use (compile/toolchain.cpp), report the time.
+// Shared by the nvcc compile tests of emitted modules (SM80 and SM90): write a module's source
+// (beside the test's results, for reading), build it as tilecraft itself does
+// (compile::build_module, through the artifact cache), report the time.
 #pragma once
 
+#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "tilecraft/abi/module_abi.h"
+#include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
 
@@ -44,43 +47,23 @@ inline bool full_compile_tests() {
   return value != nullptr && std::string(value) == "1";
 }
 
-inline std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 inline CompiledModule compile_module(const std::filesystem::path& dir, const ModuleSpec& spec,
                                      int arch) {
-  const std::filesystem::path source = dir / (spec.name + ".cu");
   CompiledModule result;
-  result.library = dir / (spec.name + ".so");
-  std::ofstream(source) << emit_gemm_module(spec.entries);
-  const std::string cutlass = settings().cutlass_dir;
-  std::vector<std::string> args = {settings().nvcc,
-                                   "-std=c++17",
-                                   "-O3",
-                                   "-DNDEBUG",
-                                   "--expt-relaxed-constexpr",
-                                   "-Xcompiler=-fPIC",
-                                   "-Xcompiler=-fvisibility=hidden",
-                                   "-shared",
-                                   "--cudart=shared",
-                                   "-I" + cutlass + "/include",
-                                   "-I" + cutlass + "/tools/util/include"};
-  for (const std::string& flag : gemm_module_arch_flags(arch)) args.push_back(flag);
-  args.insert(args.end(), {"-o", result.library.string(), source.string()});
-  std::string command;
-  for (const std::string& arg : args) command += shell_quote(arg) + " ";
-  command += "2>&1";
+  std::ofstream(dir / (spec.name + ".cu")) << emit_gemm_module(spec.entries);
+  compile::CompileRequest request{spec.name, emit_gemm_module(spec.entries),
+                                  gemm_module_arch_flags(arch)};
   const auto start = std::chrono::steady_clock::now();
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof(buffer), pipe)) result.log.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  Result<compile::CompiledModule> built = compile::build_module(request, [](std::string_view) {});
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (built) {
+    result.library = built->path;
+    result.exit_code = 0;
+    if (built->from_cache) result.log = "from the cache";
+  } else {
+    result.exit_code = 1;
+    result.log = built.status().message();
+  }
   std::cout << "[ compile  ] " << spec.name << " (" << spec.entries.size()
             << (spec.entries.size() == 1 ? " entry" : " entries") << ", arch " << arch
             << "): " << result.seconds << " s, exit " << result.exit_code << std::endl;
@@ -121,9 +104,40 @@ class Module {
     return fn != nullptr ? fn() : nullptr;
   }
 
+  void* symbol(const char* name) const {
+    return handle_ != nullptr ? dlsym(handle_, name) : nullptr;
+  }
+
  private:
   void* handle_;
 };
+
+// On a GPU that runs `arch` kernels: every kernel of the module loads from its device image, and
+// the device compiler laid out each kernel's parameters (size and alignment) exactly as the host
+// compiler did, so that no launch can pass a wrongly laid out block (tilecraft_module_verify).
+// Without such a GPU the check is skipped, and says so once.
+inline void check_parameter_layouts(const Module& module, int arch) {
+  int devices = 0, major = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0 ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess ||
+      major * 10 < arch) {
+    cudaGetLastError();
+    static bool said = false;
+    if (!said)
+      std::cout << "[ layouts  ] no GPU for arch " << arch << ": parameter layouts not checked\n";
+    said = true;
+    return;
+  }
+  using Verify = int32_t (*)(char*, size_t);
+  auto verify = reinterpret_cast<Verify>(module.symbol("tilecraft_module_verify"));
+  ASSERT_NE(verify, nullptr) << "the module exports no tilecraft_module_verify";
+  std::string report(1 << 16, '\0');
+  const int32_t status = verify(report.data(), report.size());
+  report.resize(std::strlen(report.c_str()));
+  std::cout << "[ layouts  ] " << report;
+  EXPECT_EQ(status, TC_OK) << report;
+  EXPECT_NE(report.find(": ok"), std::string::npos) << report;
+}
 
 struct Verdict {
   int32_t status;
@@ -174,6 +188,7 @@ inline std::vector<std::unique_ptr<Module>> compile_and_check(
       EXPECT_NE(std::string(entry.metadata).find(arch_key), std::string::npos);
       check_entry(specs[i].entries[e], entry);
     }
+    check_parameter_layouts(*modules.back(), arch);
   }
   if (!::testing::Test::HasFailure()) fs::remove_all(dir);
   return modules;
