@@ -17,22 +17,26 @@ std::string_view device_image_prelude_text();
 std::string_view device_image_end_text();
 
 // The #include lines the runtime below needs (host half only; goes after CUTLASS's includes).
-// Namespace tc_image: image() loads tc_device_image; kernel<Op>(function, layout_symbol) finds
-// `function<Op>` in it and checks that the device compiler laid out Op::Params as the host one
-// did; launch(); HostAdapter, CUTLASS's CudaHostAdapter over those kernels.
+// Namespace tc_image: image() loads tc_device_image; kernel<Op>(name) finds a kernel in it and
+// checks that the device compiler laid out Op::Params as the host one did; launch();
+// HostAdapter, CUTLASS's CudaHostAdapter over those kernels.
 std::string_view device_image_runtime_text();
 
-// Device-half text instantiating `function<op>` (e.g. "cutlass::device_kernel") and recording
-// sizeof and alignof of op::Params, as the device compiler sees them, in `layout_symbol`.
-// `parameter` is the kernel's parameter declaration with `$P` standing for op::Params, as the
-// template declares it (e.g. "CUTLASS_GRID_CONSTANT $P const").
-std::string kernel_instantiation_text(const std::string& function, const std::string& op,
-                                      const std::string& parameter,
-                                      const std::string& layout_symbol);
+// How CUTLASS's own kernel templates enter an operator (cutlass/device_kernel.h).
+enum class KernelForm {
+  kDeviceKernel,  // cutlass::device_kernel<Op>: 3.x kernels, with Op's launch bounds
+  kKernel2,       // cutlass::Kernel2<Op>: 2.x GEMMs (Op::invoke)
+  kKernel,        // cutlass::Kernel<Op>: 2.x reductions and the like
+};
+
+// Device-half text defining kernel `name` with C linkage (so that the host half finds it by that
+// name) as CUTLASS's template of that form would for `op`, and recording sizeof and alignof of
+// op::Params, as the device compiler sees them, in <name>_layout.
+std::string kernel_definition_text(KernelForm form, const std::string& op, const std::string& name);
 
 // The exported tilecraft_module_verify(): loads every kernel of the module and reports each one's
 // parameter layout on both sides (a GPU is needed). `kernels` is text of the form
-// "tc_image::kernel<Op>(\"function\", \"symbol\")," for each kernel, in order.
+// "&tc_image::kernel<Op>(\"name\")," for each kernel, in order.
 std::string module_verify_text(const std::string& kernels);
 
 }  // namespace tilecraft::emit

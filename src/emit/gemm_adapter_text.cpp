@@ -83,8 +83,8 @@ struct Base<Gemm, std::void_t<typename Gemm::UnderlyingOperator>> {
 
 // The GEMM kernel of a GemmUniversal, from the module's device image.
 template <typename Gemm>
-const tc_image::Kernel& gemm_kernel(const char* layout) {
-  return tc_image::kernel<typename Gemm::GemmKernel>("cutlass::Kernel2", layout);
+const tc_image::Kernel& gemm_kernel(const char* name) {
+  return tc_image::kernel<typename Gemm::GemmKernel>(name);
 }
 
 inline std::string problem_text(const tc_gemm_args& a) {
@@ -330,9 +330,9 @@ int32_t universal_can_implement(const tc_gemm_args* args, char* error, size_t ca
 
 // 0 when the kernel cannot be loaded (no GPU): run() then says why.
 template <typename Gemm>
-size_t universal_workspace_size(const tc_gemm_args* args, const char* layout) {
+size_t universal_workspace_size(const tc_gemm_args* args, const char* kernel_name) {
   if (args == nullptr) return 0;
-  const tc_image::Kernel& kernel = gemm_kernel<Gemm>(layout);
+  const tc_image::Kernel& kernel = gemm_kernel<Gemm>(kernel_name);
   if (kernel.handle == nullptr) return 0;
   tc_image::HostAdapter adapter({&kernel});
   return Base<Gemm>::Op::get_workspace_size(Base<Gemm>::arguments(universal_arguments<Gemm>(*args)),
@@ -341,12 +341,12 @@ size_t universal_workspace_size(const tc_gemm_args* args, const char* layout) {
 
 template <typename Gemm>
 int32_t universal_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
-                      size_t capacity, const char* layout) {
+                      size_t capacity, const char* kernel_name) {
   if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
   const tc_gemm_args& a = *args;
   std::string why = check_pointers(a);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  const tc_image::Kernel& kernel = gemm_kernel<Gemm>(layout);
+  const tc_image::Kernel& kernel = gemm_kernel<Gemm>(kernel_name);
   if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
   tc_image::HostAdapter adapter({&kernel});
   typename Gemm::Arguments arguments = universal_arguments<Gemm>(a);
@@ -456,17 +456,17 @@ size_t split_k_workspace_size(const tc_gemm_args* args) {
 
 template <typename Partial, typename Reduction>
 int32_t split_k_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
-                    size_t capacity, const char* partial_layout, const char* reduction_layout) {
+                    size_t capacity, const char* partial_name, const char* reduction_name) {
   if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
   const tc_gemm_args& a = *args;
   std::string why = check_pointers(a);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  const tc_image::Kernel& partial_kernel = gemm_kernel<Partial>(partial_layout);
+  const tc_image::Kernel& partial_kernel = gemm_kernel<Partial>(partial_name);
   if (partial_kernel.handle == nullptr) {
     return fail(TC_ERROR_CUDA, error, capacity, partial_kernel.error);
   }
   const tc_image::Kernel& reduction_kernel =
-      tc_image::kernel<typename Reduction::ReductionKernel>("cutlass::Kernel", reduction_layout);
+      tc_image::kernel<typename Reduction::ReductionKernel>(reduction_name);
   if (reduction_kernel.handle == nullptr) {
     return fail(TC_ERROR_CUDA, error, capacity, reduction_kernel.error);
   }

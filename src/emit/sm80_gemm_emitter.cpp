@@ -34,23 +34,23 @@ std::string universal_entry_text(const GemmEntry& entry, int index) {
   const GemmDescription& d = entry.description;
   const std::string gemm = "TcGemm" + i;
   std::string out;
-  const std::string layout = "tc_layout_" + i;
+  const std::string kernel = "tc_kernel_" + i;
   out += "using " + gemm + " = " +
          gemm_universal_type(d, {d.C.element, d.C.layout, cutlass_epilogue(d.epilogue)}) + ";\n";
   out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-  out += kernel_instantiation_text("cutlass::Kernel2", gemm + "::GemmKernel", "$P", layout);
+  out += kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel);
   out += "#else\n";
   out += "static int32_t tc_can_implement_" + i +
          "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
   out += "  return tc_gemm::universal_can_implement<" + gemm + ">(args, error, capacity, " +
          std::to_string(epilogue_max_k(d.epilogue)) + ");\n}\n";
   out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
-  out += "  return tc_gemm::universal_workspace_size<" + gemm + ">(args, \"" + layout + "\");\n}\n";
+  out += "  return tc_gemm::universal_workspace_size<" + gemm + ">(args, \"" + kernel + "\");\n}\n";
   out += "static int32_t tc_run_" + i +
          "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
          "    size_t capacity) {\n";
   out += "  return tc_gemm::universal_run<" + gemm +
-         ">(args, workspace, stream, error, capacity, \"" + layout + "\");\n}\n";
+         ">(args, workspace, stream, error, capacity, \"" + kernel + "\");\n}\n";
   out += "#endif  // TILECRAFT_DEVICE_HALF\n";
   return out;
 }
@@ -89,12 +89,12 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
   for (size_t index = 0; index < entries.size(); ++index) {
     const std::string i = std::to_string(index);
     if (entries[index].kind == GemmEntryKind::kUniversal) {
-      kernels += "      &tc_gemm::gemm_kernel<TcGemm" + i + ">(\"tc_layout_" + i + "\"),\n";
+      kernels += "      &tc_gemm::gemm_kernel<TcGemm" + i + ">(\"tc_kernel_" + i + "\"),\n";
     } else {
       kernels +=
-          "      &tc_gemm::gemm_kernel<TcPartial" + i + ">(\"tc_layout_" + i + "_partial\"),\n";
-      kernels += "      &tc_image::kernel<TcReduction" + i +
-                 "::ReductionKernel>(\"cutlass::Kernel\", \"tc_layout_" + i + "_reduction\"),\n";
+          "      &tc_gemm::gemm_kernel<TcPartial" + i + ">(\"tc_kernel_" + i + "_partial\"),\n";
+      kernels += "      &tc_image::kernel<TcReduction" + i + "::ReductionKernel>(\"tc_kernel_" + i +
+                 "_reduction\"),\n";
     }
   }
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";

@@ -56,7 +56,7 @@ struct EntryTraits {
   bool needs_bias;
   bool needs_aux;
   int num_activation_args;
-  const char* layout;  // the device half's record of the kernel's Params layout
+  const char* kernel_name;  // in the module's device image
 };
 
 // A cute stride for an operand with leading dimension ld and batch stride: the static unit
@@ -227,7 +227,7 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
   using Kernel = typename Gemm::GemmKernel;
   std::string why = check_args(a, t);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  const tc_image::Kernel& kernel = tc_image::kernel<Kernel>("cutlass::device_kernel", t.layout);
+  const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(t.kernel_name);
   if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
   std::string failure;
   const int smem_bytes = int(Kernel::SharedStorageSize);

@@ -170,17 +170,16 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
       "    CollectiveMainloop, CollectiveEpilogue, " +
       scheduler + ">;\n";
   out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
-  const std::string layout = "tc_layout_" + i;
+  const std::string kernel = "tc_kernel_" + i;
   out += "#if defined(TILECRAFT_DEVICE_HALF)\n}  // namespace tc_entry_" + i + "\n";
-  out += kernel_instantiation_text("cutlass::device_kernel", "tc_entry_" + i + "::Kernel",
-                                   "CUTLASS_GRID_CONSTANT $P const", layout);
+  out += kernel_definition_text(KernelForm::kDeviceKernel, "tc_entry_" + i + "::Kernel", kernel);
   out += "#else\n";
   out += "constexpr tc_sm90::EntryTraits kTraits{" + std::to_string(max_swizzle_size(d.swizzle)) +
          ", " + std::to_string(raster(d.swizzle)) + ", " +
          (d.tile.tile_scheduler == TileScheduler::StreamK ? "true" : "false") + ", " +
          (e.fusion.bias != BiasKind::none ? "true" : "false") + ", " +
          (e.fusion.aux_output ? "true" : "false") + ", " +
-         std::to_string(activation_argument_count(e.activation)) + ", \"" + layout + "\"};\n";
+         std::to_string(activation_argument_count(e.activation)) + ", \"" + kernel + "\"};\n";
   out += fill_fusion_text(d);
   out += "}  // namespace tc_entry_" + i + "\n";
   const std::string ns = "tc_entry_" + i + "::";
@@ -238,8 +237,7 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
   std::string kernels;
   for (size_t index = 0; index < entries.size(); ++index) {
     const std::string i = std::to_string(index);
-    kernels += "      &tc_image::kernel<tc_entry_" + i +
-               "::Kernel>(\"cutlass::device_kernel\", \"tc_layout_" + i + "\"),\n";
+    kernels += "      &tc_image::kernel<tc_entry_" + i + "::Kernel>(\"tc_kernel_" + i + "\"),\n";
   }
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += module_table_text(entries);

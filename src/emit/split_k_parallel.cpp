@@ -41,13 +41,12 @@ std::string split_k_parallel_entry_text(const GemmEntry& entry, int index) {
   out += "        cutlass::reduction::thread::ReduceAdd<" + acc_type + ", " + acc_type + ", " +
          std::to_string(count) + ">>>;\n";
   const std::string both = partial + ", " + reduction;
-  const std::string partial_layout = "tc_layout_" + i + "_partial";
-  const std::string reduction_layout = "tc_layout_" + i + "_reduction";
+  const std::string partial_kernel = "tc_kernel_" + i + "_partial";
+  const std::string reduction_kernel = "tc_kernel_" + i + "_reduction";
   out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-  out +=
-      kernel_instantiation_text("cutlass::Kernel2", partial + "::GemmKernel", "$P", partial_layout);
-  out += kernel_instantiation_text("cutlass::Kernel", reduction + "::ReductionKernel", "$P",
-                                   reduction_layout);
+  out += kernel_definition_text(KernelForm::kKernel2, partial + "::GemmKernel", partial_kernel);
+  out += kernel_definition_text(KernelForm::kKernel, reduction + "::ReductionKernel",
+                                reduction_kernel);
   out += "#else\n";
   out += "static int32_t tc_can_implement_" + i +
          "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
@@ -59,8 +58,8 @@ std::string split_k_parallel_entry_text(const GemmEntry& entry, int index) {
          "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
          "    size_t capacity) {\n";
   out += "  return tc_gemm::split_k_run<" + both +
-         ">(args, workspace, stream, error, capacity, \"" + partial_layout + "\", \"" +
-         reduction_layout + "\");\n}\n";
+         ">(args, workspace, stream, error, capacity, \"" + partial_kernel + "\", \"" +
+         reduction_kernel + "\");\n}\n";
   out += "#endif  // TILECRAFT_DEVICE_HALF\n";
   return out;
 }

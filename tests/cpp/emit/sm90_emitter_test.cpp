@@ -129,7 +129,7 @@ TEST(Sm90Emitter, ExplicitStagesStreamKAndSwizzle) {
       {"cutlass::gemm::StreamKScheduler>;", "using LayoutA = cutlass::layout::ColumnMajor;",
        "using LayoutB = cutlass::layout::RowMajor;",
        // max swizzle 4, heuristic raster, stream-K, no bias, no aux, 0 args
-       "constexpr tc_sm90::EntryTraits kTraits{4, 0, true, false, false, 0, \"tc_layout_0\"};"}));
+       "constexpr tc_sm90::EntryTraits kTraits{4, 0, true, false, false, 0, \"tc_kernel_0\"};"}));
   EXPECT_TRUE(contains_none(stream_k, {"PersistentScheduler"}));
 }
 
@@ -143,7 +143,7 @@ TEST(Sm90Emitter, AuxOutput) {
              "ElementBias, ElementC, ElementCompute>",
              "f.aux_ptr = static_cast<ElementAux*>(a.aux);",
              "f.dAux = tc_sm90::make_stride<decltype(f.dAux)>(a.ldaux, a.batch_stride_aux);",
-             "kTraits{1, 0, false, true, true, 0, \"tc_layout_0\"};"}));
+             "kTraits{1, 0, false, true, true, 0, \"tc_kernel_0\"};"}));
 }
 
 TEST(Sm90Emitter, PingpongClampAndHorizontalSwizzle) {
@@ -158,7 +158,7 @@ TEST(Sm90Emitter, PingpongClampAndHorizontalSwizzle) {
              "f.activation.lower_bound = ElementCompute(a.activation_args[0]);",
              "f.activation.upper_bound = ElementCompute(a.activation_args[1]);",
              // raster along N, two activation arguments
-             "kTraits{1, 2, false, false, false, 2, \"tc_layout_0\"};"}));
+             "kTraits{1, 2, false, false, false, 2, \"tc_kernel_0\"};"}));
   EXPECT_TRUE(contains_none(text, {"Cooperative"}));
 }
 
@@ -198,7 +198,7 @@ TEST(Sm90Emitter, LeakyReluPassesItsSlope) {
   EXPECT_TRUE(
       contains_all(text, {"cutlass::epilogue::thread::LeakyReLU",
                           "f.activation.leaky_alpha = ElementCompute(a.activation_args[0]);",
-                          "kTraits{1, 0, false, false, false, 1, \"tc_layout_0\"};"}));
+                          "kTraits{1, 0, false, false, false, 1, \"tc_kernel_0\"};"}));
 }
 
 // ---- metadata -----------------------------------------------------------------------------

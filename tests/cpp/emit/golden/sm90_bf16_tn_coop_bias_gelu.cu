@@ -15,15 +15,10 @@
 #endif
 // <SM90 includes>
 #if !defined(TILECRAFT_DEVICE_HALF)
-#include <cxxabi.h>
-
 #include <atomic>
-#include <cstdlib>
+#include <map>
 #include <mutex>
 #include <string>
-#include <typeinfo>
-#include <utility>
-#include <vector>
 
 #include "cutlass/cuda_host_adapter.hpp"
 
@@ -37,18 +32,9 @@ inline std::string cuda_text(cudaError_t error) {
   return std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
 }
 
-inline std::string demangled(const char* name) {
-  int status = 0;
-  char* text = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string out = status == 0 && text != nullptr ? std::string(text) : std::string(name);
-  std::free(text);
-  return out;
-}
-
 struct Image {
   cudaLibrary_t library = nullptr;
   std::string error;
-  std::vector<std::pair<std::string, cudaKernel_t>> kernels;  // demangled name, handle
 };
 
 // The device image, loaded once per process for every device (context-independent loading).
@@ -58,17 +44,6 @@ inline const Image& image() {
   std::call_once(once, [] {
     cudaError_t e = cudaLibraryLoadData(&loaded.library, tc_device_image, nullptr, nullptr, 0,
                                         nullptr, nullptr, 0);
-    unsigned count = 0;
-    if (e == cudaSuccess) e = cudaLibraryGetKernelCount(&count, loaded.library);
-    std::vector<cudaKernel_t> handles(count);
-    if (e == cudaSuccess && count > 0) {
-      e = cudaLibraryEnumerateKernels(handles.data(), count, loaded.library);
-    }
-    for (size_t i = 0; e == cudaSuccess && i < handles.size(); ++i) {
-      const char* name = nullptr;
-      e = cudaFuncGetName(&name, reinterpret_cast<const void*>(handles[i]));
-      if (e == cudaSuccess) loaded.kernels.emplace_back(demangled(name), handles[i]);
-    }
     if (e != cudaSuccess) {
       cudaGetLastError();
       loaded.error = "loading the module's device code failed: " + cuda_text(e);
@@ -80,8 +55,9 @@ inline const Image& image() {
 constexpr int kMaxDevices = 64;
 
 struct Kernel {
+  std::once_flag once;
   cudaKernel_t handle = nullptr;
-  std::string name;   // "cutlass::device_kernel<...>"
+  std::string name;   // the kernel's (C) name in the image
   std::string error;  // why handle is null
   size_t host_size = 0, host_align = 0, device_size = 0, device_align = 0, param_bytes = 0;
   // Per device: 0 not prepared, else occupancy + 1 (shared-memory limit raised, SMs counted).
@@ -89,38 +65,38 @@ struct Kernel {
   mutable std::atomic<int> sm_count[kMaxDevices] = {};
 };
 
-// The kernel `function<Op>` of the image, once checked: it takes one parameter, and the device
-// compiler gave Op::Params the size and alignment this host compiler gave it (recorded by the
-// device half in layout_symbol). A launch with any other layout would pass garbage.
+// The kernel `name` of the image (defined by the device half with C linkage), once checked: it
+// takes one parameter, and the device compiler gave Op::Params the size and alignment this host
+// compiler gave it (recorded by the device half in <name>_layout). A launch with any other
+// layout would pass garbage.
 template <class Op>
-const Kernel& kernel(const char* function, const char* layout_symbol) {
+const Kernel& kernel(const char* name) {
   using Params = typename Op::Params;
-  static Kernel found;
-  static std::once_flag once;
-  std::call_once(once, [function, layout_symbol] {
-    found.name = std::string(function) + "<" + demangled(typeid(Op).name()) + ">";
-    found.host_size = sizeof(Params);
-    found.host_align = alignof(Params);
+  static std::mutex mutex;
+  static std::map<std::string, Kernel> kernels;
+  Kernel* found = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    found = &kernels[name];
+  }
+  std::call_once(found->once, [found, name] {
+    found->name = name;
+    found->host_size = sizeof(Params);
+    found->host_align = alignof(Params);
     const Image& loaded = image();
     if (!loaded.error.empty()) {
-      found.error = loaded.error;
+      found->error = loaded.error;
       return;
     }
-    const std::string prefix = "void " + found.name + "(";
     cudaKernel_t handle = nullptr;
-    for (const auto& named : loaded.kernels) {
-      if (named.first.compare(0, prefix.size(), prefix) == 0) handle = named.second;
-    }
-    if (handle == nullptr) {
-      found.error = "the module's device code has no kernel " + found.name + " (it has " +
-                    std::to_string(loaded.kernels.size()) + " others)";
-      return;
-    }
     void* symbol = nullptr;
     size_t bytes = 0;
     unsigned long long layout[2] = {0, 0};
     size_t offset = 0, param_bytes = 0, extra_offset = 0, extra_bytes = 0;
-    cudaError_t e = cudaLibraryGetGlobal(&symbol, &bytes, loaded.library, layout_symbol);
+    cudaError_t e = cudaLibraryGetKernel(&handle, loaded.library, name);
+    if (e == cudaSuccess) {
+      e = cudaLibraryGetGlobal(&symbol, &bytes, loaded.library, (std::string(name) + "_layout").c_str());
+    }
     if (e == cudaSuccess && bytes != sizeof(layout)) e = cudaErrorInvalidSymbol;
     if (e == cudaSuccess) e = cudaMemcpy(layout, symbol, sizeof(layout), cudaMemcpyDeviceToHost);
     if (e == cudaSuccess) {
@@ -128,29 +104,29 @@ const Kernel& kernel(const char* function, const char* layout_symbol) {
     }
     if (e != cudaSuccess) {
       cudaGetLastError();
-      found.error = "reading the parameter layout of " + found.name + " failed: " + cuda_text(e);
+      found->error = std::string("finding kernel ") + name + " and its parameter layout in the module's device code failed: " + cuda_text(e);
       return;
     }
     const bool one_parameter = cudaFuncGetParamInfo(reinterpret_cast<const void*>(handle), 1,
                                                     &extra_offset, &extra_bytes) != cudaSuccess;
     cudaGetLastError();
-    found.device_size = size_t(layout[0]);
-    found.device_align = size_t(layout[1]);
-    found.param_bytes = param_bytes;
+    found->device_size = size_t(layout[0]);
+    found->device_align = size_t(layout[1]);
+    found->param_bytes = param_bytes;
     if (!one_parameter || offset != 0 || param_bytes != sizeof(Params) ||
-        found.device_size != sizeof(Params) || found.device_align != alignof(Params)) {
-      found.error = "host and device disagree on the parameters of " + found.name + ": host " +
-                    std::to_string(sizeof(Params)) + " bytes aligned to " +
-                    std::to_string(alignof(Params)) + ", device " +
-                    std::to_string(found.device_size) + " bytes aligned to " +
-                    std::to_string(found.device_align) + " (the kernel takes " +
-                    std::to_string(param_bytes) + " bytes at offset " + std::to_string(offset) +
-                    (one_parameter ? ")" : " and more parameters)") + "; refusing to launch it";
+        found->device_size != sizeof(Params) || found->device_align != alignof(Params)) {
+      found->error = std::string("host and device disagree on the parameters of ") + name +
+                     ": host " + std::to_string(sizeof(Params)) + " bytes aligned to " +
+                     std::to_string(alignof(Params)) + ", device " +
+                     std::to_string(found->device_size) + " bytes aligned to " +
+                     std::to_string(found->device_align) + " (the kernel takes " +
+                     std::to_string(param_bytes) + " bytes at offset " + std::to_string(offset) +
+                     (one_parameter ? ")" : " and more parameters)") + "; refusing to launch it";
       return;
     }
-    found.handle = handle;
+    found->handle = handle;
   });
-  return found;
+  return *found;
 }
 
 // Before the first launch on a device: raises the kernel's dynamic shared-memory limit and
@@ -370,10 +346,16 @@ using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, i
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 #if defined(TILECRAFT_DEVICE_HALF)
 }  // namespace tc_entry_0
-template __global__ void cutlass::device_kernel<tc_entry_0::Kernel>(CUTLASS_GRID_CONSTANT typename tc_entry_0::Kernel::Params const);
-extern "C" __device__ unsigned long long tc_layout_0[2] = {sizeof(typename tc_entry_0::Kernel::Params), alignof(typename tc_entry_0::Kernel::Params)};
+extern "C" __global__ void __launch_bounds__(tc_entry_0::Kernel::MaxThreadsPerBlock, tc_entry_0::Kernel::MinBlocksPerMultiprocessor)
+tc_kernel_0(CUTLASS_GRID_CONSTANT typename tc_entry_0::Kernel::Params const params) {
+  extern __shared__ char smem[];
+  tc_entry_0::Kernel op;
+  op(params, smem);
+  cutlass::arch::synclog_print();
+}
+extern "C" __device__ unsigned long long tc_kernel_0_layout[2] = {sizeof(typename tc_entry_0::Kernel::Params), alignof(typename tc_entry_0::Kernel::Params)};
 #else
-constexpr tc_sm90::EntryTraits kTraits{1, 0, false, true, false, 0, "tc_layout_0"};
+constexpr tc_sm90::EntryTraits kTraits{1, 0, false, true, false, 0, "tc_kernel_0"};
 using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);
 inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {
   f.alpha = ElementCompute(a.alpha);
@@ -412,7 +394,7 @@ tilecraft_module_table(void) {
 extern "C" __attribute__((visibility("default"))) int32_t tilecraft_module_verify(
     char* report, size_t capacity) {
   const tc_image::Kernel* kernels[] = {
-      &tc_image::kernel<tc_entry_0::Kernel>("cutlass::device_kernel", "tc_layout_0"),
+      &tc_image::kernel<tc_entry_0::Kernel>("tc_kernel_0"),
   };
   std::string text;
   bool ok = true;

@@ -30,15 +30,10 @@
 #include "cutlass/reduction/kernel/reduce_split_k.h"
 #include "cutlass/reduction/thread/reduction_operators.h"
 #if !defined(TILECRAFT_DEVICE_HALF)
-#include <cxxabi.h>
-
 #include <atomic>
-#include <cstdlib>
+#include <map>
 #include <mutex>
 #include <string>
-#include <typeinfo>
-#include <utility>
-#include <vector>
 
 #include "cutlass/cuda_host_adapter.hpp"
 
@@ -52,18 +47,9 @@ inline std::string cuda_text(cudaError_t error) {
   return std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
 }
 
-inline std::string demangled(const char* name) {
-  int status = 0;
-  char* text = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string out = status == 0 && text != nullptr ? std::string(text) : std::string(name);
-  std::free(text);
-  return out;
-}
-
 struct Image {
   cudaLibrary_t library = nullptr;
   std::string error;
-  std::vector<std::pair<std::string, cudaKernel_t>> kernels;  // demangled name, handle
 };
 
 // The device image, loaded once per process for every device (context-independent loading).
@@ -73,17 +59,6 @@ inline const Image& image() {
   std::call_once(once, [] {
     cudaError_t e = cudaLibraryLoadData(&loaded.library, tc_device_image, nullptr, nullptr, 0,
                                         nullptr, nullptr, 0);
-    unsigned count = 0;
-    if (e == cudaSuccess) e = cudaLibraryGetKernelCount(&count, loaded.library);
-    std::vector<cudaKernel_t> handles(count);
-    if (e == cudaSuccess && count > 0) {
-      e = cudaLibraryEnumerateKernels(handles.data(), count, loaded.library);
-    }
-    for (size_t i = 0; e == cudaSuccess && i < handles.size(); ++i) {
-      const char* name = nullptr;
-      e = cudaFuncGetName(&name, reinterpret_cast<const void*>(handles[i]));
-      if (e == cudaSuccess) loaded.kernels.emplace_back(demangled(name), handles[i]);
-    }
     if (e != cudaSuccess) {
       cudaGetLastError();
       loaded.error = "loading the module's device code failed: " + cuda_text(e);
@@ -95,8 +70,9 @@ inline const Image& image() {
 constexpr int kMaxDevices = 64;
 
 struct Kernel {
+  std::once_flag once;
   cudaKernel_t handle = nullptr;
-  std::string name;   // "cutlass::device_kernel<...>"
+  std::string name;   // the kernel's (C) name in the image
   std::string error;  // why handle is null
   size_t host_size = 0, host_align = 0, device_size = 0, device_align = 0, param_bytes = 0;
   // Per device: 0 not prepared, else occupancy + 1 (shared-memory limit raised, SMs counted).
@@ -104,38 +80,38 @@ struct Kernel {
   mutable std::atomic<int> sm_count[kMaxDevices] = {};
 };
 
-// The kernel `function<Op>` of the image, once checked: it takes one parameter, and the device
-// compiler gave Op::Params the size and alignment this host compiler gave it (recorded by the
-// device half in layout_symbol). A launch with any other layout would pass garbage.
+// The kernel `name` of the image (defined by the device half with C linkage), once checked: it
+// takes one parameter, and the device compiler gave Op::Params the size and alignment this host
+// compiler gave it (recorded by the device half in <name>_layout). A launch with any other
+// layout would pass garbage.
 template <class Op>
-const Kernel& kernel(const char* function, const char* layout_symbol) {
+const Kernel& kernel(const char* name) {
   using Params = typename Op::Params;
-  static Kernel found;
-  static std::once_flag once;
-  std::call_once(once, [function, layout_symbol] {
-    found.name = std::string(function) + "<" + demangled(typeid(Op).name()) + ">";
-    found.host_size = sizeof(Params);
-    found.host_align = alignof(Params);
+  static std::mutex mutex;
+  static std::map<std::string, Kernel> kernels;
+  Kernel* found = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    found = &kernels[name];
+  }
+  std::call_once(found->once, [found, name] {
+    found->name = name;
+    found->host_size = sizeof(Params);
+    found->host_align = alignof(Params);
     const Image& loaded = image();
     if (!loaded.error.empty()) {
-      found.error = loaded.error;
+      found->error = loaded.error;
       return;
     }
-    const std::string prefix = "void " + found.name + "(";
     cudaKernel_t handle = nullptr;
-    for (const auto& named : loaded.kernels) {
-      if (named.first.compare(0, prefix.size(), prefix) == 0) handle = named.second;
-    }
-    if (handle == nullptr) {
-      found.error = "the module's device code has no kernel " + found.name + " (it has " +
-                    std::to_string(loaded.kernels.size()) + " others)";
-      return;
-    }
     void* symbol = nullptr;
     size_t bytes = 0;
     unsigned long long layout[2] = {0, 0};
     size_t offset = 0, param_bytes = 0, extra_offset = 0, extra_bytes = 0;
-    cudaError_t e = cudaLibraryGetGlobal(&symbol, &bytes, loaded.library, layout_symbol);
+    cudaError_t e = cudaLibraryGetKernel(&handle, loaded.library, name);
+    if (e == cudaSuccess) {
+      e = cudaLibraryGetGlobal(&symbol, &bytes, loaded.library, (std::string(name) + "_layout").c_str());
+    }
     if (e == cudaSuccess && bytes != sizeof(layout)) e = cudaErrorInvalidSymbol;
     if (e == cudaSuccess) e = cudaMemcpy(layout, symbol, sizeof(layout), cudaMemcpyDeviceToHost);
     if (e == cudaSuccess) {
@@ -143,29 +119,29 @@ const Kernel& kernel(const char* function, const char* layout_symbol) {
     }
     if (e != cudaSuccess) {
       cudaGetLastError();
-      found.error = "reading the parameter layout of " + found.name + " failed: " + cuda_text(e);
+      found->error = std::string("finding kernel ") + name + " and its parameter layout in the module's device code failed: " + cuda_text(e);
       return;
     }
     const bool one_parameter = cudaFuncGetParamInfo(reinterpret_cast<const void*>(handle), 1,
                                                     &extra_offset, &extra_bytes) != cudaSuccess;
     cudaGetLastError();
-    found.device_size = size_t(layout[0]);
-    found.device_align = size_t(layout[1]);
-    found.param_bytes = param_bytes;
+    found->device_size = size_t(layout[0]);
+    found->device_align = size_t(layout[1]);
+    found->param_bytes = param_bytes;
     if (!one_parameter || offset != 0 || param_bytes != sizeof(Params) ||
-        found.device_size != sizeof(Params) || found.device_align != alignof(Params)) {
-      found.error = "host and device disagree on the parameters of " + found.name + ": host " +
-                    std::to_string(sizeof(Params)) + " bytes aligned to " +
-                    std::to_string(alignof(Params)) + ", device " +
-                    std::to_string(found.device_size) + " bytes aligned to " +
-                    std::to_string(found.device_align) + " (the kernel takes " +
-                    std::to_string(param_bytes) + " bytes at offset " + std::to_string(offset) +
-                    (one_parameter ? ")" : " and more parameters)") + "; refusing to launch it";
+        found->device_size != sizeof(Params) || found->device_align != alignof(Params)) {
+      found->error = std::string("host and device disagree on the parameters of ") + name +
+                     ": host " + std::to_string(sizeof(Params)) + " bytes aligned to " +
+                     std::to_string(alignof(Params)) + ", device " +
+                     std::to_string(found->device_size) + " bytes aligned to " +
+                     std::to_string(found->device_align) + " (the kernel takes " +
+                     std::to_string(param_bytes) + " bytes at offset " + std::to_string(offset) +
+                     (one_parameter ? ")" : " and more parameters)") + "; refusing to launch it";
       return;
     }
-    found.handle = handle;
+    found->handle = handle;
   });
-  return found;
+  return *found;
 }
 
 // Before the first launch on a device: raises the kernel's dynamic shared-memory limit and
@@ -366,18 +342,24 @@ using TcGemm0 = cutlass::gemm::device::GemmUniversal<
     cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<1>,
     3, 8, 8, cutlass::arch::OpMultiplyAdd>;
 #if defined(TILECRAFT_DEVICE_HALF)
-template __global__ void cutlass::Kernel2<TcGemm0::GemmKernel>(typename TcGemm0::GemmKernel::Params);
-extern "C" __device__ unsigned long long tc_layout_0[2] = {sizeof(typename TcGemm0::GemmKernel::Params), alignof(typename TcGemm0::GemmKernel::Params)};
+extern "C" __global__ void tc_kernel_0(typename TcGemm0::GemmKernel::Params params) {
+  extern __shared__ int SharedStorageBase[];
+  typename TcGemm0::GemmKernel::SharedStorage* shared_storage =
+      reinterpret_cast<typename TcGemm0::GemmKernel::SharedStorage*>(SharedStorageBase);
+  TcGemm0::GemmKernel::invoke(params, *shared_storage);
+  cutlass::arch::synclog_print();
+}
+extern "C" __device__ unsigned long long tc_kernel_0_layout[2] = {sizeof(typename TcGemm0::GemmKernel::Params), alignof(typename TcGemm0::GemmKernel::Params)};
 #else
 static int32_t tc_can_implement_0(const tc_gemm_args* args, char* error, size_t capacity) {
   return tc_gemm::universal_can_implement<TcGemm0>(args, error, capacity, 0);
 }
 static size_t tc_workspace_size_0(const tc_gemm_args* args) {
-  return tc_gemm::universal_workspace_size<TcGemm0>(args, "tc_layout_0");
+  return tc_gemm::universal_workspace_size<TcGemm0>(args, "tc_kernel_0");
 }
 static int32_t tc_run_0(const tc_gemm_args* args, void* workspace, void* stream, char* error,
     size_t capacity) {
-  return tc_gemm::universal_run<TcGemm0>(args, workspace, stream, error, capacity, "tc_layout_0");
+  return tc_gemm::universal_run<TcGemm0>(args, workspace, stream, error, capacity, "tc_kernel_0");
 }
 #endif  // TILECRAFT_DEVICE_HALF
 
@@ -398,10 +380,23 @@ using TcReduction1 = cutlass::reduction::device::ReduceSplitK<
         cutlass::epilogue::thread::LinearCombination<cutlass::half_t, 8, float, float>,
         cutlass::reduction::thread::ReduceAdd<float, float, 8>>>;
 #if defined(TILECRAFT_DEVICE_HALF)
-template __global__ void cutlass::Kernel2<TcPartial1::GemmKernel>(typename TcPartial1::GemmKernel::Params);
-extern "C" __device__ unsigned long long tc_layout_1_partial[2] = {sizeof(typename TcPartial1::GemmKernel::Params), alignof(typename TcPartial1::GemmKernel::Params)};
-template __global__ void cutlass::Kernel<TcReduction1::ReductionKernel>(typename TcReduction1::ReductionKernel::Params);
-extern "C" __device__ unsigned long long tc_layout_1_reduction[2] = {sizeof(typename TcReduction1::ReductionKernel::Params), alignof(typename TcReduction1::ReductionKernel::Params)};
+extern "C" __global__ void tc_kernel_1_partial(typename TcPartial1::GemmKernel::Params params) {
+  extern __shared__ int SharedStorageBase[];
+  typename TcPartial1::GemmKernel::SharedStorage* shared_storage =
+      reinterpret_cast<typename TcPartial1::GemmKernel::SharedStorage*>(SharedStorageBase);
+  TcPartial1::GemmKernel::invoke(params, *shared_storage);
+  cutlass::arch::synclog_print();
+}
+extern "C" __device__ unsigned long long tc_kernel_1_partial_layout[2] = {sizeof(typename TcPartial1::GemmKernel::Params), alignof(typename TcPartial1::GemmKernel::Params)};
+extern "C" __global__ void tc_kernel_1_reduction(typename TcReduction1::ReductionKernel::Params params) {
+  extern __shared__ int SharedStorageBase[];
+  typename TcReduction1::ReductionKernel::SharedStorage* shared_storage =
+      reinterpret_cast<typename TcReduction1::ReductionKernel::SharedStorage*>(SharedStorageBase);
+  TcReduction1::ReductionKernel op;
+  op(params, *shared_storage);
+  cutlass::arch::synclog_print();
+}
+extern "C" __device__ unsigned long long tc_kernel_1_reduction_layout[2] = {sizeof(typename TcReduction1::ReductionKernel::Params), alignof(typename TcReduction1::ReductionKernel::Params)};
 #else
 static int32_t tc_can_implement_1(const tc_gemm_args* args, char* error, size_t capacity) {
   return tc_gemm::split_k_can_implement<TcPartial1, TcReduction1>(args, error, capacity, 0);
@@ -411,7 +406,7 @@ static size_t tc_workspace_size_1(const tc_gemm_args* args) {
 }
 static int32_t tc_run_1(const tc_gemm_args* args, void* workspace, void* stream, char* error,
     size_t capacity) {
-  return tc_gemm::split_k_run<TcPartial1, TcReduction1>(args, workspace, stream, error, capacity, "tc_layout_1_partial", "tc_layout_1_reduction");
+  return tc_gemm::split_k_run<TcPartial1, TcReduction1>(args, workspace, stream, error, capacity, "tc_kernel_1_partial", "tc_kernel_1_reduction");
 }
 #endif  // TILECRAFT_DEVICE_HALF
 #if !defined(TILECRAFT_DEVICE_HALF)
@@ -436,9 +431,9 @@ tilecraft_module_table(void) {
 extern "C" __attribute__((visibility("default"))) int32_t tilecraft_module_verify(
     char* report, size_t capacity) {
   const tc_image::Kernel* kernels[] = {
-      &tc_gemm::gemm_kernel<TcGemm0>("tc_layout_0"),
-      &tc_gemm::gemm_kernel<TcPartial1>("tc_layout_1_partial"),
-      &tc_image::kernel<TcReduction1::ReductionKernel>("cutlass::Kernel", "tc_layout_1_reduction"),
+      &tc_gemm::gemm_kernel<TcGemm0>("tc_kernel_0"),
+      &tc_gemm::gemm_kernel<TcPartial1>("tc_kernel_1_partial"),
+      &tc_image::kernel<TcReduction1::ReductionKernel>("tc_kernel_1_reduction"),
   };
   std::string text;
   bool ok = true;
