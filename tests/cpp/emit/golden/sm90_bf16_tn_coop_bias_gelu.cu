@@ -113,7 +113,8 @@ const Kernel& kernel(const char* name) {
     found->device_size = size_t(layout[0]);
     found->device_align = size_t(layout[1]);
     found->param_bytes = param_bytes;
-    if (!one_parameter || offset != 0 || param_bytes != sizeof(Params) ||
+    // (The offset is where the parameter block begins in the device's constant bank.)
+    if (!one_parameter || param_bytes != sizeof(Params) ||
         found->device_size != sizeof(Params) || found->device_align != alignof(Params)) {
       found->error = std::string("host and device disagree on the parameters of ") + name +
                      ": host " + std::to_string(sizeof(Params)) + " bytes aligned to " +
