@@ -11,11 +11,17 @@ def add_module(operations):
 
 
 def nvrtc():
-    """PyCUTLASS's switch to NVRTC. tilecraft builds shared objects with nvcc (CUTLASS's host-side
-    argument preparation is template code that NVRTC cannot compile), so this says so."""
+    """PyCUTLASS's switch to NVRTC. tilecraft builds each module in two halves at once (kernels
+    with nvcc -fatbin, CUTLASS's host code with nvcc -c); NVRTC for the device half is not built
+    yet, so this says so rather than silently compiling with nvcc."""
     raise _core.UnsupportedError(
-        "compiler.nvrtc(): tilecraft compiles kernels with nvcc only; NVRTC cannot build the "
-        "host-side half of a module. Remove the call; the nvcc backend is always used.")
+        "compiler.nvrtc(): tilecraft does not compile with NVRTC yet; every kernel is built with "
+        "nvcc (device and host halves at once). Remove the call, or call compiler.nvcc().")
+
+
+def nvcc():
+    """Selects the nvcc backend, the one tilecraft has (kept for symmetry with nvrtc())."""
+    return None
 
 
 def cache_dir():
