@@ -27,3 +27,20 @@ def nvcc():
 def cache_dir():
     """Where compiled modules are kept (TILECRAFT_CACHE_DIR)."""
     return _core.cache_dir()
+
+
+def export_cache(path):
+    """Writes every compiled module of the cache into one archive file at ``path``: each module
+    with its source and key, a SHA-256 per file and one over the whole archive. Returns a dict:
+    ``entries`` written, ``skipped`` (entries that do not verify here) and ``notes``. Keys name
+    no path of this machine: another machine with the same CUDA toolkit and CUTLASS headers
+    finds the imported modules without compiling."""
+    return _core.export_cache(path)
+
+
+def import_cache(path):
+    """Verifies an archive from ``export_cache`` completely (digests, file names, ELF modules, and
+    that each entry's key is the key of its source) and only then stores its modules, signed for
+    this machine; a damaged or modified archive is refused whole, with a ValueError naming the
+    entry and the fault. Returns a dict: ``entries`` imported, ``already_present``."""
+    return _core.import_cache(path)

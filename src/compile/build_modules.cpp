@@ -153,6 +153,7 @@ Result<CompiledModule> obtain(const Toolchain& toolchain, const ArtifactCache& c
                   "compiled " + request.name +
                       " but could not store it in the cache: " + module_path.status().message());
   }
+  remove_intermediates(std::filesystem::path(*module_path).parent_path().string());
   if (!cache.writable()) state->private_module = *module_path;
   reporter.finished("compiled " + request.name + " in " + seconds_text(seconds) + " (device " +
                     seconds_text(run->device_seconds) + ", host " +

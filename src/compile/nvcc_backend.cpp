@@ -103,6 +103,12 @@ Result<NvccRun> run_nvcc(const Toolchain& toolchain, const CompileRequest& reque
   return run;
 }
 
+void remove_intermediates(const std::string& dir) {
+  for (const char* intermediate : {"/kernels.fatbin", "/host.o", "/image.S", "/image.o"}) {
+    unlink((dir + intermediate).c_str());
+  }
+}
+
 Status check_module_produced(const CompileRequest& request, const NvccRun& run,
                              const std::string& build_dir) {
   std::string module = build_dir + "/module.so";

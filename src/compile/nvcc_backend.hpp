@@ -28,6 +28,10 @@ struct NvccRun {
 Result<NvccRun> run_nvcc(const Toolchain& toolchain, const CompileRequest& request,
                          const std::string& build_dir, const std::atomic<bool>* cancel = nullptr);
 
+// Removes what the build made on the way to module.so (the module holds all of it); done once
+// the entry is stored, so that a full disk is met where the cache can say so.
+void remove_intermediates(const std::string& dir);
+
 // After nvcc exited with 0: ok when <build_dir>/module.so is a non-empty ELF file; else the
 // kCompileError saying that the compiler produced nothing usable, with its output and command.
 Status check_module_produced(const CompileRequest& request, const NvccRun& run,

@@ -9,6 +9,7 @@
 #include "common.hpp"
 #include "described.hpp"
 #include "tensor_adapter.hpp"
+#include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
@@ -129,6 +130,22 @@ void bind_runtime(nb::module_& m) {
   def_checked(m, "device_name", "device_name", []() { return unwrap(current_device_info()).name; });
   def_checked(m, "cache_dir", "cache_dir", []() { return settings().cache_dir; });
   def_checked(m, "cutlass_dir", "cutlass_dir", []() { return settings().cutlass_dir; });
+  auto transfer = [](const compile::CacheTransfer& t) {
+    nb::dict d;
+    d["entries"] = t.entries;
+    d["already_present"] = t.already_present;
+    d["skipped"] = t.skipped;
+    d["notes"] = t.notes;
+    return d;
+  };
+  def_checked(
+      m, "export_cache", "export_cache",
+      [transfer](Path path) { return transfer(unwrap(compile::export_cache(path.text))); },
+      required<Path>("path"));
+  def_checked(
+      m, "import_cache", "import_cache",
+      [transfer](Path path) { return transfer(unwrap(compile::import_cache(path.text))); },
+      required<Path>("path"));
   def_checked(m, "reload_settings", "reload_settings",
               []() { set_settings(settings_from_environment()); });
 }

@@ -65,6 +65,26 @@ std::vector<std::optional<CompiledModule>> find_cached_modules(
 Result<CompiledModule> build_module(const CompileRequest& request,
                                     const ProgressFn& progress = default_progress);
 
+// What export_cache / import_cache did.
+struct CacheTransfer {
+  size_t entries = 0;              // written to the archive, or imported into the cache
+  size_t already_present = 0;      // import: valid entries the cache had already
+  size_t skipped = 0;              // export: entries that do not verify here, left out
+  std::vector<std::string> notes;  // why each skipped entry was skipped
+};
+
+// Writes every verified module of the cache (Settings::cache_dir) into one archive file (atomic:
+// temp + rename): each module with its source and key text, a SHA-256 per file, and one over
+// the whole archive. Cache keys name no path of this machine, so another machine with the same
+// CUDA toolkit and CUTLASS headers finds the imported modules without compiling.
+Result<CacheTransfer> export_cache(const std::string& archive_path);
+
+// Verifies an archive from export_cache completely (digests, sizes, file names, ELF modules, and
+// that each entry's key is the key of its source and key text) before writing anything; any
+// fault refuses the whole archive with a message naming the entry and the fault. Entries are
+// then stored as if compiled here, signed with this machine's signing key.
+Result<CacheTransfer> import_cache(const std::string& archive_path);
+
 // Lower-case hex SHA-256 of data (64 characters); for keys of other caches too.
 std::string sha256_hex(std::string_view data);
 
