@@ -1,5 +1,6 @@
 #include "tilecraft/core/settings.hpp"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,6 +16,23 @@
 
 namespace tilecraft {
 namespace {
+
+// The CUTLASS headers installed beside this library: <folder of libtilecraft>/cutlass (the Python
+// package's wheel carries them there), or "" when there are none.
+std::string bundled_cutlass_dir() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<const void*>(&bundled_cutlass_dir), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return "";
+  }
+  std::error_code error;
+  std::filesystem::path library = std::filesystem::canonical(info.dli_fname, error);
+  if (error) return "";
+  std::filesystem::path dir = library.parent_path() / "cutlass";
+  if (!std::filesystem::is_regular_file(dir / "include" / "cutlass" / "version.h", error))
+    return "";
+  return dir.string();
+}
 
 namespace fs = std::filesystem;
 
@@ -165,7 +183,10 @@ Settings settings_from_environment() {
       break;
     }
   }
-  if (s.cutlass_dir_variable.empty()) s.cutlass_dir = TILECRAFT_DEFAULT_CUTLASS_DIR;
+  if (s.cutlass_dir_variable.empty()) {
+    const std::string bundled = bundled_cutlass_dir();
+    s.cutlass_dir = bundled.empty() ? std::string(TILECRAFT_DEFAULT_CUTLASS_DIR) : bundled;
+  }
   s.nvcc = find_nvcc(&s);
   unsigned hardware = std::thread::hardware_concurrency();
   s.compile_jobs =

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Tries tilecraft as a new user would: a fresh clone of this repository, a fresh venv,
+# `pip install .` and nothing else; then describes, compiles and (with a GPU) runs the seed 004
+# example. Prints the time of each step.
+#   bash scripts/fresh_install_check.sh WORKDIR [--offline WHEELHOUSE] [--wheel]
+#   --offline DIR  no registry: the venv sees the system's packages (scikit-build-core, nanobind,
+#                  numpy, torch) and DIR holds nvidia_cutlass-4.2.0.0-py3-none-any.whl
+#   --wheel        also build a wheel (pip wheel .) and install it into a second fresh venv, from
+#                  another working directory
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${1:?usage: fresh_install_check.sh WORKDIR [--offline WHEELHOUSE] [--wheel]}
+shift
+OFFLINE=""
+WHEEL=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --offline) OFFLINE=$2; shift 2 ;;
+    --wheel) WHEEL=1; shift ;;
+    *) echo "unknown option $1"; exit 2 ;;
+  esac
+done
+PY=${PYTHON:-python3}
+rm -rf "$WORK" && mkdir -p "$WORK"
+say() { printf 'fresh-install: %s\n' "$*"; }
+timed() {
+  local t0=$(date +%s%N)
+  "$@"
+  local tenths=$(( ($(date +%s%N) - t0) / 100000000 ))
+  say "$((tenths / 10)).$((tenths % 10)) s: $*"
+}
+
+git clone --quiet "$ROOT" "$WORK/clone"
+venv_args=()
+pip_args=(--quiet --disable-pip-version-check)
+if [ -n "$OFFLINE" ]; then
+  venv_args=(--system-site-packages)
+  pip_args+=(--no-index --no-build-isolation)
+  export PIP_FIND_LINKS=$OFFLINE
+fi
+unset TILECRAFT_CUTLASS_DIR CUTLASS_DIR
+timed "$PY" -m venv "${venv_args[@]}" "$WORK/venv"
+(cd "$WORK/clone" && timed "$WORK/venv/bin/python" -m pip install "${pip_args[@]}" .)
+"$WORK/venv/bin/python" -m pip list 2>/dev/null | grep -i -E "^(tilecraft|nvidia-cutlass|cuda-python|scipy) " || true
+
+run_example() {
+  local python=$1
+  export TILECRAFT_CACHE_DIR=$WORK/cache-$2 TILECRAFT_SIGNING_KEY_FILE=$WORK/state-$2/key
+  (cd "$WORK" && timed "$python" -c "import tilecraft; print('cutlass headers:', tilecraft._core.cutlass_dir())")
+  (cd "$WORK" && timed "$python" "$WORK/clone/examples/python/quickstart.py")
+  if "$python" -c "import tilecraft._core as c, sys; sys.exit(c.cuda_device_available() is not None)"; then
+    (cd "$WORK" && timed "$python" "$WORK/clone/examples/python/seed004_readme.py")
+  else
+    say "no GPU here: seed 004 example not run (quickstart compiled its kernel)"
+  fi
+}
+run_example "$WORK/venv/bin/python" source
+
+if [ "$WHEEL" = 1 ]; then
+  (cd "$WORK/clone" && timed "$WORK/venv/bin/python" -m pip wheel "${pip_args[@]}" --no-deps . -w "$WORK/wheels")
+  ls -la "$WORK/wheels"
+  timed "$PY" -m venv "${venv_args[@]}" "$WORK/venv2"
+  (cd / && timed "$WORK/venv2/bin/python" -m pip install "${pip_args[@]}" "$WORK"/wheels/tilecraft-*.whl)
+  run_example "$WORK/venv2/bin/python" wheel
+fi
+say "done"
