@@ -1,14 +1,18 @@
 # Where the CUTLASS headers are: -DCUTLASS_DIR, $TILECRAFT_CUTLASS_DIR, $CUTLASS_DIR, the copy
 # scripts/setup.sh unpacked into .deps/cutlass, or else the include trees of the pinned
 # nvidia-cutlass wheel, unpacked into the build folder: from $TILECRAFT_CUTLASS_WHEEL, from a
-# folder of $PIP_FIND_LINKS, or downloaded with `pip download --no-deps` (only the wheel: none of
-# its Python dependencies). A wheel is used only when its SHA-256 is the pinned one.
+# folder of $PIP_FIND_LINKS, or downloaded (`pip download --no-deps` where pip runs, else the file
+# itself from PyPI): only the wheel, none of its Python dependencies. A wheel is used only when
+# its SHA-256 is the pinned one.
 # The core never includes the headers (DESIGN, Decided 1); generated kernels do, at JIT time, and
 # the Python package installs them beside libtilecraft (tilecraft/cutlass).
 set(TILECRAFT_CUTLASS_PIP_VERSION "4.2.0.0")
 set(TILECRAFT_CUTLASS_WHEEL_SHA256
     "f9599ada45c7bcb6bf53f7d3f0a7d154183e53451c01bfa59eecd37dd4a693f6")
 set(_tc_wheel_name "nvidia_cutlass-${TILECRAFT_CUTLASS_PIP_VERSION}-py3-none-any.whl")
+set(TILECRAFT_CUTLASS_WHEEL_URL
+    "https://files.pythonhosted.org/packages/21/6b/e86fc2fd536dd4b8bd2209aa31d7002610c501b0802337787eac9c9b328c/${_tc_wheel_name}"
+    CACHE STRING "Where the pinned nvidia-cutlass wheel is downloaded from when pip cannot")
 
 set(_tc_cutlass_candidates "${CUTLASS_DIR}" "$ENV{TILECRAFT_CUTLASS_DIR}" "$ENV{CUTLASS_DIR}"
     "${CMAKE_CURRENT_SOURCE_DIR}/.deps/cutlass"
@@ -37,10 +41,14 @@ if(NOT TILECRAFT_CUTLASS_DIR)
     endforeach()
     list(APPEND _tc_tried "PIP_FIND_LINKS='$ENV{PIP_FIND_LINKS}'")
   endif()
+  set(_tc_download "${CMAKE_BINARY_DIR}/cutlass-wheel")
   if(NOT _tc_wheel)
     find_package(Python3 COMPONENTS Interpreter)
-    set(_tc_download "${CMAKE_BINARY_DIR}/cutlass-wheel")
     if(Python3_Interpreter_FOUND)
+      execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import pip"
+                      RESULT_VARIABLE _tc_no_pip OUTPUT_QUIET ERROR_QUIET)
+    endif()
+    if(Python3_Interpreter_FOUND AND _tc_no_pip EQUAL 0)
       message(STATUS "tilecraft: downloading ${_tc_wheel_name} (headers only, no dependencies)")
       execute_process(
         COMMAND "${Python3_EXECUTABLE}" -m pip download --quiet --disable-pip-version-check
@@ -54,7 +62,22 @@ if(NOT TILECRAFT_CUTLASS_DIR)
         list(APPEND _tc_tried "pip download (${_tc_pip_error})")
       endif()
     else()
-      list(APPEND _tc_tried "pip download (no Python interpreter found)")
+      list(APPEND _tc_tried "pip download (no Python with pip here)")
+    endif()
+  endif()
+  if(NOT _tc_wheel)
+    # Inside pip's isolated build environment pip itself cannot be run: fetch the file directly.
+    message(STATUS "tilecraft: downloading ${TILECRAFT_CUTLASS_WHEEL_URL}")
+    file(DOWNLOAD "${TILECRAFT_CUTLASS_WHEEL_URL}" "${_tc_download}/${_tc_wheel_name}"
+         EXPECTED_HASH SHA256=${TILECRAFT_CUTLASS_WHEEL_SHA256} STATUS _tc_download_status
+         TLS_VERIFY ON)
+    list(GET _tc_download_status 0 _tc_download_code)
+    if(_tc_download_code EQUAL 0)
+      set(_tc_wheel "${_tc_download}/${_tc_wheel_name}")
+    else()
+      list(GET _tc_download_status 1 _tc_download_text)
+      list(APPEND _tc_tried "${TILECRAFT_CUTLASS_WHEEL_URL} (${_tc_download_text})")
+      file(REMOVE "${_tc_download}/${_tc_wheel_name}")
     endif()
   endif()
   if(_tc_wheel)
