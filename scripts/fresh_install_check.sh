@@ -41,6 +41,9 @@ fi
 unset TILECRAFT_CUTLASS_DIR CUTLASS_DIR
 timed "$PY" -m venv "${venv_args[@]}" "$WORK/venv"
 (cd "$WORK/clone" && timed "$WORK/venv/bin/python" -m pip install "${pip_args[@]}" .)
+# The examples read numpy arrays (tilecraft itself needs no Python package).
+examples_need() { "$1" -c "import numpy" 2>/dev/null || "$1" -m pip install "${pip_args[@]}" numpy; }
+examples_need "$WORK/venv/bin/python"
 "$WORK/venv/bin/python" -m pip list 2>/dev/null | grep -i -E "^(tilecraft|nvidia-cutlass|cuda-python|scipy) " || true
 
 run_example() {
@@ -61,6 +64,7 @@ if [ "$WHEEL" = 1 ]; then
   ls -la "$WORK/wheels"
   timed "$PY" -m venv "${venv_args[@]}" "$WORK/venv2"
   (cd / && timed "$WORK/venv2/bin/python" -m pip install "${pip_args[@]}" "$WORK"/wheels/tilecraft-*.whl)
+  examples_need "$WORK/venv2/bin/python"
   run_example "$WORK/venv2/bin/python" wheel
 fi
 say "done"
