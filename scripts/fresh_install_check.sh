@@ -7,16 +7,20 @@
 #                  numpy, torch) and DIR holds nvidia_cutlass-4.2.0.0-py3-none-any.whl
 #   --wheel        also build a wheel (pip wheel .) and install it into a second fresh venv, from
 #                  another working directory
+#   --install-wheel FILE  only install this wheel (built elsewhere) into a fresh venv and run
+#                  the examples
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:?usage: fresh_install_check.sh WORKDIR [--offline WHEELHOUSE] [--wheel]}
 shift
 OFFLINE=""
 WHEEL=0
+GIVEN_WHEEL=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --offline) OFFLINE=$2; shift 2 ;;
     --wheel) WHEEL=1; shift ;;
+    --install-wheel) GIVEN_WHEEL=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
 done
@@ -30,7 +34,7 @@ timed() {
   say "$((tenths / 10)).$((tenths % 10)) s: $*"
 }
 
-git clone --quiet "$ROOT" "$WORK/clone"
+unset TILECRAFT_CUTLASS_DIR CUTLASS_DIR
 venv_args=()
 pip_args=(--quiet --disable-pip-version-check)
 if [ -n "$OFFLINE" ]; then
@@ -38,25 +42,39 @@ if [ -n "$OFFLINE" ]; then
   pip_args+=(--no-index --no-build-isolation)
   export PIP_FIND_LINKS=$OFFLINE
 fi
-unset TILECRAFT_CUTLASS_DIR CUTLASS_DIR
-timed "$PY" -m venv "${venv_args[@]}" "$WORK/venv"
-(cd "$WORK/clone" && timed "$WORK/venv/bin/python" -m pip install "${pip_args[@]}" .)
 # The examples read numpy arrays (tilecraft itself needs no Python package).
 examples_need() { "$1" -c "import numpy" 2>/dev/null || "$1" -m pip install "${pip_args[@]}" numpy; }
-examples_need "$WORK/venv/bin/python"
-"$WORK/venv/bin/python" -m pip list 2>/dev/null | grep -i -E "^(tilecraft|nvidia-cutlass|cuda-python|scipy) " || true
-
 run_example() {
   local python=$1
   export TILECRAFT_CACHE_DIR=$WORK/cache-$2 TILECRAFT_SIGNING_KEY_FILE=$WORK/state-$2/key
   (cd "$WORK" && timed "$python" -c "import tilecraft; print('cutlass headers:', tilecraft._core.cutlass_dir())")
-  (cd "$WORK" && timed "$python" "$WORK/clone/examples/python/quickstart.py")
+  (cd "$WORK" && timed "$python" "${EXAMPLES:-$WORK/clone/examples/python}/quickstart.py")
   if "$python" -c "import tilecraft._core as c, sys; sys.exit(c.cuda_device_available() is not None)"; then
-    (cd "$WORK" && timed "$python" "$WORK/clone/examples/python/seed004_readme.py")
+    (cd "$WORK" && timed "$python" "${EXAMPLES:-$WORK/clone/examples/python}/seed004_readme.py")
   else
     say "no GPU here: seed 004 example not run (quickstart compiled its kernel)"
   fi
 }
+if [ -n "$GIVEN_WHEEL" ]; then
+  timed "$PY" -m venv "${venv_args[@]}" "$WORK/venv3"
+  (cd / && timed "$WORK/venv3/bin/python" -m pip install "${pip_args[@]}" "$GIVEN_WHEEL")
+  examples_need "$WORK/venv3/bin/python"
+  EXAMPLES=$ROOT/examples/python run_example "$WORK/venv3/bin/python" given-wheel
+  say "done"
+  exit 0
+fi
+if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+  git clone --quiet "$ROOT" "$WORK/clone"
+else  # a copy of a checkout without its history (the GPU machine): leave out what a clone lacks
+  mkdir -p "$WORK/clone"
+  tar -C "$ROOT" --exclude=./.deps --exclude=./.scratch --exclude=./.gpu-cache \
+    --exclude='./build*' -cf - . | tar -C "$WORK/clone" -xf -
+fi
+timed "$PY" -m venv "${venv_args[@]}" "$WORK/venv"
+(cd "$WORK/clone" && timed "$WORK/venv/bin/python" -m pip install "${pip_args[@]}" .)
+examples_need "$WORK/venv/bin/python"
+"$WORK/venv/bin/python" -m pip list 2>/dev/null | grep -i -E "^(tilecraft|nvidia-cutlass|cuda-python|scipy) " || true
+
 run_example "$WORK/venv/bin/python" source
 
 if [ "$WHEEL" = 1 ]; then
