@@ -42,6 +42,17 @@ if [ -n "$OFFLINE" ]; then
   pip_args+=(--no-index --no-build-isolation)
   export PIP_FIND_LINKS=$OFFLINE
 fi
+# A fresh venv; offline, it also sees the packages of the Python that made it, even when that
+# Python is itself a venv (--system-site-packages reaches only the base installation's).
+new_venv() {
+  timed "$PY" -m venv "${venv_args[@]}" "$1"
+  if [ -n "$OFFLINE" ]; then
+    local base site
+    base=$("$PY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+    site=$("$1/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+    echo "$base" > "$site/_base_environment.pth"
+  fi
+}
 # The examples read numpy arrays (tilecraft itself needs no Python package).
 examples_need() { "$1" -c "import numpy" 2>/dev/null || "$1" -m pip install "${pip_args[@]}" numpy; }
 run_example() {
@@ -56,7 +67,7 @@ run_example() {
   fi
 }
 if [ -n "$GIVEN_WHEEL" ]; then
-  timed "$PY" -m venv "${venv_args[@]}" "$WORK/venv3"
+  new_venv "$WORK/venv3"
   (cd / && timed "$WORK/venv3/bin/python" -m pip install "${pip_args[@]}" "$GIVEN_WHEEL")
   examples_need "$WORK/venv3/bin/python"
   EXAMPLES=$ROOT/examples/python run_example "$WORK/venv3/bin/python" given-wheel
@@ -70,7 +81,7 @@ else  # a copy of a checkout without its history (the GPU machine): leave out wh
   tar -C "$ROOT" --exclude=./.deps --exclude=./.scratch --exclude=./.gpu-cache \
     --exclude='./build*' -cf - . | tar -C "$WORK/clone" -xf -
 fi
-timed "$PY" -m venv "${venv_args[@]}" "$WORK/venv"
+new_venv "$WORK/venv"
 (cd "$WORK/clone" && timed "$WORK/venv/bin/python" -m pip install "${pip_args[@]}" .)
 examples_need "$WORK/venv/bin/python"
 "$WORK/venv/bin/python" -m pip list 2>/dev/null | grep -i -E "^(tilecraft|nvidia-cutlass|cuda-python|scipy) " || true
@@ -80,7 +91,7 @@ run_example "$WORK/venv/bin/python" source
 if [ "$WHEEL" = 1 ]; then
   (cd "$WORK/clone" && timed "$WORK/venv/bin/python" -m pip wheel "${pip_args[@]}" --no-deps . -w "$WORK/wheels")
   ls -la "$WORK/wheels"
-  timed "$PY" -m venv "${venv_args[@]}" "$WORK/venv2"
+  new_venv "$WORK/venv2"
   (cd / && timed "$WORK/venv2/bin/python" -m pip install "${pip_args[@]}" "$WORK"/wheels/tilecraft-*.whl)
   examples_need "$WORK/venv2/bin/python"
   run_example "$WORK/venv2/bin/python" wheel
