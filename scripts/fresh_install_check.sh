@@ -74,13 +74,13 @@ if [ -n "$GIVEN_WHEEL" ]; then
   say "done"
   exit 0
 fi
-if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-  git clone --quiet "$ROOT" "$WORK/clone"
-else  # a copy of a checkout without its history (the GPU machine): leave out what a clone lacks
-  mkdir -p "$WORK/clone"
-  tar -C "$ROOT" --exclude=./.deps --exclude=./.scratch --exclude=./.gpu-cache \
-    --exclude='./build*' -cf - . | tar -C "$WORK/clone" -xf -
-fi
+# What a fresh clone holds: the working tree without what .gitignore keeps out (copied rather
+# than cloned, so that it also works where the history is not the working tree's, as on the GPU
+# machine).
+mkdir -p "$WORK/clone"
+tar -C "$ROOT" --exclude=./.git --exclude=./.deps --exclude=./.scratch --exclude=./.gpu-cache \
+  --exclude='./build*' --exclude='__pycache__' --exclude='*.egg-info' -cf - . |
+  tar -C "$WORK/clone" -xf -
 new_venv "$WORK/venv"
 (cd "$WORK/clone" && timed "$WORK/venv/bin/python" -m pip install "${pip_args[@]}" .)
 examples_need "$WORK/venv/bin/python"
