@@ -79,7 +79,7 @@ fi
 # machine).
 mkdir -p "$WORK/clone"
 tar -C "$ROOT" --exclude=./.git --exclude=./.deps --exclude=./.scratch --exclude=./.gpu-cache \
-  --exclude='./build*' --exclude='__pycache__' --exclude='*.egg-info' -cf - . |
+  --exclude='./build*' --exclude='__pycache__' --exclude='*.egg-info' --exclude='*.so' --exclude=./.pytest_cache -cf - . |
   tar -C "$WORK/clone" -xf -
 new_venv "$WORK/venv"
 (cd "$WORK/clone" && timed "$WORK/venv/bin/python" -m pip install "${pip_args[@]}" .)
