@@ -65,10 +65,10 @@ struct Kernel {
   mutable std::atomic<int> sm_count[kMaxDevices] = {};
 };
 
-// The kernel `name` of the image (defined by the device half with C linkage), once checked: it
-// takes one parameter, and the device compiler gave Op::Params the size and alignment this host
-// compiler gave it (recorded by the device half in <name>_layout). A launch with any other
-// layout would pass garbage.
+// The kernel `name` of the image (defined by the device half with C linkage, one parameter), once
+// checked: the device compiler gave Op::Params the size and alignment this host compiler gave it
+// (recorded by the device half in <name>_layout), and the kernel's parameter has that size. A
+// launch with any other layout would pass garbage.
 template <class Op>
 const Kernel& kernel(const char* name) {
   using Params = typename Op::Params;
@@ -92,7 +92,7 @@ const Kernel& kernel(const char* name) {
     void* symbol = nullptr;
     size_t bytes = 0;
     unsigned long long layout[2] = {0, 0};
-    size_t offset = 0, param_bytes = 0, extra_offset = 0, extra_bytes = 0;
+    size_t offset = 0, param_bytes = 0;
     cudaError_t e = cudaLibraryGetKernel(&handle, loaded.library, name);
     if (e == cudaSuccess) {
       e = cudaLibraryGetGlobal(&symbol, &bytes, loaded.library, (std::string(name) + "_layout").c_str());
@@ -107,14 +107,12 @@ const Kernel& kernel(const char* name) {
       found->error = std::string("finding kernel ") + name + " and its parameter layout in the module's device code failed: " + cuda_text(e);
       return;
     }
-    const bool one_parameter = cudaFuncGetParamInfo(reinterpret_cast<const void*>(handle), 1,
-                                                    &extra_offset, &extra_bytes) != cudaSuccess;
-    cudaGetLastError();
     found->device_size = size_t(layout[0]);
     found->device_align = size_t(layout[1]);
     found->param_bytes = param_bytes;
-    // (The offset is where the parameter block begins in the device's constant bank.)
-    if (!one_parameter || param_bytes != sizeof(Params) ||
+    // (The offset is where the parameter block begins in the device's constant bank. The device
+    // half defines every kernel with exactly one parameter.)
+    if (param_bytes != sizeof(Params) ||
         found->device_size != sizeof(Params) || found->device_align != alignof(Params)) {
       found->error = std::string("host and device disagree on the parameters of ") + name +
                      ": host " + std::to_string(sizeof(Params)) + " bytes aligned to " +
@@ -122,7 +120,7 @@ const Kernel& kernel(const char* name) {
                      std::to_string(found->device_size) + " bytes aligned to " +
                      std::to_string(found->device_align) + " (the kernel takes " +
                      std::to_string(param_bytes) + " bytes at offset " + std::to_string(offset) +
-                     (one_parameter ? ")" : " and more parameters)") + "; refusing to launch it";
+                     "); refusing to launch it";
       return;
     }
     found->handle = handle;
