@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "emit/device_image_text.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/gemm_adapter_text.hpp"
 
@@ -39,6 +40,7 @@ std::string fold(std::string text, std::string_view fixed, const std::string& ma
 std::string fold_fixed_texts(std::string text) {
   text = fold(std::move(text), kModuleAbiHeaderText, "module_abi.h");
   text = fold(std::move(text), gemm_universal_adapter_text(), "universal adapter");
+  text = fold(std::move(text), device_image_runtime_text(), "device image runtime");
   return fold(std::move(text), gemm_split_k_parallel_adapter_text(), "split-K-parallel adapter");
 }
 

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "emit/device_image_text.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/gemm_adapter_text.hpp"
 #include "emit/sm80_gemm_parts.hpp"
@@ -331,6 +332,7 @@ TEST(Sm90EmitterGolden, Bf16CooperativeColumnBiasGelu) {
   std::string text = module_of(bf16_tn_coop_bias_gelu());
   text = fold(std::move(text), kModuleAbiHeaderText, "module_abi.h");
   text = fold(std::move(text), sm90_gemm_module_includes(), "SM90 includes");
+  text = fold(std::move(text), device_image_runtime_text(), "device image runtime");
   text = fold(std::move(text), sm90_gemm_adapter_text(), "SM90 adapters");
   const fs::path path =
       fs::path(__FILE__).parent_path() / "golden" / "sm90_bf16_tn_coop_bias_gelu.cu";
