@@ -91,11 +91,15 @@ if(NOT TILECRAFT_CUTLASS_DIR)
     set(_tc_unpack "${CMAKE_BINARY_DIR}/cutlass-unpack")
     file(REMOVE_RECURSE "${_tc_unpack}" "${_tc_dest}")
     file(ARCHIVE_EXTRACT INPUT "${_tc_wheel}" DESTINATION "${_tc_unpack}"
-         PATTERNS "cutlass_library/source/include/*" "cutlass_library/source/tools/util/include/*")
+         PATTERNS "cutlass_library/source/include/*" "cutlass_library/source/tools/util/include/*"
+                  "nvidia_cutlass-${TILECRAFT_CUTLASS_PIP_VERSION}.dist-info/licenses/LICENSE.txt")
     file(MAKE_DIRECTORY "${_tc_dest}/tools/util")
     file(RENAME "${_tc_unpack}/cutlass_library/source/include" "${_tc_dest}/include")
     file(RENAME "${_tc_unpack}/cutlass_library/source/tools/util/include"
          "${_tc_dest}/tools/util/include")
+    file(RENAME
+         "${_tc_unpack}/nvidia_cutlass-${TILECRAFT_CUTLASS_PIP_VERSION}.dist-info/licenses/LICENSE.txt"
+         "${_tc_dest}/LICENSE.txt")
     file(REMOVE_RECURSE "${_tc_unpack}")
     set(TILECRAFT_CUTLASS_DIR "${_tc_dest}")
   else()

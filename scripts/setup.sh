@@ -69,6 +69,9 @@ prefixes = {"cutlass_library/source/include/": out / "include",
             "cutlass_library/source/tools/util/include/": out / "tools/util/include"}
 with zipfile.ZipFile(wheel) as z:
     for name in z.namelist():
+        if name.endswith(".dist-info/licenses/LICENSE.txt"):  # travels with the headers
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "LICENSE.txt").write_bytes(z.read(name))
         for prefix, dest in prefixes.items():
             if name.startswith(prefix) and not name.endswith("/"):
                 target = dest / name[len(prefix):]
