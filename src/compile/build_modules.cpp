@@ -196,8 +196,16 @@ void run_workers(size_t workers, const std::function<void()>& work,
 
 }  // namespace
 
-InterruptScope::InterruptScope(std::function<bool()> interrupted)
-    : previous_(std::exchange(t_interrupted, std::move(interrupted))) {}
+InterruptScope::InterruptScope(std::function<bool()> interrupted) : previous_(t_interrupted) {
+  if (previous_) {
+    // An enclosing scope (Ctrl-C in Python) still interrupts.
+    t_interrupted = [outer = previous_, inner = std::move(interrupted)] {
+      return outer() || (inner && inner());
+    };
+  } else {
+    t_interrupted = std::move(interrupted);
+  }
+}
 
 InterruptScope::~InterruptScope() { t_interrupted = std::move(previous_); }
 

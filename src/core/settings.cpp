@@ -65,6 +65,35 @@ int env_int(const char* name, int fallback, int minimum, int maximum) {
   return static_cast<int>(parsed);
 }
 
+// A plain decimal number >= 0, e.g. "90" or "2.5".
+double env_seconds(const char* name, double fallback) {
+  const char* value = env(name);
+  if (!value) return fallback;
+  const std::string text = value;
+  char* end = nullptr;
+  const double parsed = std::strtod(text.c_str(), &end);
+  const bool plain = text.find_first_not_of("0123456789.") == std::string::npos;
+  if (!plain || end != text.c_str() + text.size() || !(parsed >= 0) || parsed > 1e7) {
+    throw Error(Status::invalid(std::string(name) +
+                                ": expected a number of seconds >= 0 (0: no limit), got '" + text +
+                                "'"));
+  }
+  return parsed;
+}
+
+std::string env_choice(const char* name, const std::string& fallback,
+                       std::initializer_list<const char*> choices) {
+  const char* value = env(name);
+  if (!value) return fallback;
+  std::string names;
+  for (const char* choice : choices) {
+    if (std::string(value) == choice) return value;
+    names += (names.empty() ? "" : ", ") + std::string(choice);
+  }
+  throw Error(Status::invalid(std::string(name) + ": expected one of " + names + ", got '" +
+                              value + "'"));
+}
+
 bool is_absolute(const std::string& path) { return !path.empty() && path.front() == '/'; }
 
 // A path the user gave relative to the working folder: resolved now, once, so that a later
@@ -195,6 +224,10 @@ Settings settings_from_environment() {
   s.verbose = env_flag("TILECRAFT_VERBOSE");
   s.quiet = env_flag("TILECRAFT_QUIET");
   s.keep_sources = env_flag("TILECRAFT_KEEP_SOURCES");
+  s.tuning =
+      env_choice("TILECRAFT_TUNING", "auto", {"auto", "automatic", "blocking", "off", "force"});
+  s.tuning_candidates = env_int("TILECRAFT_TUNING_CANDIDATES", 6, 1, 64);
+  s.tuning_seconds = env_seconds("TILECRAFT_TUNING_SECONDS", 0);
   return s;
 }
 

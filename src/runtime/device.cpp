@@ -2,6 +2,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <map>
+#include <mutex>
+
 namespace tilecraft {
 
 Status cuda_status(int cuda_error, const char* what) {
@@ -31,15 +34,31 @@ Status cuda_device_available() {
 
 Result<DeviceInfo> current_device_info() {
   TILECRAFT_RETURN_IF_ERROR(cuda_device_available());
+  int index = 0;
+  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetDevice(&index), "cudaGetDevice"));
+  return device_info(index);
+}
+
+Result<DeviceInfo> device_info(int index) {
+  static std::mutex mutex;
+  static std::map<int, DeviceInfo> known;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = known.find(index); it != known.end()) return it->second;
+  }
+  TILECRAFT_RETURN_IF_ERROR(cuda_device_available());
   DeviceInfo info;
-  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetDevice(&info.index), "cudaGetDevice"));
+  info.index = index;
   cudaDeviceProp prop{};
   TILECRAFT_RETURN_IF_ERROR(
-      cuda_status(cudaGetDeviceProperties(&prop, info.index), "cudaGetDeviceProperties"));
+      cuda_status(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties"));
   info.name = prop.name;
   info.compute_capability = prop.major * 10 + prop.minor;
   info.multiprocessor_count = prop.multiProcessorCount;
   info.shared_memory_per_block_optin = prop.sharedMemPerBlockOptin;
+  info.l2_cache_bytes = static_cast<size_t>(prop.l2CacheSize);
+  std::lock_guard lock(mutex);
+  known[index] = info;
   return info;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+
 #include "epilogue_operands.hpp"
 #include "operand_check.hpp"
 #include "tilecraft/runtime/device.hpp"
@@ -297,6 +299,49 @@ GemmArguments::~GemmArguments() {
   }
   workspace_.set_stream(nullptr);
   for (DeviceBuffer& buffer : staged_) buffer.set_stream(nullptr);
+}
+
+Status GemmArguments::retarget(const void* A, const void* B, const void* C, void* D,
+                               const void* bias) {
+  if (!staged_.empty() || !copy_back_.empty() || problem_.mode == GemmMode::Array) {
+    return Status::invalid("retarget: these arguments staged host tensors or hold pointer arrays");
+  }
+  const GemmDescription& d = operation_->description();
+  struct Operand {
+    const char* name;
+    const void* given;
+    const void* prepared;
+    int alignment_bytes;
+  };
+  const bool has_C = problem_.C.data != nullptr;
+  const Operand operands[] = {
+      {"A", A, args_.A, d.A.alignment * storage_bytes(d.A.element)},
+      {"B", B, args_.B, d.B.alignment * storage_bytes(d.B.element)},
+      {"C", C, has_C ? args_.C : nullptr, d.C.alignment * storage_bytes(d.C.element)},
+      {"D", D, args_.D, d.C.alignment * storage_bytes(d.C.element)},
+      {"bias", bias, args_.bias, storage_bytes(d.epilogue.fusion.element_bias)},
+  };
+  for (const Operand& o : operands) {
+    if ((o.given == nullptr) != (o.prepared == nullptr)) {
+      return Status::invalid(std::string("retarget: ") + o.name +
+                             (o.given ? " was not prepared" : " is missing"));
+    }
+    if (o.given && reinterpret_cast<uintptr_t>(o.given) % o.alignment_bytes != 0) {
+      return Status::invalid(std::string("retarget: ") + o.name + " is not " +
+                             std::to_string(o.alignment_bytes) + "-byte aligned");
+    }
+  }
+  args_.A = A;
+  args_.B = B;
+  args_.D = D;
+  args_.C = has_C ? C : D;
+  args_.bias = bias;
+  problem_.A.data = const_cast<void*>(A);
+  problem_.B.data = const_cast<void*>(B);
+  if (has_C) problem_.C.data = const_cast<void*>(C);
+  problem_.D.data = D;
+  problem_.bias.data = const_cast<void*>(bias);
+  return Status::ok();
 }
 
 Status GemmArguments::sync() {

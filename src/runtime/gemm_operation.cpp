@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
@@ -116,21 +117,26 @@ std::shared_ptr<const LoadedModule> find_loaded(const GemmDescription& descripti
   return nullptr;
 }
 
-// Builds (or loads) the modules of (operation, kind) pairs and attaches their entries.
-Status build_and_attach(const Work& all_work, const compile::ProgressFn& progress,
-                        const std::function<Status(GemmOperation&, bool,
-                                                   std::shared_ptr<const LoadedModule>)>& attach) {
+using AttachFn =
+    std::function<Status(GemmOperation&, bool, std::shared_ptr<const LoadedModule>)>;
+
+// Builds (or loads) the modules of (operation, kind) pairs and attaches their entries; one
+// Status per pair.
+std::vector<Status> build_and_attach(const Work& all_work, const compile::ProgressFn& progress,
+                                     const AttachFn& attach, bool one_kernel_per_module = false) {
+  std::vector<Status> outcome(all_work.size());
   Work work;
-  Status first_loaded_error;
-  for (const auto& item : all_work) {
+  std::vector<size_t> work_index;  // work[i] is all_work[work_index[i]]
+  for (size_t at = 0; at < all_work.size(); ++at) {
+    const auto& item = all_work[at];
     if (auto module = find_loaded(item.first->description(), item.second)) {
-      Status attached = attach(*item.first, item.second, std::move(module));
-      if (!attached && first_loaded_error) first_loaded_error = attached;
+      outcome[at] = attach(*item.first, item.second, std::move(module));
     } else {
       work.push_back(item);
+      work_index.push_back(at);
     }
   }
-  if (work.empty()) return first_loaded_error;
+  if (work.empty()) return outcome;
   std::vector<compile::CompileRequest> singles;
   singles.reserve(work.size());
   for (const auto& [operation, split_k] : work) {
@@ -153,7 +159,12 @@ Status build_and_attach(const Work& all_work, const compile::ProgressFn& progres
       misses.push_back(i);
     }
   }
-  const auto groups = group_misses(work, misses);
+  std::vector<std::vector<size_t>> groups;
+  if (one_kernel_per_module) {
+    for (size_t i : misses) groups.push_back({i});
+  } else {
+    groups = group_misses(work, misses);
+  }
   if (progress && groups.size() < misses.size()) {
     progress("tilecraft: " + std::to_string(misses.size()) + " kernels share " +
              std::to_string(groups.size()) +
@@ -177,22 +188,29 @@ Status build_and_attach(const Work& all_work, const compile::ProgressFn& progres
     for (auto& built : compile::build_modules(requests, progress))
       results.push_back(std::move(built));
   }
-  Status first_error;
   for (size_t u = 0; u < units.size(); ++u) {
-    Status status;
+    Status unit_status;
+    std::optional<std::shared_ptr<const LoadedModule>> module;
     if (!results[u]) {
-      status = results[u].status();
-    } else if (auto module = LoadedModule::load(results[u]->path); !module) {
-      status = module.status();
+      unit_status = results[u].status();
+    } else if (auto loaded = LoadedModule::load(results[u]->path); !loaded) {
+      unit_status = loaded.status();
     } else {
-      for (size_t i : units[u]) {
-        Status attached = attach(*work[i].first, work[i].second, *module);
-        if (!attached && status) status = attached;
-      }
+      module = *loaded;
     }
-    if (!status && first_error) first_error = status;
+    for (size_t i : units[u]) {
+      outcome[work_index[i]] =
+          module ? attach(*work[i].first, work[i].second, *module) : unit_status;
+    }
   }
-  return first_error ? first_loaded_error : first_error;
+  return outcome;
+}
+
+Status first_failure(const std::vector<Status>& statuses) {
+  for (const Status& status : statuses) {
+    if (!status) return status;
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -269,11 +287,11 @@ Result<const tc_kernel_entry*> GemmOperation::entry(GemmMode mode) const {
   // split-K-parallel companion, which is built on first use).
   auto self = std::shared_ptr<GemmOperation>(std::shared_ptr<GemmOperation>{},
                                              const_cast<GemmOperation*>(this));
-  TILECRAFT_RETURN_IF_ERROR(build_and_attach(
+  TILECRAFT_RETURN_IF_ERROR(first_failure(build_and_attach(
       Work{{self, split_k}}, compile::default_progress,
       [](GemmOperation& op, bool kind, std::shared_ptr<const LoadedModule> module) {
         return op.attach(kind, std::move(module));
-      }));
+      })));
   std::lock_guard lock(mutex_);
   return split_k ? split_k_parallel_ : universal_;
 }
@@ -293,18 +311,48 @@ Status GemmOperation::run(GemmArguments& arguments, void* stream) const {
   return Status::ok();
 }
 
+bool kernel_is_loaded(const GemmDescription& description) {
+  return find_loaded(description, false) != nullptr;
+}
+
+bool kernel_is_ready(const GemmDescription& description) {
+  if (find_loaded(description, false)) return true;
+  const auto found = compile::find_cached_modules({request_for({entry_for(description, false)})});
+  return found.front().has_value();
+}
+
+std::vector<Status> compile_each_operation(
+    const std::vector<std::shared_ptr<GemmOperation>>& operations,
+    const compile::ProgressFn& progress, bool one_kernel_per_module) {
+  std::vector<Status> outcome(operations.size());
+  Work work;
+  std::vector<size_t> index;
+  for (size_t at = 0; at < operations.size(); ++at) {
+    const auto& op = operations[at];
+    if (!op) {
+      outcome[at] = Status::invalid("operations[" + std::to_string(at) + "]: got a null operation");
+    } else if (!op->is_compiled()) {
+      work.emplace_back(op, false);
+      index.push_back(at);
+    }
+  }
+  if (work.empty()) return outcome;
+  auto built = build_and_attach(
+      work, progress,
+      [](GemmOperation& op, bool kind, std::shared_ptr<const LoadedModule> m) {
+        return op.attach(kind, std::move(m));
+      },
+      one_kernel_per_module);
+  for (size_t i = 0; i < built.size(); ++i) outcome[index[i]] = std::move(built[i]);
+  return outcome;
+}
+
 Status compile_operations(const std::vector<std::shared_ptr<GemmOperation>>& operations,
                           const compile::ProgressFn& progress) {
-  std::vector<std::pair<std::shared_ptr<GemmOperation>, bool>> work;
   for (const auto& op : operations) {
     if (!op) return Status::invalid("add_module: got a null operation");
-    if (!op->is_compiled()) work.emplace_back(op, false);
   }
-  if (work.empty()) return Status::ok();
-  return build_and_attach(work, progress,
-                          [](GemmOperation& op, bool kind, std::shared_ptr<const LoadedModule> m) {
-                            return op.attach(kind, std::move(m));
-                          });
+  return first_failure(compile_each_operation(operations, progress));
 }
 
 }  // namespace tilecraft

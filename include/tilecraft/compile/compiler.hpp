@@ -29,6 +29,7 @@ struct CompiledModule {
 // thread); once it returns true, every compiler process they started is killed with all it
 // started, nothing of theirs is cached or left behind, and each unfinished request fails with
 // StatusCode::kCancelled. The Python binding turns Ctrl-C into KeyboardInterrupt this way.
+// Scopes nest: compiles stop when the innermost scope's function or any enclosing one's says so.
 class InterruptScope {
  public:
   explicit InterruptScope(std::function<bool()> interrupted);

@@ -35,6 +35,13 @@ struct Settings {
   bool quiet = false;
   // TILECRAFT_KEEP_SOURCES=1: keep generated sources beside cached modules even on success.
   bool keep_sources = false;
+  // TILECRAFT_TUNING: auto (default), blocking, off or force (tilecraft::tune::TuningMode).
+  std::string tuning = "auto";
+  // TILECRAFT_TUNING_CANDIDATES: kernels a tuning run measures, 1 to 64 (default 6).
+  int tuning_candidates = 6;
+  // TILECRAFT_TUNING_SECONDS: the wall-clock budget of one tuning run in seconds; 0 (default):
+  // no limit.
+  double tuning_seconds = 0;
   // What reading the environment decided on the user's behalf (a relative path resolved or
   // ignored); printed once on stderr when the table is first used, unless quiet.
   std::vector<std::string> notes;

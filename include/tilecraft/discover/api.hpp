@@ -15,6 +15,7 @@
 #include "tilecraft/core/tensor_view.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
+#include "tilecraft/runtime/gemm_operation.hpp"
 #include "tilecraft/runtime/scale_argument.hpp"
 
 namespace tilecraft::api {
@@ -152,9 +153,14 @@ class Kernel {
   // Launches on `stream` (a cudaStream_t; nullptr: the default stream). With an artifact, runs
   // its module (no compiler needed); without one, compiles on first use. A caller's workspace
   // must hold get_workspace_size() bytes.
+  // Repeated runs with tensors of the same shapes, strides and types (and the same scalars,
+  // stream and workspace) reuse the arguments prepared for the ABI, only swapping pointers.
   Status run(const GemmArguments& args, const CompiledArtifact* compiled_artifact = nullptr,
              void* stream = nullptr, bool assume_supported_args = false, void* workspace = nullptr,
              size_t workspace_bytes = 0) const;
+
+  // The operation behind the kernel (made on first use; compiled on its first run).
+  Result<std::shared_ptr<GemmOperation>> operation() const;
 
  private:
   friend std::vector<Kernel> get_kernels(const GemmArguments*,

@@ -53,6 +53,13 @@ class GemmArguments {
   // Waits for the launch; copies D back to the caller's host tensor if D was staged.
   Status sync();
 
+  // Points the prepared arguments at other device buffers of the same shapes, strides and types
+  // (the cheap path for repeated calls). Refused, changing nothing, when the arguments staged
+  // host tensors or hold Array-mode pointer arrays, when a pointer is null where the prepared one
+  // is not (or the reverse), or when a pointer misses the alignment its operand's description
+  // needs; the caller then prepares afresh with make().
+  Status retarget(const void* A, const void* B, const void* C, void* D, const void* bias);
+
   const tc_gemm_args& abi_args() const { return args_; }
   GemmMode mode() const { return problem_.mode; }
   const GemmProblem& problem() const { return problem_; }

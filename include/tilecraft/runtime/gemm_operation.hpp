@@ -46,8 +46,8 @@ class GemmOperation {
 
  private:
   friend class CompiledArtifact;
-  friend Status compile_operations(const std::vector<std::shared_ptr<GemmOperation>>&,
-                                   const compile::ProgressFn&);
+  friend std::vector<Status> compile_each_operation(
+      const std::vector<std::shared_ptr<GemmOperation>>&, const compile::ProgressFn&, bool);
   explicit GemmOperation(GemmDescription description);
   Status attach(bool split_k_parallel, std::shared_ptr<const LoadedModule> module) const;
   // The universal entry and the module holding it, read together (null before compiling).
@@ -67,5 +67,21 @@ class GemmOperation {
 // companion of an operation is compiled on the first GemmSplitKParallel arguments made for it.
 Status compile_operations(const std::vector<std::shared_ptr<GemmOperation>>& operations,
                           const compile::ProgressFn& progress = compile::default_progress);
+
+// Whether the kernel of `description` is ready without compiling: loaded in this process, or
+// in the artifact cache as a module of its own (a module shared with other kernels is found only
+// once loaded).
+bool kernel_is_ready(const GemmDescription& description);
+// Only the first half of that (no cache lookup): loaded in this process.
+bool kernel_is_loaded(const GemmDescription& description);
+
+// The same, with one Status per operation (a kernel that fails to compile does not hide the
+// others). one_kernel_per_module keeps every kernel in its own translation unit even when there
+// are more kernels than compile jobs, so that each is found in the cache later on its own (the
+// autotuner compiles its candidates so).
+std::vector<Status> compile_each_operation(
+    const std::vector<std::shared_ptr<GemmOperation>>& operations,
+    const compile::ProgressFn& progress = compile::default_progress,
+    bool one_kernel_per_module = false);
 
 }  // namespace tilecraft

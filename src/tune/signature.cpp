@@ -1,0 +1,119 @@
+// Problem signatures and tuning options.
+#include <cmath>
+#include <sstream>
+
+#include "tilecraft/core/settings.hpp"
+#include "tilecraft/runtime/device.hpp"
+#include "tilecraft/tune/tuning.hpp"
+
+namespace tilecraft::tune {
+
+std::string_view to_string(TuningMode mode) {
+  switch (mode) {
+    case TuningMode::automatic:
+      return "auto";
+    case TuningMode::blocking:
+      return "blocking";
+    case TuningMode::off:
+      return "off";
+    case TuningMode::force:
+      return "force";
+  }
+  return "?";
+}
+
+Result<TuningMode> parse_tuning_mode(std::string_view text, std::string_view argument) {
+  if (text == "auto" || text == "automatic") return TuningMode::automatic;
+  if (text == "blocking") return TuningMode::blocking;
+  if (text == "off") return TuningMode::off;
+  if (text == "force") return TuningMode::force;
+  return Status::invalid(std::string(argument) +
+                         ": expected 'auto', 'blocking', 'off' or 'force', got '" +
+                         std::string(text) + "'");
+}
+
+Status validate(const TuningOptions& options) {
+  if (options.max_candidates < 1 || options.max_candidates > 64) {
+    return Status::invalid("max_candidates: expected an integer from 1 to 64, got " +
+                           std::to_string(options.max_candidates));
+  }
+  if (!(options.max_seconds >= 0) || !std::isfinite(options.max_seconds)) {
+    return Status::invalid("max_seconds: expected a number of seconds >= 0 (0: no limit), got " +
+                           std::to_string(options.max_seconds));
+  }
+  if (options.repeats < 1 || options.repeats > 1000) {
+    return Status::invalid("repeats: expected an integer from 1 to 1000, got " +
+                           std::to_string(options.repeats));
+  }
+  return Status::ok();
+}
+
+Result<TuningOptions> tuning_options_from_environment() {
+  const Settings& s = settings();
+  TuningOptions options;
+  auto mode = parse_tuning_mode(s.tuning, "TILECRAFT_TUNING");
+  if (!mode) return mode.status();
+  options.mode = *mode;
+  options.max_candidates = s.tuning_candidates;
+  options.max_seconds = s.tuning_seconds;
+  return options;
+}
+
+int64_t shape_bucket(int64_t extent) {
+  if (extent <= 8) return std::max<int64_t>(extent, 1);
+  int64_t octave = 8;
+  while (octave * 2 < extent) octave *= 2;  // octave < extent <= 2 * octave
+  const int64_t step = octave / 4;
+  return (extent + step - 1) / step * step;
+}
+
+std::string ProblemSignature::text() const {
+  std::ostringstream out;
+  out << family << ";mnkl=" << bucket[0] << "x" << bucket[1] << "x" << bucket[2] << "x"
+      << bucket[3];
+  return out.str();
+}
+
+std::string ProblemSignature::key() const {
+  return compile::sha256_hex(device_model + "\n" + text());
+}
+
+namespace {
+
+std::string operand_text(const char* name, DataType dtype, Layout layout, int alignment) {
+  return std::string(name) + "=" + std::string(long_name(dtype)) + "/" +
+         std::string(to_string(layout)) + "/" + std::to_string(alignment);
+}
+
+}  // namespace
+
+bool admits(const TuningOptions& options, const api::KernelMetadata& kernel) {
+  return options.allow_tf32 || kernel.operands.A.dtype != DataType::tf32;
+}
+
+Result<ProblemSignature> signature_of(const api::GemmArguments& args, bool allow_tf32) {
+  auto info = device_info(args.A().device_id);
+  if (!info) return info.status();
+  const api::EpilogueArguments& e = args.epilogue();
+  std::ostringstream family;
+  family << operand_text("A", args.A().dtype, args.layout_a(), args.alignment_a()) << ";"
+         << operand_text("B", args.B().dtype, args.layout_b(), args.alignment_b()) << ";"
+         << operand_text("out", args.out().dtype, args.layout_out(), args.alignment_out()) << ";"
+         << "acc=" << long_name(args.accumulator_type()) << ";";
+  if (e.C.data) family << operand_text("C", e.C.dtype, args.layout_c(), args.alignment_c()) << ";";
+  family << "beta=" << (e.beta != 0 ? "nonzero" : "zero") << ";act=" << to_string(e.activation);
+  if (e.bias.data) {
+    family << ";bias=" << (e.bias_per_row ? "row/" : "column/") << long_name(e.bias.dtype);
+  }
+  if (e.scale_a.given || e.scale_b.given) family << ";scales";
+ if (args.A().dtype == DataType::f32) family << ";f32math=" << (allow_tf32 ? "tf32" : "f32");
+  family << ";batched=" << (args.batch() > 1 ? "yes" : "no");
+  ProblemSignature signature;
+  signature.device_model = info->name;
+  signature.family = family.str();
+  signature.bucket = {shape_bucket(args.m()), shape_bucket(args.n()), shape_bucket(args.k()),
+                      shape_bucket(args.batch())};
+  return signature;
+}
+
+}  // namespace tilecraft::tune

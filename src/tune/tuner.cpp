@@ -1,0 +1,237 @@
+// The autotuner: compile the top-ranked candidates, check each once, time the ones that pass,
+// store the fastest.
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <set>
+
+#include "tilecraft/runtime/device.hpp"
+#include "tilecraft/tune/tuning.hpp"
+#include "tune/family_index.hpp"
+#include "tune/launch_timer.hpp"
+#include "tune/scratch_problem.hpp"
+
+namespace tilecraft::tune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string first_line(const std::string& text) {
+  const size_t end = text.find('\n');
+  return end == std::string::npos ? text : text.substr(0, end) + " [...]";
+}
+
+std::string shape_text(const api::GemmArguments& args) {
+  std::string text = std::to_string(args.m()) + "x" + std::to_string(args.n()) + "x" +
+                     std::to_string(args.k());
+  if (args.batch() > 1) text += " (batch " + std::to_string(args.batch()) + ")";
+  return text;
+}
+
+std::string tflops_text(double tflops) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", tflops);
+  return text;
+}
+
+// Makes `device` current for the tuner's thread and restores the previous one after.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    cudaGetDevice(&previous_);
+    if (previous_ != device) cudaSetDevice(device);
+  }
+  ~DeviceGuard() { cudaSetDevice(previous_); }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+}  // namespace
+
+Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptions& options,
+                               const compile::ProgressFn& progress) {
+  TILECRAFT_RETURN_IF_ERROR(validate(options));
+  const auto start = Clock::now();
+  const auto deadline_passed = [&] {
+    return options.max_seconds > 0 && seconds_since(start) > options.max_seconds;
+  };
+  auto signature = signature_of(args, options.allow_tf32);
+  if (!signature) return signature.status();
+  const int device = args.A().device_id;
+  DeviceGuard guard(device);
+  auto info = device_info(device);
+  if (!info) return info.status();
+
+  TuningReport report;
+  report.signature = *signature;
+  std::vector<api::Kernel> candidates;
+  std::set<std::string> seen;
+  for (api::Kernel& kernel : api::get_kernels(&args, {}, info->compute_capability)) {
+    if (static_cast<int>(candidates.size()) == options.max_candidates) break;
+    if (!admits(options, kernel.metadata())) continue;
+    if (seen.insert(kernel.metadata().kernel_name).second) candidates.push_back(kernel);
+  }
+  if (candidates.empty()) {
+    return Status::unsupported("no kernel supports these arguments (" + shape_text(args) +
+                               "), so there is nothing to tune");
+  }
+  const std::string what = "tilecraft: tuning " + shape_text(args) + " on " + info->name;
+  if (progress) {
+    progress(what + ": " + std::to_string(candidates.size()) +
+             " candidates compile (each in its own module), then run");
+  }
+  for (const api::Kernel& kernel : candidates) {
+    CandidateResult result;
+    result.kernel_name = kernel.metadata().kernel_name;
+    report.candidates.push_back(result);
+  }
+
+  // 1. Compile in parallel; the budget interrupts what is still compiling.
+  std::vector<std::shared_ptr<GemmOperation>> operations(candidates.size());
+  std::vector<Status> compiled(candidates.size());
+  {
+    std::vector<std::shared_ptr<GemmOperation>> to_compile;
+    std::vector<size_t> index;
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      auto operation = candidates[c].operation();
+      if (!operation) {
+        compiled[c] = operation.status();
+        continue;
+      }
+      operations[c] = *operation;
+      to_compile.push_back(*operation);
+      index.push_back(c);
+    }
+    compile::InterruptScope budget(deadline_passed);
+    auto statuses = compile_each_operation(to_compile, progress, /*one_kernel_per_module=*/true);
+    for (size_t i = 0; i < statuses.size(); ++i) compiled[index[i]] = std::move(statuses[i]);
+  }
+  std::vector<std::string> compiled_names;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    if (compiled[c]) compiled_names.push_back(report.candidates[c].kernel_name);
+  }
+  note_compiled(*signature, compiled_names);
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    if (compiled[c]) continue;
+    CandidateResult& r = report.candidates[c];
+    const bool budget = compiled[c].code() == StatusCode::kCancelled && deadline_passed();
+    r.outcome = budget ? Outcome::timed_out : Outcome::compile_failed;
+    r.reason = budget ? "the tuning budget of " + tflops_text(options.max_seconds) +
+                            " s ran out while it compiled"
+                      : first_line(compiled[c].message());
+    if (compiled[c].code() == StatusCode::kCancelled && !budget) return compiled[c];
+  }
+
+  // 2. Check each compiled candidate once on fresh random data, then time it.
+  auto scratch = ScratchProblem::make(args, /*seed=*/0x7c);
+  if (!scratch) return scratch.status();
+  auto timer = LaunchTimer::make(device, info->l2_cache_bytes);
+  if (!timer) return timer.status();
+  const api::GemmArguments& trial = (*scratch)->args();
+  const double flops = 2.0 * args.m() * args.n() * args.k() * args.batch();
+  std::string clocks;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    CandidateResult& r = report.candidates[c];
+    if (!compiled[c]) continue;
+    if (deadline_passed()) {
+      r.outcome = Outcome::timed_out;
+      r.reason = "the tuning budget of " + tflops_text(options.max_seconds) +
+                 " s ran out before it ran";
+      continue;
+    }
+    const api::Kernel& kernel = candidates[c];
+    auto launch = [&](void* stream) { return kernel.run(trial, nullptr, stream); };
+    Status ran = (*scratch)->poison_output((*timer)->stream());
+    if (ran) ran = launch((*timer)->stream());
+    if (ran) ran = (*timer)->wait(30);
+    if (!ran) {
+      const bool hung = ran.message().rfind("timed out", 0) == 0;
+      r.outcome = hung ? Outcome::timed_out : Outcome::run_failed;
+      r.reason = first_line(ran.message());
+      if (hung || ran.code() == StatusCode::kCudaError) {
+        // The device may be unusable after a failed or hung kernel: measure nothing more.
+        for (size_t rest = c + 1; rest < candidates.size(); ++rest) {
+          if (!compiled[rest]) continue;
+          report.candidates[rest].outcome = Outcome::skipped;
+          report.candidates[rest].reason = "not run after " + r.kernel_name + " failed on the GPU";
+        }
+        break;
+      }
+      continue;
+    }
+    if (Status checked = (*scratch)->check_output(kernel.metadata()); !checked) {
+      r.outcome = Outcome::verify_failed;
+      r.reason = checked.message();
+      if (progress) progress(what + ": " + r.kernel_name + " is wrong (" + r.reason + "): skipped");
+      continue;
+    }
+    const double left = options.max_seconds > 0 ? options.max_seconds - seconds_since(start) : 0;
+    const double budget = options.max_seconds > 0 ? std::max(0.001, std::min(0.5, left)) : 0.5;
+    auto timing = (*timer)->time(launch, options.repeats, budget);
+    if (!timing) {
+      r.outcome = Outcome::run_failed;
+      r.reason = first_line(timing.status().message());
+      continue;
+    }
+    r.outcome = Outcome::measured;
+    r.median_us = timing->median_us;
+    r.repeats = timing->repeats;
+    r.tflops = flops / (timing->median_us * 1e-6) / 1e12;
+    const std::string seen_clocks = clocks_note(device);
+    if (clocks.find(seen_clocks) == std::string::npos) {
+      clocks += (clocks.empty() ? "" : "; ") + seen_clocks;
+    }
+    if (progress) {
+      progress(what + ": [" + std::to_string(c + 1) + "/" + std::to_string(candidates.size()) +
+               "] " + r.kernel_name + " " + tflops_text(r.tflops) + " TFLOP/s (median of " +
+               std::to_string(r.repeats) + ")");
+    }
+  }
+  report.clocks = clocks;
+  for (size_t c = 0; c < report.candidates.size(); ++c) {
+    const CandidateResult& r = report.candidates[c];
+    if (r.outcome != Outcome::measured) continue;
+    if (!report.winner || r.median_us < report.candidates[*report.winner].median_us) {
+      report.winner = c;
+    }
+  }
+  report.seconds = seconds_since(start);
+  if (!report.winner) {
+    std::string reasons;
+    for (const CandidateResult& r : report.candidates) {
+      reasons += "\n  " + r.kernel_name + ": " + std::string(to_string(r.outcome)) + " (" +
+                 r.reason + ")";
+    }
+    return Status(StatusCode::kNotSupported,
+                  "tuning " + shape_text(args) + ": no candidate ran and verified:" + reasons);
+  }
+  const CandidateResult& best = report.candidates[*report.winner];
+  TunedChoice choice;
+  choice.kernel_name = best.kernel_name;
+  choice.median_us = best.median_us;
+  choice.tflops = best.tflops;
+  choice.shape = {args.m(), args.n(), args.k(), args.batch()};
+  choice.clocks = clocks;
+  choice.tuned_at = static_cast<int64_t>(std::time(nullptr));
+  choice.candidates = report.candidates;
+  Status stored = store_tuned(*signature, choice);
+  report.stored = static_cast<bool>(stored);
+  if (progress) {
+    progress(what + ": winner " + best.kernel_name + " at " + tflops_text(best.tflops) +
+             " TFLOP/s, " + tflops_text(report.seconds) + " s" +
+             (stored ? std::string(", stored") : ", not stored: " + stored.message()));
+  }
+  return report;
+}
+
+}  // namespace tilecraft::tune
