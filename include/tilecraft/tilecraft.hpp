@@ -17,6 +17,7 @@
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
+#include "tilecraft/runtime/kernel_facts.hpp"
 #include "tilecraft/runtime/memory_pool.hpp"
 #include "tilecraft/tune/gemm_plan.hpp"
 #include "tilecraft/tune/tuning.hpp"

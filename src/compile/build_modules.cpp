@@ -18,6 +18,7 @@
 #include "compile/toolchain.hpp"
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
+#include "tilecraft/runtime/kernel_facts.hpp"
 
 namespace tilecraft::compile {
 namespace {
@@ -146,6 +147,9 @@ Result<CompiledModule> obtain(const Toolchain& toolchain, const ArtifactCache& c
     reporter.finished("failed to compile " + request.name + " after " + seconds_text(seconds));
     return produced;
   }
+  // ptxas's registers and spills of each kernel, kept beside the module (KernelFacts).
+  TILECRAFT_RETURN_IF_ERROR(
+      write_file_synced(build->path() + "/resources.txt", resource_usage_lines(run->output)));
   Result<std::string> module_path = cache.commit(job.key, *build, job.key_text);
   if (!module_path) {
     reporter.finished("could not store " + request.name + " after compiling it");

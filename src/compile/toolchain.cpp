@@ -238,8 +238,9 @@ BuildPlan build_plan(const Toolchain& toolchain, const CompileRequest& request,
   const std::vector<std::string> common = common_flags(toolchain, request);
   const std::string source = dir + "/source.cu";
   BuildPlan plan;
-  plan.device = with(with({toolchain.nvcc}, common), {"-fatbin", "-DTILECRAFT_DEVICE_HALF=1", "-o",
-                                                      dir + "/kernels.fatbin", source});
+  plan.device = with(with({toolchain.nvcc}, common),
+                     {"-fatbin", "--resource-usage", "-DTILECRAFT_DEVICE_HALF=1", "-o",
+                      dir + "/kernels.fatbin", source});
   plan.host = with(with({toolchain.nvcc}, common),
                    {"-c", "-DTILECRAFT_HOST_HALF=1", "-Xcompiler=-fPIC",
                     "-Xcompiler=-fvisibility=hidden", "-o", dir + "/host.o", source});

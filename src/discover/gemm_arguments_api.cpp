@@ -137,7 +137,7 @@ bool is_accumulator_type(DataType type) {
 
 Result<GemmArguments> GemmArguments::make(const TensorView& A, const TensorView& B,
                                           const TensorView& out, DataType accumulator_type,
-                                          const EpilogueArguments& epilogue) {
+                                          const EpilogueArguments& epilogue, bool use_fast_accum) {
   TILECRAFT_RETURN_IF_ERROR(check_rank("A", A, "(M, K)"));
   TILECRAFT_RETURN_IF_ERROR(check_rank("B", B, "(K, N)"));
   TILECRAFT_RETURN_IF_ERROR(check_rank("out", out, "(M, N)"));
@@ -164,7 +164,15 @@ Result<GemmArguments> GemmArguments::make(const TensorView& A, const TensorView&
     return Status::invalid("accumulator_type: expected Float32, Float16, Int32 or Float64, got " +
                            dsl_name(accumulator_type));
   }
+  const bool fp8 = A.dtype == DataType::e4m3 || A.dtype == DataType::e5m2;
+  if (use_fast_accum && !fp8) {
+    return Status::invalid(
+        "use_fast_accum: fast accumulation applies to fp8 (Float8E4M3FN, Float8E5M2) operands, "
+        "got A of " +
+        dsl_name(A.dtype));
+  }
   GemmArguments args;
+  args.use_fast_accum_ = use_fast_accum;
   args.a_ = A;
   args.b_ = B;
   args.out_ = out;

@@ -19,6 +19,7 @@ struct TypeFamily {
   bool all_majorness;  // false: A row-major and B column-major only (K-major, "TN")
   bool scaled;
   MathFamily math = MathFamily::tensor_op;
+  bool fast_accum = false;
 };
 
 int max_alignment(DataType type) { return 128 / size_in_bits(type); }
@@ -32,7 +33,10 @@ std::vector<TypeFamily> type_families(int arch) {
     };
     for (DataType a : {e4m3, e5m2}) {
       for (DataType b : {e4m3, e5m2}) {
-        families.push_back({a, b, f32, {bf16, f16, f32}, false, true});
+        for (bool fast_accum : {false, true}) {
+          families.push_back(
+              {a, b, f32, {bf16, f16, f32}, false, true, MathFamily::tensor_op, fast_accum});
+        }
       }
     }
     return families;
@@ -87,6 +91,7 @@ std::vector<GemmOperands> all_operand_sets(int arch) {
             o.alignment_out = std::min(max_alignment(out), alignment);
             o.scaled = family.scaled;
             o.math = family.math;
+            o.fast_accum = family.fast_accum;
             sets.push_back(o);
           }
         }
@@ -245,9 +250,10 @@ Result<GemmDescription> make_description(int arch, const GemmOperands& o, const 
   }
   TileDescription tile;
   if (arch == 90) {
-    auto math =
-        MathInstruction::make({64, d.tile_mn_kbytes[1], 256 / size_in_bits(o.a)}, o.a, o.b,
-                              o.accumulator, OpClass::TensorOp, MathOperation::multiply_add);
+    auto math = MathInstruction::make(
+        {64, d.tile_mn_kbytes[1], 256 / size_in_bits(o.a)}, o.a, o.b, o.accumulator,
+        OpClass::TensorOp,
+        o.fast_accum ? MathOperation::multiply_add_fast_accum : MathOperation::multiply_add);
     if (!math) return math.status();
     auto made = TileDescription::make_sm90({d.tile_mn_kbytes[0], d.tile_mn_kbytes[1], k}, d.stages,
                                            d.cluster_shape, *math, d.kernel_schedule,

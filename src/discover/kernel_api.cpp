@@ -3,9 +3,8 @@
 #include <mutex>
 #include <string>
 
-#include "tilecraft/discover/api.hpp"
-
 #include "discover/kernel_problem.hpp"
+#include "tilecraft/discover/api.hpp"
 #include "tilecraft/discover/gemm_space.hpp"
 #include "tilecraft/discover/performance_model.hpp"
 #include "tilecraft/runtime/device.hpp"
@@ -58,15 +57,29 @@ bool same_scale(const ScaleArgument& a, const ScaleArgument& b) {
 bool same_but_pointers(const GemmArguments& a, const GemmArguments& b) {
   const EpilogueArguments& x = a.epilogue();
   const EpilogueArguments& y = b.epilogue();
-  return same_layout(a.A(), b.A()) && same_layout(a.B(), b.B()) &&
-         same_layout(a.out(), b.out()) && same_layout(x.C, y.C) && same_layout(x.bias, y.bias) &&
-         a.accumulator_type() == b.accumulator_type() && x.alpha == y.alpha &&
-         x.beta == y.beta && x.activation == y.activation &&
-         x.activation_args == y.activation_args && x.bias_per_row == y.bias_per_row &&
-         same_scale(x.scale_a, y.scale_a) && same_scale(x.scale_b, y.scale_b);
+  return same_layout(a.A(), b.A()) && same_layout(a.B(), b.B()) && same_layout(a.out(), b.out()) &&
+         same_layout(x.C, y.C) && same_layout(x.bias, y.bias) &&
+         a.accumulator_type() == b.accumulator_type() && x.alpha == y.alpha && x.beta == y.beta &&
+         x.activation == y.activation && x.activation_args == y.activation_args &&
+         x.bias_per_row == y.bias_per_row && same_scale(x.scale_a, y.scale_a) &&
+         same_scale(x.scale_b, y.scale_b) && a.use_fast_accum() == b.use_fast_accum();
 }
 
 }  // namespace detail
+
+namespace {
+
+// The device the ranking models: the current one where it has the kernel's architecture.
+discover::DeviceTraits traits_for(int cc) {
+  discover::DeviceTraits traits;
+  traits.compute_capability = cc;
+  if (auto info = current_device_info(); info && info->multiprocessor_count > 0) {
+    traits.sm_count = info->multiprocessor_count;
+  }
+  return traits;
+}
+
+}  // namespace
 
 struct Kernel::State {
   int arch = 90;
@@ -105,6 +118,7 @@ struct Kernel::State {
     const double score = metadata.score;
     std::string explain = std::move(metadata.score_explain);
     metadata = metadata_of(description);
+    metadata.facts = discover::kernel_facts(description, metadata.kernel_name, traits_for(arch));
     metadata.score = score;
     metadata.score_explain = std::move(explain);
   }
@@ -260,9 +274,7 @@ Result<size_t> Kernel::get_workspace_size(const GemmArguments& args) const {
   return (*prepared)->workspace_bytes();
 }
 
-Result<std::shared_ptr<GemmOperation>> Kernel::operation() const {
-  return state_->get_operation();
-}
+Result<std::shared_ptr<GemmOperation>> Kernel::operation() const { return state_->get_operation(); }
 
 Status Kernel::run(const GemmArguments& args, const CompiledArtifact* compiled_artifact,
                    void* stream, bool assume_supported_args, void* workspace,
@@ -280,7 +292,8 @@ Status Kernel::run(const GemmArguments& args, const CompiledArtifact* compiled_a
   std::lock_guard lock(state_->prepared_mutex);
   State::Prepared& prepared = state_->prepared;
   if (prepared.abi && prepared.stream == stream && prepared.workspace == workspace &&
-      prepared.workspace_bytes == workspace_bytes && detail::same_but_pointers(*prepared.made_for, args)) {
+      prepared.workspace_bytes == workspace_bytes &&
+      detail::same_but_pointers(*prepared.made_for, args)) {
     const EpilogueArguments& e = args.epilogue();
     if (prepared.abi->retarget(args.A().data, args.B().data, e.C.data, args.out().data,
                                e.bias.data)) {
@@ -315,7 +328,7 @@ bool operands_match(const discover::GemmOperands& o, const GemmArguments& args) 
          o.layout_out == args.layout_out() && args.alignment_a() % o.alignment_a == 0 &&
          args.alignment_b() % o.alignment_b == 0 && args.alignment_out() % o.alignment_out == 0 &&
          o.layout_out == args.layout_c() && args.alignment_c() % o.alignment_out == 0 &&
-         (o.scaled || !args.scales_given());
+         (o.scaled || !args.scales_given()) && (!o.fast_accum || args.use_fast_accum());
 }
 
 // The fusion the arguments ask for (get_kernels derives kernels that have it).
@@ -327,15 +340,6 @@ discover::GemmEpilogue fusion_of(const EpilogueArguments& e) {
     f.element_bias = e.bias.dtype;
   }
   return f;
-}
-
-discover::DeviceTraits device_traits(int cc) {
-  discover::DeviceTraits traits;
-  traits.compute_capability = cc;
-  if (auto info = current_device_info(); info && info->multiprocessor_count > 0) {
-    traits.sm_count = info->multiprocessor_count;
-  }
-  return traits;
 }
 
 }  // namespace
@@ -364,7 +368,7 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
       for (size_t i = 0; i < space.size(); ++i) add(arch, i, 0.0, {}, std::nullopt);
       continue;
     }
-    const discover::DeviceTraits traits = device_traits(cc.value_or(arch));
+    const discover::DeviceTraits traits = traits_for(cc.value_or(arch));
     const discover::GemmShape shape{args->m(), args->n(), args->k(), args->batch()};
     const discover::GemmEpilogue fusion = fusion_of(args->epilogue());
     for (size_t set = 0; set < space.operand_sets().size(); ++set) {
@@ -381,8 +385,12 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
     }
   }
   if (args != nullptr) {
+    // A kernel that spills (by the compiler, or predicted) never ranks above one that does not.
     std::stable_sort(kernels.begin(), kernels.end(), [](const Kernel& a, const Kernel& b) {
-      return a.state_->metadata.score > b.state_->metadata.score;
+      const KernelMetadata& x = a.state_->metadata;
+      const KernelMetadata& y = b.state_->metadata;
+      if (x.facts.spills() != y.facts.spills()) return y.facts.spills();
+      return x.score > y.score;
     });
   }
   return kernels;

@@ -570,4 +570,8 @@ PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
   return e;
 }
 
+int model_ctas_per_sm(const TileDescription& tile, const DeviceTraits& device) {
+  return residency(tile, device).ctas_per_sm;
+}
+
 }  // namespace tilecraft::discover

@@ -91,6 +91,17 @@ void bind_api(nb::module_& root) {
       .def_ro("per_tensor_scales", &EpilogueMetadata::per_tensor_scales)
       .def_ro("bias", &EpilogueMetadata::bias)
       .def_ro("bias_dtype", &EpilogueMetadata::bias_dtype);
+  nb::class_<KernelFacts>(m, "KernelFacts")
+      .def_prop_ro("source",
+                   [](const KernelFacts& f) { return std::string(source_name(f.source)); })
+      .def_ro("registers", &KernelFacts::registers)
+      .def_ro("spill_store_bytes", &KernelFacts::spill_store_bytes)
+      .def_ro("spill_load_bytes", &KernelFacts::spill_load_bytes)
+      .def_ro("stack_bytes", &KernelFacts::stack_bytes)
+      .def_ro("static_smem_bytes", &KernelFacts::static_smem_bytes)
+      .def_ro("max_ctas_per_sm", &KernelFacts::max_ctas_per_sm)
+      .def_prop_ro("spills", &KernelFacts::spills)
+      .def("__repr__", &KernelFacts::text);
   nb::class_<KernelMetadata>(m, "KernelMetadata")
       .def_ro("kernel_name", &KernelMetadata::kernel_name)
       .def_ro("kernel_class", &KernelMetadata::kernel_class)
@@ -99,7 +110,8 @@ void bind_api(nb::module_& root) {
       .def_ro("design", &KernelMetadata::design)
       .def_ro("epilogue", &KernelMetadata::epilogue)
       .def_ro("score", &KernelMetadata::score)
-      .def_ro("score_explain", &KernelMetadata::score_explain);
+      .def_ro("score_explain", &KernelMetadata::score_explain)
+      .def_ro("facts", &KernelMetadata::facts);
 
   auto arguments = nb::class_<GemmArguments>(m, "GemmArguments");
   // python/tilecraft/api/arguments.py passes the epilogue's fields positionally, under the
@@ -109,7 +121,7 @@ void bind_api(nb::module_& root) {
       [](nb::ndarray<> A, nb::ndarray<> B, nb::ndarray<> out, DataType accumulator_type,
          double alpha, double beta, std::optional<nb::ndarray<>> C, ActivationName activation,
          std::vector<double> activation_args, std::optional<nb::ndarray<>> bias, bool bias_per_row,
-         ScaleArgument scale_a, ScaleArgument scale_b) {
+         ScaleArgument scale_a, ScaleArgument scale_b, bool use_fast_accum) {
         EpilogueArguments e;
         e.alpha = alpha;
         e.beta = beta;
@@ -121,7 +133,8 @@ void bind_api(nb::module_& root) {
         e.scale_a = scale_a;
         e.scale_b = scale_b;
         return unwrap(GemmArguments::make(to_tensor_view("A", A), to_tensor_view("B", B),
-                                          to_tensor_view("out", out), accumulator_type, e));
+                                          to_tensor_view("out", out), accumulator_type, e,
+                                          use_fast_accum));
       },
       required<nb::ndarray<>>("A"), required<nb::ndarray<>>("B"), required<nb::ndarray<>>("out"),
       required<DataType>("accumulator_type"),
@@ -133,7 +146,8 @@ void bind_api(nb::module_& root) {
       optional<std::optional<nb::ndarray<>>>("epilogue.bias", std::nullopt, "None"),
       optional<bool>("epilogue.bias_per_row", false, "False", "a bool (True or False)"),
       optional<ScaleArgument>("epilogue.scale_a", {}, "None"),
-      optional<ScaleArgument>("epilogue.scale_b", {}, "None"));
+      optional<ScaleArgument>("epilogue.scale_b", {}, "None"),
+      optional<bool>("use_fast_accum", false, "False", "a bool (True or False)"));
   arguments.def_prop_ro("m", &GemmArguments::m)
       .def_prop_ro("n", &GemmArguments::n)
       .def_prop_ro("k", &GemmArguments::k)
@@ -169,15 +183,19 @@ void bind_api(nb::module_& root) {
         };
         const DesignMetadata& d = m.design;
         const EpilogueMetadata& e = m.epilogue;
-        return nb::make_tuple(m.kernel_name, m.kernel_class, m.min_cc,
-                              nb::make_tuple(operand(m.operands.A), operand(m.operands.B),
-                                             operand(m.operands.out), m.operands.accumulator),
-                              nb::make_tuple(d.arch, d.tile_shape, d.cluster_shape, d.warp_count,
-                                             d.instruction_shape, d.stages, d.kernel_schedule,
-                                             d.epilogue_schedule, d.tile_scheduler, d.swizzle),
-                              nb::make_tuple(e.kind, e.activation, e.compute, e.per_tensor_scales,
-                                             e.bias, e.bias_dtype),
-                              m.score, m.score_explain);
+        return nb::make_tuple(
+            m.kernel_name, m.kernel_class, m.min_cc,
+            nb::make_tuple(operand(m.operands.A), operand(m.operands.B), operand(m.operands.out),
+                           m.operands.accumulator),
+            nb::make_tuple(d.arch, d.tile_shape, d.cluster_shape, d.warp_count, d.instruction_shape,
+                           d.stages, d.kernel_schedule, d.epilogue_schedule, d.tile_scheduler,
+                           d.swizzle),
+            nb::make_tuple(e.kind, e.activation, e.compute, e.per_tensor_scales, e.bias,
+                           e.bias_dtype),
+            m.score, m.score_explain,
+            nb::make_tuple(std::string(source_name(m.facts.source)), m.facts.registers,
+                           m.facts.spill_store_bytes, m.facts.spill_load_bytes, m.facts.stack_bytes,
+                           m.facts.static_smem_bytes, m.facts.max_ctas_per_sm));
       });
   const auto args = required<Ref<GemmArguments>>("args");
   def_method(

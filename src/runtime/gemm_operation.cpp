@@ -3,15 +3,19 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <sstream>
 
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
+#include "tilecraft/runtime/kernel_facts.hpp"
 #include "tilecraft/runtime/module.hpp"
 
 namespace tilecraft {
@@ -117,8 +121,29 @@ std::shared_ptr<const LoadedModule> find_loaded(const GemmDescription& descripti
   return nullptr;
 }
 
-using AttachFn =
-    std::function<Status(GemmOperation&, bool, std::shared_ptr<const LoadedModule>)>;
+// Records the compiler's facts of a unit's kernels (entry p of a unit is the function
+// tc_kernel_<p>), from the resource usage kept beside its module.
+void record_unit_facts(const Work& work, const std::vector<size_t>& unit,
+                       const std::string& module_path) {
+  const std::string path =
+      std::filesystem::path(module_path).parent_path().string() + "/resources.txt";
+  std::ifstream file(path);
+  if (!file) return;
+  std::stringstream text;
+  text << file.rdbuf();
+  const auto facts = parse_resource_usage(text.str());
+  for (size_t p = 0; p < unit.size(); ++p) {
+    const auto& [operation, split_k] = work[unit[p]];
+    if (split_k) continue;
+    auto found = facts.find("tc_kernel_" + std::to_string(p));
+    if (found != facts.end()) {
+      record_kernel_facts(emit::entry_name(entry_for(operation->description(), false)),
+                          found->second);
+    }
+  }
+}
+
+using AttachFn = std::function<Status(GemmOperation&, bool, std::shared_ptr<const LoadedModule>)>;
 
 // Builds (or loads) the modules of (operation, kind) pairs and attaches their entries; one
 // Status per pair.
@@ -198,6 +223,7 @@ std::vector<Status> build_and_attach(const Work& all_work, const compile::Progre
     } else {
       module = *loaded;
     }
+    if (module) record_unit_facts(work, units[u], (*module)->path());
     for (size_t i : units[u]) {
       outcome[work_index[i]] =
           module ? attach(*work[i].first, work[i].second, *module) : unit_status;

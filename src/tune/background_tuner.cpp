@@ -26,8 +26,8 @@ class Worker {
   }
 
   std::shared_ptr<TuningJob> submit(const api::GemmArguments& args,
-                                    const ProblemSignature& signature,
-                                    const TuningOptions& options, std::string* why) {
+                                    const ProblemSignature& signature, const TuningOptions& options,
+                                    std::string* why) {
     std::lock_guard lock(mutex_);
     const std::string key = signature.key();
     if (auto it = active_.find(key); it != active_.end()) return it->second;

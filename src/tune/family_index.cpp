@@ -21,8 +21,7 @@ std::string index_path(const ProblemSignature& signature) {
   for (char c : signature.device_model) {
     folder += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
   }
-  return settings().cache_dir + "/tuning/v1/" + (folder.empty() ? "unknown" : folder) +
-         "/family-" +
+  return settings().cache_dir + "/tuning/v1/" + (folder.empty() ? "unknown" : folder) + "/family-" +
          compile::sha256_hex(signature.device_model + "\n" + signature.family).substr(0, 32) +
          ".txt";
 }
@@ -57,8 +56,8 @@ void note_compiled(const ProblemSignature& signature, const std::vector<std::str
   std::string text = std::string(kMagic) + "\nfamily " + signature.family + "\n";
   for (const std::string& name : all) text += name + "\n";
   std::random_device random;
-  const std::string temp = folder + "/.tmp-" + std::to_string(getpid()) + "-" +
-                           std::to_string(random()) + ".part";
+  const std::string temp =
+      folder + "/.tmp-" + std::to_string(getpid()) + "-" + std::to_string(random()) + ".part";
   if (!compile::write_file_synced(temp, text, 0600) ||
       std::rename(temp.c_str(), path.c_str()) != 0) {
     unlink(temp.c_str());  // the index is a hint: a cache folder we cannot write just lacks it

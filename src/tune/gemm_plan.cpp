@@ -114,26 +114,25 @@ Result<std::shared_ptr<GemmPlan>> GemmPlan::make(const api::GemmArguments& args,
     if (tune::admits(options, kernel.metadata())) p.ranked.push_back(std::move(kernel));
   }
   if (p.ranked.empty()) {
-    return Status::unsupported("no kernel supports these arguments on " + info->name +
-                               (options.allow_tf32 ? std::string()
-                                                   : std::string(" without tf32 (allow_tf32)")));
+    return Status::unsupported(
+        "no kernel supports these arguments on " + info->name +
+        (options.allow_tf32 ? std::string() : std::string(" without tf32 (allow_tf32)")));
   }
   std::lock_guard lock(p.mutex);
   std::string stale;
   if (options.mode != TuningMode::force) {
     if (auto tuned = tune::find_tuned(*signature)) {
       if (const api::Kernel* kernel = p.find(tuned->kernel_name)) {
-        TILECRAFT_RETURN_IF_ERROR(
-            p.use(*kernel, "tuned winner from the tuning cache (" + measured_text(*tuned) + ")",
-                  true));
+        TILECRAFT_RETURN_IF_ERROR(p.use(
+            *kernel, "tuned winner from the tuning cache (" + measured_text(*tuned) + ")", true));
         return plan;
       }
       stale = " (the stored winner " + tuned->kernel_name + " is not a candidate any more)";
     }
   }
   if (options.mode == TuningMode::off) {
-    TILECRAFT_RETURN_IF_ERROR(p.use(p.ranked.front(), "ranked first pick (tuning off)" + stale,
-                                    false));
+    TILECRAFT_RETURN_IF_ERROR(
+        p.use(p.ranked.front(), "ranked first pick (tuning off)" + stale, false));
     tune::note_compiled(*signature, {p.state.kernel_name});
     return plan;
   }
@@ -165,8 +164,8 @@ Result<std::shared_ptr<GemmPlan>> GemmPlan::make(const api::GemmArguments& args,
     TILECRAFT_RETURN_IF_ERROR(
         p.use(*ready, "compiled earlier for this problem family, serves at once" + stale, false));
   } else {
-    TILECRAFT_RETURN_IF_ERROR(p.use(p.ranked.front(), "ranked first pick, compiled now" + stale,
-                                    false));
+    TILECRAFT_RETURN_IF_ERROR(
+        p.use(p.ranked.front(), "ranked first pick, compiled now" + stale, false));
     tune::note_compiled(*signature, {p.state.kernel_name});
   }
   // Queued only now, so that the first pick's compile does not share the CPU with the tuning's.

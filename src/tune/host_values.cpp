@@ -29,8 +29,10 @@ uint32_t encode_float(double value, const Format& f) {
   if (std::isnan(value)) return sign | ((1u << (total - 1)) - 1);
   double magnitude = std::fabs(value);
   if (magnitude > f.max_value) {
-    if (f.finite_only) magnitude = f.max_value;  // saturate, as the conversion instructions do
-    else return sign | (((1u << f.exponent_bits) - 1) << f.mantissa_bits);  // infinity
+    if (f.finite_only)
+      magnitude = f.max_value;  // saturate, as the conversion instructions do
+    else
+      return sign | (((1u << f.exponent_bits) - 1) << f.mantissa_bits);  // infinity
   }
   if (magnitude == 0) return sign;
   int exponent = std::ilogb(magnitude);

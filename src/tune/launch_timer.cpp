@@ -25,12 +25,12 @@ Result<std::unique_ptr<LaunchTimer>> LaunchTimer::make(int device, size_t l2_byt
   std::unique_ptr<LaunchTimer> timer(new LaunchTimer());
   timer->device_ = device;
   cudaStream_t stream = nullptr;
-  TILECRAFT_RETURN_IF_ERROR(cuda_status(
-      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate (tuning)"));
+  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+                                        "cudaStreamCreate (tuning)"));
   timer->stream_ = stream;
   timer->flush_bytes_ = std::max<size_t>(2 * l2_bytes, 8u << 20);
-  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaMalloc(&timer->flush_, timer->flush_bytes_),
-                                        "cudaMalloc (L2 flush buffer)"));
+  TILECRAFT_RETURN_IF_ERROR(
+      cuda_status(cudaMalloc(&timer->flush_, timer->flush_bytes_), "cudaMalloc (L2 flush buffer)"));
   return timer;
 }
 
@@ -50,9 +50,9 @@ Status LaunchTimer::wait(double timeout_seconds) const {
     if (state == cudaSuccess) return Status::ok();
     if (state != cudaErrorNotReady) return cuda_status(state, "a tuning launch");
     if (seconds_since(start) > timeout_seconds) {
-      return Status(StatusCode::kInternal,
-                    "timed out: the launch did not finish within " +
-                        std::to_string(static_cast<int>(timeout_seconds)) + " s");
+      return Status(StatusCode::kInternal, "timed out: the launch did not finish within " +
+                                               std::to_string(static_cast<int>(timeout_seconds)) +
+                                               " s");
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
@@ -76,8 +76,8 @@ Result<Timing> LaunchTimer::time(const std::function<Status(void*)>& launch, int
   for (int round = 0, done = 0; done < planned; ++round) {
     const int batch = round == 0 ? 1 : planned - done;
     for (int i = done; i < done + batch; ++i) {
-      TILECRAFT_RETURN_IF_ERROR(cuda_status(
-          cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream), "flushing the L2 cache"));
+      TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream),
+                                            "flushing the L2 cache"));
       TILECRAFT_RETURN_IF_ERROR(cuda_status(
           cudaEventRecord(static_cast<cudaEvent_t>(starts_[i]), stream), "cudaEventRecord"));
       TILECRAFT_RETURN_IF_ERROR(launch(stream_));
@@ -98,10 +98,10 @@ Result<Timing> LaunchTimer::time(const std::function<Status(void*)>& launch, int
   std::vector<double> us;
   for (int i = 0; i < planned; ++i) {
     float ms = 0;
-    TILECRAFT_RETURN_IF_ERROR(cuda_status(
-        cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(starts_[i]),
-                             static_cast<cudaEvent_t>(stops_[i])),
-        "cudaEventElapsedTime"));
+    TILECRAFT_RETURN_IF_ERROR(
+        cuda_status(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(starts_[i]),
+                                         static_cast<cudaEvent_t>(stops_[i])),
+                    "cudaEventElapsedTime"));
     us.push_back(ms * 1e3);
   }
   std::sort(us.begin(), us.end());

@@ -26,8 +26,7 @@ std::string plan_key(const api::GemmArguments& args, const tune::TuningOptions& 
   }
   key << '|' << args.alignment_a() << ',' << args.alignment_b() << ',' << args.alignment_out()
       << ',' << args.alignment_c() << '|' << static_cast<int>(args.accumulator_type()) << '|'
-      << e.alpha << ',' << e.beta << ',' << static_cast<int>(e.activation) << ','
-      << e.bias_per_row;
+      << e.alpha << ',' << e.beta << ',' << static_cast<int>(e.activation) << ',' << e.bias_per_row;
   for (double a : e.activation_args) key << ',' << a;
   for (const ScaleArgument* s : {&e.scale_a, &e.scale_b}) {
     key << '|' << s->given << ',' << s->value << ',' << s->tensor.data;
@@ -59,8 +58,8 @@ Result<api::GemmArguments> arguments_of(const TensorView& A, const TensorView& B
   e.bias_per_row = o.bias_per_row;
   e.scale_a = o.scale_a;
   e.scale_b = o.scale_b;
-  return api::GemmArguments::make(A, B, out, o.accumulator_type.value_or(default_accumulator(A.dtype)),
-                                  e);
+  return api::GemmArguments::make(
+      A, B, out, o.accumulator_type.value_or(default_accumulator(A.dtype)), e, o.use_fast_accum);
 }
 
 }  // namespace

@@ -154,18 +154,19 @@ Result<std::unique_ptr<ScratchProblem>> ScratchProblem::make(const api::GemmArgu
   for (ScaleArgument* scale : {&epilogue.scale_a, &epilogue.scale_b}) {
     if (scale->given) *scale = ScaleArgument{true, 1.0, {}};
   }
-  auto args = api::GemmArguments::make(p->a_, p->b_, p->out_, like.accumulator_type(), epilogue);
+  auto args = api::GemmArguments::make(p->a_, p->b_, p->out_, like.accumulator_type(), epilogue,
+                                       like.use_fast_accum());
   if (!args) return args.status();
   p->args_ = std::move(*args);
   return p;
 }
 
 Status ScratchProblem::poison_output(void* stream) const {
-  return cuda_status(cudaMemsetAsync(out_.data, poison_byte(out_.dtype),
-                                     static_cast<size_t>(span_elements(out_)) *
-                                         storage_bytes(out_.dtype),
-                                     static_cast<cudaStream_t>(stream)),
-                     "poisoning the tuning output");
+  return cuda_status(
+      cudaMemsetAsync(out_.data, poison_byte(out_.dtype),
+                      static_cast<size_t>(span_elements(out_)) * storage_bytes(out_.dtype),
+                      static_cast<cudaStream_t>(stream)),
+      "poisoning the tuning output");
 }
 
 double ScratchProblem::reference(int64_t l, int64_t i, int64_t j, double* magnitude) const {
@@ -186,18 +187,17 @@ Status ScratchProblem::check_output(const api::KernelMetadata& kernel) const {
   const api::EpilogueArguments& e = g.epilogue();
   const int element = storage_bytes(out_.dtype);
   std::vector<uint8_t> host(static_cast<size_t>(span_elements(out_)) * element);
-  TILECRAFT_RETURN_IF_ERROR(cuda_status(
-      cudaMemcpy(host.data(), out_.data, host.size(), cudaMemcpyDeviceToHost),
-      "copying the tuning output"));
+  TILECRAFT_RETURN_IF_ERROR(
+      cuda_status(cudaMemcpy(host.data(), out_.data, host.size(), cudaMemcpyDeviceToHost),
+                  "copying the tuning output"));
   const std::vector<uint8_t> poison(element, poison_byte(out_.dtype));
   for (int64_t l = 0; l < g.batch(); ++l) {
     for (int64_t i = 0; i < g.m(); ++i) {
       for (int64_t j = 0; j < g.n(); ++j) {
         const int64_t at = offset(out_, l, i, j) * element;
         if (std::memcmp(host.data() + at, poison.data(), element) == 0) {
-          return Status::invalid("output element (" + std::to_string(l) + ", " +
-                                 std::to_string(i) + ", " + std::to_string(j) +
-                                 ") was never written");
+          return Status::invalid("output element (" + std::to_string(l) + ", " + std::to_string(i) +
+                                 ", " + std::to_string(j) + ") was never written");
         }
       }
     }
@@ -205,7 +205,8 @@ Status ScratchProblem::check_output(const api::KernelMetadata& kernel) const {
   const double scale = e.alpha * (e.scale_a.given ? e.scale_a.value : 1.0) *
                        (e.scale_b.given ? e.scale_b.value : 1.0);
   const bool fast_accum = kernel.kernel_name.find("fastaccum") != std::string::npos;
-  const double u_acc = fast_accum ? std::ldexp(1.0, -10) : unit_roundoff(kernel.operands.accumulator);
+  const double u_acc =
+      fast_accum ? std::ldexp(1.0, -10) : unit_roundoff(kernel.operands.accumulator);
   const double u_product = 2 * product_roundoff(kernel.operands.A.dtype);
   const double u_out = unit_roundoff(out_.dtype);
   const double slope = 1.5;  // the steepest activation (hardswish) at its steepest

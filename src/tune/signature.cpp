@@ -106,7 +106,8 @@ Result<ProblemSignature> signature_of(const api::GemmArguments& args, bool allow
     family << ";bias=" << (e.bias_per_row ? "row/" : "column/") << long_name(e.bias.dtype);
   }
   if (e.scale_a.given || e.scale_b.given) family << ";scales";
- if (args.A().dtype == DataType::f32) family << ";f32math=" << (allow_tf32 ? "tf32" : "f32");
+  if (args.use_fast_accum()) family << ";fast_accum";
+  if (args.A().dtype == DataType::f32) family << ";f32math=" << (allow_tf32 ? "tf32" : "f32");
   family << ";batched=" << (args.batch() > 1 ? "yes" : "no");
   ProblemSignature signature;
   signature.device_model = info->name;

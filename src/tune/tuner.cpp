@@ -29,8 +29,8 @@ std::string first_line(const std::string& text) {
 }
 
 std::string shape_text(const api::GemmArguments& args) {
-  std::string text = std::to_string(args.m()) + "x" + std::to_string(args.n()) + "x" +
-                     std::to_string(args.k());
+  std::string text =
+      std::to_string(args.m()) + "x" + std::to_string(args.n()) + "x" + std::to_string(args.k());
   if (args.batch() > 1) text += " (batch " + std::to_string(args.batch()) + ")";
   return text;
 }
@@ -145,8 +145,8 @@ Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptio
     if (!compiled[c]) continue;
     if (deadline_passed()) {
       r.outcome = Outcome::timed_out;
-      r.reason = "the tuning budget of " + tflops_text(options.max_seconds) +
-                 " s ran out before it ran";
+      r.reason =
+          "the tuning budget of " + tflops_text(options.max_seconds) + " s ran out before it ran";
       continue;
     }
     const api::Kernel& kernel = candidates[c];
@@ -209,8 +209,8 @@ Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptio
   if (!report.winner) {
     std::string reasons;
     for (const CandidateResult& r : report.candidates) {
-      reasons += "\n  " + r.kernel_name + ": " + std::string(to_string(r.outcome)) + " (" +
-                 r.reason + ")";
+      reasons +=
+          "\n  " + r.kernel_name + ": " + std::string(to_string(r.outcome)) + " (" + r.reason + ")";
     }
     return Status(StatusCode::kNotSupported,
                   "tuning " + shape_text(args) + ": no candidate ran and verified:" + reasons);

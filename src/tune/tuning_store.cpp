@@ -30,8 +30,7 @@ std::string folder_name(const std::string& model) {
 }
 
 std::string entry_path(const ProblemSignature& signature) {
-  return tuning_root() + "/" + folder_name(signature.device_model) + "/" + signature.key() +
-         ".txt";
+  return tuning_root() + "/" + folder_name(signature.device_model) + "/" + signature.key() + ".txt";
 }
 
 std::string one_line(std::string text) {
@@ -202,8 +201,8 @@ Status store_tuned(const ProblemSignature& signature, const TunedChoice& choice)
   const std::string folder = fs::path(path).parent_path().string();
   TILECRAFT_RETURN_IF_ERROR(make_dirs(folder));
   std::random_device random;
-  const std::string temp = folder + "/.tmp-" + std::to_string(getpid()) + "-" +
-                           std::to_string(random()) + ".part";
+  const std::string temp =
+      folder + "/.tmp-" + std::to_string(getpid()) + "-" + std::to_string(random()) + ".part";
   TILECRAFT_RETURN_IF_ERROR(compile::write_file_synced(temp, entry_text(signature, choice), 0600));
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     Status failed(StatusCode::kInternal, compile::errno_text("could not rename into", path));

@@ -16,6 +16,7 @@
 #include "tilecraft/describe/gemm_operation.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
+#include "tilecraft/runtime/kernel_facts.hpp"
 #include "tilecraft/runtime/scale_argument.hpp"
 
 namespace tilecraft::api {
@@ -67,6 +68,9 @@ struct KernelMetadata {
   // device (higher is better); 0 when listed without arguments. score_explain says how.
   double score = 0;
   std::string score_explain;
+  // Registers, spills, shared memory and resident CTAs per SM: the compiler's once the kernel was
+  // built with this cache, else predicted from the tile (facts.source says which).
+  KernelFacts facts;
 };
 
 KernelMetadata metadata_of(const GemmDescription& description);
@@ -99,7 +103,8 @@ class GemmArguments {
  public:
   static Result<GemmArguments> make(const TensorView& A, const TensorView& B, const TensorView& out,
                                     DataType accumulator_type,
-                                    const EpilogueArguments& epilogue = {});
+                                    const EpilogueArguments& epilogue = {},
+                                    bool use_fast_accum = false);
 
   const TensorView& A() const { return a_; }
   const TensorView& B() const { return b_; }
@@ -123,6 +128,10 @@ class GemmArguments {
   Layout layout_c() const { return layout_c_; }
   int alignment_c() const { return alignment_c_; }
   bool scales_given() const { return epilogue_.scale_a.given || epilogue_.scale_b.given; }
+  // fp8 only: kernels may accumulate the tensor cores' products without promoting them to f32
+  // every few k-blocks (faster, less accurate; torch._scaled_mm's use_fast_accum). Otherwise
+  // only kernels that promote are listed.
+  bool use_fast_accum() const { return use_fast_accum_; }
 
  private:
   TensorView a_, b_, out_;
@@ -133,6 +142,7 @@ class GemmArguments {
   EpilogueArguments epilogue_;
   Layout layout_c_ = Layout::RowMajor;
   int alignment_c_ = 1;
+  bool use_fast_accum_ = false;
 };
 
 // ---- kernels -----------------------------------------------------------------------------------

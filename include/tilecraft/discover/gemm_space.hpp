@@ -26,6 +26,8 @@ struct GemmOperands {
   // fp8 kernels run the per-tensor-scale epilogue (scales default to 1).
   bool scaled = false;
   MathFamily math = MathFamily::tensor_op;
+  // fp8 kernels that accumulate without promoting to f32 (listed only for use_fast_accum).
+  bool fast_accum = false;
   friend bool operator==(const GemmOperands&, const GemmOperands&) = default;
 };
 

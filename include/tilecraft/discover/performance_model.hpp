@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tilecraft/describe/gemm_operation.hpp"
+#include "tilecraft/runtime/kernel_facts.hpp"
 
 namespace tilecraft::discover {
 
@@ -43,5 +44,16 @@ struct PerformanceEstimate {
 // empty problem scores 0 and takes the launch overhead. Allocation-free and deterministic.
 PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
                              const DeviceTraits& device);
+
+// Thread blocks of the tile resident on one SM by the model (shared memory, threads, estimated
+// registers); 0 when the device cannot run it.
+int model_ctas_per_sm(const TileDescription& tile, const DeviceTraits& device);
+
+// The compiler's facts of the kernel when it was built with this cache (max_ctas_per_sm from the
+// compiler's registers and the model's shared memory and threads), else predicted from the tile:
+// accumulator registers per thread of the schedule's consumer threads (doubled for fp8 with
+// default accumulation, which promotes through a second set) against the register budget.
+KernelFacts kernel_facts(const GemmDescription& d, const std::string& kernel_name,
+                         const DeviceTraits& device);
 
 }  // namespace tilecraft::discover

@@ -23,10 +23,10 @@
 namespace tilecraft {
 
 struct PlanState {
-  std::string kernel_name;  // the kernel that serves the next call
-  std::string reason;       // why it does
-  bool tuned = false;       // it is a measured winner
-  bool tuning = false;      // a background tuning run for this signature is queued or running
+  std::string kernel_name;   // the kernel that serves the next call
+  std::string reason;        // why it does
+  bool tuned = false;        // it is a measured winner
+  bool tuning = false;       // a background tuning run for this signature is queued or running
   std::string tuning_error;  // why the last background tuning run found no winner, if it did not
   uint64_t calls = 0;
 };
@@ -75,6 +75,7 @@ struct GemmOptions {
   // Default: f32 for floating-point operands (f64 for f64), s32 for int8.
   std::optional<DataType> accumulator_type;
   ScaleArgument scale_a, scale_b;  // fp8 per-tensor scales
+  bool use_fast_accum = false;     // fp8: allow unpromoted accumulation (api::GemmArguments)
   // nullopt: tune::tuning_options_from_environment().
   std::optional<tune::TuningOptions> tuning;
   void* stream = nullptr;  // a cudaStream_t; nullptr: the default stream
@@ -87,8 +88,7 @@ Status gemm(const TensorView& A, const TensorView& B, const TensorView& out,
 
 // The plan gemm() would use for these tensors and options (made if needed).
 Result<std::shared_ptr<GemmPlan>> plan_gemm(const TensorView& A, const TensorView& B,
-                                            const TensorView& out,
-                                            const GemmOptions& options = {});
+                                            const TensorView& out, const GemmOptions& options = {});
 
 // The accumulator gemm() uses for operands of `type`.
 DataType default_accumulator(DataType type);

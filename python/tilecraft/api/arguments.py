@@ -58,13 +58,15 @@ class GemmArguments(RuntimeArguments):
     dimension L. Tensors are CUDA tensors (torch, cupy, ... by DLPack). Checked on construction:
     ranks, shapes, batch extents, one device, a contiguous inner dimension; a mismatch raises
     ValueError naming the argument. ``epilogue`` (an EpilogueArguments) adds alpha, beta, C,
-    an activation, a bias or fp8 scales."""
+    an activation, a bias or fp8 scales. ``use_fast_accum`` (fp8 only) also admits kernels that
+    accumulate without promoting to f32 every few k-blocks (torch._scaled_mm's flag)."""
 
     A: Any
     B: Any
     out: Any
     accumulator_type: Any
     epilogue: Optional[EpilogueArguments] = None
+    use_fast_accum: bool = False
     _native: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -78,7 +80,7 @@ class GemmArguments(RuntimeArguments):
             _detached(self.A), _detached(self.B), _detached(self.out),
             numeric_type("accumulator_type", self.accumulator_type), e.alpha, e.beta,
             _detached(e.C), e.activation, e.activation_args, _detached(e.bias), e.bias_per_row,
-            _detached(e.scale_a), _detached(e.scale_b))
+            _detached(e.scale_a), _detached(e.scale_b), self.use_fast_accum)
 
     @property
     def problem_shape(self):

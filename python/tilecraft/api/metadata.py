@@ -7,7 +7,7 @@
 for (0 when listed without arguments).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from tilecraft._core import (Activation, BiasKind, DataType, EpilogueKind, EpilogueScheduleType,
@@ -81,6 +81,23 @@ class EpilogueMetadata:
 
 
 @dataclass(slots=True)
+class KernelFacts:
+    """Registers, spills and residency of a kernel: the compiler's (``source == "compiler"``)
+    once it was built with this cache, else ``"predicted"`` from its tile. -1: not known."""
+    source: str = "unknown"
+    registers: int = -1
+    spill_store_bytes: int = -1
+    spill_load_bytes: int = -1
+    stack_bytes: int = -1
+    static_smem_bytes: int = -1
+    max_ctas_per_sm: int = -1
+
+    @property
+    def spills(self):
+        return self.spill_store_bytes > 0 or self.spill_load_bytes > 0
+
+
+@dataclass(slots=True)
 class KernelMetadata:
     kernel_name: str
     kernel_class: type
@@ -90,11 +107,12 @@ class KernelMetadata:
     epilogue: Optional[EpilogueMetadata] = None
     score: float = 0.0
     score_explain: str = ""
+    facts: KernelFacts = field(default_factory=KernelFacts)
 
 
 def from_fields(fields, kernel_classes):
     """The Python view of a C++ tilecraft::api::KernelMetadata, from Kernel.metadata_fields."""
-    name, kernel_class, min_cc, operands, design, epilogue, score, explain = fields
+    name, kernel_class, min_cc, operands, design, epilogue, score, explain, facts = fields
     a, b, out, accumulator = operands
     arch, tile, cluster, warps, instruction, stages, kernel, epi, scheduler, swizzle = design
     if arch == 90:
@@ -107,9 +125,10 @@ def from_fields(fields, kernel_classes):
         kernel_name=name, kernel_class=kernel_classes[kernel_class], min_cc=min_cc,
         operands=GemmOperandsMetadata(OperandMetadata(*a), OperandMetadata(*b),
                                       OperandMetadata(*out), accumulator),
-        design=design, epilogue=EpilogueMetadata(*epilogue), score=score, score_explain=explain)
+        design=design, epilogue=EpilogueMetadata(*epilogue), score=score, score_explain=explain,
+        facts=KernelFacts(*facts))
 
 
 __all__ = ["OperandMetadata", "OperandsMetadata", "GemmOperandsMetadata", "DesignMetadata",
            "Sm80DesignMetadata", "Sm90DesignMetadata", "Sm100DesignMetadata", "EpilogueMetadata",
-           "KernelMetadata"]
+           "KernelFacts", "KernelMetadata"]

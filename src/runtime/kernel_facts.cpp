@@ -1,0 +1,238 @@
+#include "tilecraft/runtime/kernel_facts.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include "compile/file_util.hpp"
+#include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/core/settings.hpp"
+
+namespace tilecraft {
+namespace {
+
+constexpr const char* kMagic = "tilecraft-kernel-facts 1";
+
+// The integer after `label` in line ("Used 168 registers": label "Used "), or -1.
+int number_after(std::string_view line, std::string_view label) {
+  const size_t at = line.find(label);
+  if (at == std::string_view::npos) return -1;
+  size_t pos = at + label.size();
+  if (pos >= line.size() || line[pos] < '0' || line[pos] > '9') return -1;
+  long value = 0;
+  while (pos < line.size() && line[pos] >= '0' && line[pos] <= '9' && value < (1L << 30)) {
+    value = value * 10 + (line[pos++] - '0');
+  }
+  return static_cast<int>(value);
+}
+
+// The integer before `label` in line ("0 bytes spill stores": label " bytes spill stores"), or -1.
+int number_before(std::string_view line, std::string_view label) {
+  const size_t at = line.find(label);
+  if (at == std::string_view::npos || at == 0) return -1;
+  size_t start = at;
+  while (start > 0 && line[start - 1] >= '0' && line[start - 1] <= '9') --start;
+  if (start == at) return -1;
+  return number_after(line.substr(start), "");
+}
+
+std::string quoted_name(std::string_view line, std::string_view label) {
+  const size_t at = line.find(label);
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = line.substr(at + label.size());
+  if (!rest.empty() && rest.front() == '\'') rest.remove_prefix(1);
+  const size_t end = rest.find_first_of("' \t");
+  return std::string(rest.substr(0, end));
+}
+
+void merge(KernelFacts& into, int KernelFacts::*field, int value) {
+  if (value >= 0) into.*field = std::max(into.*field, value);
+}
+
+std::string index_folder() { return settings().cache_dir + "/facts/v1"; }
+
+std::string index_path(const std::string& kernel_name) {
+  return index_folder() + "/" + compile::sha256_hex(kernel_name).substr(0, 40) + ".txt";
+}
+
+std::string record_text(const std::string& kernel_name, const KernelFacts& f) {
+  std::string text = std::string(kMagic) + "\nkernel " + kernel_name + "\n";
+  text += "registers " + std::to_string(f.registers) + "\n";
+  text += "spill_stores " + std::to_string(f.spill_store_bytes) + "\n";
+  text += "spill_loads " + std::to_string(f.spill_load_bytes) + "\n";
+  text += "stack " + std::to_string(f.stack_bytes) + "\n";
+  text += "smem " + std::to_string(f.static_smem_bytes) + "\n";
+  return text;
+}
+
+std::optional<KernelFacts> parse_record(const std::string& kernel_name, const std::string& text) {
+  std::istringstream lines(text);
+  std::string line;
+  if (!std::getline(lines, line) || line != kMagic) return std::nullopt;
+  if (!std::getline(lines, line) || line != "kernel " + kernel_name) return std::nullopt;
+  KernelFacts facts;
+  facts.source = KernelFacts::Source::compiler;
+  const std::pair<const char*, int KernelFacts::*> fields[] = {
+      {"registers ", &KernelFacts::registers},
+      {"spill_stores ", &KernelFacts::spill_store_bytes},
+      {"spill_loads ", &KernelFacts::spill_load_bytes},
+      {"stack ", &KernelFacts::stack_bytes},
+      {"smem ", &KernelFacts::static_smem_bytes}};
+  for (const auto& [label, field] : fields) {
+    if (!std::getline(lines, line) || line.rfind(label, 0) != 0) return std::nullopt;
+    const int value = number_after(line, label);
+    if (value < 0) return std::nullopt;
+    facts.*field = value;
+  }
+  return facts;
+}
+
+// Facts read or recorded in this process, by kernel name: one file read per kernel at most.
+struct Memo {
+  std::mutex mutex;
+  std::string cache_dir;
+  std::map<std::string, std::optional<KernelFacts>> known;
+};
+
+Memo& memo() {
+  static Memo m;
+  return m;
+}
+
+}  // namespace
+
+std::string_view source_name(KernelFacts::Source source) {
+  switch (source) {
+    case KernelFacts::Source::compiler:
+      return "compiler";
+    case KernelFacts::Source::predicted:
+      return "predicted";
+    case KernelFacts::Source::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string KernelFacts::text() const {
+  if (!known()) return "unknown";
+  auto field = [](int value) { return value < 0 ? std::string("?") : std::to_string(value); };
+  return "registers=" + field(registers) + " spill_stores=" + field(spill_store_bytes) +
+         " spill_loads=" + field(spill_load_bytes) + " stack=" + field(stack_bytes) +
+         " smem=" + field(static_smem_bytes) + " max_ctas_per_sm=" + field(max_ctas_per_sm) + " (" +
+         std::string(source_name(source)) + ")";
+}
+
+std::string resource_usage_lines(std::string_view output) {
+  std::string kept;
+  size_t start = 0;
+  while (start < output.size()) {
+    size_t end = output.find('\n', start);
+    if (end == std::string_view::npos) end = output.size();
+    std::string_view line = output.substr(start, end - start);
+    if (line.find("ptxas info") != std::string_view::npos ||
+        line.find("bytes stack frame") != std::string_view::npos) {
+      kept.append(line);
+      kept += '\n';
+    }
+    start = end + 1;
+  }
+  return kept;
+}
+
+std::map<std::string, KernelFacts> parse_resource_usage(std::string_view text) {
+  std::map<std::string, KernelFacts> facts;
+  std::string current;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    if (std::string name = quoted_name(line, "Compiling entry function "); !name.empty()) {
+      current = name;
+      continue;
+    }
+    if (std::string name = quoted_name(line, "Function properties for "); !name.empty()) {
+      current = name;
+      continue;
+    }
+    if (current.empty()) continue;
+    KernelFacts& f = facts[current];
+    f.source = KernelFacts::Source::compiler;
+    if (line.find("bytes stack frame") != std::string_view::npos) {
+      merge(f, &KernelFacts::stack_bytes, number_before(line, " bytes stack frame"));
+      merge(f, &KernelFacts::spill_store_bytes, number_before(line, " bytes spill stores"));
+      merge(f, &KernelFacts::spill_load_bytes, number_before(line, " bytes spill loads"));
+    } else if (line.find("Used ") != std::string_view::npos &&
+               line.find(" registers") != std::string_view::npos) {
+      merge(f, &KernelFacts::registers, number_after(line, "Used "));
+      const int smem = number_before(line, " bytes smem");
+      merge(f, &KernelFacts::static_smem_bytes, smem < 0 ? 0 : smem);
+    }
+  }
+  // A function ptxas named without a register line is not a kernel it compiled here.
+  for (auto it = facts.begin(); it != facts.end();) {
+    it = it->second.registers < 0 ? facts.erase(it) : std::next(it);
+  }
+  for (auto& [name, f] : facts) {
+    if (f.spill_store_bytes < 0) f.spill_store_bytes = 0;
+    if (f.spill_load_bytes < 0) f.spill_load_bytes = 0;
+    if (f.stack_bytes < 0) f.stack_bytes = 0;
+  }
+  return facts;
+}
+
+std::optional<KernelFacts> compiled_kernel_facts(const std::string& kernel_name) {
+  Memo& m = memo();
+  std::lock_guard lock(m.mutex);
+  if (m.cache_dir != settings().cache_dir) {
+    m.known.clear();
+    m.cache_dir = settings().cache_dir;
+  }
+  if (auto it = m.known.find(kernel_name); it != m.known.end()) return it->second;
+  const std::string path = index_path(kernel_name);
+  compile::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  std::string text;
+  std::optional<KernelFacts> found;
+  if (fd.valid() && compile::read_all(fd.get(), path, &text))
+    found = parse_record(kernel_name, text);
+  m.known[kernel_name] = found;
+  return found;
+}
+
+void record_kernel_facts(const std::string& kernel_name, const KernelFacts& facts) {
+  if (facts.source != KernelFacts::Source::compiler) return;
+  {
+    Memo& m = memo();
+    std::lock_guard lock(m.mutex);
+    if (m.cache_dir != settings().cache_dir) {
+      m.known.clear();
+      m.cache_dir = settings().cache_dir;
+    }
+    auto it = m.known.find(kernel_name);
+    if (it != m.known.end() && it->second && it->second->registers == facts.registers &&
+        it->second->spill_store_bytes == facts.spill_store_bytes) {
+      return;
+    }
+    m.known[kernel_name] = facts;
+  }
+  const std::string folder = index_folder();
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  std::random_device random;
+  const std::string temp =
+      folder + "/.tmp-" + std::to_string(getpid()) + "-" + std::to_string(random()) + ".part";
+  const std::string path = index_path(kernel_name);
+  if (!compile::write_file_synced(temp, record_text(kernel_name, facts), 0600) ||
+      std::rename(temp.c_str(), path.c_str()) != 0) {
+    unlink(temp.c_str());  // the index is a hint: a cache folder we cannot write just lacks it
+  }
+}
+
+}  // namespace tilecraft
