@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a bare GPU machine (no registry): build from scratch with every core, then run the C++ and
 # Python test suites with the GPU tests, the examples and the benchmarks. Logs go to $1.
-#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|all]...
+#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|all]...
 # Needs the CUTLASS headers in .deps/cutlass (carry it) or CUTLASS_DIR.
 # Kernels compiled on an earlier machine of the same kind come back as OUTDIR/kernel-cache.tgz;
 # carry it as .gpu-cache/kernel-cache.tgz and they are not compiled again.
@@ -84,9 +84,21 @@ if want examples; then
   step example_seed004 $PY -W always examples/python/seed004_readme.py
   step example_seed003 $PY examples/python/seed003_api.py
 fi
+if want tune; then
+  step tune_cpp "$TILECRAFT_BUILD_DIR/tests/cpp/tilecraft_tests" \
+    --gtest_filter='TunerGpu*:KernelFacts*:FactsIndex*:KernelCacheAdmin*:Tuning*:ShapeBucket*'
+  TILECRAFT_TEST_CHECK_LIVE=1 step pytest_ops $PY -X faulthandler -m pytest tests/python/gpu_ops \
+    tests/python/test_ops_cli.py -rs -v
+  step profile_cli tilecraft profile --shape 4096x4096x4096 --shape 2048x8192x2048 --dtype bf16 \
+    --dtype e4m3 --max-candidates 4 --out "$OUT/profile"
+fi
+# SUITE_ARGS: arguments of bench/bench_tuned_suite.py (e.g. "--set gemm --dtype bf16").
+if want suite; then
+  step suite $PY bench/bench_tuned_suite.py --out "$OUT/suite" ${SUITE_ARGS:-}
+fi
 if want bench; then
   for b in bench/bench_*.py; do
-    [[ $b == bench/bench_sm90_* ]] && continue
+    [[ $b == bench/bench_sm90_* || $b == bench/bench_tuned_suite.py ]] && continue
     step "$(basename "$b" .py)" $PY "$b"
   done
 fi

@@ -42,7 +42,8 @@ from tilecraft.epilogue import (
 from tilecraft.operation import GemmOperationUniversal
 from tilecraft.arguments import GemmArguments
 from tilecraft.memory import get_allocated_size, get_memory_pool
-from tilecraft import compiler, gemm
+from tilecraft import compiler, gemm, tuning
+from tilecraft.ops import GemmPlan, plan_gemm
 
 __version__ = "0.1.0"
 
@@ -54,6 +55,7 @@ __all__ = [
     "FastLinearCombinationClamp",
     "GemmArguments",
     "GemmCoord",
+    "GemmPlan",
     "GemmOperationUniversal",
     "Layout",
     "LinearCombination",
@@ -76,9 +78,11 @@ __all__ = [
     "get_memory_pool",
     "hardswish",
     "leaky_relu",
+    "plan_gemm",
     "relu",
     "sigmoid",
     "silu",
     "tanh",
+    "tuning",
     *_types_all,
 ]

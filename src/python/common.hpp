@@ -52,5 +52,6 @@ void bind_types(nb::module_& m);
 void bind_describe(nb::module_& m);
 void bind_runtime(nb::module_& m);
 void bind_api(nb::module_& m);
+void bind_tune(nb::module_& m);
 
 }  // namespace tilecraft::python

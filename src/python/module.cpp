@@ -65,4 +65,5 @@ NB_MODULE(_core, m) {
   tilecraft::python::bind_describe(m);
   tilecraft::python::bind_runtime(m);
   tilecraft::python::bind_api(m);
+  tilecraft::python::bind_tune(m);
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <set>
 
 #include "tilecraft/runtime/device.hpp"
@@ -58,6 +59,57 @@ class DeviceGuard {
 
 }  // namespace
 
+std::vector<api::Kernel> tuning_candidates(const api::GemmArguments& args,
+                                           const TuningOptions& options, int cc) {
+  std::vector<api::Kernel> candidates;
+  std::set<std::string> seen;
+  for (api::Kernel& kernel : api::get_kernels(&args, {}, cc)) {
+    if (static_cast<int>(candidates.size()) == options.max_candidates) break;
+    if (!admits(options, kernel.metadata())) continue;
+    if (seen.insert(kernel.metadata().kernel_name).second) candidates.push_back(kernel);
+  }
+  return candidates;
+}
+
+Status precompile_candidates(const std::vector<const api::GemmArguments*>& problems,
+                             const TuningOptions& options, const compile::ProgressFn& progress) {
+  TILECRAFT_RETURN_IF_ERROR(validate(options));
+  std::vector<std::shared_ptr<GemmOperation>> operations;
+  std::map<std::string, std::shared_ptr<GemmOperation>> by_name;
+  std::vector<std::pair<ProblemSignature, std::vector<std::string>>> families;
+  for (size_t i = 0; i < problems.size(); ++i) {
+    if (problems[i] == nullptr) {
+      return Status::invalid("problems[" + std::to_string(i) + "]: got no arguments");
+    }
+    auto info = device_info(problems[i]->A().device_id);
+    if (!info) return info.status();
+    auto signature = signature_of(*problems[i], options.allow_tf32);
+    if (!signature) return signature.status();
+    std::vector<std::string> names;
+    for (const api::Kernel& kernel :
+         tuning_candidates(*problems[i], options, info->compute_capability)) {
+      names.push_back(kernel.metadata().kernel_name);
+      if (by_name.count(names.back())) continue;
+      auto operation = kernel.operation();
+      if (!operation) return operation.status();
+      operations.push_back(*operation);
+      by_name[names.back()] = *operation;
+    }
+    families.emplace_back(*signature, std::move(names));
+  }
+  if (progress) {
+    progress("tilecraft: " + std::to_string(operations.size()) + " tuning candidates of " +
+             std::to_string(problems.size()) + " problems compile (each in its own module)");
+  }
+  // A candidate that fails to compile here fails again, with its reason, when its problem tunes.
+  (void)compile_each_operation(operations, progress, /*one_kernel_per_module=*/true);
+  for (auto& [signature, names] : families) {
+    std::erase_if(names, [&](const std::string& name) { return !by_name[name]->is_compiled(); });
+    note_compiled(signature, names);
+  }
+  return Status::ok();
+}
+
 Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptions& options,
                                const compile::ProgressFn& progress) {
   TILECRAFT_RETURN_IF_ERROR(validate(options));
@@ -74,13 +126,7 @@ Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptio
 
   TuningReport report;
   report.signature = *signature;
-  std::vector<api::Kernel> candidates;
-  std::set<std::string> seen;
-  for (api::Kernel& kernel : api::get_kernels(&args, {}, info->compute_capability)) {
-    if (static_cast<int>(candidates.size()) == options.max_candidates) break;
-    if (!admits(options, kernel.metadata())) continue;
-    if (seen.insert(kernel.metadata().kernel_name).second) candidates.push_back(kernel);
-  }
+  std::vector<api::Kernel> candidates = tuning_candidates(args, options, info->compute_capability);
   if (candidates.empty()) {
     return Status::unsupported("no kernel supports these arguments (" + shape_text(args) +
                                "), so there is nothing to tune");

@@ -1,6 +1,7 @@
 // Compilation: generated source -> shared object on disk, through the artifact cache.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -85,6 +86,33 @@ Result<CacheTransfer> export_cache(const std::string& archive_path);
 // fault refuses the whole archive with a message naming the entry and the fault. Entries are
 // then stored as if compiled here, signed with this machine's signing key.
 Result<CacheTransfer> import_cache(const std::string& archive_path);
+
+// ---- the kernel cache as a whole (the `tilecraft cache` command) ------------------------------
+
+struct KernelCacheEntry {
+  std::string key;                   // hex SHA-256
+  std::string path;                  // the entry's folder
+  std::vector<std::string> kernels;  // the entry names of its module
+  uint64_t bytes = 0;
+  int64_t last_used = 0;  // seconds since the epoch: the module's last access or write
+  bool valid = false;     // its module verifies (HMAC, size) with this user's signing key
+  std::string invalid_reason;
+};
+
+struct KernelCacheStats {
+  std::string folder;
+  size_t entries = 0, kernels = 0, invalid = 0;
+  uint64_t bytes = 0;
+};
+
+Result<KernelCacheStats> kernel_cache_stats();
+// Least recently used first.
+Result<std::vector<KernelCacheEntry>> list_kernel_cache();
+// Removes entries that do not verify, then the least recently used ones, until the cache holds at
+// most max_bytes; returns how many were removed. Each goes under its key's lock.
+Result<size_t> prune_kernel_cache(uint64_t max_bytes);
+// Removes every entry (and the kernel facts index); returns how many entries were removed.
+Result<size_t> clear_kernel_cache();
 
 // Lower-case hex SHA-256 of data (64 characters); for keys of other caches too.
 std::string sha256_hex(std::string_view data);

@@ -29,9 +29,9 @@ enum class TuningMode { automatic, blocking, off, force };
 
 struct TuningOptions {
   TuningMode mode = TuningMode::automatic;
-  int max_candidates = 6;   // the top-ranked kernels that compile and run, >= 1
-  double max_seconds = 0;   // wall-clock budget of one tuning run; 0: none
-  int repeats = 25;         // timed launches per candidate (the median is kept)
+  int max_candidates = 6;  // the top-ranked kernels that compile and run, >= 1
+  double max_seconds = 0;  // wall-clock budget of one tuning run; 0: none
+  int repeats = 25;        // timed launches per candidate (the median is kept)
   // Which kernels may serve f32 operands: tf32 tensor-core kernels (true), or only kernels that
   // multiply in full f32 (false). Part of the signature.
   bool allow_tf32 = true;
@@ -53,8 +53,8 @@ Status validate(const TuningOptions& options);
 int64_t shape_bucket(int64_t extent);
 
 struct ProblemSignature {
-  std::string device_model;  // "NVIDIA H100 80GB HBM3"
-  std::string family;        // operands, layouts, alignments, epilogue, batched or not
+  std::string device_model;         // "NVIDIA H100 80GB HBM3"
+  std::string family;               // operands, layouts, alignments, epilogue, batched or not
   std::array<int64_t, 4> bucket{};  // M, N, K, L
   std::string text() const;         // family and buckets: what the cache file records
   std::string key() const;          // SHA-256 of the device model and text
@@ -135,6 +135,16 @@ Result<size_t> prune_tuning_cache(int64_t max_bytes);
 // (cold L2, warmed, median of `repeats`, clocks noted). The fastest verified candidate is stored.
 // A candidate that fails to compile, to run or to verify, or that the budget cuts off, is
 // reported with the reason and never chosen.
+// The candidates tune_gemm would compile and time for `args` on a device of capability cc.
+std::vector<api::Kernel> tuning_candidates(const api::GemmArguments& args,
+                                           const TuningOptions& options, int cc);
+
+// Compiles the tuning candidates of many problems at once (one kernel per module, every compile
+// job busy), so that tuning them one after another only runs and times. Fails only on bad input.
+Status precompile_candidates(const std::vector<const api::GemmArguments*>& problems,
+                             const TuningOptions& options,
+                             const compile::ProgressFn& progress = compile::default_progress);
+
 Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptions& options,
                                const compile::ProgressFn& progress = compile::default_progress);
 

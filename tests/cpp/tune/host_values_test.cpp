@@ -16,8 +16,8 @@ double round_trip(double value, DataType type) {
 }
 
 TEST(HostValues, ExactValuesSurviveEveryType) {
-  for (DataType type : {DataType::f64, DataType::f32, DataType::f16, DataType::bf16,
-                        DataType::e4m3, DataType::e5m2, DataType::s8, DataType::s32}) {
+  for (DataType type : {DataType::f64, DataType::f32, DataType::f16, DataType::bf16, DataType::e4m3,
+                        DataType::e5m2, DataType::s8, DataType::s32}) {
     for (double v : {0.0, 1.0, -2.0, 0.5, 3.0, -12.0}) {
       if (is_integer(type) && v != std::floor(v)) continue;
       EXPECT_EQ(round_trip(v, type), v) << long_name(type) << " " << v;

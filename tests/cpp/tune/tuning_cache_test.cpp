@@ -218,8 +218,9 @@ TEST(TuningOptions, FromTheEnvironment) {
       settings_from_environment();
       FAIL() << "a negative budget was accepted";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("TILECRAFT_TUNING_SECONDS: expected a number of seconds"),
-                std::string::npos);
+      EXPECT_NE(
+          std::string(e.what()).find("TILECRAFT_TUNING_SECONDS: expected a number of seconds"),
+          std::string::npos);
     }
   }
   {

@@ -1,0 +1,275 @@
+"""One-call ops: ``tilecraft.gemm(A, B)`` picks, compiles, tunes and runs; ``tilecraft.plan_gemm``
+holds the pick for repeated calls.
+
+Which kernel serves (``tuning=`` or ``TILECRAFT_TUNING``):
+
+- a winner stored in the tuning cache for the problem's signature (device model, dtypes,
+  layouts, alignments, epilogue, shape bucket) serves at once, in any process;
+- ``"auto"`` (default): otherwise a kernel already compiled for the problem's family serves at
+  once (or the ranked first pick is compiled), while the top ``max_candidates`` candidates tune
+  on a background thread; the winner takes over once stored;
+- ``"blocking"``: tuned before the first call returns; ``"force"``: tuned again;
+  ``"off"``: the ranked first pick.
+
+``plan.state`` says which kernel serves and why.
+"""
+
+import numbers
+
+from tilecraft import _core
+from tilecraft._core import DataType
+from tilecraft.api.arguments import EpilogueArguments, GemmArguments
+
+_TUNING_MODES = ("auto", "blocking", "off", "force")
+_plans = {}
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def _is_torch(tensor):
+    return type(tensor).__module__.split(".")[0] == "torch"
+
+
+def _describe(name, tensor):
+    """What a plan depends on in a tensor: shape, strides, dtype, device and pointer alignment."""
+    if tensor is None:
+        return None
+    if _is_torch(tensor):
+        return (tensor.shape, tensor.stride(), tensor.dtype, tensor.device, tensor.data_ptr() & 15)
+    data = getattr(tensor, "data", None)
+    if type(tensor).__module__.split(".")[0] == "cupy" and hasattr(data, "ptr"):
+        return (tensor.shape, tensor.strides, tensor.dtype, tensor.device.id, data.ptr & 15)
+    raise TypeError(f"{name}: expected a CUDA tensor (torch or cupy), got {_core.given(tensor)}")
+
+
+def _pointer(tensor):
+    if tensor is None:
+        return 0
+    if _is_torch(tensor):
+        return tensor.data_ptr()
+    return tensor.data.ptr
+
+
+def _scale_key(name, scale):
+    if scale is None:
+        return None
+    if isinstance(scale, numbers.Real) and not isinstance(scale, bool):
+        return float(scale)
+    return ("tensor", _describe(name, scale), _pointer(scale))
+
+
+def _check_tuning(tuning, max_candidates, max_seconds, allow_tf32):
+    if tuning is not None and tuning not in _TUNING_MODES:
+        raise ValueError(f"tuning: expected None or one of {list(_TUNING_MODES)}, got {tuning!r}")
+    if max_candidates is not None and (isinstance(max_candidates, bool)
+                                       or not isinstance(max_candidates, numbers.Integral)):
+        raise TypeError(f"max_candidates: expected None or an integer from 1 to 64, got "
+                        f"{_core.given(max_candidates)}")
+    if max_candidates is not None and not 1 <= max_candidates <= 64:
+        raise ValueError(f"max_candidates: expected an integer from 1 to 64, got {max_candidates}")
+    if max_seconds is not None and (isinstance(max_seconds, bool)
+                                    or not isinstance(max_seconds, numbers.Real)):
+        raise TypeError(f"max_seconds: expected None or a number of seconds >= 0, got "
+                        f"{_core.given(max_seconds)}")
+    if max_seconds is not None and not max_seconds >= 0:
+        raise ValueError(f"max_seconds: expected a number of seconds >= 0 (0: no limit), got "
+                         f"{max_seconds}")
+    if allow_tf32 is not None and not isinstance(allow_tf32, bool):
+        raise TypeError(f"allow_tf32: expected None, True or False, got {_core.given(allow_tf32)}")
+
+
+_ACCUMULATORS = {"float64": DataType.f64, "int8": DataType.s32, "uint8": DataType.s32}
+_TORCH_OUT = {"int8": "int32", "float8_e4m3fn": "bfloat16", "float8_e5m2": "bfloat16"}
+
+
+def _dtype_name(tensor):
+    return str(tensor.dtype).replace("torch.", "")
+
+
+def _default_allow_tf32(A):
+    if _is_torch(A) and _dtype_name(A) == "float32":
+        return bool(_torch().backends.cuda.matmul.allow_tf32)
+    return True
+
+
+def _new_output(A, B, out_dtype):
+    """out for A @ B with torch tensors: (M, N) or (L, M, N), row-major, on A's device."""
+    torch = _torch()
+    if A.dim() not in (2, 3) or B.dim() not in (2, 3):
+        raise ValueError(f"A, B: expected 2-D (M, K) and (K, N) tensors, or 3-D with a leading "
+                         f"batch dimension, got A {tuple(A.shape)} and B {tuple(B.shape)}")
+    shape = (A.shape[-2], B.shape[-1])
+    if A.dim() == 3 or B.dim() == 3:
+        shape = (A.shape[0] if A.dim() == 3 else B.shape[0],) + shape
+    if out_dtype is None:
+        name = _dtype_name(A)
+        out_dtype = getattr(torch, _TORCH_OUT.get(name, name))
+    return torch.empty(shape, dtype=out_dtype, device=A.device)
+
+
+class GemmPlan:
+    """The pick for one problem (shapes, strides, dtypes, device, scalars): ``plan(A, B, out)``
+    runs it on tensors like those it was made for. ``state`` says which kernel serves and why;
+    ``wait_for_tuning(timeout)`` waits for background tuning (the winner serves the next call)."""
+
+    __slots__ = ("_native", "_key", "_out_dtype", "_device_index", "_torch")
+
+    def __init__(self, native, key, out_dtype, device_index, is_torch):
+        self._native = native
+        self._key = key
+        self._out_dtype = out_dtype
+        self._device_index = device_index
+        self._torch = is_torch
+
+    @property
+    def kernel_name(self):
+        return self._native.kernel_name
+
+    @property
+    def state(self):
+        """kernel_name, reason, tuned, tuning (in the background), tuning_error, calls."""
+        return self._native.state
+
+    @property
+    def signature(self):
+        return self._native.signature
+
+    def wait_for_tuning(self, timeout=600.0):
+        """Waits until background tuning for this plan has ended (True) or ``timeout`` seconds
+        passed (False)."""
+        return self._native.wait_for_tuning(float(timeout))
+
+    def __call__(self, A, B, out=None, C=None, bias=None, stream=None):
+        """Runs the plan's kernel on A, B (and C, bias) into out (new when None); returns out."""
+        key = (_describe("A", A), _describe("B", B),
+               None if out is None else _describe("out", out), _describe("C", C),
+               _describe("bias", bias))
+        if key != self._key[:5]:
+            raise ValueError("plan: the tensors differ from those the plan was made for (shapes, "
+                             "strides, dtypes, device or pointer alignment); make a new plan")
+        return self._launch(A, B, out, C, bias, stream)
+
+    def _launch(self, A, B, out, C, bias, stream):
+        if out is None:
+            out = _new_output(A, B, self._out_dtype)
+        if stream is None:
+            stream = _current_stream(self._device_index) if self._torch else _cupy_stream()
+        else:
+            stream = _stream_int(stream)
+        self._native.launch(_pointer(A), _pointer(B), _pointer(C), _pointer(out), _pointer(bias),
+                            stream)
+        return out
+
+    def __repr__(self):
+        return f"GemmPlan({self.kernel_name!r})"
+
+
+def _current_stream(device_index):
+    torch = _torch()
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device_index)
+    return torch.cuda.current_stream(device_index).cuda_stream
+
+
+def _cupy_stream():
+    import cupy
+
+    return cupy.cuda.get_current_stream().ptr
+
+
+def _stream_int(stream):
+    for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy Stream
+        if hasattr(stream, attribute):
+            return int(getattr(stream, attribute))
+    if isinstance(stream, numbers.Integral) and not isinstance(stream, bool) and stream >= 0:
+        return int(stream)
+    raise TypeError(f"stream: expected None, a torch or cupy stream, or a cudaStream_t handle "
+                    f"(an int >= 0), got {_core.given(stream)}")
+
+
+def _make_plan(key, A, B, out, C, alpha, beta, bias, bias_per_row, activation, activation_args,
+               accumulator_type, scale_a, scale_b, out_dtype, tuning, max_candidates,
+               max_seconds, allow_tf32, use_fast_accum):
+    _check_tuning(tuning, max_candidates, max_seconds, allow_tf32)
+    is_torch = _is_torch(A)
+    if out is None:
+        if not is_torch:
+            raise ValueError("out: required for cupy tensors (torch tensors get a new one)")
+        out = _new_output(A, B, out_dtype)
+    if accumulator_type is None:
+        accumulator_type = _ACCUMULATORS.get(str(A.dtype).replace("torch.", ""), DataType.f32)
+    epilogue = EpilogueArguments(alpha=alpha, beta=beta, C=C, activation=activation,
+                                 activation_args=tuple(activation_args), bias=bias,
+                                 bias_per_row=bias_per_row, scale_a=scale_a, scale_b=scale_b)
+    if not isinstance(use_fast_accum, bool):
+        raise TypeError(f"use_fast_accum: expected True or False, got {_core.given(use_fast_accum)}")
+    args = GemmArguments(A, B, out, accumulator_type, epilogue, use_fast_accum)
+    if allow_tf32 is None:
+        allow_tf32 = _default_allow_tf32(A)
+    native = _core.tune.make_plan(args, tuning or "", max_candidates,
+                                  None if max_seconds is None else float(max_seconds), allow_tf32)
+    device_index = A.device.index if is_torch else A.device.id
+    return GemmPlan(native, key, out.dtype if out_dtype is None else out_dtype, device_index,
+                    is_torch)
+
+
+def _key(A, B, out, C, alpha, beta, bias, bias_per_row, activation, activation_args,
+         accumulator_type, scale_a, scale_b, out_dtype, tuning, max_candidates, max_seconds,
+         allow_tf32, use_fast_accum):
+    return (_describe("A", A), _describe("B", B),
+            None if out is None else _describe("out", out), _describe("C", C),
+            _describe("bias", bias), alpha, beta, bias_per_row, activation,
+            tuple(activation_args), accumulator_type, _scale_key("scale_a", scale_a),
+            _scale_key("scale_b", scale_b), out_dtype, tuning, max_candidates, max_seconds,
+            _default_allow_tf32(A) if allow_tf32 is None else allow_tf32, use_fast_accum)
+
+
+def plan_gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation=None,
+              accumulator_type=None, scale_a=None, scale_b=None, *, activation_args=(),
+              bias_per_row=False, out_dtype=None, tuning=None, max_candidates=None,
+              max_seconds=None, allow_tf32=None, use_fast_accum=False):
+    """The GemmPlan ``gemm`` uses for these tensors and arguments (made on first use, then kept
+    for the process). Arguments as for ``gemm``."""
+    key = _key(A, B, out, C, alpha, beta, bias, bias_per_row, activation, activation_args,
+               accumulator_type, scale_a, scale_b, out_dtype, tuning, max_candidates, max_seconds,
+               allow_tf32, use_fast_accum)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _make_plan(key, A, B, out, C, alpha, beta, bias, bias_per_row, activation,
+                          activation_args, accumulator_type, scale_a, scale_b, out_dtype, tuning,
+                          max_candidates, max_seconds, allow_tf32, use_fast_accum)
+        _plans[key] = plan
+    return plan
+
+
+def gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation=None,
+         accumulator_type=None, scale_a=None, scale_b=None, *, activation_args=(),
+         bias_per_row=False, out_dtype=None, tuning=None, max_candidates=None, max_seconds=None,
+         allow_tf32=None, use_fast_accum=False, stream=None):
+    """``out = activation(alpha * scale_a * scale_b * (A @ B) + beta * C + bias)``; returns out.
+
+    A (M, K) and B (K, N) CUDA tensors (torch or cupy), or both with a leading batch dimension;
+    out is made when None (torch: int8 gives int32, fp8 gives bfloat16 unless ``out_dtype``
+    says otherwise). dtypes: float16, bfloat16, float32 (tf32 tensor cores when ``allow_tf32``,
+    default torch.backends.cuda.matmul.allow_tf32; else full f32), float64, int8, float8_e4m3fn
+    and float8_e5m2 (``scale_a`` / ``scale_b``: per-tensor scales, floats or one-element float32
+    tensors; ``use_fast_accum`` allows kernels that skip the f32 promotion, as in
+    torch._scaled_mm). ``activation``: "relu", "gelu", "gelu_tanh", ... (``activation_args`` for
+    leaky_relu's slope and clamp's bounds); ``bias``: N values (M with ``bias_per_row``).
+    ``tuning``, ``max_candidates``, ``max_seconds``: see the module's documentation
+    (defaults: TILECRAFT_TUNING, TILECRAFT_TUNING_CANDIDATES, TILECRAFT_TUNING_SECONDS).
+    ``stream``: default the current stream of A's device."""
+    plan = plan_gemm(A, B, out, C, alpha, beta, bias, activation, accumulator_type, scale_a,
+                     scale_b, activation_args=activation_args, bias_per_row=bias_per_row,
+                     out_dtype=out_dtype, tuning=tuning, max_candidates=max_candidates,
+                     max_seconds=max_seconds, allow_tf32=allow_tf32,
+                     use_fast_accum=use_fast_accum)
+    return plan._launch(A, B, out, C, bias, stream)
+
+
+__all__ = ["GemmPlan", "gemm", "plan_gemm"]

@@ -1,0 +1,97 @@
+"""Autotuning and the tuning cache (``<cache dir>/tuning``): what ``tilecraft.gemm`` and the
+``tilecraft`` command measure and remember.
+
+A tuning run compiles the top-ranked candidates for a problem in parallel, checks each once
+against a float64 reference on fresh random data shaped like the problem, times the ones that
+pass (cold L2, warmed, median of repeats, clocks noted) and stores the fastest under the device
+model and the problem's signature. A candidate that fails to compile, to run or to verify, or
+that the budget cuts off, is reported with its reason and never chosen.
+"""
+
+import numbers
+
+from tilecraft import _core
+
+
+def tune(args, max_candidates=None, max_seconds=None, repeats=25, allow_tf32=None):
+    """Tunes ``args`` (a tilecraft.api.arguments.GemmArguments; its tensors are only looked at)
+    now and stores the winner. Returns a dict: device, signature, candidates (kernel_name,
+    outcome, median_us, tflops, repeats, reason), winner, clocks, seconds, stored."""
+    from tilecraft.ops import _check_tuning
+
+    _check_tuning(None, max_candidates, max_seconds, allow_tf32)
+    if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or not 1 <= repeats <= 1000:
+        raise ValueError(f"repeats: expected an integer from 1 to 1000, got {repeats!r}")
+    return _core.tune.tune_gemm(args, max_candidates,
+                                None if max_seconds is None else float(max_seconds), int(repeats),
+                                allow_tf32)
+
+
+def find_tuned(args, allow_tf32=True):
+    """The stored winner for ``args``' signature (a dict), or None."""
+    return _core.tune.find_tuned(args, bool(allow_tf32))
+
+
+def signature(args, allow_tf32=True):
+    """(device model, signature text, key) of ``args``."""
+    return _core.tune.signature(args, allow_tf32)
+
+
+def shape_bucket(extent):
+    """The bucket of an extent: four steps per octave (..., 4096, 5120, 6144, 7168, 8192, ...)."""
+    return _core.tune.shape_bucket(int(extent))
+
+
+def cache_stats():
+    """folder, entries, bytes, invalid (files that do not verify and are ignored)."""
+    return _core.tune.cache_stats()
+
+
+def list_cache():
+    """One dict per stored winner: path, device, signature, kernel_name, tflops, bytes, tuned_at."""
+    return _core.tune.list_cache()
+
+
+def clear_cache():
+    """Removes every stored winner; returns how many files were removed."""
+    return _core.tune.clear_cache()
+
+
+def prune_cache(max_bytes):
+    """Removes the oldest entries until the tuning cache holds at most ``max_bytes``."""
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, numbers.Integral):
+        raise TypeError(f"max_bytes: expected an int >= 0, got {_core.given(max_bytes)}")
+    if max_bytes < 0:
+        raise ValueError(f"max_bytes: expected a size >= 0, got {max_bytes}")
+    return _core.tune.prune_cache(int(max_bytes))
+
+
+def kernel_cache_stats():
+    """The compiled-kernel cache: folder, entries (modules), kernels, bytes, invalid."""
+    return _core.tune.kernel_cache_stats()
+
+
+def list_kernel_cache():
+    """One dict per module, least recently used first: key, path, kernels, bytes, last_used,
+    valid, invalid_reason."""
+    return _core.tune.list_kernel_cache()
+
+
+def clear_kernel_cache():
+    """Removes every compiled module (each under its key's lock); returns how many."""
+    return _core.tune.clear_kernel_cache()
+
+
+def prune_kernel_cache(max_bytes):
+    """Removes modules that do not verify, then the least recently used, until the kernel cache
+    holds at most ``max_bytes``; returns how many were removed."""
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, numbers.Integral):
+        raise TypeError(f"max_bytes: expected an int >= 0, got {_core.given(max_bytes)}")
+    if max_bytes < 0:
+        raise ValueError(f"max_bytes: expected a size >= 0, got {max_bytes}")
+    return _core.tune.prune_kernel_cache(int(max_bytes))
+
+
+__all__ = ["cache_stats", "clear_cache", "clear_kernel_cache", "find_tuned", "kernel_cache_stats",
+           "list_cache", "list_kernel_cache", "prune_cache", "prune_kernel_cache", "shape_bucket",
+           "signature", "tune"]

@@ -1,0 +1,146 @@
+// The kernel cache seen as a whole: its entries, their size and use, and removing them (the
+// `tilecraft cache` command). An entry is removed under its key's lock, so a process building
+// that key never sees half of it; a process that already loaded the module keeps its mapping.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compile/artifact_cache.hpp"
+#include "compile/file_util.hpp"
+#include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/core/settings.hpp"
+
+namespace tilecraft::compile {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_key(const std::string& name) {
+  return name.size() == 64 && std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+// The entry names of a module's table, from its kept source.
+std::vector<std::string> kernel_names(const std::string& source_path) {
+  std::vector<std::string> names;
+  std::ifstream source(source_path);
+  std::string line;
+  bool in_table = false;
+  while (std::getline(source, line)) {
+    if (line.find("tc_entries[] = {") != std::string::npos) {
+      in_table = true;
+    } else if (in_table && line.rfind("};", 0) == 0) {
+      break;
+    } else if (in_table && line.rfind("    {\"", 0) == 0) {
+      const size_t end = line.find('"', 6);
+      if (end != std::string::npos) names.push_back(line.substr(6, end - 6));
+    }
+  }
+  return names;
+}
+
+uint64_t folder_bytes(const fs::path& folder) {
+  uint64_t bytes = 0;
+  std::error_code error;
+  for (const auto& item : fs::recursive_directory_iterator(folder, error)) {
+    struct stat info;
+    if (lstat(item.path().c_str(), &info) == 0 && S_ISREG(info.st_mode)) bytes += info.st_size;
+  }
+  return bytes;
+}
+
+Result<std::vector<KernelCacheEntry>> entries_of(const ArtifactCache& cache) {
+  if (!cache.readable()) {
+    return Status(StatusCode::kNotSupported,
+                  "the kernel cache at " + cache.root() + " cannot be used: " + cache.reason());
+  }
+  std::vector<KernelCacheEntry> entries;
+  std::error_code error;
+  for (const auto& prefix : fs::directory_iterator(cache.root() + "/v1", error)) {
+    const std::string two = prefix.path().filename().string();
+    if (two.size() != 2 || !prefix.is_directory()) continue;
+    for (const auto& item : fs::directory_iterator(prefix.path(), error)) {
+      const std::string key = item.path().filename().string();
+      if (!is_key(key) || key.substr(0, 2) != two) continue;
+      KernelCacheEntry entry;
+      entry.key = key;
+      entry.path = item.path().string();
+      entry.bytes = folder_bytes(item.path());
+      const LookupResult found = cache.lookup(key);
+      entry.valid = found.module_path.has_value();
+      entry.invalid_reason = found.invalid_reason;
+      entry.kernels = kernel_names(entry.path + "/source.cu");
+      struct stat info;
+      const std::string module = entry.path + "/module.so";
+      if (lstat(module.c_str(), &info) == 0 || lstat(entry.path.c_str(), &info) == 0) {
+        entry.last_used = std::max<int64_t>(info.st_atime, info.st_mtime);
+      }
+      entries.push_back(std::move(entry));
+    }
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const KernelCacheEntry& a, const KernelCacheEntry& b) {
+              return a.last_used != b.last_used ? a.last_used < b.last_used : a.key < b.key;
+            });
+  return entries;
+}
+
+// Removes one entry under its key's lock; true when it is gone.
+bool remove_entry(const ArtifactCache& cache, const KernelCacheEntry& entry) {
+  auto lock = cache.lock(entry.key);
+  if (!lock) return false;
+  return remove_path(entry.path);
+}
+
+}  // namespace
+
+Result<KernelCacheStats> kernel_cache_stats() {
+  const ArtifactCache cache = ArtifactCache::open(settings());
+  auto entries = entries_of(cache);
+  if (!entries) return entries.status();
+  KernelCacheStats stats;
+  stats.folder = cache.root();
+  for (const auto& entry : *entries) {
+    ++stats.entries;
+    stats.kernels += entry.kernels.size();
+    stats.bytes += entry.bytes;
+    if (!entry.valid) ++stats.invalid;
+  }
+  return stats;
+}
+
+Result<std::vector<KernelCacheEntry>> list_kernel_cache() {
+  return entries_of(ArtifactCache::open(settings()));
+}
+
+Result<size_t> clear_kernel_cache() { return prune_kernel_cache(0); }
+
+Result<size_t> prune_kernel_cache(uint64_t max_bytes) {
+  const ArtifactCache cache = ArtifactCache::open(settings());
+  if (!cache.writable()) {
+    return Status(StatusCode::kNotSupported,
+                  "the kernel cache at " + cache.root() + " cannot be changed: " + cache.reason());
+  }
+  auto entries = entries_of(cache);
+  if (!entries) return entries.status();
+  uint64_t total = 0;
+  for (const auto& entry : *entries) total += entry.bytes;
+  size_t removed = 0;
+  // Entries that do not verify go first, then the least recently used.
+  std::stable_partition(entries->begin(), entries->end(),
+                        [](const KernelCacheEntry& e) { return !e.valid; });
+  for (const auto& entry : *entries) {
+    if (total <= max_bytes && entry.valid) break;
+    if (!remove_entry(cache, entry)) continue;
+    total -= std::min(total, entry.bytes);
+    ++removed;
+  }
+  if (max_bytes == 0) remove_path(settings().cache_dir + "/facts");
+  return removed;
+}
+
+}  // namespace tilecraft::compile

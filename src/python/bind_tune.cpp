@@ -1,0 +1,214 @@
+// Measured picks: tilecraft::tune and GemmPlan, for python/tilecraft/tuning.py and ops.py.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "arguments.hpp"
+#include "common.hpp"
+#include "described.hpp"
+#include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/tune/gemm_plan.hpp"
+#include "tilecraft/tune/tuning.hpp"
+
+namespace tilecraft::python {
+
+namespace {
+
+void* pointer(uint64_t address) { return reinterpret_cast<void*>(static_cast<uintptr_t>(address)); }
+
+tune::TuningOptions options_from(const std::string& mode, std::optional<int> max_candidates,
+                                 std::optional<double> max_seconds, int repeats,
+                                 std::optional<bool> allow_tf32) {
+  auto from_environment = tune::tuning_options_from_environment();
+  tune::TuningOptions options = unwrap(std::move(from_environment));
+  if (!mode.empty()) options.mode = unwrap(tune::parse_tuning_mode(mode, "tuning"));
+  if (max_candidates) options.max_candidates = *max_candidates;
+  if (max_seconds) options.max_seconds = *max_seconds;
+  options.repeats = repeats;
+  if (allow_tf32) options.allow_tf32 = *allow_tf32;
+  check(tune::validate(options));
+  return options;
+}
+
+nb::dict candidate_dict(const tune::CandidateResult& c) {
+  nb::dict d;
+  d["kernel_name"] = c.kernel_name;
+  d["outcome"] = std::string(tune::to_string(c.outcome));
+  d["median_us"] = c.median_us;
+  d["tflops"] = c.tflops;
+  d["repeats"] = c.repeats;
+  d["reason"] = c.reason;
+  return d;
+}
+
+nb::dict report_dict(const tune::TuningReport& r) {
+  nb::dict d;
+  d["device"] = r.signature.device_model;
+  d["signature"] = r.signature.text();
+  nb::list candidates;
+  for (const auto& c : r.candidates) candidates.append(candidate_dict(c));
+  d["candidates"] = candidates;
+  d["winner"] = r.winner ? nb::cast(r.candidates[*r.winner].kernel_name) : nb::none();
+  d["clocks"] = r.clocks;
+  d["seconds"] = r.seconds;
+  d["stored"] = r.stored;
+  return d;
+}
+
+nb::dict state_dict(const PlanState& s) {
+  nb::dict d;
+  d["kernel_name"] = s.kernel_name;
+  d["reason"] = s.reason;
+  d["tuned"] = s.tuned;
+  d["tuning"] = s.tuning;
+  d["tuning_error"] = s.tuning_error;
+  d["calls"] = s.calls;
+  return d;
+}
+
+}  // namespace
+
+void bind_tune(nb::module_& root) {
+  nb::module_ m = root.def_submodule("tune", "Autotuning and the tuning cache (issue 12).");
+  using api::GemmArguments;
+
+  m.def("shape_bucket", &tune::shape_bucket);
+  def_checked(
+      m, "signature", "signature",
+      [](Ref<GemmArguments> a, bool allow_tf32) {
+        auto s = unwrap(tune::signature_of(*a, allow_tf32));
+        return nb::make_tuple(s.device_model, s.text(), s.key());
+      },
+      required<Ref<GemmArguments>>("args"), optional<bool>("allow_tf32", true, "True"));
+  m.def("tune_gemm",
+        [](nb::handle args, std::optional<int> max_candidates, std::optional<double> max_seconds,
+           int repeats, std::optional<bool> allow_tf32) {
+          auto options = options_from("force", max_candidates, max_seconds, repeats, allow_tf32);
+          GemmArguments* a = instance_of<GemmArguments>(args);
+          if (a == nullptr)
+            throw nb::type_error("args: expected a tilecraft.api.arguments.GemmArguments");
+          return report_dict(unwrap(interruptible([&] { return tune::tune_gemm(*a, options); })));
+        });
+  m.def("precompile",
+        [](nb::list problems, std::optional<int> max_candidates, std::optional<bool> allow_tf32) {
+          auto options = options_from("force", max_candidates, std::nullopt, 25, allow_tf32);
+          std::vector<const GemmArguments*> args;
+          for (size_t i = 0; i < problems.size(); ++i) {
+            GemmArguments* a = instance_of<GemmArguments>(problems[i]);
+            if (a == nullptr) {
+              throw nb::type_error(("problems[" + std::to_string(i) +
+                                    "]: expected a tilecraft.api.arguments.GemmArguments")
+                                       .c_str());
+            }
+            args.push_back(a);
+          }
+          check(interruptible([&] { return tune::precompile_candidates(args, options); }));
+        });
+  m.def("find_tuned", [](nb::handle args, bool allow_tf32) -> nb::object {
+    GemmArguments* a = instance_of<GemmArguments>(args);
+    if (a == nullptr)
+      throw nb::type_error("args: expected a tilecraft.api.arguments.GemmArguments");
+    auto s = unwrap(tune::signature_of(*a, allow_tf32));
+    auto found = tune::find_tuned(s);
+    if (!found) return nb::none();
+    nb::dict d;
+    d["kernel_name"] = found->kernel_name;
+    d["tflops"] = found->tflops;
+    d["median_us"] = found->median_us;
+    d["clocks"] = found->clocks;
+    d["tuned_at"] = found->tuned_at;
+    d["shape"] = nb::make_tuple(found->shape[0], found->shape[1], found->shape[2], found->shape[3]);
+    nb::list candidates;
+    for (const auto& c : found->candidates) candidates.append(candidate_dict(c));
+    d["candidates"] = candidates;
+    return d;
+  });
+  m.def("cache_stats", [] {
+    auto s = unwrap(tune::tuning_cache_stats());
+    nb::dict d;
+    d["folder"] = s.folder;
+    d["entries"] = s.entries;
+    d["bytes"] = s.bytes;
+    d["invalid"] = s.invalid;
+    return d;
+  });
+  m.def("list_cache", [] {
+    nb::list out;
+    for (const auto& e : unwrap(tune::list_tuning_cache())) {
+      nb::dict d;
+      d["path"] = e.path;
+      d["device"] = e.device_model;
+      d["signature"] = e.signature;
+      d["kernel_name"] = e.kernel_name;
+      d["tflops"] = e.tflops;
+      d["bytes"] = e.bytes;
+      d["tuned_at"] = e.tuned_at;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def("clear_cache", [] { return unwrap(tune::clear_tuning_cache()); });
+  m.def("prune_cache",
+        [](int64_t max_bytes) { return unwrap(tune::prune_tuning_cache(max_bytes)); });
+
+  m.def("kernel_cache_stats", [] {
+    auto s = unwrap(compile::kernel_cache_stats());
+    nb::dict d;
+    d["folder"] = s.folder;
+    d["entries"] = s.entries;
+    d["kernels"] = s.kernels;
+    d["bytes"] = s.bytes;
+    d["invalid"] = s.invalid;
+    return d;
+  });
+  m.def("list_kernel_cache", [] {
+    nb::list out;
+    for (const auto& e : unwrap(compile::list_kernel_cache())) {
+      nb::dict d;
+      d["key"] = e.key;
+      d["path"] = e.path;
+      d["kernels"] = e.kernels;
+      d["bytes"] = e.bytes;
+      d["last_used"] = e.last_used;
+      d["valid"] = e.valid;
+      d["invalid_reason"] = e.invalid_reason;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def("clear_kernel_cache", [] { return unwrap(compile::clear_kernel_cache()); });
+  m.def("prune_kernel_cache",
+        [](uint64_t max_bytes) { return unwrap(compile::prune_kernel_cache(max_bytes)); });
+
+  auto plan = nb::class_<GemmPlan>(m, "GemmPlan");
+  // python/tilecraft/ops.py checks the types of these values under their names first.
+  m.def("make_plan", [](nb::handle args, const std::string& mode, std::optional<int> max_candidates,
+                        std::optional<double> max_seconds, std::optional<bool> allow_tf32) {
+    auto options = options_from(mode, max_candidates, max_seconds, 25, allow_tf32);
+    GemmArguments* a = instance_of<GemmArguments>(args);
+    if (a == nullptr)
+      throw nb::type_error("args: expected a tilecraft.api.arguments.GemmArguments");
+    return unwrap(interruptible([&] { return GemmPlan::make(*a, options); }));
+  });
+  // The hot path: pointers as ints (0: none), checked by the plan.
+  plan.def("launch", [](GemmPlan& p, uint64_t A, uint64_t B, uint64_t C, uint64_t out,
+                        uint64_t bias, uint64_t stream) {
+    check(
+        p.launch(pointer(A), pointer(B), pointer(C), pointer(out), pointer(bias), pointer(stream)));
+  });
+  def_method(
+      plan, "run", "GemmPlan.run",
+      [](GemmPlan& p, Ref<GemmArguments> a, uint64_t stream) { check(p.run(*a, pointer(stream))); },
+      required<Ref<GemmArguments>>("args"),
+      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
+  plan.def_prop_ro("state", [](const GemmPlan& p) { return state_dict(p.state()); });
+  plan.def_prop_ro("kernel_name", [](const GemmPlan& p) { return p.state().kernel_name; });
+  plan.def_prop_ro("signature", [](const GemmPlan& p) { return p.signature().text(); });
+  plan.def("wait_for_tuning", [](const GemmPlan& p, double timeout_seconds) {
+    nb::gil_scoped_release release;
+    return p.wait_for_tuning(timeout_seconds);
+  });
+}
+
+}  // namespace tilecraft::python

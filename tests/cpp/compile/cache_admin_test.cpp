@@ -1,0 +1,77 @@
+// The kernel cache as a whole: stats, listing, pruning by size and use, clearing, and entries
+// that do not verify, on real modules built by nvcc into a private cache.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <utime.h>
+
+#include "test_support.hpp"
+
+namespace tilecraft::compile {
+namespace {
+
+using testing::ScopedCache;
+using testing::tiny_request;
+using testing::unique_marker;
+
+TEST(KernelCacheAdmin, StatsListPruneAndClear) {
+  ScopedCache cache("cache-admin");
+  auto empty = kernel_cache_stats();
+  ASSERT_TRUE(empty) << empty.status().message();
+  EXPECT_EQ(empty->entries, 0u);
+  std::vector<CompileRequest> requests;
+  for (int i = 0; i < 3; ++i) {
+    requests.push_back(
+        tiny_request("admin" + std::to_string(i), unique_marker("admin" + std::to_string(i))));
+  }
+  std::vector<std::string> paths;
+  for (auto& built : build_modules(requests)) {
+    ASSERT_TRUE(built) << built.status().message();
+    paths.push_back(built->path);
+  }
+  // Ages: module 0 used longest ago, module 2 most recently.
+  for (int i = 0; i < 3; ++i) {
+    struct utimbuf when {
+      1000000000 + i * 1000, 1000000000 + i * 1000
+    };
+    ASSERT_EQ(utime(paths[i].c_str(), &when), 0);
+  }
+  auto stats = kernel_cache_stats();
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(stats->entries, 3u);
+  EXPECT_EQ(stats->invalid, 0u);
+  EXPECT_GT(stats->bytes, 0u);
+  auto listed = list_kernel_cache();
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 3u);
+  EXPECT_EQ((*listed)[0].path + "/module.so", paths[0]) << "least recently used first";
+  EXPECT_TRUE((*listed)[0].valid);
+  const uint64_t one = (*listed)[2].bytes;
+
+  // A damaged module is invalid and goes first, whatever its age.
+  { std::ofstream(paths[2], std::ios::app) << "tampered"; }
+  stats = kernel_cache_stats();
+  EXPECT_EQ(stats->invalid, 1u);
+  auto removed = prune_kernel_cache(stats->bytes);  // fits already: only the invalid one goes
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(*removed, 1u);
+  EXPECT_FALSE(std::filesystem::exists(paths[2]));
+  EXPECT_TRUE(std::filesystem::exists(paths[0]));
+
+  removed = prune_kernel_cache(one + one / 2);  // room for one module: the oldest goes
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(*removed, 1u);
+  EXPECT_FALSE(std::filesystem::exists(paths[0]));
+  EXPECT_TRUE(std::filesystem::exists(paths[1]));
+
+  removed = clear_kernel_cache();
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(*removed, 1u);
+  EXPECT_EQ(kernel_cache_stats()->entries, 0u);
+  // What is gone is compiled again, not half found.
+  auto again = build_modules({requests[1]});
+  ASSERT_TRUE(again[0]);
+  EXPECT_FALSE(again[0]->from_cache);
+}
+
+}  // namespace
+}  // namespace tilecraft::compile
