@@ -93,8 +93,11 @@ if want tune; then
     --dtype e4m3 --max-candidates 4 --out "$OUT/profile"
 fi
 # SUITE_ARGS: arguments of bench/bench_tuned_suite.py (e.g. "--set gemm --dtype bf16").
+# Its log goes straight to $OUT/suite.log, so that a run cut off by the time limit still tells.
 if want suite; then
-  step suite $PY bench/bench_tuned_suite.py --out "$OUT/suite" ${SUITE_ARGS:-}
+  echo "== suite: bench/bench_tuned_suite.py ${SUITE_ARGS:-}"
+  $PY bench/bench_tuned_suite.py --out "$OUT/suite" ${SUITE_ARGS:-} >"$OUT/suite.log" 2>&1 || status=1
+  grep -v "^tilecraft: \[\|compiled \|(background)" "$OUT/suite.log" | tail -n 60
 fi
 if want bench; then
   for b in bench/bench_*.py; do

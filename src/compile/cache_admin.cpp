@@ -1,6 +1,7 @@
 // The kernel cache seen as a whole: its entries, their size and use, and removing them (the
 // `tilecraft cache` command). An entry is removed under its key's lock, so a process building
 // that key never sees half of it; a process that already loaded the module keeps its mapping.
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -70,15 +71,22 @@ Result<std::vector<KernelCacheEntry>> entries_of(const ArtifactCache& cache) {
       entry.key = key;
       entry.path = item.path().string();
       entry.bytes = folder_bytes(item.path());
+      // Verifying reads the module: its access time is put back, so that looking does not
+      // count as use.
+      struct stat info;
+      const std::string module = entry.path + "/module.so";
+      const bool stated = lstat(module.c_str(), &info) == 0;
+      if (stated || lstat(entry.path.c_str(), &info) == 0) {
+        entry.last_used = std::max<int64_t>(info.st_atime, info.st_mtime);
+      }
       const LookupResult found = cache.lookup(key);
+      if (stated) {
+        const struct timespec times[2] = {info.st_atim, {0, UTIME_OMIT}};
+        utimensat(AT_FDCWD, module.c_str(), times, AT_SYMLINK_NOFOLLOW);
+      }
       entry.valid = found.module_path.has_value();
       entry.invalid_reason = found.invalid_reason;
       entry.kernels = kernel_names(entry.path + "/source.cu");
-      struct stat info;
-      const std::string module = entry.path + "/module.so";
-      if (lstat(module.c_str(), &info) == 0 || lstat(entry.path.c_str(), &info) == 0) {
-        entry.last_used = std::max<int64_t>(info.st_atime, info.st_mtime);
-      }
       entries.push_back(std::move(entry));
     }
   }

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <mutex>
 #include <random>
-#include <sstream>
+#include <vector>
 
 #include "compile/file_util.hpp"
 #include "tilecraft/compile/compiler.hpp"
@@ -72,10 +72,16 @@ std::string record_text(const std::string& kernel_name, const KernelFacts& f) {
 }
 
 std::optional<KernelFacts> parse_record(const std::string& kernel_name, const std::string& text) {
-  std::istringstream lines(text);
-  std::string line;
-  if (!std::getline(lines, line) || line != kMagic) return std::nullopt;
-  if (!std::getline(lines, line) || line != "kernel " + kernel_name) return std::nullopt;
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (lines.size() < 7 || lines[0] != kMagic || lines[1] != "kernel " + kernel_name) {
+    return std::nullopt;
+  }
   KernelFacts facts;
   facts.source = KernelFacts::Source::compiler;
   const std::pair<const char*, int KernelFacts::*> fields[] = {
@@ -84,8 +90,10 @@ std::optional<KernelFacts> parse_record(const std::string& kernel_name, const st
       {"spill_loads ", &KernelFacts::spill_load_bytes},
       {"stack ", &KernelFacts::stack_bytes},
       {"smem ", &KernelFacts::static_smem_bytes}};
+  size_t at = 2;
   for (const auto& [label, field] : fields) {
-    if (!std::getline(lines, line) || line.rfind(label, 0) != 0) return std::nullopt;
+    const std::string& line = lines[at++];
+    if (line.rfind(label, 0) != 0) return std::nullopt;
     const int value = number_after(line, label);
     if (value < 0) return std::nullopt;
     facts.*field = value;

@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
-#include <sstream>
 
 #include "compile/file_util.hpp"
 #include "tilecraft/core/settings.hpp"
+#include "tune/text.hpp"
 
 namespace tilecraft::tune {
 namespace {
@@ -34,12 +34,12 @@ std::set<std::string> compiled_in_family(const ProblemSignature& signature) {
   compile::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   std::string text;
   if (!fd.valid() || !compile::read_all(fd.get(), path, &text)) return names;
-  std::istringstream lines(text);
-  std::string line;
-  if (!std::getline(lines, line) || line != kMagic) return names;
-  if (!std::getline(lines, line) || line != "family " + signature.family) return names;
-  while (std::getline(lines, line)) {
-    if (!line.empty()) names.insert(line);
+  const auto lines = lines_of(text);
+  if (lines.size() < 2 || lines[0] != kMagic || lines[1] != "family " + signature.family) {
+    return names;
+  }
+  for (size_t i = 2; i < lines.size(); ++i) {
+    if (!lines[i].empty()) names.insert(std::string(lines[i]));
   }
   return names;
 }

@@ -1,14 +1,14 @@
 // tilecraft::gemm: arguments -> a plan kept per exact problem for the process -> launch.
 #include <map>
 #include <mutex>
-#include <sstream>
 
 #include "tilecraft/tune/gemm_plan.hpp"
+#include "tune/text.hpp"
 
 namespace tilecraft {
 namespace {
 
-void describe_tensor(std::ostringstream& key, const TensorView& t) {
+void describe_tensor(tune::Text& key, const TensorView& t) {
   key << '|';
   if (!t.data) return;
   key << static_cast<int>(t.dtype) << ':' << static_cast<int>(t.device) << t.device_id << ':';
@@ -18,8 +18,7 @@ void describe_tensor(std::ostringstream& key, const TensorView& t) {
 // Everything a plan depends on except the data pointers (their alignment is in the arguments'
 // alignments).
 std::string plan_key(const api::GemmArguments& args, const tune::TuningOptions& options) {
-  std::ostringstream key;
-  key.precision(17);
+  tune::Text key(17);
   const api::EpilogueArguments& e = args.epilogue();
   for (const TensorView* t : {&args.A(), &args.B(), &args.out(), &e.C, &e.bias}) {
     describe_tensor(key, *t);

@@ -4,10 +4,10 @@
 
 #include <cmath>
 #include <cstring>
-#include <sstream>
 
 #include "tilecraft/runtime/device.hpp"
 #include "tune/host_values.hpp"
+#include "tune/text.hpp"
 
 namespace tilecraft::tune {
 namespace {
@@ -243,7 +243,7 @@ Status ScratchProblem::check_output(const api::KernelMetadata& kernel) const {
                 (is_integer(out_.dtype) ? 1.0 : 0.0);
     const double got = value_at(host, out_.dtype, offset(out_, l, i, j));
     if (!(std::fabs(got - expected) <= tolerance)) {
-      std::ostringstream message;
+      Text message;
       message << "output element (" << l << ", " << i << ", " << j << ") is " << got
               << ", expected " << expected << " (tolerance " << tolerance << ")";
       return Status::invalid(message.str());

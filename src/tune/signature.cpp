@@ -1,10 +1,10 @@
 // Problem signatures and tuning options.
 #include <cmath>
-#include <sstream>
 
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/tune/tuning.hpp"
+#include "tune/text.hpp"
 
 namespace tilecraft::tune {
 
@@ -68,7 +68,7 @@ int64_t shape_bucket(int64_t extent) {
 }
 
 std::string ProblemSignature::text() const {
-  std::ostringstream out;
+  Text out;
   out << family << ";mnkl=" << bucket[0] << "x" << bucket[1] << "x" << bucket[2] << "x"
       << bucket[3];
   return out.str();
@@ -95,7 +95,7 @@ Result<ProblemSignature> signature_of(const api::GemmArguments& args, bool allow
   auto info = device_info(args.A().device_id);
   if (!info) return info.status();
   const api::EpilogueArguments& e = args.epilogue();
-  std::ostringstream family;
+  Text family;
   family << operand_text("A", args.A().dtype, args.layout_a(), args.alignment_a()) << ";"
          << operand_text("B", args.B().dtype, args.layout_b(), args.alignment_b()) << ";"
          << operand_text("out", args.out().dtype, args.layout_out(), args.alignment_out()) << ";"

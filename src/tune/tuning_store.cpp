@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
-#include <sstream>
 
 #include "compile/file_util.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/tune/tuning.hpp"
+#include "tune/text.hpp"
 
 namespace tilecraft::tune {
 namespace {
@@ -40,8 +40,7 @@ std::string one_line(std::string text) {
 }
 
 std::string entry_text(const ProblemSignature& signature, const TunedChoice& choice) {
-  std::ostringstream out;
-  out.precision(9);
+  Text out(9);
   out << kMagic << "\n";
   out << "device " << one_line(signature.device_model) << "\n";
   out << "signature " << one_line(signature.text()) << "\n";
@@ -81,17 +80,18 @@ std::optional<ParsedEntry> parse_entry(const std::string& text) {
   if (text.substr(sum_at + 7, 64) != compile::sha256_hex(body) || text.size() != sum_at + 72) {
     return std::nullopt;
   }
-  std::istringstream lines(body);
-  std::string line;
-  if (!std::getline(lines, line) || line != kMagic) return std::nullopt;
+  const auto lines = lines_of(body);
+  if (lines.empty() || lines[0] != kMagic) return std::nullopt;
   ParsedEntry entry;
-  while (std::getline(lines, line)) {
+  TunedChoice& c = entry.choice;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
     const size_t space = line.find(' ');
-    if (space == std::string::npos) return std::nullopt;
-    const std::string key = line.substr(0, space);
-    const std::string value = line.substr(space + 1);
-    std::istringstream fields(value);
-    TunedChoice& c = entry.choice;
+    if (space == std::string_view::npos) return std::nullopt;
+    const std::string_view key = line.substr(0, space);
+    const std::string_view value = line.substr(space + 1);
+    std::string_view rest = value;
+    bool ok = true;
     if (key == "device") {
       entry.device = value;
     } else if (key == "signature") {
@@ -99,29 +99,33 @@ std::optional<ParsedEntry> parse_entry(const std::string& text) {
     } else if (key == "kernel") {
       c.kernel_name = value;
     } else if (key == "median_us") {
-      fields >> c.median_us;
+      ok = parse_number(value, &c.median_us);
     } else if (key == "tflops") {
-      fields >> c.tflops;
+      ok = parse_number(value, &c.tflops);
     } else if (key == "shape") {
-      fields >> c.shape[0] >> c.shape[1] >> c.shape[2] >> c.shape[3];
+      for (int64_t& extent : c.shape) ok = ok && parse_number(next_word(&rest), &extent);
     } else if (key == "clocks") {
       c.clocks = value;
     } else if (key == "tuned_at") {
-      fields >> c.tuned_at;
+      ok = parse_number(value, &c.tuned_at);
     } else if (key == "candidate") {
       CandidateResult r;
-      std::string outcome;
-      fields >> outcome >> r.median_us >> r.tflops >> r.repeats >> r.kernel_name;
-      auto parsed = outcome_from(outcome);
-      if (!parsed) return std::nullopt;
-      r.outcome = *parsed;
-      std::getline(fields >> std::ws, r.reason);
+      auto outcome = outcome_from(std::string(next_word(&rest)));
+      int64_t repeats = 0;
+      ok = outcome && parse_number(next_word(&rest), &r.median_us) &&
+           parse_number(next_word(&rest), &r.tflops) && parse_number(next_word(&rest), &repeats);
+      r.kernel_name = next_word(&rest);
+      if (!ok || r.kernel_name.empty()) return std::nullopt;
+      r.outcome = *outcome;
+      r.repeats = static_cast<int>(repeats);
+      const size_t reason = rest.find_first_not_of(' ');
+      r.reason = reason == std::string_view::npos ? "" : std::string(rest.substr(reason));
       if (r.reason == "-") r.reason.clear();
       c.candidates.push_back(std::move(r));
     }
-    if (fields.fail() && !fields.eof()) return std::nullopt;
+    if (!ok) return std::nullopt;
   }
-  if (entry.choice.kernel_name.empty() || entry.signature.empty()) return std::nullopt;
+  if (c.kernel_name.empty() || entry.signature.empty()) return std::nullopt;
   return entry;
 }
 
