@@ -48,6 +48,28 @@ struct GemmPlan::Impl {
     return Status::ok();
   }
 
+  // The first ranked kernel that compiles, from `from` on; each one skipped is named, with why,
+  // in the state's reason (a kernel of the space that the compiler rejects must not end the call).
+  Status use_first_that_compiles(size_t from, const std::string& reason) {
+    constexpr size_t kTries = 4;
+    std::string skipped;
+    Status last = Status::ok();
+    for (size_t i = from; i < ranked.size() && i < from + kTries; ++i) {
+      last = use(ranked[i], reason, false);
+      if (last) {
+        if (!skipped.empty()) state.reason += "; skipped " + skipped;
+        return last;
+      }
+      if (last.code() == StatusCode::kCancelled) return last;
+      std::string why = last.message().substr(0, last.message().find('\n'));
+      skipped +=
+          (skipped.empty() ? "" : ", ") + ranked[i].metadata().kernel_name + " (" + why + ")";
+      compile::default_progress("tilecraft: " + ranked[i].metadata().kernel_name +
+                                " failed; trying the next ranked kernel: " + why);
+    }
+    return last;
+  }
+
   // Switches to the background winner once there is one (called with the mutex held).
   void adopt_finished_tuning() {
     std::string winner, error;
@@ -132,7 +154,7 @@ Result<std::shared_ptr<GemmPlan>> GemmPlan::make(const api::GemmArguments& args,
   }
   if (options.mode == TuningMode::off) {
     TILECRAFT_RETURN_IF_ERROR(
-        p.use(p.ranked.front(), "ranked first pick (tuning off)" + stale, false));
+        p.use_first_that_compiles(0, "ranked first pick (tuning off)" + stale));
     tune::note_compiled(*signature, {p.state.kernel_name});
     return plan;
   }
@@ -165,7 +187,7 @@ Result<std::shared_ptr<GemmPlan>> GemmPlan::make(const api::GemmArguments& args,
         p.use(*ready, "compiled earlier for this problem family, serves at once" + stale, false));
   } else {
     TILECRAFT_RETURN_IF_ERROR(
-        p.use(p.ranked.front(), "ranked first pick, compiled now" + stale, false));
+        p.use_first_that_compiles(0, "ranked first pick, compiled now" + stale));
     tune::note_compiled(*signature, {p.state.kernel_name});
   }
   // Queued only now, so that the first pick's compile does not share the CPU with the tuning's.
