@@ -249,6 +249,12 @@ Result<GemmDescription> make_description(int arch, const GemmOperands& o, const 
     return Status::invalid("CUDA-core tiles take 8 elements of K (CUTLASS's generator)");
   }
   TileDescription tile;
+  if (arch == 90 && o.a == tf32 && d.tile_mn_kbytes[1] < 32) {
+    // CUTLASS 4.2's SM90 mainloop does not compile a tf32 B tile of 16 columns with the stage
+    // count that fills shared memory (a "Shape Divisibility Condition" static assert, H100 run of
+    // 2026-11-25): such kernels would only fail in the compiler.
+    return Status::invalid("SM90 tf32 tiles need N >= 32 (CUTLASS 4.2)");
+  }
   if (arch == 90) {
     auto math = MathInstruction::make(
         {64, d.tile_mn_kbytes[1], 256 / size_in_bits(o.a)}, o.a, o.b, o.accumulator,
