@@ -55,6 +55,18 @@ void merge(KernelFacts& into, int KernelFacts::*field, int value) {
   if (value >= 0) into.*field = std::max(into.*field, value);
 }
 
+// The lines of text, without their '\n'.
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
 std::string index_folder() { return settings().cache_dir + "/facts/v1"; }
 
 std::string index_path(const std::string& kernel_name) {
@@ -72,13 +84,7 @@ std::string record_text(const std::string& kernel_name, const KernelFacts& f) {
 }
 
 std::optional<KernelFacts> parse_record(const std::string& kernel_name, const std::string& text) {
-  std::vector<std::string> lines;
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
+  const auto lines = lines_of(text);
   if (lines.size() < 7 || lines[0] != kMagic || lines[1] != "kernel " + kernel_name) {
     return std::nullopt;
   }
@@ -92,7 +98,7 @@ std::optional<KernelFacts> parse_record(const std::string& kernel_name, const st
       {"smem ", &KernelFacts::static_smem_bytes}};
   size_t at = 2;
   for (const auto& [label, field] : fields) {
-    const std::string& line = lines[at++];
+    const std::string_view line = lines[at++];
     if (line.rfind(label, 0) != 0) return std::nullopt;
     const int value = number_after(line, label);
     if (value < 0) return std::nullopt;
@@ -138,17 +144,12 @@ std::string KernelFacts::text() const {
 
 std::string resource_usage_lines(std::string_view output) {
   std::string kept;
-  size_t start = 0;
-  while (start < output.size()) {
-    size_t end = output.find('\n', start);
-    if (end == std::string_view::npos) end = output.size();
-    std::string_view line = output.substr(start, end - start);
+  for (std::string_view line : lines_of(output)) {
     if (line.find("ptxas info") != std::string_view::npos ||
         line.find("bytes stack frame") != std::string_view::npos) {
       kept.append(line);
       kept += '\n';
     }
-    start = end + 1;
   }
   return kept;
 }
@@ -156,12 +157,7 @@ std::string resource_usage_lines(std::string_view output) {
 std::map<std::string, KernelFacts> parse_resource_usage(std::string_view text) {
   std::map<std::string, KernelFacts> facts;
   std::string current;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
+  for (std::string_view line : lines_of(text)) {
     if (std::string name = quoted_name(line, "Compiling entry function "); !name.empty()) {
       current = name;
       continue;
