@@ -17,6 +17,7 @@ from tilecraft._core import (
     MathOperation,
     MatrixCoord,
     OpClass,
+    SchedulerMode,
     Tensor4DCoord,
     TensorDescription,
     TileDescription,
@@ -39,8 +40,9 @@ from tilecraft.epilogue import (
     silu,
     tanh,
 )
-from tilecraft.operation import GemmOperationUniversal
+from tilecraft.operation import GemmOperationGrouped, GemmOperationUniversal
 from tilecraft.arguments import GemmArguments
+from tilecraft.grouped import GemmGroupedArguments
 from tilecraft.memory import get_allocated_size, get_memory_pool
 from tilecraft import compiler, gemm, tuning
 from tilecraft.ops import GemmPlan, plan_gemm
@@ -55,6 +57,8 @@ __all__ = [
     "FastLinearCombinationClamp",
     "GemmArguments",
     "GemmCoord",
+    "GemmGroupedArguments",
+    "GemmOperationGrouped",
     "GemmPlan",
     "GemmOperationUniversal",
     "Layout",
@@ -65,6 +69,7 @@ __all__ = [
     "MathOperation",
     "MatrixCoord",
     "OpClass",
+    "SchedulerMode",
     "Tensor4DCoord",
     "TensorDescription",
     "TileDescription",

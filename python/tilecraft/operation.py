@@ -53,4 +53,44 @@ class GemmOperationUniversal:
         return f"GemmOperationUniversal({self.procedural_name()})"
 
 
-__all__ = ["GemmOperationUniversal", "EpilogueParams"]
+class GemmOperationGrouped(GemmOperationUniversal):
+    """A described grouped GEMM kernel (seed 002, "GEMM Grouped Operation"): many problems of
+    their own sizes in one launch, run with ``GemmGroupedArguments``.
+
+    ``arch=80`` builds CUTLASS 2.x ``GemmGrouped`` kernels, SIMT or TensorOp, scheduling tiles
+    on the host (``SchedulerMode.Host``: precomputed at each launch from sizes known on the host)
+    or on the device (``SchedulerMode.Device``). ``arch=90`` builds CUTLASS 3.x pointer-array
+    grouped kernels (TMA, warp-specialized cooperative or ping-pong, clusters), which schedule
+    on the device.
+    """
+
+    def __init__(self, *args, **kwargs):
+        """``GemmOperationGrouped(arch, tile_description, A, B, C, epilogue_functor,
+        swizzling_functor=IdentitySwizzle1, precompute_mode=SchedulerMode.Device)``."""
+        if "compute_capability" in kwargs:
+            if args or "arch" in kwargs:
+                raise TypeError("GemmOperationGrouped() got both 'arch' and its seed name "
+                                "'compute_capability'")
+            kwargs["arch"] = kwargs.pop("compute_capability")
+        self._op = _core.GemmOperation.make_grouped(*args, **kwargs)
+        description = self._op.description
+        self.arch = description.arch
+        self.tile_description = description.tile_description
+        self.A, self.B, self.C = description.A, description.B, description.C
+        self.epilogue_functor = description.epilogue_functor
+        self.swizzling_functor = description.swizzling_functor
+        self.precompute_mode = description.scheduler_mode
+        self.element_epilogue = self.epilogue_functor.element_epilogue
+
+    def run(self, arguments):
+        """Launches the grouped problems on the current stream of the framework the tensors came
+        from (the default stream for numpy). Does not synchronize."""
+        current_stream = getattr(arguments, "_current_stream", None)
+        native = getattr(arguments, "_native", arguments)
+        self._op.run_grouped(native, current_stream() if current_stream else 0)
+
+    def __repr__(self):
+        return f"GemmOperationGrouped({self.procedural_name()})"
+
+
+__all__ = ["GemmOperationUniversal", "GemmOperationGrouped", "EpilogueParams"]

@@ -1,6 +1,7 @@
 #include "tilecraft/describe/gemm_operation.hpp"
 
 #include "describe/checks.hpp"
+#include "describe/grouped_gemm_rules.hpp"
 #include "describe/sm80_gemm_rules.hpp"
 #include "describe/sm90_gemm_rules.hpp"
 
@@ -79,11 +80,37 @@ std::string_view to_string(GemmMode mode) {
       return "Batched";
     case GemmMode::Array:
       return "Array";
+    case GemmMode::Grouped:
+      return "Grouped";
   }
   return "?";
 }
 
 bool is_valid(GemmMode mode) { return to_string(mode) != "?"; }
+
+std::string_view to_string(GemmKind kind) {
+  switch (kind) {
+    case GemmKind::Universal:
+      return "Universal";
+    case GemmKind::Grouped:
+      return "Grouped";
+  }
+  return "?";
+}
+
+bool is_valid(GemmKind kind) { return to_string(kind) != "?"; }
+
+std::string_view to_string(SchedulerMode mode) {
+  switch (mode) {
+    case SchedulerMode::Host:
+      return "Host";
+    case SchedulerMode::Device:
+      return "Device";
+  }
+  return "?";
+}
+
+bool is_valid(SchedulerMode mode) { return to_string(mode) != "?"; }
 
 Result<GemmDescription> GemmDescription::make(int arch, const TileDescription& tile,
                                               const TensorDescription& A,
@@ -95,7 +122,18 @@ Result<GemmDescription> GemmDescription::make(int arch, const TileDescription& t
   return d;
 }
 
+Result<GemmDescription> GemmDescription::make_grouped(
+    int arch, const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
+    const TensorDescription& C, const EpilogueFunctor& epilogue, Swizzle swizzle,
+    SchedulerMode scheduler_mode) {
+  GemmDescription d{arch, tile, A, B, C, epilogue, swizzle, GemmKind::Grouped, scheduler_mode};
+  if (Status status = d.validate(); !status) return status;
+  return d;
+}
+
 Status GemmDescription::validate() const {
+  TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator("", "kind", "GemmKind", kind));
+  if (kind == GemmKind::Grouped) TILECRAFT_RETURN_IF_ERROR(validate_grouped_gemm(*this));
   TILECRAFT_RETURN_IF_ERROR(
       describe::check_enumerator("", "swizzling_functor", "Swizzle", swizzle));
   if (arch != 80 && arch != 90) {
@@ -173,6 +211,9 @@ std::string GemmDescription::procedural_name() const {
   std::string out = "tilecraft_sm" + std::to_string(arch) + "_" +
                     (math.opcode_class == OpClass::Simt ? "simt" : "tensorop") + "_";
   out += (tile.is_sm90() ? std::string() : math.shape_name()) + math_suffix + "gemm_";
+  if (kind == GemmKind::Grouped) {
+    out += scheduler_mode == SchedulerMode::Host ? "grouped_host_" : "grouped_";
+  }
   out += std::string(short_name(A.element)) + std::string(short_name(B.element)) + "_" +
          std::string(short_name(math.element_accumulator)) + "acc_" +
          std::string(short_name(C.element)) + "_";

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "discover/kernel_problem.hpp"
+#include "discover/kernel_state.hpp"
 #include "tilecraft/discover/api.hpp"
 #include "tilecraft/discover/gemm_space.hpp"
 #include "tilecraft/discover/performance_model.hpp"
@@ -16,7 +17,8 @@ namespace tilecraft::api {
 KernelMetadata metadata_of(const GemmDescription& d) {
   KernelMetadata m;
   m.kernel_name = d.procedural_name();
-  m.kernel_class = d.arch == 90 ? "Sm90GemmKernel" : "Sm80GemmKernel";
+  m.kernel_class = std::string(d.arch == 90 ? "Sm90" : "Sm80") +
+                   (d.is_grouped() ? "GroupedGemmKernel" : "GemmKernel");
   m.min_cc = d.arch;
   m.operands.A = {d.A.element, d.A.layout, d.A.alignment};
   m.operands.B = {d.B.element, d.B.layout, d.B.alignment};
@@ -66,74 +68,6 @@ bool same_but_pointers(const GemmArguments& a, const GemmArguments& b) {
 }
 
 }  // namespace detail
-
-namespace {
-
-// The device the ranking models: the current one where it has the kernel's architecture.
-discover::DeviceTraits traits_for(int cc) {
-  discover::DeviceTraits traits;
-  traits.compute_capability = cc;
-  if (auto info = current_device_info(); info && info->multiprocessor_count > 0) {
-    traits.sm_count = info->multiprocessor_count;
-  }
-  return traits;
-}
-
-}  // namespace
-
-struct Kernel::State {
-  int arch = 90;
-  size_t instance = 0;
-  std::once_flag described;
-  GemmDescription description;
-  KernelMetadata metadata;
-  std::mutex operation_mutex;
-  std::shared_ptr<GemmOperation> operation;
-
-  // The arguments of the last run, prepared for the ABI: a run with tensors of the same shapes,
-  // strides and types (and the same scalars, stream and workspace) only swaps pointers.
-  struct Prepared {
-    std::optional<GemmArguments> made_for;
-    std::unique_ptr<tilecraft::GemmArguments> abi;
-    void* stream = nullptr;
-    void* workspace = nullptr;
-    size_t workspace_bytes = 0;
-  };
-  std::mutex prepared_mutex;
-  Prepared prepared;
-
-  void describe() {
-    std::call_once(described,
-                   [this] { adopt(discover::GemmSpace::of(arch).description(instance)); });
-  }
-
-  // Keeps a description already built (get_kernels builds one per kernel to rank it).
-  void adopt_once(GemmDescription built) {
-    std::call_once(described, [&] { adopt(std::move(built)); });
-  }
-
-  // The description and its metadata, keeping the score get_kernels set.
-  void adopt(GemmDescription built) {
-    description = std::move(built);
-    const double score = metadata.score;
-    std::string explain = std::move(metadata.score_explain);
-    metadata = metadata_of(description);
-    metadata.facts = discover::kernel_facts(description, metadata.kernel_name, traits_for(arch));
-    metadata.score = score;
-    metadata.score_explain = std::move(explain);
-  }
-
-  Result<std::shared_ptr<GemmOperation>> get_operation() {
-    describe();
-    std::lock_guard lock(operation_mutex);
-    if (!operation) {
-      auto made = GemmOperation::make(description);
-      if (!made) return made.status();
-      operation = *made;
-    }
-    return operation;
-  }
-};
 
 const KernelMetadata& Kernel::metadata() const {
   state_->describe();
@@ -368,7 +302,7 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
       for (size_t i = 0; i < space.size(); ++i) add(arch, i, 0.0, {}, std::nullopt);
       continue;
     }
-    const discover::DeviceTraits traits = traits_for(cc.value_or(arch));
+    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch));
     const discover::GemmShape shape{args->m(), args->n(), args->k(), args->batch()};
     const discover::GemmEpilogue fusion = fusion_of(args->epilogue());
     for (size_t set = 0; set < space.operand_sets().size(); ++set) {

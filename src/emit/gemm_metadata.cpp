@@ -23,7 +23,11 @@ std::string gemm_metadata(const GemmEntry& entry) {
   const GemmDescription& d = entry.description;
   const MathInstruction& math = d.tile.math_instruction;
   std::string out;
-  add(out, "kind", entry.kind == GemmEntryKind::kUniversal ? "universal" : "split_k_parallel");
+  add(out, "kind",
+      d.is_grouped()
+          ? "grouped"
+          : (entry.kind == GemmEntryKind::kUniversal ? "universal" : "split_k_parallel"));
+  if (d.is_grouped()) add(out, "scheduler_mode", to_string(d.scheduler_mode));
   add(out, "arch", std::to_string(d.arch));
   add(out, "op_class", to_string(math.opcode_class));
   add(out, "inst_shape", shape_text(math.instruction_shape));

@@ -5,6 +5,7 @@
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
 #include "emit/gemm_adapter_text.hpp"
+#include "emit/grouped/sm80_grouped_parts.hpp"
 #include "emit/module_table.hpp"
 #include "emit/sm80_gemm_parts.hpp"
 #include "emit/sm90_gemm_parts.hpp"
@@ -17,6 +18,13 @@ namespace {
 bool has_split_k_parallel(const std::vector<GemmEntry>& entries) {
   for (const GemmEntry& entry : entries) {
     if (entry.kind == GemmEntryKind::kSplitKParallel) return true;
+  }
+  return false;
+}
+
+bool has_grouped(const std::vector<GemmEntry>& entries) {
+  for (const GemmEntry& entry : entries) {
+    if (entry.description.is_grouped()) return true;
   }
   return false;
 }
@@ -67,28 +75,37 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
   }
   if (arch == 90) return emit_sm90_gemm_module(entries);
   const bool split_k = has_split_k_parallel(entries);
+  const bool grouped = has_grouped(entries);
   std::string out = kModuleAbiHeaderText;
   out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) + " GEMM entr" +
          (entries.size() == 1 ? "y" : "ies") + " (CUTLASS 2.x GemmUniversal, SM80)\n";
   out += device_image_prelude_text();
   out += gemm_module_includes(split_k);
+  if (grouped) out += sm80_grouped_includes();
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += device_image_runtime_text();
   out += gemm_universal_adapter_text();
   if (split_k) out += gemm_split_k_parallel_adapter_text();
+  if (grouped) out += sm80_grouped_adapter_text();
   out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
 
   for (size_t index = 0; index < entries.size(); ++index) {
     const GemmEntry& entry = entries[index];
     const int i = static_cast<int>(index);
     out += "\n// ---- entry " + std::to_string(index) + ": " + entry_name(entry) + "\n";
-    out += entry.kind == GemmEntryKind::kUniversal ? universal_entry_text(entry, i)
-                                                   : split_k_parallel_entry_text(entry, i);
+    if (entry.description.is_grouped()) {
+      out += sm80_grouped_entry_text(entry, i);
+    } else {
+      out += entry.kind == GemmEntryKind::kUniversal ? universal_entry_text(entry, i)
+                                                     : split_k_parallel_entry_text(entry, i);
+    }
   }
   std::string kernels;
   for (size_t index = 0; index < entries.size(); ++index) {
     const std::string i = std::to_string(index);
-    if (entries[index].kind == GemmEntryKind::kUniversal) {
+    if (entries[index].description.is_grouped()) {
+      kernels += "      &tc_image::kernel<TcGrouped" + i + ">(\"tc_kernel_" + i + "\"),\n";
+    } else if (entries[index].kind == GemmEntryKind::kUniversal) {
       kernels += "      &tc_gemm::gemm_kernel<TcGemm" + i + ">(\"tc_kernel_" + i + "\"),\n";
     } else {
       kernels +=

@@ -22,6 +22,7 @@ std::string_view sm90_gemm_module_includes() {
 #include "cutlass/epilogue/fusion/operations.hpp"
 #include "cutlass/gemm/collective/collective_builder.hpp"
 #include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlass/gemm/group_array_problem_shape.hpp"
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 #include "cutlass/gemm/kernel/tile_scheduler.hpp"
 #include "cutlass/gemm/device/gemm_universal_adapter.h"
@@ -91,8 +92,47 @@ inline int sm_count(int device) {
   return count;
 }
 
-inline std::string check_args(const tc_gemm_args* args, const EntryTraits& t) {
+// Grouped kernels: a GemmUniversal on CUTLASS's group problem shape (pointer arrays).
+template <class Kernel, class = void>
+struct IsGrouped : cute::false_type {};
+template <class Kernel>
+struct IsGrouped<Kernel, cute::void_t<typename Kernel::ProblemShape::UnderlyingProblemShape>>
+    : cute::true_type {};
+
+inline std::string check_grouped_args(const tc_gemm_args& a, const EntryTraits& t) {
+  if (a.mode != TC_GEMM_MODE_GROUPED) {
+    return "mode: this kernel runs grouped problems (mode Grouped); got mode " +
+           std::to_string(a.mode);
+  }
+  if (a.problem_count < 1) {
+    return "problem_count: expected at least 1 problem, got " + std::to_string(a.problem_count);
+  }
+  if (a.problem_sizes == nullptr) return "problem_sizes: null device array";
+  if (a.A_array == nullptr || a.B_array == nullptr || a.C_array == nullptr ||
+      a.D_array == nullptr) {
+    return "A_array, B_array, C_array and D_array must all be device arrays of problem_count "
+           "pointers";
+  }
+  if (a.lda_array == nullptr || a.ldb_array == nullptr || a.ldc_array == nullptr ||
+      a.ldd_array == nullptr) {
+    return "lda_array, ldb_array, ldc_array and ldd_array must all be device arrays of "
+           "problem_count leading dimensions";
+  }
+  if (a.num_activation_args != t.num_activation_args) {
+    return "epilogue: expected " + std::to_string(t.num_activation_args) +
+           " activation argument(s), got " + std::to_string(a.num_activation_args);
+  }
+  if (a.scale_a_ptr != nullptr || a.scale_b_ptr != nullptr || a.scale_c_ptr != nullptr ||
+      a.scale_d_ptr != nullptr) {
+    return "scales: grouped kernels fold per-tensor scales into alpha and beta on the host; "
+           "pass them as numbers, not device tensors";
+  }
+  return {};
+}
+
+inline std::string check_args(const tc_gemm_args* args, const EntryTraits& t, bool grouped) {
   if (args == nullptr) return "null arguments";
+  if (grouped) return check_grouped_args(*args, t);
   const tc_gemm_args& a = *args;
   if (a.A == nullptr || a.B == nullptr || a.D == nullptr) {
     return std::string(a.A == nullptr ? "A" : a.B == nullptr ? "B" : "D") + ": null pointer";
@@ -126,8 +166,8 @@ template <class T>
 struct HasSplits<T, cute::void_t<decltype(cute::declval<T&>().splits)>> : cute::true_type {};
 
 template <class Gemm, class Fill>
-typename Gemm::Arguments make_arguments(const tc_gemm_args& a, const EntryTraits& t, Fill fill,
-                                        int device) {
+typename Gemm::Arguments make_plain_arguments(const tc_gemm_args& a, const EntryTraits& t,
+                                              Fill fill, int device) {
   using Kernel = typename Gemm::GemmKernel;
   using ElementA = typename Kernel::ElementA;
   using ElementB = typename Kernel::ElementB;
@@ -171,6 +211,61 @@ typename Gemm::Arguments make_arguments(const tc_gemm_args& a, const EntryTraits
   return arguments;
 }
 
+template <class Gemm, class Fill>
+typename Gemm::Arguments make_grouped_arguments(const tc_gemm_args& a, const EntryTraits& t,
+                                                Fill fill, int device) {
+  using Kernel = typename Gemm::GemmKernel;
+  using Shape = typename Kernel::ProblemShape::UnderlyingProblemShape;
+  // The ABI's arrays are read in place: (m, n, k) int32 triples are CUTLASS's problem shapes,
+  // and a leading dimension is all that a packed cute stride stores.
+  static_assert(sizeof(Shape) == 3 * sizeof(int32_t), "problem shape is not three ints");
+  static_assert(sizeof(typename Kernel::InternalStrideA) == sizeof(int64_t), "stride A");
+  static_assert(sizeof(typename Kernel::InternalStrideB) == sizeof(int64_t), "stride B");
+  static_assert(sizeof(typename Kernel::InternalStrideC) == sizeof(int64_t), "stride C");
+  static_assert(sizeof(typename Kernel::InternalStrideD) == sizeof(int64_t), "stride D");
+  typename Gemm::Arguments arguments{};
+  arguments.mode = cutlass::gemm::GemmUniversalMode::kGrouped;
+  arguments.problem_shape.num_groups = a.problem_count;
+  arguments.problem_shape.problem_shapes =
+      reinterpret_cast<Shape*>(const_cast<int32_t*>(a.problem_sizes));
+  arguments.problem_shape.host_problem_shapes =
+      reinterpret_cast<const Shape*>(a.host_problem_sizes);
+  using PtrA = typename Kernel::ElementA const**;
+  using PtrB = typename Kernel::ElementB const**;
+  using PtrC = typename Kernel::ElementC const**;
+  using PtrD = typename Kernel::ElementD**;
+  arguments.mainloop.ptr_A = reinterpret_cast<PtrA>(const_cast<void const**>(a.A_array));
+  arguments.mainloop.dA =
+      reinterpret_cast<typename Kernel::InternalStrideA*>(const_cast<int64_t*>(a.lda_array));
+  arguments.mainloop.ptr_B = reinterpret_cast<PtrB>(const_cast<void const**>(a.B_array));
+  arguments.mainloop.dB =
+      reinterpret_cast<typename Kernel::InternalStrideB*>(const_cast<int64_t*>(a.ldb_array));
+  arguments.epilogue.ptr_C = reinterpret_cast<PtrC>(const_cast<void const**>(a.C_array));
+  arguments.epilogue.dC =
+      reinterpret_cast<typename Kernel::InternalStrideC*>(const_cast<int64_t*>(a.ldc_array));
+  arguments.epilogue.ptr_D = reinterpret_cast<PtrD>(const_cast<void**>(a.D_array));
+  arguments.epilogue.dD =
+      reinterpret_cast<typename Kernel::InternalStrideD*>(const_cast<int64_t*>(a.ldd_array));
+  fill(arguments.epilogue.thread, a);
+  arguments.hw_info.device_id = device;
+  arguments.hw_info.sm_count = sm_count(device);
+  arguments.scheduler.max_swizzle_size = t.max_swizzle_size;
+  // The group scheduler has no raster heuristic (the largest extent changes per problem).
+  using Raster = cute::remove_cvref_t<decltype(arguments.scheduler.raster_order)>;
+  arguments.scheduler.raster_order = t.raster == 2 ? Raster::AlongN : Raster::AlongM;
+  return arguments;
+}
+
+template <class Gemm, class Fill>
+typename Gemm::Arguments make_arguments(const tc_gemm_args& a, const EntryTraits& t, Fill fill,
+                                        int device) {
+  if constexpr (IsGrouped<typename Gemm::GemmKernel>::value) {
+    return make_grouped_arguments<Gemm>(a, t, fill, device);
+  } else {
+    return make_plain_arguments<Gemm>(a, t, fill, device);
+  }
+}
+
 inline int current_device() {
   int device = 0;
   cudaGetDevice(&device);
@@ -180,13 +275,16 @@ inline int current_device() {
 template <class Gemm, class Fill>
 int32_t can_implement(const tc_gemm_args* a, const EntryTraits& t, Fill fill, char* error,
                       size_t capacity) {
-  std::string why = check_args(a, t);
+  std::string why = check_args(a, t, IsGrouped<typename Gemm::GemmKernel>::value);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   auto arguments = make_arguments<Gemm>(*a, t, fill, current_device());
   cutlass::Status status = Gemm::can_implement(arguments);
   if (status != cutlass::Status::kSuccess) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                problem_text(*a) + ": CUTLASS can_implement: " +
+                (IsGrouped<typename Gemm::GemmKernel>::value
+                     ? std::to_string(a->problem_count) + " grouped problems"
+                     : problem_text(*a)) +
+                    ": CUTLASS can_implement: " +
                     cutlass::cutlassGetStatusString(status) +
                     " (TMA needs 16-byte aligned addresses and leading dimensions, and contiguous "
                     "extents that are multiples of the alignment)");
@@ -196,7 +294,7 @@ int32_t can_implement(const tc_gemm_args* a, const EntryTraits& t, Fill fill, ch
 
 template <class Gemm, class Fill>
 size_t workspace_size(const tc_gemm_args* a, const EntryTraits& t, Fill fill) {
-  if (!check_args(a, t).empty()) return 0;
+  if (!check_args(a, t, IsGrouped<typename Gemm::GemmKernel>::value).empty()) return 0;
   return Gemm::get_workspace_size(make_arguments<Gemm>(*a, t, fill, current_device()));
 }
 
@@ -225,7 +323,7 @@ template <class Gemm, class Fill>
 int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* workspace, void* stream,
             char* error, size_t capacity) {
   using Kernel = typename Gemm::GemmKernel;
-  std::string why = check_args(a, t);
+  std::string why = check_args(a, t, IsGrouped<Kernel>::value);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(t.kernel_name);
   if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);

@@ -30,10 +30,16 @@ std::string kernel_schedule_type(const GemmDescription& d) {
       base = "KernelTmaWarpSpecialized";
       break;
   }
+  if (d.is_grouped()) base = "KernelPtrArray" + base.substr(std::string("Kernel").size());
   return "cutlass::gemm::" + base + (fast ? "FP8FastAccum" : "");
 }
 
 std::string epilogue_schedule_type(const GemmDescription& d) {
+  if (d.is_grouped()) {
+    return d.tile.kernel_schedule == KernelSchedule::TmaWarpSpecializedCooperative
+               ? "cutlass::epilogue::PtrArrayTmaWarpSpecializedCooperative"
+               : "cutlass::epilogue::PtrArrayTmaWarpSpecializedPingpong";
+  }
   return d.tile.epilogue_schedule == EpilogueSchedule::TmaWarpSpecializedCooperative
              ? "cutlass::epilogue::TmaWarpSpecializedCooperative"
              : "cutlass::epilogue::TmaWarpSpecialized";
@@ -55,6 +61,23 @@ std::string fill_fusion_text(const GemmDescription& d) {
       "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
       "  f.alpha = ElementCompute(a.alpha);\n"
       "  f.beta = ElementCompute(a.beta);\n";
+  if (d.is_grouped()) {
+    // Grouped kernels take the plain linear combination; fp8 per-tensor scales fold into it
+    // (D = scale_d * (alpha * scale_a * scale_b * acc + beta * scale_c * C)).
+    if (e.fusion.per_tensor_scales) {
+      out +=
+          "  f.alpha = ElementCompute(a.alpha * a.scale_a * a.scale_b * a.scale_d);\n"
+          "  f.beta = ElementCompute(a.beta * a.scale_c * a.scale_d);\n";
+    }
+    if (e.activation == Activation::leaky_relu) {
+      out += "  f.activation.leaky_alpha = ElementCompute(a.activation_args[0]);\n";
+    }
+    if (e.activation == Activation::clamp) {
+      out += "  f.activation.lower_bound = ElementCompute(a.activation_args[0]);\n";
+      out += "  f.activation.upper_bound = ElementCompute(a.activation_args[1]);\n";
+    }
+    return out + "}\n";
+  }
   const bool has_activation_args = e.activation != Activation::identity;
   if (has_activation_args && e.activation == Activation::leaky_relu) {
     out += "  f.activation.leaky_alpha = ElementCompute(a.activation_args[0]);\n";
@@ -91,6 +114,13 @@ std::string sm90_fusion_type(const GemmDescription& d) {
   const std::string ns = "cutlass::epilogue::fusion::";
   const std::string act = activation_type(e.activation);
   const std::string tail = "ElementD, ElementCompute";
+  if (d.is_grouped()) {
+    // Scales fold into alpha and beta (fill_fusion); bias and aux are refused for grouped.
+    if (e.activation != Activation::identity) {
+      return ns + "LinCombEltAct<" + act + ", " + tail + ", ElementC, ElementCompute>";
+    }
+    return ns + "LinearCombination<" + tail + ", ElementC, ElementCompute>";
+  }
   const bool column = e.fusion.bias == BiasKind::per_column;
   const std::string per = column ? "PerColBias" : "PerRowBias";
   if (e.fusion.per_tensor_scales) {
@@ -119,8 +149,10 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   const GemmDescription& d = entry.description;
   const MathInstruction& math = d.tile.math_instruction;
   const EpilogueFunctor& e = d.epilogue;
-  const bool bias_capable =
-      e.fusion.bias != BiasKind::none || e.fusion.aux_output || e.fusion.per_tensor_scales;
+  const bool bias_capable = !d.is_grouped() && (e.fusion.bias != BiasKind::none ||
+                                                e.fusion.aux_output || e.fusion.per_tensor_scales);
+  // Grouped kernels address each problem through arrays of pointers and strides.
+  const std::string array = d.is_grouped() ? " *" : "";
   const std::string scheduler = d.tile.tile_scheduler == TileScheduler::StreamK
                                     ? "cutlass::gemm::StreamKScheduler"
                                     : "cutlass::gemm::PersistentScheduler";
@@ -131,14 +163,14 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
           : "cutlass::gemm::collective::StageCount<" + std::to_string(d.tile.stages) + ">";
   std::string out = "namespace tc_entry_" + i + " {\n";
   out += "using ElementA = " + cutlass_element(d.A.element) + ";\n";
-  out += "using LayoutA = " + cutlass_layout(d.A.layout) + ";\n";
+  out += "using LayoutA = " + cutlass_layout(d.A.layout) + array + ";\n";
   out += "constexpr int AlignmentA = " + std::to_string(d.A.alignment) + ";\n";
   out += "using ElementB = " + cutlass_element(d.B.element) + ";\n";
-  out += "using LayoutB = " + cutlass_layout(d.B.layout) + ";\n";
+  out += "using LayoutB = " + cutlass_layout(d.B.layout) + array + ";\n";
   out += "constexpr int AlignmentB = " + std::to_string(d.B.alignment) + ";\n";
   out += "using ElementC = " + cutlass_element(d.C.element) + ";\n";
   out += "using ElementD = ElementC;\n";
-  out += "using LayoutC = " + cutlass_layout(d.C.layout) + ";\n";
+  out += "using LayoutC = " + cutlass_layout(d.C.layout) + array + ";\n";
   out += "constexpr int AlignmentC = " + std::to_string(d.C.alignment) + ";\n";
   out += "using ElementAccumulator = " + cutlass_element(math.element_accumulator) + ";\n";
   out += "using ElementCompute = " + cutlass_element(e.element_epilogue) + ";\n";
@@ -165,10 +197,17 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
       "    ElementB, LayoutB, AlignmentB, ElementAccumulator, TileShape, ClusterShape,\n"
       "    " +
       stages + ",\n    " + kernel_schedule_type(d) + ">::CollectiveOp;\n";
-  out +=
-      "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,\n"
-      "    CollectiveMainloop, CollectiveEpilogue, " +
-      scheduler + ">;\n";
+  if (d.is_grouped()) {
+    out +=
+        "using Kernel = cutlass::gemm::kernel::GemmUniversal<\n"
+        "    cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>, CollectiveMainloop,\n"
+        "    CollectiveEpilogue>;\n";
+  } else {
+    out +=
+        "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,\n"
+        "    CollectiveMainloop, CollectiveEpilogue, " +
+        scheduler + ">;\n";
+  }
   out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
   const std::string kernel = "tc_kernel_" + i;
   out += "#if defined(TILECRAFT_DEVICE_HALF)\n}  // namespace tc_entry_" + i + "\n";

@@ -282,7 +282,9 @@ void bind_describe(nb::module_& m) {
       .def_ro("B", &GemmDescription::B)
       .def_ro("C", &GemmDescription::C)
       .def_ro("epilogue_functor", &GemmDescription::epilogue)
-      .def_ro("swizzling_functor", &GemmDescription::swizzle);
+      .def_ro("swizzling_functor", &GemmDescription::swizzle)
+      .def_ro("scheduler_mode", &GemmDescription::scheduler_mode)
+      .def_prop_ro("is_grouped", &GemmDescription::is_grouped);
   def_method(description, "procedural_name", "procedural_name", &GemmDescription::procedural_name);
 }
 

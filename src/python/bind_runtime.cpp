@@ -56,6 +56,8 @@ void bind_runtime(nb::module_& m) {
       required<Ref<GemmArguments>>("arguments"),
       optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
 
+  bind_grouped(m, operation);
+
   auto arguments = nb::class_<GemmArguments>(m, "GemmArguments");
   def_checked(
       arguments, "make", "GemmArguments",

@@ -98,7 +98,13 @@ void bind_types(nb::module_& m) {
       .value("Gemm", GemmMode::Gemm)
       .value("GemmSplitKParallel", GemmMode::GemmSplitKParallel)
       .value("Batched", GemmMode::Batched)
-      .value("Array", GemmMode::Array);
+      .value("Array", GemmMode::Array)
+      .value("Grouped", GemmMode::Grouped);
+
+  // GemmOperationGrouped's precompute_mode (seed 002: SchedulerMode.Host / Device).
+  nb::enum_<SchedulerMode>(m, "SchedulerMode")
+      .value("Host", SchedulerMode::Host)
+      .value("Device", SchedulerMode::Device);
 
   // Coordinates (seed 002). Their accessors are methods, as in the seed: problem_size.m().
   auto gemm_coord = nb::class_<GemmCoord>(m, "GemmCoord").def(nb::init<>());

@@ -8,6 +8,7 @@
 
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/status.hpp"
+#include "tilecraft/runtime/gemm_operation.hpp"
 
 namespace tilecraft::python {
 
@@ -51,6 +52,8 @@ auto interruptible(Work&& work) -> decltype(work()) {
 void bind_types(nb::module_& m);
 void bind_describe(nb::module_& m);
 void bind_runtime(nb::module_& m);
+// Called by bind_runtime with its GemmOperation class (GemmOperationGrouped builds on it).
+void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& operation);
 void bind_api(nb::module_& m);
 void bind_tune(nb::module_& m);
 

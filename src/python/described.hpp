@@ -14,6 +14,7 @@
 #include "tilecraft/runtime/compiled_artifact.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
+#include "tilecraft/runtime/grouped_gemm_arguments.hpp"
 
 namespace tilecraft::python {
 
@@ -58,6 +59,8 @@ TILECRAFT_DESCRIBED_ENUM(EpilogueKind, "EpilogueKind", "a tilecraft.EpilogueKind
 TILECRAFT_DESCRIBED_ENUM(Activation, "Activation", "a tilecraft.Activation (e.g. Activation.relu)");
 TILECRAFT_DESCRIBED_ENUM(GemmMode, "gemm.Mode",
                          "a tilecraft.gemm.Mode (Gemm, GemmSplitKParallel, Batched or Array)");
+TILECRAFT_DESCRIBED_ENUM(SchedulerMode, "SchedulerMode",
+                         "a tilecraft.SchedulerMode (SchedulerMode.Host or SchedulerMode.Device)");
 
 TILECRAFT_DESCRIBED_CLASS(MathInstruction, "MathInstruction", "a tilecraft.MathInstruction",
                           nullptr);
@@ -79,6 +82,8 @@ TILECRAFT_DESCRIBED_CLASS(ActivationFunction, "ActivationFunction",
 TILECRAFT_DESCRIBED_CLASS(GemmOperation, "GemmOperationUniversal", "a GemmOperationUniversal",
                           "_op");
 TILECRAFT_DESCRIBED_CLASS(GemmArguments, "GemmArguments", "a tilecraft.GemmArguments", "_native");
+TILECRAFT_DESCRIBED_CLASS(GroupedGemmArguments, "GemmGroupedArguments",
+                          "a tilecraft.GemmGroupedArguments", "_native");
 TILECRAFT_DESCRIBED_CLASS(api::GemmArguments, "api.arguments.GemmArguments",
                           "a tilecraft.api.arguments.GemmArguments", "_native");
 TILECRAFT_DESCRIBED_CLASS(api::Kernel, "api.Kernel", "a Kernel (from tilecraft.api.get_kernels)",

@@ -94,6 +94,10 @@ Status check_devices(const GemmProblem& p) {
 Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& operation,
                                                            const GemmProblem& problem) {
   const GemmDescription& d = operation.description();
+  if (d.is_grouped()) {
+    return Status::invalid("operation: " + operation.procedural_name() +
+                           " is a grouped GEMM; it takes GemmGroupedArguments");
+  }
   TILECRAFT_RETURN_IF_ERROR(check_modes(problem, d));
   if (d.arch == 90) TILECRAFT_RETURN_IF_ERROR(detail::check_sm90_problem(problem, d));
   TILECRAFT_RETURN_IF_ERROR(validate_epilogue_params(d.epilogue, problem.output_op));
@@ -155,23 +159,9 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   out->entry_ = *entry;
 
   // Host tensors travel to the device now; D comes back in sync().
-  auto stage = [&](const TensorView& t, int64_t span_elements, bool copy_in, bool copy_back,
-                   const void** device_ptr) -> Status {
-    if (t.device == DeviceKind::kCuda) {
-      *device_ptr = t.data;
-      return Status::ok();
-    }
-    const size_t bytes = static_cast<size_t>(span_elements) * storage_bytes(t.dtype);
-    auto buffer = DeviceBuffer::allocate(bytes);
-    if (!buffer) return buffer.status();
-    if (copy_in) {
-      TILECRAFT_RETURN_IF_ERROR(cuda_status(
-          cudaMemcpy(buffer->data(), t.data, bytes, cudaMemcpyHostToDevice), "staging to device"));
-    }
-    *device_ptr = buffer->data();
-    if (copy_back) out->copy_back_.push_back({t.data, buffer->data(), bytes});
-    out->staged_.push_back(std::move(*buffer));
-    return Status::ok();
+  auto stage = [&](const TensorView& t, int64_t span, bool copy_in, bool copy_back,
+                   const void** device_ptr) {
+    return out->stage(t, span, copy_in, copy_back, device_ptr);
   };
   tc_gemm_args& a = out->args_;
   const void* dev_D = nullptr;
@@ -242,68 +232,24 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
             static_cast<int64_t>(i) * strides[which] * element_bytes[which];
       }
     }
-    auto arrays = DeviceBuffer::allocate(pointers.size() * sizeof(void*));
+    auto arrays = out->upload(pointers.data(), pointers.size() * sizeof(void*),
+                              "copying Array-mode pointer arrays");
     if (!arrays) return arrays.status();
-    TILECRAFT_RETURN_IF_ERROR(
-        cuda_status(cudaMemcpy(arrays->data(), pointers.data(), pointers.size() * sizeof(void*),
-                               cudaMemcpyHostToDevice),
-                    "copying Array-mode pointer arrays"));
-    auto* base = static_cast<void**>(arrays->data());
+    auto* base = static_cast<void**>(*arrays);
     a.A_array = const_cast<const void* const*>(base);
     a.B_array = const_cast<const void* const*>(base + batch);
     a.C_array = const_cast<const void* const*>(base + 2 * batch);
     a.D_array = base + 3 * batch;
-    out->staged_.push_back(std::move(*arrays));
   }
 
-  char error[512] = {0};
-  if (out->entry_->can_implement(&a, error, sizeof error) != TC_OK) {
-    return Status::invalid(operation.procedural_name() + " cannot run this problem: " + error);
-  }
-  const size_t workspace_bytes = out->entry_->workspace_size(&a);
-  out->workspace_needed_ = workspace_bytes;
-  if (problem.workspace != nullptr) {
-    if (problem.workspace_bytes < workspace_bytes) {
-      return Status::invalid("workspace: expected at least " + std::to_string(workspace_bytes) +
-                             " bytes for " + operation.procedural_name() +
-                             " on this problem, got " + std::to_string(problem.workspace_bytes));
-    }
-    out->caller_workspace_ = problem.workspace;
-  } else if (workspace_bytes > 0) {
-    auto workspace = DeviceBuffer::allocate(workspace_bytes);
-    if (!workspace) return workspace.status();
-    out->workspace_ = std::move(*workspace);
-  }
+  TILECRAFT_RETURN_IF_ERROR(
+      out->finish(operation.procedural_name(), problem.workspace, problem.workspace_bytes));
   return out;
-}
-
-void GemmArguments::note_launch(void* stream) {
-  stream_ = stream;
-  if (staged_.empty() && workspace_.data() == nullptr) return;
-  auto& event = reinterpret_cast<cudaEvent_t&>(last_launch_);
-  if (!event && cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess) {
-    event = nullptr;
-    return;
-  }
-  cudaEventRecord(event, static_cast<cudaStream_t>(stream));
-}
-
-GemmArguments::~GemmArguments() {
-  // The buffers are freed on the legacy default stream once the last launch has finished:
-  // the caller's stream may already be destroyed, so it is never named here.
-  if (auto event = static_cast<cudaEvent_t>(last_launch_)) {
-    cudaStreamWaitEvent(nullptr, event, 0);
-    cudaEventDestroy(event);
-  } else if (stream_ != nullptr && (!staged_.empty() || workspace_.data() != nullptr)) {
-    cudaStreamSynchronize(nullptr);
-  }
-  workspace_.set_stream(nullptr);
-  for (DeviceBuffer& buffer : staged_) buffer.set_stream(nullptr);
 }
 
 Status GemmArguments::retarget(const void* A, const void* B, const void* C, void* D,
                                const void* bias) {
-  if (!staged_.empty() || !copy_back_.empty() || problem_.mode == GemmMode::Array) {
+  if (!staged_.empty() || staged_host_tensors() || problem_.mode == GemmMode::Array) {
     return Status::invalid("retarget: these arguments staged host tensors or hold pointer arrays");
   }
   const GemmDescription& d = operation_->description();
@@ -341,18 +287,6 @@ Status GemmArguments::retarget(const void* A, const void* B, const void* C, void
   if (has_C) problem_.C.data = const_cast<void*>(C);
   problem_.D.data = D;
   problem_.bias.data = const_cast<void*>(bias);
-  return Status::ok();
-}
-
-Status GemmArguments::sync() {
-  auto stream = static_cast<cudaStream_t>(stream_);
-  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaStreamSynchronize(stream), "synchronizing the launch"));
-  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "the kernel"));
-  for (const CopyBack& copy : copy_back_) {
-    TILECRAFT_RETURN_IF_ERROR(
-        cuda_status(cudaMemcpy(copy.host, copy.device, copy.bytes, cudaMemcpyDeviceToHost),
-                    "copying an output back to the host"));
-  }
   return Status::ok();
 }
 

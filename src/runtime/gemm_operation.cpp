@@ -17,6 +17,7 @@
 #include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/kernel_facts.hpp"
 #include "tilecraft/runtime/module.hpp"
+#include "tilecraft/runtime/prepared_launch.hpp"
 
 namespace tilecraft {
 namespace {
@@ -255,6 +256,14 @@ Result<std::shared_ptr<GemmOperation>> GemmOperation::make(
   return make(GemmDescription{arch, tile, A, B, C, epilogue, swizzle});
 }
 
+Result<std::shared_ptr<GemmOperation>> GemmOperation::make_grouped(
+    int arch, const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
+    const TensorDescription& C, const EpilogueFunctor& epilogue, Swizzle swizzle,
+    SchedulerMode scheduler_mode) {
+  return make(
+      GemmDescription{arch, tile, A, B, C, epilogue, swizzle, GemmKind::Grouped, scheduler_mode});
+}
+
 Result<EpilogueParams> GemmOperation::epilogue_type(double alpha, double beta,
                                                     std::vector<double> activation_args) const {
   EpilogueParams params{alpha, beta, std::move(activation_args)};
@@ -303,6 +312,15 @@ Status GemmOperation::use_artifact(const CompiledArtifact& artifact) {
 }
 
 Result<const tc_kernel_entry*> GemmOperation::entry(GemmMode mode) const {
+  if (description_.is_grouped() != (mode == GemmMode::Grouped)) {
+    return Status::invalid(description_.is_grouped()
+                               ? "operation: " + name_ +
+                                     " is a grouped GEMM; it runs GemmGroupedArguments, not "
+                                     "gemm_mode " +
+                                     std::string(to_string(mode))
+                               : "gemm_mode Grouped: " + name_ +
+                                     " is not a grouped GEMM; describe a GemmOperationGrouped");
+  }
   const bool split_k = mode == GemmMode::GemmSplitKParallel;
   {
     std::lock_guard lock(mutex_);
@@ -322,7 +340,7 @@ Result<const tc_kernel_entry*> GemmOperation::entry(GemmMode mode) const {
   return split_k ? split_k_parallel_ : universal_;
 }
 
-Status GemmOperation::run(GemmArguments& arguments, void* stream) const {
+Status GemmOperation::run(PreparedLaunch& arguments, void* stream) const {
   const tc_kernel_entry* kernel = arguments.entry();
   if (!kernel) return Status::invalid("arguments: not prepared for any operation");
   char error[512] = {0};

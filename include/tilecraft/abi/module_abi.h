@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TILECRAFT_ABI_VERSION 3
+#define TILECRAFT_ABI_VERSION 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,7 +22,8 @@ enum tc_gemm_mode {
   TC_GEMM_MODE_GEMM = 0,                  /* batch_count > 1 means serial split-K */
   TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL = 1, /* batch_count = split-K slices; needs a workspace */
   TC_GEMM_MODE_BATCHED = 2,               /* strided batches */
-  TC_GEMM_MODE_ARRAY = 3                  /* arrays of device pointers */
+  TC_GEMM_MODE_ARRAY = 3,                 /* arrays of device pointers */
+  TC_GEMM_MODE_GROUPED = 4                /* problem_count problems of their own sizes (v4) */
 };
 
 enum tc_status {
@@ -68,6 +69,20 @@ typedef struct tc_gemm_args {
    * prologue overlaps the tail of the kernel before it on the stream; the kernel still reads
    * and writes global memory only after that kernel has finished. SM80 kernels ignore it. */
   int32_t launch_with_pdl;
+  /* Since version 4: grouped GEMM (mode TC_GEMM_MODE_GROUPED; m, n, k, batch_count unused).
+   * Problem g is problem_sizes[3g .. 3g+2] = (m, n, k) (device memory), its operands
+   * A_array[g] ... D_array[g] with leading dimensions lda_array[g] ... ldd_array[g] (device
+   * arrays of problem_count entries). host_problem_sizes holds the same sizes in host memory:
+   * kernels that schedule on the host need it; others check alignments with it when given.
+   * max_k: the largest k of the problems (0: unknown). */
+  int32_t problem_count;
+  const int32_t* problem_sizes;
+  const int32_t* host_problem_sizes;
+  const int64_t* lda_array;
+  const int64_t* ldb_array;
+  const int64_t* ldc_array;
+  const int64_t* ldd_array;
+  int32_t max_k;
 } tc_gemm_args;
 
 typedef struct tc_kernel_entry {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/describe/epilogue.hpp"
@@ -13,12 +14,30 @@
 
 namespace tilecraft {
 
+// Which CUTLASS kernel family runs the description: one problem per launch (GemmUniversal, and
+// CUTLASS 3.x GemmUniversal on a plain problem shape) or many independent problems of different
+// sizes in one launch (2.x GemmGrouped; 3.x pointer-array GemmUniversal on a group problem shape).
+enum class GemmKind : uint8_t { Universal, Grouped };
+std::string_view to_string(GemmKind kind);
+bool is_valid(GemmKind kind);
+
+// How a 2.x grouped kernel assigns tiles of the problems to threadblocks: precomputed on the host
+// into the workspace (needs the problem sizes on the host), or computed by each threadblock as it
+// goes. SM90 grouped kernels always schedule on the device.
+enum class SchedulerMode : uint8_t { Host, Device };
+std::string_view to_string(SchedulerMode mode);
+bool is_valid(SchedulerMode mode);
+
 struct GemmDescription {
   int arch = 80;  // compute capability the kernel targets (80: SM80-style 2.x kernels)
   TileDescription tile;
   TensorDescription A, B, C;
   EpilogueFunctor epilogue;
   Swizzle swizzle = Swizzle::IdentitySwizzle1;
+  GemmKind kind = GemmKind::Universal;
+  SchedulerMode scheduler_mode = SchedulerMode::Device;  // Grouped only
+
+  bool is_grouped() const { return kind == GemmKind::Grouped; }
 
   // Validates every part and how they fit together (element types against the instruction,
   // alignments against the access widths, layouts against the element type, ...).
@@ -26,6 +45,13 @@ struct GemmDescription {
                                       const TensorDescription& A, const TensorDescription& B,
                                       const TensorDescription& C, const EpilogueFunctor& epilogue,
                                       Swizzle swizzle);
+  // GemmOperationGrouped (seed 002): the same parts, a grouped kernel.
+  static Result<GemmDescription> make_grouped(int arch, const TileDescription& tile,
+                                              const TensorDescription& A,
+                                              const TensorDescription& B,
+                                              const TensorDescription& C,
+                                              const EpilogueFunctor& epilogue, Swizzle swizzle,
+                                              SchedulerMode scheduler_mode);
   Status validate() const;
 
   // CUTLASS-style: tilecraft_sm80_tensorop_f16_s16816gemm_f16_128x128_32x3_tn_align8x8x8 ...
@@ -33,7 +59,8 @@ struct GemmDescription {
   friend bool operator==(const GemmDescription&, const GemmDescription&) = default;
 };
 
-enum class GemmMode : uint8_t { Gemm, GemmSplitKParallel, Batched, Array };
+// Grouped: the problems of a grouped kernel (GemmKind::Grouped runs only this mode).
+enum class GemmMode : uint8_t { Gemm, GemmSplitKParallel, Batched, Array, Grouped };
 std::string_view to_string(GemmMode mode);
 bool is_valid(GemmMode mode);  // one of the enumerators
 

@@ -21,6 +21,8 @@
 
 namespace tilecraft::api {
 
+class GroupedGemmArguments;
+
 // ---- metadata ----------------------------------------------------------------------------------
 
 struct OperandMetadata {
@@ -169,11 +171,24 @@ class Kernel {
              void* stream = nullptr, bool assume_supported_args = false, void* workspace = nullptr,
              size_t workspace_bytes = 0) const;
 
+  // The same for grouped kernels (kernel_class Sm80GroupedGemmKernel / Sm90GroupedGemmKernel),
+  // from get_kernels(GroupedGemmArguments). Runs of the same arguments object reuse the problem
+  // arrays prepared for the ABI.
+  Status supports(const GroupedGemmArguments& args) const;
+  Result<CompiledArtifact> compile(const GroupedGemmArguments& args) const;
+  Result<size_t> get_workspace_size(const GroupedGemmArguments& args) const;
+  Status run(const GroupedGemmArguments& args, const CompiledArtifact* compiled_artifact = nullptr,
+             void* stream = nullptr, bool assume_supported_args = false, void* workspace = nullptr,
+             size_t workspace_bytes = 0) const;
+
   // The operation behind the kernel (made on first use; compiled on its first run).
   Result<std::shared_ptr<GemmOperation>> operation() const;
 
  private:
   friend std::vector<Kernel> get_kernels(const GemmArguments*,
+                                         const std::function<bool(const KernelMetadata&)>&,
+                                         std::optional<int>);
+  friend std::vector<Kernel> get_kernels(const GroupedGemmArguments&,
                                          const std::function<bool(const KernelMetadata&)>&,
                                          std::optional<int>);
   friend Status compile_kernels(const std::vector<Kernel>&);

@@ -12,6 +12,7 @@
 #include "tilecraft/describe/epilogue.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
 #include "tilecraft/runtime/memory_pool.hpp"
+#include "tilecraft/runtime/prepared_launch.hpp"
 #include "tilecraft/runtime/scale_argument.hpp"
 
 namespace tilecraft {
@@ -42,16 +43,13 @@ struct GemmProblem {
   size_t workspace_bytes = 0;
 };
 
-class GemmArguments {
+class GemmArguments : public PreparedLaunch {
  public:
   // Validates every tensor against the operation's description and the problem size, stages host
   // tensors to the device, and sizes the workspace. Nothing is launched. Fails with a Status
   // naming the argument, what was expected and what was given.
   static Result<std::unique_ptr<GemmArguments>> make(const GemmOperation& operation,
                                                      const GemmProblem& problem);
-
-  // Waits for the launch; copies D back to the caller's host tensor if D was staged.
-  Status sync();
 
   // Points the prepared arguments at other device buffers of the same shapes, strides and types
   // (the cheap path for repeated calls). Refused, changing nothing, when the arguments staged
@@ -60,39 +58,13 @@ class GemmArguments {
   // needs; the caller then prepares afresh with make().
   Status retarget(const void* A, const void* B, const void* C, void* D, const void* bias);
 
-  const tc_gemm_args& abi_args() const { return args_; }
   GemmMode mode() const { return problem_.mode; }
   const GemmProblem& problem() const { return problem_; }
-  const tc_kernel_entry* entry() const { return entry_; }
-  void* workspace() const { return caller_workspace_ ? caller_workspace_ : workspace_.data(); }
-  size_t workspace_bytes() const { return workspace_needed_; }
-  // Called by GemmOperation::run: remembers where the launch went, for sync() and frees.
-  void note_launch(void* stream);
-
-  GemmArguments(const GemmArguments&) = delete;
-  GemmArguments& operator=(const GemmArguments&) = delete;
-  // Frees workspace and staged buffers in stream order after the last launch, even if the
-  // caller's stream is gone by then.
-  ~GemmArguments();
 
  private:
   GemmArguments() = default;
   GemmProblem problem_;
-  tc_gemm_args args_{};
-  const tc_kernel_entry* entry_ = nullptr;
   const GemmOperation* operation_ = nullptr;
-  DeviceBuffer workspace_;
-  void* caller_workspace_ = nullptr;
-  size_t workspace_needed_ = 0;
-  std::vector<DeviceBuffer> staged_;  // device copies of host tensors, pointer arrays
-  struct CopyBack {
-    void* host;
-    const void* device;
-    size_t bytes;
-  };
-  std::vector<CopyBack> copy_back_;  // outputs (D, aux) staged from host tensors
-  void* stream_ = nullptr;
-  void* last_launch_ = nullptr;  // a cudaEvent_t recorded after each launch, if buffers are owned
 };
 
 }  // namespace tilecraft

@@ -18,6 +18,7 @@ namespace tilecraft {
 class CompiledArtifact;
 class GemmArguments;
 class LoadedModule;
+class PreparedLaunch;
 
 class GemmOperation {
  public:
@@ -25,6 +26,11 @@ class GemmOperation {
   static Result<std::shared_ptr<GemmOperation>> make(
       int arch, const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
       const TensorDescription& C, const EpilogueFunctor& epilogue, Swizzle swizzle);
+  // GemmOperationGrouped (seed 002).
+  static Result<std::shared_ptr<GemmOperation>> make_grouped(
+      int arch, const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
+      const TensorDescription& C, const EpilogueFunctor& epilogue, Swizzle swizzle,
+      SchedulerMode scheduler_mode);
 
   const GemmDescription& description() const { return description_; }
   const std::string& procedural_name() const { return name_; }
@@ -33,11 +39,13 @@ class GemmOperation {
   Result<EpilogueParams> epilogue_type(double alpha, double beta,
                                        std::vector<double> activation_args = {}) const;
 
-  // Launches on `stream` (a cudaStream_t; nullptr: the default stream). Never synchronizes.
-  Status run(GemmArguments& arguments, void* stream = nullptr) const;
+  // Launches prepared arguments (GemmArguments, or GroupedGemmArguments for a grouped
+  // operation) on `stream` (a cudaStream_t; nullptr: the default stream). Never synchronizes.
+  Status run(PreparedLaunch& arguments, void* stream = nullptr) const;
 
   bool is_compiled() const;
-  // The kernel entry for a mode, compiling (or loading from the cache) on first use.
+  // The kernel entry for a mode, compiling (or loading from the cache) on first use. A grouped
+  // operation runs only mode Grouped, any other only the others.
   Result<const tc_kernel_entry*> entry(GemmMode mode) const;
 
   // Runs with an artifact's universal kernel (CompiledArtifact::load) instead of compiling one.

@@ -1,0 +1,83 @@
+// The arguments-first API for grouped GEMMs: many problems of their own sizes in one launch,
+// given as lists of tensors or in the mixture-of-experts form torch._grouped_mm takes. Kernels
+// come from the same spaces as GEMM kernels (each GEMM design in its grouped variant), are ranked
+// by the same performance model and run through the same api::Kernel.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "tilecraft/core/status.hpp"
+#include "tilecraft/core/tensor_view.hpp"
+#include "tilecraft/discover/api.hpp"
+#include "tilecraft/runtime/grouped_gemm_arguments.hpp"
+
+namespace tilecraft::api {
+
+// out[g] = activation(alpha * scale_a * scale_b * (A[g] @ B[g]) + beta * C[g]).
+struct GroupedEpilogueArguments {
+  double alpha = 1.0;
+  double beta = 0.0;
+  Activation activation = Activation::identity;
+  std::vector<double> activation_args;
+  double scale_a = 1.0, scale_b = 1.0;  // fp8 per-tensor scales
+};
+
+class GroupedGemmArguments {
+ public:
+  // Lists: A[g] (M_g, K_g), B[g] (K_g, N_g), out[g] (M_g, N_g), C (empty, or one per problem,
+  // shaped like out). Every non-empty problem's operands must share dtype and layout.
+  static Result<GroupedGemmArguments> make(std::vector<TensorView> A, std::vector<TensorView> B,
+                                           std::vector<TensorView> out, DataType accumulator_type,
+                                           std::vector<TensorView> C = {},
+                                           const GroupedEpilogueArguments& epilogue = {});
+  // Mixture of experts: A (total_rows, K), B (groups, K, N), out (total_rows, N), optional C
+  // like out, offsets: int32 end rows per group (read back to the host once, here).
+  static Result<GroupedGemmArguments> make_stacked(const TensorView& A, const TensorView& B,
+                                                   const TensorView& out, const TensorView& offsets,
+                                                   DataType accumulator_type,
+                                                   const TensorView& C = {},
+                                                   const GroupedEpilogueArguments& epilogue = {});
+
+  // The per-problem form (output_op is filled per kernel when it runs).
+  const GroupedGemmProblem& problem() const { return problem_; }
+  const GroupedEpilogueArguments& epilogue() const { return epilogue_; }
+  DataType accumulator_type() const { return accumulator_; }
+  DataType dtype_a() const { return dtype_[0]; }
+  DataType dtype_b() const { return dtype_[1]; }
+  DataType dtype_out() const { return dtype_[2]; }
+  Layout layout_a() const { return layout_[0]; }
+  Layout layout_b() const { return layout_[1]; }
+  Layout layout_out() const { return layout_[2]; }
+  // The widest access every non-empty problem's tensor admits (1 when none is non-empty).
+  int alignment_a() const { return alignment_[0]; }
+  int alignment_b() const { return alignment_[1]; }
+  int alignment_out() const { return alignment_[2]; }
+  int problem_count() const { return static_cast<int>(problem_.problem_sizes.size()); }
+  double flops() const;
+
+ private:
+  static Result<GroupedGemmArguments> from_problem(GroupedGemmProblem problem,
+                                                   DataType accumulator_type,
+                                                   const GroupedEpilogueArguments& epilogue);
+  friend class Kernel;
+  // Problems prepared for the ABI by kernel (shared by copies of these arguments).
+  struct Prepared;
+  std::shared_ptr<Prepared> prepared_;
+  GroupedGemmProblem problem_;
+  GroupedEpilogueArguments epilogue_;
+  DataType accumulator_ = DataType::f32;
+  std::array<DataType, 3> dtype_{};
+  std::array<Layout, 3> layout_{};
+  std::array<int, 3> alignment_{1, 1, 1};
+};
+
+// The grouped kernels that can run `args`, best first by the performance model (applied to each
+// problem's padded tiles; metadata().score is TFLOP/s), filtered by `metadata_filter`.
+std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
+                                const MetadataFilter& metadata_filter = {},
+                                std::optional<int> cc = std::nullopt);
+
+}  // namespace tilecraft::api

@@ -1,0 +1,69 @@
+// GroupedGemmArguments: the problems of a grouped GEMM (seed 002's GemmGroupedArguments), checked
+// against a grouped operation and packed for the module ABI once: problem sizes, pointer and
+// leading-dimension arrays live on the device, so run() is one launch.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "tilecraft/core/status.hpp"
+#include "tilecraft/core/tensor_view.hpp"
+#include "tilecraft/describe/epilogue.hpp"
+#include "tilecraft/runtime/prepared_launch.hpp"
+#include "tilecraft/runtime/scale_argument.hpp"
+
+namespace tilecraft {
+
+class GemmOperation;
+
+// One tensor per problem. Problem g multiplies A[g] (M x K) by B[g] (K x N) into D[g] (M x N),
+// D = alpha * A B + beta * C[g]; C may be empty (beta == 0). A problem with M = 0 or N = 0 is
+// empty: its tensors may hold no data.
+struct GroupedGemmProblem {
+  std::vector<GemmCoord> problem_sizes;
+  std::vector<TensorView> A, B, C, D;
+  EpilogueParams output_op;
+  // fp8 kernels: per-tensor scales, as numbers (folded into alpha and beta).
+  double scale_a = 1.0, scale_b = 1.0, scale_c = 1.0, scale_d = 1.0;
+  void* workspace = nullptr;  // the caller's, at least the kernel's workspace size
+  size_t workspace_bytes = 0;
+};
+
+// The form torch._grouped_mm takes (mixture-of-experts layers): problem g is rows
+// [offsets[g-1], offsets[g]) of a stacked A (total_rows x K) and D (total_rows x N), times the
+// g-th matrix of a 3-D B (groups x K x N, each row- or column-major by its strides).
+struct StackedGroupedGemmProblem {
+  TensorView A, B, C, D;  // C optional, shaped like D
+  TensorView offsets;     // int32 or int64, one end offset per group, host or device
+  EpilogueParams output_op;
+  double scale_a = 1.0, scale_b = 1.0, scale_c = 1.0, scale_d = 1.0;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+
+  // The per-problem form of the same work. Offsets on the device are copied to the host (one
+  // synchronization); they are checked to be non-negative, non-decreasing and within A's rows.
+  Result<GroupedGemmProblem> split() const;
+};
+
+class GroupedGemmArguments : public PreparedLaunch {
+ public:
+  // Checks every problem's tensors against the operation's description (naming the problem,
+  // e.g. "A[3]: expected bfloat16 ..."), stages host tensors, uploads the arrays and sizes the
+  // workspace. Nothing is launched; on failure nothing was written.
+  static Result<std::unique_ptr<GroupedGemmArguments>> make(const GemmOperation& operation,
+                                                            const GroupedGemmProblem& problem);
+  static Result<std::unique_ptr<GroupedGemmArguments>> make(
+      const GemmOperation& operation, const StackedGroupedGemmProblem& problem);
+
+  int problem_count() const { return static_cast<int>(sizes_.size() / 3); }
+  // (m, n, k) per problem, as launched.
+  const std::vector<int32_t>& host_problem_sizes() const { return sizes_; }
+  // Multiply-adds of all problems.
+  double flops() const;
+
+ private:
+  GroupedGemmArguments() = default;
+  std::vector<int32_t> sizes_;  // host copy the Host scheduler reads at each launch
+};
+
+}  // namespace tilecraft

@@ -1,0 +1,69 @@
+// PreparedLaunch: what every family's arguments hold once validated against an operation: the
+// packed ABI arguments, the kernel entry, the workspace, device copies of host tensors (copied
+// back by sync()), and the bookkeeping that frees them in stream order after the last launch.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tilecraft/abi/module_abi.h"
+#include "tilecraft/core/status.hpp"
+#include "tilecraft/core/tensor_view.hpp"
+#include "tilecraft/runtime/memory_pool.hpp"
+
+namespace tilecraft {
+
+class PreparedLaunch {
+ public:
+  // Waits for the launch; copies staged outputs back to the caller's host tensors.
+  Status sync();
+
+  const tc_gemm_args& abi_args() const { return args_; }
+  const tc_kernel_entry* entry() const { return entry_; }
+  void* workspace() const { return caller_workspace_ ? caller_workspace_ : workspace_.data(); }
+  size_t workspace_bytes() const { return workspace_needed_; }
+  // Called by GemmOperation::run: remembers where the launch went, for sync() and frees.
+  void note_launch(void* stream);
+
+  PreparedLaunch(const PreparedLaunch&) = delete;
+  PreparedLaunch& operator=(const PreparedLaunch&) = delete;
+  // Frees workspace and staged buffers in stream order after the last launch, even if the
+  // caller's stream is gone by then.
+  virtual ~PreparedLaunch();
+
+ protected:
+  PreparedLaunch() = default;
+
+  // A device pointer for the tensor: its own, or a fresh device copy of a host tensor holding
+  // span_elements elements (copied in when copy_in, copied back by sync() when copy_back).
+  Status stage(const TensorView& t, int64_t span_elements, bool copy_in, bool copy_back,
+               const void** device_ptr);
+  // A device copy of host bytes, kept as long as these arguments.
+  Result<void*> upload(const void* host, size_t bytes, const char* what);
+  // Asks the entry whether it can run args_ (the text names `kernel_name`), then sizes the
+  // workspace: the caller's if given (checked for size), else one from the pool when needed.
+  Status finish(const std::string& kernel_name, void* caller_workspace,
+                size_t caller_workspace_bytes);
+
+  tc_gemm_args args_{};
+  const tc_kernel_entry* entry_ = nullptr;
+  std::vector<DeviceBuffer> staged_;  // device copies of host tensors, pointer arrays
+
+ private:
+  struct CopyBack {
+    void* host;
+    const void* device;
+    size_t bytes;
+  };
+  DeviceBuffer workspace_;
+  void* caller_workspace_ = nullptr;
+  size_t workspace_needed_ = 0;
+  std::vector<CopyBack> copy_back_;  // outputs staged from host tensors
+  void* stream_ = nullptr;
+  void* last_launch_ = nullptr;  // a cudaEvent_t recorded after each launch, if buffers are owned
+
+ protected:
+  bool staged_host_tensors() const { return !copy_back_.empty(); }
+};
+
+}  // namespace tilecraft

@@ -1,0 +1,192 @@
+// tilecraft::api::GroupedGemmArguments: what the caller's lists (or stacked tensors) say about
+// the grouped GEMM they want.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "discover/grouped_prepared.hpp"
+#include "discover/tensor_facts.hpp"
+#include "tilecraft/discover/grouped_api.hpp"
+
+namespace tilecraft::api {
+namespace {
+
+std::string at(const char* name, size_t g) {
+  return std::string(name) + "[" + std::to_string(g) + "]";
+}
+
+bool is_accumulator_type(DataType type) {
+  return type == DataType::f32 || type == DataType::f16 || type == DataType::s32 ||
+         type == DataType::f64;
+}
+
+Status check_epilogue(const GroupedEpilogueArguments& e, bool has_c) {
+  for (const auto& [name, value] :
+       {std::pair{"alpha", e.alpha}, std::pair{"beta", e.beta}, std::pair{"scale_a", e.scale_a},
+        std::pair{"scale_b", e.scale_b}}) {
+    if (!std::isfinite(value)) {
+      return Status::invalid(std::string("epilogue.") + name + ": expected a finite number, got " +
+                             std::to_string(value));
+    }
+  }
+  if (e.beta != 0 && !has_c) {
+    return Status::invalid("C: required when beta != 0 (beta = " + std::to_string(e.beta) + ")");
+  }
+  const int wanted = activation_argument_count(e.activation);
+  if (static_cast<int>(e.activation_args.size()) != wanted) {
+    return Status::invalid("epilogue.activation_args: " + std::string(to_string(e.activation)) +
+                           " takes " + std::to_string(wanted) + ", got " +
+                           std::to_string(e.activation_args.size()));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+double GroupedGemmArguments::flops() const {
+  double total = 0;
+  for (const GemmCoord& s : problem_.problem_sizes) total += 2.0 * s.m * double(s.n) * s.k;
+  return total;
+}
+
+Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
+    GroupedGemmProblem problem, DataType accumulator_type,
+    const GroupedEpilogueArguments& epilogue) {
+  if (!is_accumulator_type(accumulator_type)) {
+    return Status::invalid("accumulator_type: expected Float32, Float16, Int32 or Float64, got " +
+                           dsl_name(accumulator_type));
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_epilogue(epilogue, !problem.C.empty()));
+  const size_t count = problem.problem_sizes.size();
+  if (count == 0) return Status::invalid("A: expected at least one problem, got none");
+  GroupedGemmArguments args;
+  args.accumulator_ = accumulator_type;
+  args.epilogue_ = epilogue;
+  const std::vector<TensorView>* lists[3] = {&problem.A, &problem.B, &problem.D};
+  const char* names[3] = {"A", "B", "out"};
+  bool seen[3] = {false, false, false};
+  bool have_layout[3] = {false, false, false};
+  int first_device = -1;
+  for (size_t g = 0; g < count; ++g) {
+    const GemmCoord& s = problem.problem_sizes[g];
+    for (int w = 0; w < 3; ++w) {
+      const TensorView& t = (*lists[w])[g];
+      const std::string who = at(names[w], g);
+      if (t.device != DeviceKind::kCuda) {
+        return Status::invalid(who + ": expected a CUDA tensor, got one on the host");
+      }
+      if (first_device < 0) first_device = t.device_id;
+      if (t.device_id != first_device) {
+        return Status::invalid(who + ": expected a tensor on cuda:" + std::to_string(first_device) +
+                               " like A[0], got cuda:" + std::to_string(t.device_id));
+      }
+      if (!seen[w]) {
+        args.dtype_[w] = t.dtype;
+      } else if (t.dtype != args.dtype_[w]) {
+        return Status::invalid(who + ": expected element type " + dsl_name(args.dtype_[w]) +
+                               " like " + names[w] + "[0], got " + dsl_name(t.dtype));
+      }
+      if (t.rank != 2) {
+        return Status::invalid(who + ": expected a 2-D tensor, got " + t.describe());
+      }
+      if (s.m == 0 || s.n == 0) {
+        seen[w] = true;
+        continue;  // an empty problem says nothing about layouts
+      }
+      auto layout = detail::layout_of(who.c_str(), t);
+      if (!layout) return layout.status();
+      const int alignment = detail::alignment_of(t, *layout);
+      if (!have_layout[w]) {
+        args.layout_[w] = *layout;
+        args.alignment_[w] = alignment;
+        have_layout[w] = true;
+      } else {
+        if (*layout != args.layout_[w]) {
+          return Status::invalid(who + ": expected " + std::string(to_string(args.layout_[w])) +
+                                 " like the other problems' " + names[w] + ", got " +
+                                 std::string(to_string(*layout)) + " (" + t.describe() + ")");
+        }
+        args.alignment_[w] = std::min(args.alignment_[w], alignment);
+      }
+      seen[w] = true;
+    }
+  }
+  for (size_t g = 0; g < problem.C.size(); ++g) {
+    const TensorView& c = problem.C[g];
+    if (c.dtype != args.dtype_[2]) {
+      return Status::invalid(at("C", g) + ": expected element type " + dsl_name(args.dtype_[2]) +
+                             " like out, got " + dsl_name(c.dtype));
+    }
+    const GemmCoord& s = problem.problem_sizes[g];
+    if (s.m == 0 || s.n == 0) continue;
+    auto layout = detail::layout_of(at("C", g).c_str(), c);
+    if (!layout) return layout.status();
+    if (*layout != args.layout_[2]) {
+      return Status::invalid(at("C", g) + ": expected " + std::string(to_string(args.layout_[2])) +
+                             " like out, got " + std::string(to_string(*layout)));
+    }
+    args.alignment_[2] = std::min(args.alignment_[2], detail::alignment_of(c, *layout));
+  }
+  problem.scale_a = epilogue.scale_a;
+  problem.scale_b = epilogue.scale_b;
+  args.problem_ = std::move(problem);
+  args.prepared_ = std::make_shared<Prepared>();
+  return args;
+}
+
+Result<GroupedGemmArguments> GroupedGemmArguments::make(std::vector<TensorView> A,
+                                                        std::vector<TensorView> B,
+                                                        std::vector<TensorView> out,
+                                                        DataType accumulator_type,
+                                                        std::vector<TensorView> C,
+                                                        const GroupedEpilogueArguments& epilogue) {
+  const size_t count = A.size();
+  if (B.size() != count || out.size() != count || (!C.empty() && C.size() != count)) {
+    const char* name = B.size() != count ? "B" : out.size() != count ? "out" : "C";
+    const size_t got = B.size() != count ? B.size() : out.size() != count ? out.size() : C.size();
+    return Status::invalid(std::string(name) + ": expected one tensor per problem (" +
+                           std::to_string(count) + " in A), got " + std::to_string(got));
+  }
+  GroupedGemmProblem problem;
+  for (size_t g = 0; g < count; ++g) {
+    for (const auto& [name, t] :
+         {std::pair{"A", &A[g]}, std::pair{"B", &B[g]}, std::pair{"out", &out[g]}}) {
+      if (t->rank != 2) {
+        return Status::invalid(at(name, g) + ": expected a 2-D tensor, got " + t->describe());
+      }
+    }
+    if (B[g].shape[0] != A[g].shape[1]) {
+      return Status::invalid(at("B", g) + ": expected K = " + std::to_string(A[g].shape[1]) +
+                             " rows to match " + at("A", g) + ", got " + B[g].describe());
+    }
+    if (out[g].shape[0] != A[g].shape[0] || out[g].shape[1] != B[g].shape[1]) {
+      return Status::invalid(at("out", g) + ": expected (" + std::to_string(A[g].shape[0]) + ", " +
+                             std::to_string(B[g].shape[1]) + ") from " + at("A", g) + " and " +
+                             at("B", g) + ", got " + out[g].describe());
+    }
+    problem.problem_sizes.push_back({static_cast<int>(A[g].shape[0]),
+                                     static_cast<int>(B[g].shape[1]),
+                                     static_cast<int>(A[g].shape[1])});
+  }
+  problem.A = std::move(A);
+  problem.B = std::move(B);
+  problem.D = std::move(out);
+  problem.C = std::move(C);
+  return from_problem(std::move(problem), accumulator_type, epilogue);
+}
+
+Result<GroupedGemmArguments> GroupedGemmArguments::make_stacked(
+    const TensorView& A, const TensorView& B, const TensorView& out, const TensorView& offsets,
+    DataType accumulator_type, const TensorView& C, const GroupedEpilogueArguments& epilogue) {
+  StackedGroupedGemmProblem stacked;
+  stacked.A = A;
+  stacked.B = B;
+  stacked.D = out;
+  stacked.C = C;
+  stacked.offsets = offsets;
+  auto problem = stacked.split();
+  if (!problem) return problem.status();
+  return from_problem(std::move(*problem), accumulator_type, epilogue);
+}
+
+}  // namespace tilecraft::api

@@ -1,0 +1,226 @@
+// api::Kernel for grouped GEMMs, and get_kernels(GroupedGemmArguments): each design of the GEMM
+// spaces in its grouped variant, ranked by the performance model on the problems' padded tiles.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "discover/grouped_prepared.hpp"
+#include "discover/kernel_state.hpp"
+#include "tilecraft/discover/grouped_api.hpp"
+
+namespace tilecraft::api {
+namespace {
+
+bool element_matches(DataType kernel, DataType tensor) {
+  return kernel == tensor || (kernel == DataType::tf32 && tensor == DataType::f32);
+}
+
+Status unsupported(const char* operand, const std::string& what) {
+  return Status::invalid(std::string("Operand `") + operand + "` is unsupported: " + what);
+}
+
+Status check_operand(const char* name, const OperandMetadata& kernel, DataType dtype, Layout layout,
+                     int alignment) {
+  if (!element_matches(kernel.dtype, dtype)) {
+    return unsupported(
+        name, "Expected element type " + dsl_name(kernel.dtype) + ", got " + dsl_name(dtype));
+  }
+  if (kernel.layout != layout) {
+    return unsupported(name, "Expected layout " + std::string(to_string(kernel.layout)) + ", got " +
+                                 std::string(to_string(layout)));
+  }
+  if (alignment % kernel.alignment != 0) {
+    return unsupported(name, "Expected alignment " + std::to_string(kernel.alignment) +
+                                 " elements in every problem, the tensors allow " +
+                                 std::to_string(alignment));
+  }
+  return Status::ok();
+}
+
+bool operands_match(const discover::GemmOperands& o, const GroupedGemmArguments& args) {
+  return element_matches(o.a, args.dtype_a()) && element_matches(o.b, args.dtype_b()) &&
+         o.out == args.dtype_out() && o.accumulator == args.accumulator_type() &&
+         o.layout_a == args.layout_a() && o.layout_b == args.layout_b() &&
+         o.layout_out == args.layout_out() && args.alignment_a() % o.alignment_a == 0 &&
+         args.alignment_b() % o.alignment_b == 0 && args.alignment_out() % o.alignment_out == 0 &&
+         !o.fast_accum;
+}
+
+// Problems of one (n, k), by row count, for the model.
+using ShapeClasses = std::map<std::pair<int64_t, int64_t>, std::map<int64_t, int64_t>>;
+
+ShapeClasses classes_of(const GroupedGemmArguments& args) {
+  ShapeClasses classes;
+  for (const GemmCoord& s : args.problem().problem_sizes) {
+    if (s.m == 0 || s.n == 0) continue;
+    ++classes[{s.n, s.k}][s.m];
+  }
+  return classes;
+}
+
+// A persistent grouped kernel runs the tiles of all problems over one grid: modelled as one GEMM
+// per (n, k) whose rows are the problems' rows padded to whole tiles; useful over padded work
+// scales the estimate down for small problems.
+discover::PerformanceEstimate estimate_grouped(const GemmDescription& d,
+                                               const ShapeClasses& classes,
+                                               const discover::DeviceTraits& traits) {
+  const int64_t tile_m = d.tile.threadblock_shape[0];
+  double seconds = 0, useful = 0;
+  discover::PerformanceEstimate last{};
+  for (const auto& [nk, rows] : classes) {
+    int64_t padded = 0;
+    for (const auto& [m, count] : rows) {
+      padded += (m + tile_m - 1) / tile_m * tile_m * count;
+      useful += 2.0 * double(m) * double(count) * double(nk.first) * double(nk.second);
+    }
+    last = discover::estimate(d, {padded, nk.first, nk.second, 1}, traits);
+    if (last.score <= 0) return last;
+    seconds += 2.0 * double(padded) * double(nk.first) * double(nk.second) / (last.score * 1e12);
+  }
+  if (seconds > 0) last.score = useful / seconds / 1e12;
+  return last;
+}
+
+Result<tilecraft::GroupedGemmProblem> problem_for(const GroupedGemmArguments& args,
+                                                  const GemmOperation& operation) {
+  const GroupedEpilogueArguments& e = args.epilogue();
+  auto output_op = operation.epilogue_type(e.alpha, e.beta, e.activation_args);
+  if (!output_op) return output_op.status();
+  tilecraft::GroupedGemmProblem p = args.problem();
+  p.output_op = *output_op;
+  return p;
+}
+
+}  // namespace
+
+Status Kernel::supports(const GroupedGemmArguments& args) const {
+  const KernelMetadata& m = metadata();
+  if (m.kernel_class.find("Grouped") == std::string::npos) {
+    return Status::invalid("Kernel is unsupported: " + m.kernel_name +
+                           " runs single GEMMs; get_kernels(GroupedGemmArguments) lists grouped "
+                           "kernels");
+  }
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("A", m.operands.A, args.dtype_a(), args.layout_a(), args.alignment_a()));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("B", m.operands.B, args.dtype_b(), args.layout_b(), args.alignment_b()));
+  TILECRAFT_RETURN_IF_ERROR(check_operand("out", m.operands.out, args.dtype_out(),
+                                          args.layout_out(), args.alignment_out()));
+  if (m.operands.accumulator != args.accumulator_type()) {
+    return Status::invalid("Accumulator type is unsupported: Expected " +
+                           dsl_name(m.operands.accumulator) + ", got " +
+                           dsl_name(args.accumulator_type()));
+  }
+  if (m.epilogue.activation != args.epilogue().activation) {
+    return Status::invalid("Epilogue is unsupported: Expected activation " +
+                           std::string(to_string(m.epilogue.activation)) + ", got " +
+                           std::string(to_string(args.epilogue().activation)));
+  }
+  const bool scaled = args.epilogue().scale_a != 1.0 || args.epilogue().scale_b != 1.0;
+  if (scaled && !m.epilogue.per_tensor_scales) {
+    return Status::invalid(
+        "Epilogue is unsupported: Expected no per-tensor scales (only fp8 kernels take them)");
+  }
+  return Status::ok();
+}
+
+Result<CompiledArtifact> Kernel::compile(const GroupedGemmArguments& args) const {
+  TILECRAFT_RETURN_IF_ERROR(supports(args));
+  auto operation = state_->get_operation();
+  if (!operation) return operation.status();
+  return CompiledArtifact::of(**operation);
+}
+
+Result<size_t> Kernel::get_workspace_size(const GroupedGemmArguments& args) const {
+  TILECRAFT_RETURN_IF_ERROR(supports(args));
+  auto operation = state_->get_operation();
+  if (!operation) return operation.status();
+  auto problem = problem_for(args, **operation);
+  if (!problem) return problem.status();
+  auto prepared = tilecraft::GroupedGemmArguments::make(**operation, *problem);
+  if (!prepared) return prepared.status();
+  return (*prepared)->workspace_bytes();
+}
+
+Status Kernel::run(const GroupedGemmArguments& args, const CompiledArtifact* compiled_artifact,
+                   void* stream, bool assume_supported_args, void* workspace,
+                   size_t workspace_bytes) const {
+  if (!assume_supported_args) TILECRAFT_RETURN_IF_ERROR(supports(args));
+  auto operation = state_->get_operation();
+  if (!operation) return operation.status();
+  if (compiled_artifact != nullptr) {
+    if (compiled_artifact->kernel_name() != metadata().kernel_name) {
+      return Status::invalid("compiled_artifact: compiled for " + compiled_artifact->kernel_name() +
+                             ", not for this kernel (" + metadata().kernel_name + ")");
+    }
+    TILECRAFT_RETURN_IF_ERROR((*operation)->use_artifact(*compiled_artifact));
+  }
+  GroupedGemmArguments::Prepared& cache = *args.prepared_;
+  std::lock_guard lock(cache.mutex);
+  auto& entry = cache.by_kernel[metadata().kernel_name];
+  if (!entry.abi || entry.workspace != workspace || entry.workspace_bytes != workspace_bytes) {
+    auto problem = problem_for(args, **operation);
+    if (!problem) return problem.status();
+    problem->workspace = workspace;
+    problem->workspace_bytes = workspace_bytes;
+    auto made = tilecraft::GroupedGemmArguments::make(**operation, *problem);
+    if (!made) return made.status();
+    entry = {workspace, workspace_bytes, std::move(*made)};
+  }
+  return (*operation)->run(*entry.abi, stream);
+}
+
+std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
+                                const MetadataFilter& metadata_filter, std::optional<int> cc) {
+  if (!cc) {
+    if (auto info = current_device_info(); info) cc = info->compute_capability;
+  }
+  std::vector<int> archs;
+  if (!cc) archs = {80, 90};
+  if (cc && *cc >= 80) archs.push_back(80);
+  if (cc && *cc == 90) archs.push_back(90);
+  const ShapeClasses classes = classes_of(args);
+  discover::GemmEpilogue fusion;
+  fusion.activation = args.epilogue().activation;
+  std::vector<Kernel> kernels;
+  for (int arch : archs) {
+    const discover::GemmSpace& space = discover::GemmSpace::of(arch);
+    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch));
+    for (size_t set = 0; set < space.operand_sets().size(); ++set) {
+      const discover::GemmOperands& operands = space.operand_sets()[set];
+      if (!operands_match(operands, args)) continue;
+      const bool scaled = args.epilogue().scale_a != 1.0 || args.epilogue().scale_b != 1.0;
+      if (scaled && !operands.scaled) continue;
+      for (uint32_t instance : space.instances_of(set)) {
+        Result<GemmDescription> fused = fusion.plain()
+                                            ? Result<GemmDescription>(space.description(instance))
+                                            : space.description(instance, fusion);
+        if (!fused) continue;
+        GemmDescription grouped = *fused;
+        grouped.kind = GemmKind::Grouped;
+        grouped.scheduler_mode = SchedulerMode::Device;
+        if (!grouped.validate()) continue;  // not a design grouped kernels take
+        const auto estimate = estimate_grouped(grouped, classes, traits);
+        Kernel kernel;
+        kernel.state_ = std::make_shared<Kernel::State>();
+        kernel.state_->arch = arch;
+        kernel.state_->instance = instance;
+        kernel.state_->metadata.score = estimate.score;
+        kernel.state_->metadata.score_explain = estimate.explain();
+        kernel.state_->adopt_once(std::move(grouped));
+        if (metadata_filter && !metadata_filter(kernel.metadata())) continue;
+        kernels.push_back(std::move(kernel));
+      }
+    }
+  }
+  std::stable_sort(kernels.begin(), kernels.end(), [](const Kernel& a, const Kernel& b) {
+    const KernelMetadata& x = a.metadata();
+    const KernelMetadata& y = b.metadata();
+    if (x.facts.spills() != y.facts.spills()) return y.facts.spills();
+    return x.score > y.score;
+  });
+  return kernels;
+}
+
+}  // namespace tilecraft::api

@@ -1,0 +1,87 @@
+// api::Kernel's state, shared by the GEMM and grouped GEMM halves of the api (kernel_api.cpp,
+// grouped_kernel_api.cpp).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "tilecraft/discover/api.hpp"
+#include "tilecraft/discover/gemm_space.hpp"
+#include "tilecraft/discover/performance_model.hpp"
+#include "tilecraft/runtime/device.hpp"
+#include "tilecraft/runtime/gemm_arguments.hpp"
+#include "tilecraft/runtime/gemm_operation.hpp"
+
+namespace tilecraft::api {
+namespace detail {
+
+// The device the ranking models: the current one where it has the kernel's architecture.
+inline discover::DeviceTraits traits_for(int cc) {
+  discover::DeviceTraits traits;
+  traits.compute_capability = cc;
+  if (auto info = current_device_info(); info && info->multiprocessor_count > 0) {
+    traits.sm_count = info->multiprocessor_count;
+  }
+  return traits;
+}
+
+}  // namespace detail
+
+struct Kernel::State {
+  int arch = 90;
+  size_t instance = 0;
+  std::once_flag described;
+  GemmDescription description;
+  KernelMetadata metadata;
+  std::mutex operation_mutex;
+  std::shared_ptr<GemmOperation> operation;
+
+  // The arguments of the last run, prepared for the ABI: a run with tensors of the same shapes,
+  // strides and types (and the same scalars, stream and workspace) only swaps pointers.
+  struct Prepared {
+    std::optional<GemmArguments> made_for;
+    std::unique_ptr<tilecraft::GemmArguments> abi;
+    void* stream = nullptr;
+    void* workspace = nullptr;
+    size_t workspace_bytes = 0;
+  };
+  std::mutex prepared_mutex;
+  Prepared prepared;
+
+  void describe() {
+    std::call_once(described,
+                   [this] { adopt(discover::GemmSpace::of(arch).description(instance)); });
+  }
+
+  // Keeps a description already built (get_kernels builds one per kernel to rank it).
+  void adopt_once(GemmDescription built) {
+    std::call_once(described, [&] { adopt(std::move(built)); });
+  }
+
+  // The description and its metadata, keeping the score get_kernels set.
+  void adopt(GemmDescription built) {
+    description = std::move(built);
+    const double score = metadata.score;
+    std::string explain = std::move(metadata.score_explain);
+    metadata = metadata_of(description);
+    metadata.facts =
+        discover::kernel_facts(description, metadata.kernel_name, detail::traits_for(arch));
+    metadata.score = score;
+    metadata.score_explain = std::move(explain);
+  }
+
+  Result<std::shared_ptr<GemmOperation>> get_operation() {
+    describe();
+    std::lock_guard lock(operation_mutex);
+    if (!operation) {
+      auto made = GemmOperation::make(description);
+      if (!made) return made.status();
+      operation = *made;
+    }
+    return operation;
+  }
+};
+
+}  // namespace tilecraft::api

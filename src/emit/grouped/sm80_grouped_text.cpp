@@ -1,0 +1,249 @@
+#include <string>
+
+#include "emit/cutlass_names.hpp"
+#include "emit/device_image_text.hpp"
+#include "emit/grouped/sm80_grouped_parts.hpp"
+#include "emit/sm80_gemm_parts.hpp"
+
+namespace tilecraft::emit {
+
+std::string_view sm80_grouped_includes() {
+  return "#include <vector>\n"
+         "#include \"cutlass/gemm/kernel/default_gemm_grouped.h\"\n"
+         "#include \"cutlass/gemm/kernel/gemm_grouped.h\"\n";
+}
+
+std::string_view sm80_grouped_adapter_text() {
+  static constexpr std::string_view kText = R"tc(
+// ---- tilecraft adapters: tc_gemm_args (mode Grouped) -> CUTLASS 2.x GemmGrouped ------------
+namespace tc_grouped {
+
+using tc_gemm::fail;
+
+// The ABI's (m, n, k) int32 triples are CUTLASS's GemmCoord, read in place.
+static_assert(sizeof(cutlass::gemm::GemmCoord) == 3 * sizeof(int32_t), "GemmCoord layout");
+
+template <typename Kernel>
+constexpr bool kHostSchedule = Kernel::ProblemVisitor::kRequiresPrecomputation;
+
+template <typename Kernel>
+std::string check(const tc_gemm_args& a, int max_k) {
+  if (a.mode != TC_GEMM_MODE_GROUPED) {
+    return "mode: this kernel runs grouped problems (mode Grouped); got mode " +
+           std::to_string(a.mode);
+  }
+  if (a.problem_count < 1) {
+    return "problem_count: expected at least 1 problem, got " + std::to_string(a.problem_count);
+  }
+  if (a.problem_sizes == nullptr) return "problem_sizes: null device array";
+  if (a.A_array == nullptr || a.B_array == nullptr || a.C_array == nullptr ||
+      a.D_array == nullptr) {
+    return "A_array, B_array, C_array and D_array must all be device arrays of problem_count "
+           "pointers";
+  }
+  if (a.lda_array == nullptr || a.ldb_array == nullptr || a.ldc_array == nullptr ||
+      a.ldd_array == nullptr) {
+    return "lda_array, ldb_array, ldc_array and ldd_array must all be device arrays of "
+           "problem_count leading dimensions";
+  }
+  if (kHostSchedule<Kernel> && a.host_problem_sizes == nullptr) {
+    return "problem sizes: this kernel was built for SchedulerMode.Host, which schedules on the "
+           "host and needs the problem sizes there; none were given (build the operation with "
+           "SchedulerMode.Device for sizes known only on the device)";
+  }
+  const int expected = tc_gemm::HasLeakyAlpha<typename Kernel::EpilogueOutputOp::Params>::value;
+  if (a.num_activation_args != expected) {
+    return "epilogue: expected " + std::to_string(expected) + " activation argument(s), got " +
+           std::to_string(a.num_activation_args);
+  }
+  if (max_k > 0 && a.max_k > max_k) {
+    return "K=" + std::to_string(a.max_k) + " exceeds FastLinearCombinationClamp's limit of " +
+           std::to_string(max_k);
+  }
+  return {};
+}
+
+template <typename Kernel>
+typename Kernel::Arguments arguments(const tc_gemm_args& a, int threadblock_count) {
+  using Coord = cutlass::gemm::GemmCoord;
+  using LongA = typename Kernel::LayoutA::Stride::LongIndex;
+  using LongB = typename Kernel::LayoutB::Stride::LongIndex;
+  using LongC = typename Kernel::LayoutC::Stride::LongIndex;
+  static_assert(sizeof(LongA) == sizeof(int64_t) && sizeof(LongB) == sizeof(int64_t) &&
+                    sizeof(LongC) == sizeof(int64_t),
+                "leading dimensions are 64-bit");
+  return typename Kernel::Arguments(
+      reinterpret_cast<Coord*>(const_cast<int32_t*>(a.problem_sizes)), a.problem_count,
+      threadblock_count, tc_gemm::epilogue_params<typename Kernel::EpilogueOutputOp>(a),
+      reinterpret_cast<typename Kernel::ElementA**>(const_cast<void**>(a.A_array)),
+      reinterpret_cast<typename Kernel::ElementB**>(const_cast<void**>(a.B_array)),
+      reinterpret_cast<typename Kernel::ElementC**>(const_cast<void**>(a.C_array)),
+      reinterpret_cast<typename Kernel::ElementC**>(const_cast<void**>(a.D_array)),
+      reinterpret_cast<LongA*>(const_cast<int64_t*>(a.lda_array)),
+      reinterpret_cast<LongB*>(const_cast<int64_t*>(a.ldb_array)),
+      reinterpret_cast<LongC*>(const_cast<int64_t*>(a.ldc_array)),
+      reinterpret_cast<LongC*>(const_cast<int64_t*>(a.ldd_array)),
+      reinterpret_cast<Coord*>(const_cast<int32_t*>(a.host_problem_sizes)));
+}
+
+// Tiles of all problems, as the kernel's problem visitor counts them (host sizes needed).
+template <typename Kernel>
+int64_t total_tiles(const tc_gemm_args& a) {
+  const auto* sizes = reinterpret_cast<const cutlass::gemm::GemmCoord*>(a.host_problem_sizes);
+  int64_t tiles = 0;
+  for (int32_t i = 0; i < a.problem_count; ++i) {
+    cutlass::gemm::GemmCoord problem = sizes[i];
+    Kernel::ProblemVisitor::possibly_transpose_problem(problem);
+    tiles += Kernel::ProblemVisitor::tile_count(Kernel::ProblemVisitor::grid_shape(problem));
+  }
+  return tiles;
+}
+
+// As many threadblocks as fit on the device at once, never more than there are tiles (when the
+// sizes are known on the host). -1 with `error` set when the kernel cannot be prepared.
+template <typename Kernel>
+int threadblock_count(const tc_gemm_args& a, const tc_image::Kernel& kernel, std::string* error) {
+  const int smem = int(sizeof(typename Kernel::SharedStorage));
+  const int occupancy = tc_image::prepare(kernel, Kernel::kThreadCount, smem, error);
+  if (occupancy < 0) return -1;
+  if (occupancy == 0) {
+    *error = kernel.name + " does not fit on this device (" + std::to_string(smem) +
+             " bytes of shared memory)";
+    return -1;
+  }
+  int64_t count = int64_t(occupancy) * tc_image::sm_count(kernel);
+  if (a.host_problem_sizes != nullptr) {
+    const int64_t tiles = total_tiles<Kernel>(a);
+    if (tiles < count) count = tiles > 0 ? tiles : 1;
+  }
+  return int(count);
+}
+
+template <typename Kernel>
+int32_t can_implement(const tc_gemm_args* args, char* error, size_t capacity, int max_k) {
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  std::string why = check<Kernel>(*args, max_k);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  cutlass::Status status = Kernel::can_implement(arguments<Kernel>(*args, 1));
+  if (status != cutlass::Status::kSuccess) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                std::to_string(args->problem_count) +
+                    " grouped problems: CUTLASS GemmGrouped::can_implement: " +
+                    cutlass::cutlassGetStatusString(status));
+  }
+  return TC_OK;
+}
+
+// The Host scheduler's precomputed schedule; 0 for the Device scheduler (or without a GPU).
+template <typename Kernel>
+size_t workspace_size(const tc_gemm_args* args, const char* kernel_name) {
+  if (args == nullptr || !kHostSchedule<Kernel> || args->host_problem_sizes == nullptr) return 0;
+  const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(kernel_name);
+  if (kernel.handle == nullptr) return 0;
+  std::string error;
+  const int blocks = threadblock_count<Kernel>(*args, kernel, &error);
+  if (blocks <= 0) return 0;
+  return Kernel::ProblemVisitor::get_workspace_size(
+      reinterpret_cast<const cutlass::gemm::GemmCoord*>(args->host_problem_sizes),
+      args->problem_count, blocks);
+}
+
+template <typename Kernel>
+int32_t run(const tc_gemm_args* args, void* workspace, void* stream, char* error, size_t capacity,
+            const char* kernel_name, int max_k) {
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  const tc_gemm_args& a = *args;
+  std::string why = check<Kernel>(a, max_k);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(kernel_name);
+  if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
+  std::string failure;
+  const int blocks = threadblock_count<Kernel>(a, kernel, &failure);
+  if (blocks <= 0) return fail(TC_ERROR_CUDA, error, capacity, failure);
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  typename Kernel::Arguments arguments_ = arguments<Kernel>(a, blocks);
+  typename Kernel::Params params;
+  if constexpr (kHostSchedule<Kernel>) {
+    const auto* sizes = reinterpret_cast<const cutlass::gemm::GemmCoord*>(a.host_problem_sizes);
+    const size_t bytes =
+        Kernel::ProblemVisitor::get_workspace_size(sizes, a.problem_count, blocks);
+    if (bytes > 0 && workspace == nullptr) {
+      return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                  "the Host scheduler needs a workspace of " + std::to_string(bytes) +
+                      " bytes for its precomputed schedule");
+    }
+    std::vector<uint8_t> schedule(bytes);
+    Kernel::ProblemVisitor::host_precompute(sizes, a.problem_count, blocks, schedule.data());
+    // From pageable memory: the call returns once the schedule has been staged.
+    cudaError_t e = bytes == 0 ? cudaSuccess
+                               : cudaMemcpyAsync(workspace, schedule.data(), bytes,
+                                                 cudaMemcpyHostToDevice, s);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return fail(TC_ERROR_CUDA, error, capacity,
+                  "copying the precomputed schedule: " + tc_image::cuda_text(e));
+    }
+    params = typename Kernel::Params(arguments_, workspace, int(total_tiles<Kernel>(a)));
+  } else {
+    params = typename Kernel::Params(arguments_, workspace);
+  }
+  void* launch_params[] = {&params};
+  const int smem = int(sizeof(typename Kernel::SharedStorage));
+  cudaError_t e = tc_image::launch(kernel, dim3(blocks, 1, 1), dim3(Kernel::kThreadCount, 1, 1),
+                                   dim3(1, 1, 1), size_t(smem), s, launch_params, false);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return fail(TC_ERROR_CUDA, error, capacity,
+                "launching " + kernel.name + " failed: " + tc_image::cuda_text(e));
+  }
+  return TC_OK;
+}
+
+}  // namespace tc_grouped
+)tc";
+  return kText;
+}
+
+std::string sm80_grouped_entry_text(const GemmEntry& entry, int index) {
+  const std::string i = std::to_string(index);
+  const GemmDescription& d = entry.description;
+  const MathInstruction& math = d.tile.math_instruction;
+  const std::string kernel_type = "TcGrouped" + i;
+  const std::string kernel = "tc_kernel_" + i;
+  const std::string max_k = std::to_string(epilogue_max_k(d.epilogue));
+  std::string out =
+      "using " + kernel_type + " = typename cutlass::gemm::kernel::DefaultGemmGrouped<\n";
+  out += "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) +
+         ", cutlass::ComplexTransform::kNone, " + std::to_string(d.A.alignment) + ",\n";
+  out += "    " + cutlass_element(d.B.element) + ", " + cutlass_layout(d.B.layout) +
+         ", cutlass::ComplexTransform::kNone, " + std::to_string(d.B.alignment) + ",\n";
+  out += "    " + cutlass_element(d.C.element) + ", " + cutlass_layout(d.C.layout) + ", " +
+         cutlass_element(math.element_accumulator) + ", " + cutlass_op_class(math.opcode_class) +
+         ", cutlass::arch::Sm80,\n";
+  out += "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n";
+  out += "    " + cutlass_gemm_shape(d.tile.warp_shape()) + ",\n";
+  out += "    " + cutlass_gemm_shape(math.instruction_shape) + ",\n";
+  out += "    " + cutlass_epilogue(d.epilogue) + ",\n";
+  out += "    " + cutlass_swizzle(d.swizzle) + ", " + std::to_string(d.tile.stages) + ",\n";
+  out += std::string("    cutlass::gemm::kernel::GroupScheduleMode::") +
+         (d.scheduler_mode == SchedulerMode::Host ? "kHostPrecompute" : "kDeviceOnly") + ",\n";
+  out += "    " + cutlass_math_operator(math.math_operation) + ">::GemmKernel;\n";
+  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
+  out += kernel_definition_text(KernelForm::kKernel, kernel_type, kernel);
+  out += "#else\n";
+  out += "static int32_t tc_can_implement_" + i +
+         "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+  out += "  return tc_grouped::can_implement<" + kernel_type + ">(args, error, capacity, " + max_k +
+         ");\n}\n";
+  out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+  out += "  return tc_grouped::workspace_size<" + kernel_type + ">(args, \"" + kernel + "\");\n}\n";
+  out += "static int32_t tc_run_" + i +
+         "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+         "    size_t capacity) {\n";
+  out += "  return tc_grouped::run<" + kernel_type +
+         ">(args, workspace, stream, error, capacity, \"" + kernel + "\", " + max_k + ");\n}\n";
+  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
+  return out;
+}
+
+}  // namespace tilecraft::emit

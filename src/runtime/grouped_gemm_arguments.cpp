@@ -1,0 +1,323 @@
+#include "tilecraft/runtime/grouped_gemm_arguments.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "operand_check.hpp"
+#include "tilecraft/runtime/device.hpp"
+#include "tilecraft/runtime/gemm_operation.hpp"
+
+namespace tilecraft {
+namespace {
+
+using detail::OperandPlacement;
+
+std::string at(const char* name, size_t g) {
+  return std::string(name) + "[" + std::to_string(g) + "]";
+}
+
+// The extent a layout keeps contiguous must be a multiple of the access width.
+Status check_contiguous_extent(const std::string& who, const TensorDescription& desc,
+                               const char* rows_name, int64_t rows, const char* cols_name,
+                               int64_t cols) {
+  const bool row_major = desc.layout == Layout::RowMajor;
+  const int64_t extent = row_major ? cols : rows;
+  if (desc.alignment > 1 && extent % desc.alignment != 0) {
+    return Status::invalid(who + ": " + (row_major ? cols_name : rows_name) + "=" +
+                           std::to_string(extent) + " is not a multiple of the " +
+                           std::to_string(desc.alignment) + "-element alignment of its " +
+                           std::string(to_string(desc.layout)) + " (" + rows_name + ", " +
+                           cols_name + ") TensorDescription");
+  }
+  return Status::ok();
+}
+
+struct Placed {
+  const void* data = nullptr;  // device pointer, once staged
+  int64_t ld = 0;
+};
+
+// One operand of one problem. Empty problems only need the right dtype and shape; the kernel
+// reads nothing of them.
+Result<OperandPlacement> place(const std::string& who, const TensorView& t,
+                               const TensorDescription& desc, int64_t rows, int64_t cols,
+                               bool empty) {
+  if (!empty) return detail::place_operand(who.c_str(), t, desc, rows, cols, 1, false);
+  if (!detail::dtype_matches(t.dtype, desc.element)) {
+    return Status::invalid(who + ": expected " + std::string(long_name(desc.element)) +
+                           " (from its TensorDescription), got " + std::string(long_name(t.dtype)));
+  }
+  if (t.numel() != rows * cols) {
+    return Status::invalid(who + ": expected " + std::to_string(rows * cols) +
+                           " elements for an empty (" + std::to_string(rows) + ", " +
+                           std::to_string(cols) + ") problem, got " + t.describe());
+  }
+  OperandPlacement p;
+  p.ld = std::max<int64_t>(desc.alignment, desc.layout == Layout::RowMajor
+                                               ? std::max<int64_t>(cols, 1)
+                                               : std::max<int64_t>(rows, 1));
+  p.ld = (p.ld + desc.alignment - 1) / desc.alignment * desc.alignment;
+  return p;
+}
+
+Status check_lists(const GroupedGemmProblem& p) {
+  const size_t count = p.problem_sizes.size();
+  if (count == 0) return Status::invalid("problem_sizes: expected at least one problem, got none");
+  if (count > (1u << 20)) {
+    return Status::invalid("problem_sizes: at most 1048576 problems in one launch, got " +
+                           std::to_string(count));
+  }
+  const std::pair<const char*, const std::vector<TensorView>*> lists[] = {
+      {"A", &p.A}, {"B", &p.B}, {"D", &p.D}};
+  for (const auto& [name, list] : lists) {
+    if (list->size() != count) {
+      return Status::invalid(std::string(name) + ": expected one tensor per problem (" +
+                             std::to_string(count) + " problem sizes), got " +
+                             std::to_string(list->size()));
+    }
+  }
+  if (!p.C.empty() && p.C.size() != count) {
+    return Status::invalid("C: expected one tensor per problem (" + std::to_string(count) +
+                           " problem sizes) or none, got " + std::to_string(p.C.size()));
+  }
+  if (p.C.empty() && p.output_op.beta != 0.0) {
+    return Status::invalid("C: beta is " + std::to_string(p.output_op.beta) +
+                           " but no C tensors were given");
+  }
+  for (size_t g = 0; g < count; ++g) {
+    const GemmCoord& s = p.problem_sizes[g];
+    if (s.m < 0 || s.n < 0 || s.k < 0) {
+      return Status::invalid(at("problem_sizes", g) + ": M, N and K must be >= 0, got " +
+                             to_string(s));
+    }
+    if (s.k == 0 && s.m > 0 && s.n > 0) {
+      return Status::invalid(at("problem_sizes", g) +
+                             ": K must be >= 1 for a problem with rows and columns, got " +
+                             to_string(s));
+    }
+  }
+  return Status::ok();
+}
+
+// Every tensor on one CUDA device, the current one (host tensors are staged there).
+Status check_devices(const GroupedGemmProblem& p) {
+  int device = -1;
+  std::string first;
+  const std::pair<const char*, const std::vector<TensorView>*> lists[] = {
+      {"A", &p.A}, {"B", &p.B}, {"C", &p.C}, {"D", &p.D}};
+  for (const auto& [name, list] : lists) {
+    for (size_t g = 0; g < list->size(); ++g) {
+      const TensorView& t = (*list)[g];
+      if (t.device != DeviceKind::kCuda || t.numel() == 0) continue;
+      if (device < 0) {
+        device = t.device_id;
+        first = at(name, g);
+      } else if (t.device_id != device) {
+        return Status::invalid(at(name, g) +
+                               ": expected a tensor on cuda:" + std::to_string(device) + " like " +
+                               first + ", got cuda:" + std::to_string(t.device_id));
+      }
+    }
+  }
+  if (device >= 0) {
+    int current = 0;
+    TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetDevice(&current), "cudaGetDevice"));
+    if (current != device) {
+      return Status::invalid("operands are on cuda:" + std::to_string(device) +
+                             " but the current device is cuda:" + std::to_string(current) +
+                             "; make it current (torch.cuda.set_device / cudaSetDevice)");
+    }
+  }
+  return Status::ok();
+}
+
+Status check_device_runs(const GemmOperation& operation) {
+  TILECRAFT_RETURN_IF_ERROR(cuda_device_available());
+  auto info = current_device_info();
+  if (!info) return info.status();
+  const int arch = operation.description().arch;
+  if (arch == 90 && info->compute_capability != 90) {
+    return Status::unsupported(operation.procedural_name() +
+                               " is built for sm_90a, which runs on compute capability 9.0 "
+                               "only; " +
+                               info->name + " has " + std::to_string(info->compute_capability));
+  }
+  if (info->compute_capability < arch) {
+    return Status::unsupported(operation.procedural_name() +
+                               " needs compute capability >= " + std::to_string(arch) + "; " +
+                               info->name + " has " + std::to_string(info->compute_capability));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+double GroupedGemmArguments::flops() const {
+  double total = 0;
+  for (size_t i = 0; i + 2 < sizes_.size(); i += 3) {
+    total += 2.0 * double(sizes_[i]) * double(sizes_[i + 1]) * double(sizes_[i + 2]);
+  }
+  return total;
+}
+
+Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
+    const GemmOperation& operation, const GroupedGemmProblem& problem) {
+  const GemmDescription& d = operation.description();
+  if (!d.is_grouped()) {
+    return Status::invalid("operation: " + operation.procedural_name() +
+                           " is not a grouped GEMM; GemmGroupedArguments need a "
+                           "GemmOperationGrouped");
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_lists(problem));
+  TILECRAFT_RETURN_IF_ERROR(validate_epilogue_params(d.epilogue, problem.output_op));
+  const bool scaled = d.epilogue.fusion.per_tensor_scales;
+  const double scales[4] = {problem.scale_a, problem.scale_b, problem.scale_c, problem.scale_d};
+  for (int i = 0; i < 4; ++i) {
+    if (!scaled && scales[i] != 1.0) {
+      return Status::invalid(std::string("scale_") + "abcd"[i] + ": " +
+                             operation.procedural_name() +
+                             " has no per-tensor scales (they are for fp8 operands); got " +
+                             std::to_string(scales[i]));
+    }
+  }
+  const size_t count = problem.problem_sizes.size();
+  const bool has_C = !problem.C.empty();
+  std::vector<OperandPlacement> placed(4 * count);
+  int32_t max_k = 0;
+  for (size_t g = 0; g < count; ++g) {
+    const GemmCoord& s = problem.problem_sizes[g];
+    const bool empty = s.m == 0 || s.n == 0;
+    max_k = std::max(max_k, static_cast<int32_t>(s.k));
+    auto A = place(at("A", g), problem.A[g], d.A, s.m, s.k, empty);
+    if (!A) return A.status();
+    auto B = place(at("B", g), problem.B[g], d.B, s.k, s.n, empty);
+    if (!B) return B.status();
+    auto D = place(at("D", g), problem.D[g], d.C, s.m, s.n, empty);
+    if (!D) return D.status();
+    Result<OperandPlacement> C = *D;
+    if (has_C) {
+      C = place(at("C", g), problem.C[g], d.C, s.m, s.n, empty);
+      if (!C) return C.status();
+    }
+    if (!empty) {
+      TILECRAFT_RETURN_IF_ERROR(check_contiguous_extent(at("A", g), d.A, "M", s.m, "K", s.k));
+      TILECRAFT_RETURN_IF_ERROR(check_contiguous_extent(at("B", g), d.B, "K", s.k, "N", s.n));
+      TILECRAFT_RETURN_IF_ERROR(check_contiguous_extent(at("D", g), d.C, "M", s.m, "N", s.n));
+    }
+    placed[4 * g] = *A;
+    placed[4 * g + 1] = *B;
+    placed[4 * g + 2] = *C;
+    placed[4 * g + 3] = *D;
+  }
+  if (d.epilogue.kind == EpilogueKind::FastLinearCombinationClamp &&
+      max_k > kFastLinearCombinationClampMaxK) {
+    return Status::invalid("problem_sizes: FastLinearCombinationClamp is exact only for K <= " +
+                           std::to_string(kFastLinearCombinationClampMaxK) +
+                           ", got K=" + std::to_string(max_k) + "; use LinearCombinationClamp");
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
+  TILECRAFT_RETURN_IF_ERROR(check_device_runs(operation));
+  auto entry = operation.entry(GemmMode::Grouped);
+  if (!entry) return entry.status();
+
+  std::unique_ptr<GroupedGemmArguments> out(new GroupedGemmArguments());
+  out->entry_ = *entry;
+  // Pointers: A, B, C, D arrays of `count` each; then leading dimensions likewise.
+  std::vector<const void*> pointers(4 * count, nullptr);
+  std::vector<int64_t> lds(4 * count, 0);
+  const void* placeholder = nullptr;  // any valid device address, for empty problems
+  for (size_t g = 0; g < count; ++g) {
+    const GemmCoord& s = problem.problem_sizes[g];
+    const bool empty = s.m == 0 || s.n == 0;
+    if (empty) continue;
+    const TensorView* tensors[4] = {&problem.A[g], &problem.B[g], has_C ? &problem.C[g] : nullptr,
+                                    &problem.D[g]};
+    for (int w : {0, 1, 3, 2}) {
+      const OperandPlacement& p = placed[4 * g + w];
+      lds[w * count + g] = p.ld;
+      if (w == 2 && !has_C) {
+        pointers[2 * count + g] = pointers[3 * count + g];  // never read with beta == 0
+        continue;
+      }
+      const bool output = w == 3;
+      TILECRAFT_RETURN_IF_ERROR(out->stage(*tensors[w], p.span_elements, !output || !has_C, output,
+                                           &pointers[w * count + g]));
+      if (placeholder == nullptr) placeholder = pointers[w * count + g];
+    }
+  }
+  std::vector<int32_t> sizes(3 * count);
+  for (size_t g = 0; g < count; ++g) {
+    const GemmCoord& s = problem.problem_sizes[g];
+    const bool empty = s.m == 0 || s.n == 0;
+    sizes[3 * g] = static_cast<int32_t>(s.m);
+    sizes[3 * g + 1] = static_cast<int32_t>(s.n);
+    sizes[3 * g + 2] = static_cast<int32_t>(s.k);
+    if (!empty) continue;
+    for (int w = 0; w < 4; ++w) {
+      pointers[w * count + g] = placeholder;
+      lds[w * count + g] = placed[4 * g + w].ld;
+    }
+  }
+  if (placeholder == nullptr) {
+    // Every problem is empty: one tiny buffer stands in for all operands.
+    auto tiny = DeviceBuffer::allocate(256);
+    if (!tiny) return tiny.status();
+    placeholder = tiny->data();
+    out->staged_.push_back(std::move(*tiny));
+    std::fill(pointers.begin(), pointers.end(), placeholder);
+  }
+  // One upload: sizes (int32, padded to 8 bytes), then pointers, then leading dimensions.
+  const size_t sizes_bytes = (sizes.size() * sizeof(int32_t) + 15) / 16 * 16;
+  const size_t pointer_bytes = pointers.size() * sizeof(void*);
+  std::vector<unsigned char> blob(sizes_bytes + pointer_bytes + lds.size() * sizeof(int64_t), 0);
+  std::memcpy(blob.data(), sizes.data(), sizes.size() * sizeof(int32_t));
+  std::memcpy(blob.data() + sizes_bytes, pointers.data(), pointer_bytes);
+  std::memcpy(blob.data() + sizes_bytes + pointer_bytes, lds.data(), lds.size() * sizeof(int64_t));
+  auto device = out->upload(blob.data(), blob.size(), "copying the grouped problems' arrays");
+  if (!device) return device.status();
+  auto* base = static_cast<unsigned char*>(*device);
+  auto* device_pointers = reinterpret_cast<void**>(base + sizes_bytes);
+  auto* device_lds = reinterpret_cast<const int64_t*>(base + sizes_bytes + pointer_bytes);
+
+  out->sizes_ = std::move(sizes);
+  tc_gemm_args& a = out->args_;
+  a.mode = TC_GEMM_MODE_GROUPED;
+  a.batch_count = 1;
+  a.problem_count = static_cast<int32_t>(count);
+  a.problem_sizes = reinterpret_cast<const int32_t*>(base);
+  a.host_problem_sizes = out->sizes_.data();
+  a.A_array = const_cast<const void* const*>(device_pointers);
+  a.B_array = const_cast<const void* const*>(device_pointers + count);
+  a.C_array = const_cast<const void* const*>(device_pointers + 2 * count);
+  a.D_array = device_pointers + 3 * count;
+  a.lda_array = device_lds;
+  a.ldb_array = device_lds + count;
+  a.ldc_array = device_lds + 2 * count;
+  a.ldd_array = device_lds + 3 * count;
+  a.max_k = max_k;
+  a.alpha = problem.output_op.alpha;
+  a.beta = problem.output_op.beta;
+  a.scale_a = problem.scale_a;
+  a.scale_b = problem.scale_b;
+  a.scale_c = problem.scale_c;
+  a.scale_d = problem.scale_d;
+  a.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
+  for (int i = 0; i < a.num_activation_args && i < 4; ++i) {
+    a.activation_args[i] = problem.output_op.activation_args[i];
+  }
+  TILECRAFT_RETURN_IF_ERROR(
+      out->finish(operation.procedural_name(), problem.workspace, problem.workspace_bytes));
+  return out;
+}
+
+Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
+    const GemmOperation& operation, const StackedGroupedGemmProblem& problem) {
+  auto split = problem.split();
+  if (!split) return split.status();
+  return make(operation, *split);
+}
+
+}  // namespace tilecraft

@@ -1,0 +1,97 @@
+#include "tilecraft/runtime/prepared_launch.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include "tilecraft/runtime/device.hpp"
+
+namespace tilecraft {
+
+Status PreparedLaunch::stage(const TensorView& t, int64_t span_elements, bool copy_in,
+                             bool copy_back, const void** device_ptr) {
+  if (t.device == DeviceKind::kCuda) {
+    *device_ptr = t.data;
+    return Status::ok();
+  }
+  const size_t bytes = static_cast<size_t>(span_elements) * storage_bytes(t.dtype);
+  auto buffer = DeviceBuffer::allocate(bytes > 0 ? bytes : 1);
+  if (!buffer) return buffer.status();
+  if (copy_in && bytes > 0) {
+    TILECRAFT_RETURN_IF_ERROR(cuda_status(
+        cudaMemcpy(buffer->data(), t.data, bytes, cudaMemcpyHostToDevice), "staging to device"));
+  }
+  *device_ptr = buffer->data();
+  if (copy_back && bytes > 0) copy_back_.push_back({t.data, buffer->data(), bytes});
+  staged_.push_back(std::move(*buffer));
+  return Status::ok();
+}
+
+Result<void*> PreparedLaunch::upload(const void* host, size_t bytes, const char* what) {
+  auto buffer = DeviceBuffer::allocate(bytes);
+  if (!buffer) return buffer.status();
+  TILECRAFT_RETURN_IF_ERROR(
+      cuda_status(cudaMemcpy(buffer->data(), host, bytes, cudaMemcpyHostToDevice), what));
+  void* data = buffer->data();
+  staged_.push_back(std::move(*buffer));
+  return data;
+}
+
+Status PreparedLaunch::finish(const std::string& kernel_name, void* caller_workspace,
+                              size_t caller_workspace_bytes) {
+  char error[512] = {0};
+  if (entry_->can_implement(&args_, error, sizeof error) != TC_OK) {
+    return Status::invalid(kernel_name + " cannot run this problem: " + error);
+  }
+  const size_t workspace_bytes = entry_->workspace_size(&args_);
+  workspace_needed_ = workspace_bytes;
+  if (caller_workspace != nullptr) {
+    if (caller_workspace_bytes < workspace_bytes) {
+      return Status::invalid("workspace: expected at least " + std::to_string(workspace_bytes) +
+                             " bytes for " + kernel_name + " on this problem, got " +
+                             std::to_string(caller_workspace_bytes));
+    }
+    caller_workspace_ = caller_workspace;
+  } else if (workspace_bytes > 0) {
+    auto workspace = DeviceBuffer::allocate(workspace_bytes);
+    if (!workspace) return workspace.status();
+    workspace_ = std::move(*workspace);
+  }
+  return Status::ok();
+}
+
+void PreparedLaunch::note_launch(void* stream) {
+  stream_ = stream;
+  if (staged_.empty() && workspace_.data() == nullptr) return;
+  auto& event = reinterpret_cast<cudaEvent_t&>(last_launch_);
+  if (!event && cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess) {
+    event = nullptr;
+    return;
+  }
+  cudaEventRecord(event, static_cast<cudaStream_t>(stream));
+}
+
+PreparedLaunch::~PreparedLaunch() {
+  // The buffers are freed on the legacy default stream once the last launch has finished:
+  // the caller's stream may already be destroyed, so it is never named here.
+  if (auto event = static_cast<cudaEvent_t>(last_launch_)) {
+    cudaStreamWaitEvent(nullptr, event, 0);
+    cudaEventDestroy(event);
+  } else if (stream_ != nullptr && (!staged_.empty() || workspace_.data() != nullptr)) {
+    cudaStreamSynchronize(nullptr);
+  }
+  workspace_.set_stream(nullptr);
+  for (DeviceBuffer& buffer : staged_) buffer.set_stream(nullptr);
+}
+
+Status PreparedLaunch::sync() {
+  auto stream = static_cast<cudaStream_t>(stream_);
+  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaStreamSynchronize(stream), "synchronizing the launch"));
+  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "the kernel"));
+  for (const CopyBack& copy : copy_back_) {
+    TILECRAFT_RETURN_IF_ERROR(
+        cuda_status(cudaMemcpy(copy.host, copy.device, copy.bytes, cudaMemcpyDeviceToHost),
+                    "copying an output back to the host"));
+  }
+  return Status::ok();
+}
+
+}  // namespace tilecraft

@@ -1,0 +1,148 @@
+// StackedGroupedGemmProblem::split: the mixture-of-experts form of a grouped GEMM as one problem
+// per group, viewing rows of the stacked tensors and matrices of the 3-D weight.
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "tilecraft/runtime/device.hpp"
+#include "tilecraft/runtime/grouped_gemm_arguments.hpp"
+
+namespace tilecraft {
+namespace {
+
+Status expect_rank(const char* name, const TensorView& t, int rank, const char* shape) {
+  if (t.data == nullptr && t.numel() != 0) {
+    return Status::invalid(std::string(name) + ": expected a tensor, got a null data pointer");
+  }
+  if (t.rank != rank) {
+    return Status::invalid(std::string(name) + ": expected a " + std::to_string(rank) +
+                           "-D tensor " + shape + ", got " + t.describe());
+  }
+  return Status::ok();
+}
+
+// Rows [first, first + rows) of a 2-D tensor.
+TensorView rows_of(const TensorView& t, int64_t first, int64_t rows) {
+  TensorView v = t;
+  v.shape[0] = rows;
+  if (t.data != nullptr) {
+    v.data = static_cast<char*>(t.data) + first * t.strides[0] * storage_bytes(t.dtype);
+  }
+  return v;
+}
+
+// Matrix g of a 3-D tensor.
+TensorView matrix_of(const TensorView& t, int64_t g) {
+  TensorView v;
+  v.dtype = t.dtype;
+  v.device = t.device;
+  v.device_id = t.device_id;
+  v.rank = 2;
+  v.shape = {t.shape[1], t.shape[2], 0, 0};
+  v.strides = {t.strides[1], t.strides[2], 0, 0};
+  v.data = t.data == nullptr
+               ? nullptr
+               : static_cast<char*>(t.data) + g * t.strides[0] * storage_bytes(t.dtype);
+  return v;
+}
+
+Result<std::vector<int64_t>> read_offsets(const TensorView& offsets) {
+  if (offsets.data == nullptr) {
+    return Status::invalid("offsets: expected an int32 tensor of cumulative end rows, got none");
+  }
+  if (offsets.dtype != DataType::s32) {
+    return Status::invalid(
+        "offsets: expected int32 (cumulative end rows, as torch._grouped_mm "
+        "takes), got " +
+        std::string(long_name(offsets.dtype)));
+  }
+  if (offsets.rank != 1 || offsets.shape[0] < 1) {
+    return Status::invalid("offsets: expected a 1-D tensor with one entry per group, got " +
+                           offsets.describe());
+  }
+  const int64_t groups = offsets.shape[0];
+  std::vector<int32_t> values(static_cast<size_t>(groups));
+  if (offsets.device == DeviceKind::kCuda) {
+    // Reads the offsets where they are: a strided view is copied row by row.
+    TILECRAFT_RETURN_IF_ERROR(cuda_status(
+        cudaMemcpy2D(values.data(), sizeof(int32_t), offsets.data,
+                     static_cast<size_t>(offsets.strides[0]) * sizeof(int32_t), sizeof(int32_t),
+                     static_cast<size_t>(groups), cudaMemcpyDeviceToHost),
+        "reading offsets from the device"));
+  } else {
+    for (int64_t g = 0; g < groups; ++g) {
+      values[g] = static_cast<const int32_t*>(offsets.data)[g * offsets.strides[0]];
+    }
+  }
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+}  // namespace
+
+Result<GroupedGemmProblem> StackedGroupedGemmProblem::split() const {
+  TILECRAFT_RETURN_IF_ERROR(expect_rank("A", A, 2, "(total_rows, K)"));
+  TILECRAFT_RETURN_IF_ERROR(expect_rank("B", B, 3, "(groups, K, N)"));
+  TILECRAFT_RETURN_IF_ERROR(expect_rank("D", D, 2, "(total_rows, N)"));
+  const bool has_C = C.data != nullptr || C.rank != 0;
+  if (has_C) TILECRAFT_RETURN_IF_ERROR(expect_rank("C", C, 2, "(total_rows, N)"));
+  const int64_t total = A.shape[0], K = A.shape[1], groups = B.shape[0], N = B.shape[2];
+  if (B.shape[1] != K) {
+    return Status::invalid("B: expected (groups, K=" + std::to_string(K) +
+                           ", N) to match A's K, got " + B.describe());
+  }
+  if (D.shape[0] != total || D.shape[1] != N) {
+    return Status::invalid("D: expected (" + std::to_string(total) + ", " + std::to_string(N) +
+                           ") for A's rows and B's N, got " + D.describe());
+  }
+  if (has_C && (C.shape[0] != total || C.shape[1] != N)) {
+    return Status::invalid("C: expected (" + std::to_string(total) + ", " + std::to_string(N) +
+                           ") like D, got " + C.describe());
+  }
+  if (offsets.device == DeviceKind::kCuda && A.device == DeviceKind::kCuda &&
+      offsets.device_id != A.device_id) {
+    return Status::invalid(
+        "offsets: expected a tensor on cuda:" + std::to_string(A.device_id) +
+        " like A (or on the host), got cuda:" + std::to_string(offsets.device_id));
+  }
+  auto ends = read_offsets(offsets);
+  if (!ends) return ends.status();
+  if (static_cast<int64_t>(ends->size()) != groups) {
+    return Status::invalid("offsets: expected one end row per group of B (" +
+                           std::to_string(groups) + "), got " + std::to_string(ends->size()));
+  }
+  GroupedGemmProblem out;
+  out.output_op = output_op;
+  out.scale_a = scale_a;
+  out.scale_b = scale_b;
+  out.scale_c = scale_c;
+  out.scale_d = scale_d;
+  out.workspace = workspace;
+  out.workspace_bytes = workspace_bytes;
+  int64_t start = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t end = (*ends)[g];
+    const std::string who = "offsets[" + std::to_string(g) + "]";
+    if (end < 0) return Status::invalid(who + ": end row " + std::to_string(end) + " is negative");
+    if (end < start) {
+      return Status::invalid(who + ": end row " + std::to_string(end) +
+                             " is smaller than offsets[" + std::to_string(g - 1) +
+                             "] = " + std::to_string(start) +
+                             " (offsets are cumulative end rows, non-decreasing)");
+    }
+    if (end > total) {
+      return Status::invalid(who + ": end row " + std::to_string(end) + " is past A's " +
+                             std::to_string(total) + " rows");
+    }
+    const int64_t rows = end - start;
+    out.problem_sizes.push_back({static_cast<int>(rows), static_cast<int>(N), static_cast<int>(K)});
+    out.A.push_back(rows_of(A, start, rows));
+    out.B.push_back(matrix_of(B, g));
+    out.D.push_back(rows_of(D, start, rows));
+    if (has_C) out.C.push_back(rows_of(C, start, rows));
+    start = end;
+  }
+  return out;
+}
+
+}  // namespace tilecraft
