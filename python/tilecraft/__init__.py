@@ -46,6 +46,7 @@ from tilecraft.grouped import GemmGroupedArguments
 from tilecraft.memory import get_allocated_size, get_memory_pool
 from tilecraft import compiler, gemm, tuning
 from tilecraft.ops import GemmPlan, plan_gemm
+from tilecraft.grouped_ops import grouped_gemm
 
 __version__ = "0.1.0"
 
@@ -79,6 +80,7 @@ __all__ = [
     "gelu",
     "gelu_tanh",
     "gemm",
+    "grouped_gemm",
     "get_allocated_size",
     "get_memory_pool",
     "hardswish",

@@ -232,6 +232,8 @@ void bind_api(nb::module_& root) {
       optional<uint64_t>("workspace", 0, "0", "a device pointer (an int >= 0)"),
       optional<uint64_t>("workspace_bytes", 0, "0"));
 
+  bind_grouped_api(m, kernel);
+
   def_checked(
       m, "get_kernels", "get_kernels",
       [](std::optional<Ref<GemmArguments>> a, std::optional<int> cc) {

@@ -8,6 +8,7 @@
 
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/status.hpp"
+#include "tilecraft/discover/api.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
 
 namespace tilecraft::python {
@@ -55,6 +56,8 @@ void bind_runtime(nb::module_& m);
 // Called by bind_runtime with its GemmOperation class (GemmOperationGrouped builds on it).
 void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& operation);
 void bind_api(nb::module_& m);
+// Called by bind_api with its submodule and Kernel class.
+void bind_grouped_api(nb::module_& api, nb::class_<api::Kernel>& kernel);
 void bind_tune(nb::module_& m);
 
 }  // namespace tilecraft::python

@@ -11,6 +11,7 @@
 #include "tilecraft/describe/tensor_description.hpp"
 #include "tilecraft/describe/tile_description.hpp"
 #include "tilecraft/discover/api.hpp"
+#include "tilecraft/discover/grouped_api.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
@@ -86,6 +87,8 @@ TILECRAFT_DESCRIBED_CLASS(GroupedGemmArguments, "GemmGroupedArguments",
                           "a tilecraft.GemmGroupedArguments", "_native");
 TILECRAFT_DESCRIBED_CLASS(api::GemmArguments, "api.arguments.GemmArguments",
                           "a tilecraft.api.arguments.GemmArguments", "_native");
+TILECRAFT_DESCRIBED_CLASS(api::GroupedGemmArguments, "api.GroupedGemmArguments",
+                          "a tilecraft.api.GroupedGemmArguments", "_native");
 TILECRAFT_DESCRIBED_CLASS(api::Kernel, "api.Kernel", "a Kernel (from tilecraft.api.get_kernels)",
                           "_native");
 TILECRAFT_DESCRIBED_CLASS(CompiledArtifact, "api.CompiledArtifact",

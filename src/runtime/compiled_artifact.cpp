@@ -289,7 +289,8 @@ CompiledArtifact::CompiledArtifact(int arch, const tc_kernel_entry* entry,
     : kernel_name_(entry->name), arch_(arch), entry_(entry), module_(std::move(module)) {}
 
 Result<CompiledArtifact> CompiledArtifact::of(const GemmOperation& operation) {
-  if (Result<const tc_kernel_entry*> compiled = operation.entry(GemmMode::Gemm); !compiled) {
+  const GemmMode mode = operation.description().is_grouped() ? GemmMode::Grouped : GemmMode::Gemm;
+  if (Result<const tc_kernel_entry*> compiled = operation.entry(mode); !compiled) {
     return compiled.status();
   }
   auto [module, entry] = operation.universal_kernel();

@@ -20,7 +20,22 @@ class Sm90GemmKernel:
     """Kernel class of CUTLASS 3.x TMA / wgmma GEMMs (``metadata.kernel_class``)."""
 
 
-_KERNEL_CLASSES = {"Sm80GemmKernel": Sm80GemmKernel, "Sm90GemmKernel": Sm90GemmKernel}
+class Sm80GroupedGemmKernel:
+    """Kernel class of CUTLASS 2.x grouped GEMMs (``GemmGrouped``)."""
+
+
+class Sm90GroupedGemmKernel:
+    """Kernel class of CUTLASS 3.x pointer-array grouped GEMMs."""
+
+
+_KERNEL_CLASSES = {"Sm80GemmKernel": Sm80GemmKernel, "Sm90GemmKernel": Sm90GemmKernel,
+                   "Sm80GroupedGemmKernel": Sm80GroupedGemmKernel,
+                   "Sm90GroupedGemmKernel": Sm90GroupedGemmKernel}
+GroupedGemmArguments = arguments.GroupedGemmArguments
+
+
+def _grouped(args):
+    return isinstance(args, arguments.GroupedGemmArguments)
 
 
 class CompiledArtifact:
@@ -51,7 +66,12 @@ def _stream_handle(stream, args):
     """The cudaStream_t of a torch or cupy stream; a handle (int) as given, for the binding to
     check; None: the current stream of the tensors' framework."""
     if stream is None:
-        tensors = (getattr(args, name, None) for name in ("A", "B", "out"))
+        tensors = []
+        for name in ("A", "B", "out"):
+            value = getattr(args, name, None)
+            if isinstance(value, (list, tuple)):
+                value = value[0] if value else None
+            tensors.append(value)
         return _stream_getter(tuple(tensors))()
     for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy Stream
         if hasattr(stream, attribute):
@@ -91,14 +111,20 @@ class Kernel:
     def supports(self, args):
         """A truthy Status, or a falsy one whose ``.error`` names the first requirement ``args``
         miss, e.g. "Operand `A` is unsupported: Expected element type Float16, got BFloat16"."""
+        if _grouped(args):
+            return Status(self._native.supports_grouped(args))
         return Status(self._native.supports(args))  # args: checked by name in the binding
 
     def compile(self, args):
         """Compiles the kernel (or finds it in the cache) and returns its CompiledArtifact."""
+        if _grouped(args):
+            return CompiledArtifact(self._native.compile_grouped(args))
         return CompiledArtifact(self._native.compile(args))
 
     def get_workspace_size(self, args):
         """Bytes of device workspace ``run`` needs for ``args`` (usually 0)."""
+        if _grouped(args):
+            return self._native.get_workspace_size_grouped(args)
         return self._native.get_workspace_size(args)
 
     def run(self, args, compiled_artifact=None, stream=None, assume_supported_args=False,
@@ -107,8 +133,9 @@ class Kernel:
         Without ``compiled_artifact`` the kernel is compiled on first use. Nothing is launched
         when the arguments are not supported (ValueError with the reason)."""
         pointer, size = _workspace_pointer(workspace)
-        self._native.run(args, compiled_artifact, _stream_handle(stream, args),
-                         assume_supported_args, pointer, size)
+        run = self._native.run_grouped if _grouped(args) else self._native.run
+        run(args, compiled_artifact, _stream_handle(stream, args), assume_supported_args,
+            pointer, size)
 
     def __repr__(self):
         return f"Kernel({self._native.metadata.kernel_name!r})"
@@ -122,7 +149,10 @@ def get_kernels(args=None, metadata_filter=None, cc=None):
     if metadata_filter is not None and not callable(metadata_filter):
         raise TypeError(f"metadata_filter: expected None or a function of a KernelMetadata "
                         f"returning a bool, got {_core.given(metadata_filter)}")
-    kernels = [Kernel(k) for k in _core.api.get_kernels(args, cc)]
+    if _grouped(args):
+        kernels = [Kernel(k) for k in _core.api.get_grouped_kernels(args, cc)]
+    else:
+        kernels = [Kernel(k) for k in _core.api.get_kernels(args, cc)]
     if metadata_filter is not None:
         kernels = [k for k in kernels if metadata_filter(k.metadata)]
     return kernels
@@ -136,5 +166,6 @@ def compile_kernels(kernels):
     _core.api.compile_kernels(kernels)  # kernels[i]: each a Kernel, checked by name
 
 
-__all__ = ["CompiledArtifact", "Kernel", "compile_kernels", "Sm80GemmKernel", "Sm90GemmKernel", "Status",
-           "arguments", "get_kernels", "metadata", "utils"]
+__all__ = ["CompiledArtifact", "GroupedGemmArguments", "Kernel", "compile_kernels",
+           "Sm80GemmKernel", "Sm80GroupedGemmKernel", "Sm90GemmKernel", "Sm90GroupedGemmKernel",
+           "Status", "arguments", "get_kernels", "metadata", "utils"]

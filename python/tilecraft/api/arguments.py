@@ -89,4 +89,87 @@ class GemmArguments(RuntimeArguments):
         return n.m, n.n, n.k, n.batch
 
 
-__all__ = ["RuntimeArguments", "GemmArguments", "EpilogueArguments"]
+def _activation(value):
+    """None, a tilecraft.Activation or its name, as an Activation."""
+    if value is None:
+        return _core.Activation.identity
+    if isinstance(value, str):
+        try:
+            return getattr(_core.Activation, value)
+        except AttributeError:
+            names = ", ".join(repr(a.name) for a in _core.Activation)
+            raise ValueError(f"activation: expected None, a tilecraft.Activation or one of "
+                             f"[{names}], got {value!r}") from None
+    return value
+
+
+def _tensor_list(name, value):
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name}: expected a list with one tensor per problem, got "
+                        f"{_core.given(value)}")
+    return [_detached(t) for t in value]
+
+
+@dataclass
+class GroupedGemmArguments(RuntimeArguments):
+    """Many independent GEMMs in one launch: ``out[g] = activation(alpha * (A[g] @ B[g]) +
+    beta * C[g])``.
+
+    Two forms. Lists: ``A``, ``B``, ``out`` (and ``C``) are lists of 2-D CUDA tensors, A[g]
+    (M_g, K_g), B[g] (K_g, N_g), out[g] (M_g, N_g); every non-empty problem's tensors share a
+    dtype and a layout. Mixture of experts (``offsets`` given, the form ``torch._grouped_mm``
+    takes): A is one stacked (total_rows, K) tensor, B a 3-D (groups, K, N) weight whose
+    matrices are row- or column-major (``w.transpose(-2, -1)`` of a contiguous (groups, N, K)),
+    out (total_rows, N), and ``offsets`` an int32 tensor of each group's end row; group g is
+    rows ``[offsets[g-1], offsets[g])``. Offsets on the device are read back to the host once,
+    here (one synchronization), and checked: non-negative, non-decreasing, within A's rows.
+    ``scale_a`` / ``scale_b`` are fp8 per-tensor scales (numbers). Bad input raises ValueError
+    or TypeError naming the problem and the argument."""
+
+    A: Any
+    B: Any
+    out: Any
+    accumulator_type: Any = None
+    C: Any = None
+    alpha: float = 1.0
+    beta: float = 0.0
+    offsets: Any = None
+    activation: Any = None
+    activation_args: Sequence[float] = ()
+    scale_a: float = 1.0
+    scale_b: float = 1.0
+    _native: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        accumulator = self.accumulator_type
+        if accumulator is None:
+            accumulator = DataType.f32
+        accumulator = numeric_type("accumulator_type", accumulator)
+        common = (accumulator, )
+        tail = (self.alpha, self.beta, _activation(self.activation),
+                list(self.activation_args), self.scale_a, self.scale_b)
+        if self.offsets is not None:
+            self._native = _core.api.GroupedGemmArguments.make_stacked(
+                _detached(self.A), _detached(self.B), _detached(self.out),
+                _detached(self.offsets), *common, _detached(self.C), *tail)
+        else:
+            C = None if self.C is None else _tensor_list("C", self.C)
+            self._native = _core.api.GroupedGemmArguments.make(
+                _tensor_list("A", self.A), _tensor_list("B", self.B),
+                _tensor_list("out", self.out), *common, C, *tail)
+
+    @property
+    def problem_count(self):
+        return self._native.problem_count
+
+    @property
+    def problem_sizes(self):
+        """[(M, N, K), ...] per problem."""
+        return [(s.m(), s.n(), s.k()) for s in self._native.problem_sizes]
+
+    @property
+    def flops(self):
+        return self._native.flops
+
+
+__all__ = ["RuntimeArguments", "GemmArguments", "GroupedGemmArguments", "EpilogueArguments"]

@@ -1,0 +1,67 @@
+"""``tilecraft.grouped_gemm``: many GEMMs in one launch, in one call.
+
+The kernel is the performance model's first ranked grouped kernel that compiles (compiled on the
+first call of a problem family, minutes on a slow machine; cached on disk afterwards), remembered
+per family for the process. Grouped kernels are not tuned by measurement yet.
+"""
+
+from tilecraft import _core
+from tilecraft.api import _stream_handle
+from tilecraft.api.arguments import GroupedGemmArguments
+
+_last_pick = {}
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, activation=None,
+                 activation_args=(), accumulator_type=None, out_dtype=None, stream=None):
+    """``out[g] = activation(alpha * (A[g] @ B[g]) + beta * C[g])`` for every problem g.
+
+    Lists: ``A``, ``B`` (and ``C``, ``out``) are lists of 2-D CUDA tensors; returns the list of
+    outputs. Mixture of experts (``offsets`` given, as ``torch._grouped_mm`` takes it): ``A``
+    (total_rows, K), ``B`` (groups, K, N) (e.g. ``w.transpose(-2, -1)`` of a contiguous
+    (groups, N, K)), ``offsets`` int32 end rows per group; returns one (total_rows, N) tensor.
+    Missing outputs are allocated (torch tensors of A's dtype, or ``out_dtype``). Offsets on the
+    device are read back to the host (one synchronization per call; make
+    ``api.GroupedGemmArguments`` once and run a kernel on it to pay that once).
+    """
+    torch = _torch()
+    stacked = offsets is not None
+    if out is None:
+        if stacked:
+            dtype = out_dtype or A.dtype
+            out = torch.empty((A.shape[0], B.shape[-1]), dtype=dtype, device=A.device)
+        else:
+            if not isinstance(A, (list, tuple)) or not isinstance(B, (list, tuple)):
+                raise TypeError("grouped_gemm: A and B must be lists of tensors (or pass "
+                                "offsets= for the stacked form)")
+            if len(A) != len(B):
+                raise ValueError(f"B: expected one tensor per problem ({len(A)} in A), got "
+                                 f"{len(B)}")
+            out = [torch.empty((a.shape[0], b.shape[-1]), dtype=out_dtype or a.dtype,
+                               device=a.device) for a, b in zip(A, B)]
+    if accumulator_type is None:
+        first = A if stacked else (A[0] if A else None)
+        accumulator_type = (torch.int32 if first is not None and first.dtype == torch.int8
+                            else torch.float32)
+        if first is not None and first.dtype == torch.float64:
+            accumulator_type = torch.float64
+    args = GroupedGemmArguments(A, B, out, accumulator_type, C=C, alpha=alpha, beta=beta,
+                                offsets=offsets, activation=activation,
+                                activation_args=activation_args)
+    name, reason = _core.api.grouped_gemm(args, _stream_handle(stream, args))
+    _last_pick["kernel_name"], _last_pick["reason"] = name, reason
+    return out
+
+
+def last_grouped_pick():
+    """(kernel_name, reason) of the last grouped_gemm call in this process."""
+    return _last_pick.get("kernel_name"), _last_pick.get("reason")
+
+
+__all__ = ["grouped_gemm", "last_grouped_pick"]

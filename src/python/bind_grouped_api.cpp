@@ -1,0 +1,161 @@
+// The arguments-first API for grouped GEMMs (tilecraft.api.GroupedGemmArguments) and the grouped
+// methods of api.Kernel, for python/tilecraft/api.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "arguments.hpp"
+#include "common.hpp"
+#include "described.hpp"
+#include "tensor_adapter.hpp"
+#include "tilecraft/discover/grouped_api.hpp"
+#include "tilecraft/tune/grouped_gemm.hpp"
+
+namespace tilecraft::python {
+namespace {
+
+std::vector<TensorView> views(const char* name, const std::vector<nb::ndarray<>>& arrays) {
+  std::vector<TensorView> out;
+  out.reserve(arrays.size());
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const std::string who = std::string(name) + "[" + std::to_string(i) + "]";
+    out.push_back(to_tensor_view(who.c_str(), arrays[i]));
+  }
+  return out;
+}
+
+std::optional<std::string> error_of(const Status& status) {
+  if (status) return std::nullopt;
+  return status.message();
+}
+
+api::GroupedEpilogueArguments epilogue_of(double alpha, double beta, Activation activation,
+                                          std::vector<double> activation_args, double scale_a,
+                                          double scale_b) {
+  api::GroupedEpilogueArguments e;
+  e.alpha = alpha;
+  e.beta = beta;
+  e.activation = activation;
+  e.activation_args = std::move(activation_args);
+  e.scale_a = scale_a;
+  e.scale_b = scale_b;
+  return e;
+}
+
+}  // namespace
+
+void bind_grouped_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
+  using api::GroupedGemmArguments, api::Kernel;
+  auto arguments = nb::class_<GroupedGemmArguments>(m, "GroupedGemmArguments");
+  def_checked(
+      arguments, "make", "GroupedGemmArguments",
+      [](std::vector<nb::ndarray<>> A, std::vector<nb::ndarray<>> B, std::vector<nb::ndarray<>> out,
+         DataType accumulator_type, std::optional<std::vector<nb::ndarray<>>> C, double alpha,
+         double beta, Activation activation, std::vector<double> activation_args, double scale_a,
+         double scale_b) {
+        return unwrap(GroupedGemmArguments::make(
+            views("A", A), views("B", B), views("out", out), accumulator_type,
+            C ? views("C", *C) : std::vector<TensorView>{},
+            epilogue_of(alpha, beta, activation, std::move(activation_args), scale_a, scale_b)));
+      },
+      required<std::vector<nb::ndarray<>>>("A"), required<std::vector<nb::ndarray<>>>("B"),
+      required<std::vector<nb::ndarray<>>>("out"), required<DataType>("accumulator_type"),
+      optional<std::optional<std::vector<nb::ndarray<>>>>("C", std::nullopt, "None"),
+      optional<double>("alpha", 1.0, "1.0", "a number"),
+      optional<double>("beta", 0.0, "0.0", "a number"),
+      optional<Activation>("activation", Activation::identity, "Activation.identity"),
+      optional<std::vector<double>>("activation_args", {}, "()", "a list of numbers"),
+      optional<double>("scale_a", 1.0, "1.0", "a number"),
+      optional<double>("scale_b", 1.0, "1.0", "a number"));
+  def_checked(
+      arguments, "make_stacked", "GroupedGemmArguments",
+      [](nb::ndarray<> A, nb::ndarray<> B, nb::ndarray<> out, nb::ndarray<> offsets,
+         DataType accumulator_type, std::optional<nb::ndarray<>> C, double alpha, double beta,
+         Activation activation, std::vector<double> activation_args, double scale_a,
+         double scale_b) {
+        return unwrap(interruptible([&] {
+          return GroupedGemmArguments::make_stacked(
+              to_tensor_view("A", A), to_tensor_view("B", B), to_tensor_view("out", out),
+              to_tensor_view("offsets", offsets), accumulator_type,
+              C ? to_tensor_view("C", *C) : TensorView{},
+              epilogue_of(alpha, beta, activation, std::move(activation_args), scale_a, scale_b));
+        }));
+      },
+      required<nb::ndarray<>>("A"), required<nb::ndarray<>>("B"), required<nb::ndarray<>>("out"),
+      required<nb::ndarray<>>("offsets"), required<DataType>("accumulator_type"),
+      optional<std::optional<nb::ndarray<>>>("C", std::nullopt, "None"),
+      optional<double>("alpha", 1.0, "1.0", "a number"),
+      optional<double>("beta", 0.0, "0.0", "a number"),
+      optional<Activation>("activation", Activation::identity, "Activation.identity"),
+      optional<std::vector<double>>("activation_args", {}, "()", "a list of numbers"),
+      optional<double>("scale_a", 1.0, "1.0", "a number"),
+      optional<double>("scale_b", 1.0, "1.0", "a number"));
+  arguments.def_prop_ro("problem_count", &GroupedGemmArguments::problem_count)
+      .def_prop_ro("flops", &GroupedGemmArguments::flops)
+      .def_prop_ro("accumulator_type", &GroupedGemmArguments::accumulator_type)
+      .def_prop_ro("problem_sizes",
+                   [](const GroupedGemmArguments& a) { return a.problem().problem_sizes; })
+      .def_prop_ro("layouts",
+                   [](const GroupedGemmArguments& a) {
+                     return std::array<Layout, 3>{a.layout_a(), a.layout_b(), a.layout_out()};
+                   })
+      .def_prop_ro("alignments", [](const GroupedGemmArguments& a) {
+        return std::array<int, 3>{a.alignment_a(), a.alignment_b(), a.alignment_out()};
+      });
+
+  const auto args = required<Ref<GroupedGemmArguments>>("args");
+  def_method(
+      kernel, "supports_grouped", "supports",
+      [](const Kernel& k, Ref<GroupedGemmArguments> a) { return error_of(k.supports(*a)); }, args);
+  def_method(
+      kernel, "compile_grouped", "compile",
+      [](const Kernel& k, Ref<GroupedGemmArguments> a) {
+        return unwrap(interruptible([&] { return k.compile(*a); }));
+      },
+      args);
+  def_method(
+      kernel, "get_workspace_size_grouped", "get_workspace_size",
+      [](const Kernel& k, Ref<GroupedGemmArguments> a) {
+        return unwrap(interruptible([&] { return k.get_workspace_size(*a); }));
+      },
+      args);
+  def_method(
+      kernel, "run_grouped", "run",
+      [](const Kernel& k, Ref<GroupedGemmArguments> a,
+         std::optional<Ref<CompiledArtifact>> artifact, uint64_t stream, bool assume_supported_args,
+         uint64_t workspace, uint64_t workspace_bytes) {
+        const CompiledArtifact* compiled = artifact ? artifact->pointer : nullptr;
+        check(interruptible([&] {
+          return k.run(*a, compiled, reinterpret_cast<void*>(static_cast<uintptr_t>(stream)),
+                       assume_supported_args,
+                       reinterpret_cast<void*>(static_cast<uintptr_t>(workspace)), workspace_bytes);
+        }));
+      },
+      args,
+      optional<std::optional<Ref<CompiledArtifact>>>("compiled_artifact", std::nullopt, "None"),
+      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"),
+      optional<bool>("assume_supported_args", false, "False"),
+      optional<uint64_t>("workspace", 0, "0", "a device pointer (an int >= 0)"),
+      optional<uint64_t>("workspace_bytes", 0, "0"));
+  def_checked(
+      m, "grouped_gemm", "grouped_gemm",
+      [](Ref<GroupedGemmArguments> a, uint64_t stream) {
+        GroupedPick pick = unwrap(interruptible([&]() -> Result<GroupedPick> {
+          return tilecraft::grouped_gemm(*a,
+                                         reinterpret_cast<void*>(static_cast<uintptr_t>(stream)));
+        }));
+        return nb::make_tuple(pick.kernel_name, pick.reason);
+      },
+      args, optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
+  def_checked(
+      m, "get_grouped_kernels", "get_kernels",
+      [](Ref<GroupedGemmArguments> a, std::optional<int> cc) {
+        return api::get_kernels(*a, {}, cc);
+      },
+      args,
+      optional<std::optional<int>>("cc", std::nullopt, "None",
+                                   "an int (a compute capability such as 90) or None"));
+}
+
+}  // namespace tilecraft::python
