@@ -197,6 +197,9 @@ std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
                                             ? Result<GemmDescription>(space.description(instance))
                                             : space.description(instance, fusion);
         if (!fused) continue;
+        // 2.x grouped kernels visit tiles through their problem visitor, not the threadblock
+        // swizzle: swizzled variants would be the same kernel under another name.
+        if (arch == 80 && fused->swizzle != Swizzle::IdentitySwizzle1) continue;
         GemmDescription grouped = *fused;
         grouped.kind = GemmKind::Grouped;
         grouped.scheduler_mode = SchedulerMode::Device;

@@ -358,8 +358,10 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
   using Cluster = typename Kernel::DispatchPolicy::ClusterShape;
   const dim3 cluster(cute::size<0>(Cluster{}), cute::size<1>(Cluster{}), cute::size<2>(Cluster{}));
   const auto& params = prepared.gemm.params();
+  const dim3 grid = Gemm::get_grid_shape(params);
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return TC_OK;  // grouped: every problem empty
   void* launch_params[] = {const_cast<void*>(static_cast<const void*>(&params))};
-  cudaError_t cuda = tc_image::launch(kernel, Gemm::get_grid_shape(params),
+  cudaError_t cuda = tc_image::launch(kernel, grid,
                                       Kernel::get_block_shape(), cluster, size_t(smem_bytes), s,
                                       launch_params, a->launch_with_pdl != 0);
   if (cuda != cudaSuccess) {

@@ -343,6 +343,10 @@ Result<const tc_kernel_entry*> GemmOperation::entry(GemmMode mode) const {
 Status GemmOperation::run(PreparedLaunch& arguments, void* stream) const {
   const tc_kernel_entry* kernel = arguments.entry();
   if (!kernel) return Status::invalid("arguments: not prepared for any operation");
+  if (arguments.launches_nothing()) {
+    arguments.note_launch(stream);
+    return Status::ok();
+  }
   char error[512] = {0};
   const int32_t code =
       kernel->run(&arguments.abi_args(), arguments.workspace(), stream, error, sizeof error);

@@ -262,7 +262,9 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
     }
   }
   if (placeholder == nullptr) {
-    // Every problem is empty: one tiny buffer stands in for all operands.
+    // Every problem is empty: nothing will launch; one tiny buffer stands in for all operands
+    // (the module still checks the arguments).
+    out->launches_nothing_ = true;
     auto tiny = DeviceBuffer::allocate(256);
     if (!tiny) return tiny.status();
     placeholder = tiny->data();

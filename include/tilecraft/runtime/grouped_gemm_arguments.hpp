@@ -34,7 +34,7 @@ struct GroupedGemmProblem {
 // g-th matrix of a 3-D B (groups x K x N, each row- or column-major by its strides).
 struct StackedGroupedGemmProblem {
   TensorView A, B, C, D;  // C optional, shaped like D
-  TensorView offsets;     // int32 or int64, one end offset per group, host or device
+  TensorView offsets;     // int32, one end row per group, on the host or the device
   EpilogueParams output_op;
   double scale_a = 1.0, scale_b = 1.0, scale_c = 1.0, scale_d = 1.0;
   void* workspace = nullptr;

@@ -22,6 +22,8 @@ class PreparedLaunch {
   const tc_kernel_entry* entry() const { return entry_; }
   void* workspace() const { return caller_workspace_ ? caller_workspace_ : workspace_.data(); }
   size_t workspace_bytes() const { return workspace_needed_; }
+  // Nothing to compute (a grouped GEMM whose problems are all empty): run() launches nothing.
+  bool launches_nothing() const { return launches_nothing_; }
   // Called by GemmOperation::run: remembers where the launch went, for sync() and frees.
   void note_launch(void* stream);
 
@@ -48,6 +50,7 @@ class PreparedLaunch {
   tc_gemm_args args_{};
   const tc_kernel_entry* entry_ = nullptr;
   std::vector<DeviceBuffer> staged_;  // device copies of host tensors, pointer arrays
+  bool launches_nothing_ = false;
 
  private:
   struct CopyBack {
