@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a bare GPU machine (no registry): build from scratch with every core, then run the C++ and
 # Python test suites with the GPU tests, the examples and the benchmarks. Logs go to $1.
-#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|all]...
+#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|grouped|all]...
 # Needs the CUTLASS headers in .deps/cutlass (carry it) or CUTLASS_DIR.
 # Kernels compiled on an earlier machine of the same kind come back as OUTDIR/kernel-cache.tgz;
 # carry it as .gpu-cache/kernel-cache.tgz and they are not compiled again.
@@ -66,7 +66,7 @@ step setup bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 if want tests; then
   step ctest ctest --test-dir "$TILECRAFT_BUILD_DIR" --output-on-failure -j 4
   TILECRAFT_TEST_CHECK_LIVE=1 step pytest $PY -X faulthandler -m pytest tests/python -rs -v -x --durations=15 \
-    --ignore=tests/python/gpu90
+    --ignore=tests/python/gpu90 --ignore=tests/python/gpu_grouped
 fi
 if want tests90; then
   TILECRAFT_TEST_CHECK_LIVE=1 step pytest90 $PY -X faulthandler -m pytest tests/python/gpu90 -rs -v --durations=15 \
@@ -98,6 +98,25 @@ if want suite; then
   echo "== suite: bench/bench_tuned_suite.py ${SUITE_ARGS:-}"
   $PY bench/bench_tuned_suite.py --out "$OUT/suite" ${SUITE_ARGS:-} >"$OUT/suite.log" 2>&1 || status=1
   grep -v "^tilecraft: \[\|compiled \|(background)" "$OUT/suite.log" | tail -n 60
+fi
+# Grouped GEMM: the compile test of both emitters (parameter layouts checked on the GPU), the GPU
+# suite, its sanitizer subset, the seed's grouped example and the MoE benchmark (GROUPED_BENCH:
+# its arguments).
+if want grouped; then
+  TILECRAFT_FULL_COMPILE_TESTS=1 TILECRAFT_COMPILE_JOBS=$(nproc) step grouped_compile \
+    "$TILECRAFT_BUILD_DIR/tests/cpp/tilecraft_tests" --gtest_filter='Grouped*'
+  [ -f grouped_smoke.py ] && step grouped_smoke $PY -X faulthandler grouped_smoke.py
+  [ -d tests/python/gpu_grouped ] && [ -z "${GROUPED_SKIP_PYTEST:-}" ] && TILECRAFT_TEST_CHECK_LIVE=1 step pytest_grouped \
+    $PY -X faulthandler -m pytest tests/python/gpu_grouped -rs -v --durations=15 ${GROUPED_K:+-k "$GROUPED_K"}
+  [ -f examples/python/seed002_grouped.py ] && step example_grouped $PY examples/python/seed002_grouped.py
+  [ -n "${GROUPED_SANITIZER:-}" ] && TILECRAFT_TEST_CHECK_LIVE=1 TILECRAFT_TEST_RELEASE_HELD_FRAMES=1 \
+    step sanitizer_grouped compute-sanitizer --tool memcheck --error-exitcode 1 \
+    $PY -m pytest tests/python/gpu_grouped -m sanitizer -rs -q
+  if [ -f bench/bench_grouped.py ] && [ -n "${GROUPED_BENCH+x}" ]; then
+    echo "== bench_grouped: ${GROUPED_BENCH}"
+    $PY bench/bench_grouped.py ${GROUPED_BENCH} >"$OUT/bench_grouped.log" 2>&1 || status=1
+    tail -n 60 "$OUT/bench_grouped.log"
+  fi
 fi
 if want bench; then
   for b in bench/bench_*.py; do
