@@ -4,7 +4,7 @@ from tilecraft import _core
 from tilecraft.arguments import _detached, _stream_getter
 
 _KEYWORDS = ("operation", "problem_sizes", "A", "B", "C", "D", "output_op", "scale_a", "scale_b",
-             "scale_c", "scale_d")
+             "scale_c", "scale_d", "bias")
 
 
 class GemmGroupedArguments:
@@ -20,7 +20,8 @@ class GemmGroupedArguments:
     with M = 0 is empty and may hold empty tensors.
 
     Bad input raises TypeError or ValueError naming the problem and the argument (``A[3]: ...``);
-    nothing is launched. fp8 kernels take per-tensor scales as numbers (``scale_a`` ...).
+    nothing is launched. fp8 kernels take per-tensor scales as numbers (``scale_a`` ...); SM90
+    kernels described with a per-column bias take ``bias``, one vector of N values per problem.
     """
 
     def __init__(self, *args, **kwargs):
@@ -43,7 +44,7 @@ class GemmGroupedArguments:
         if isinstance(output_op, (list, tuple)) and len(output_op) == 1:
             values["output_op"] = output_op[0]  # the seed's trailing comma
         native = dict(values)
-        for key in ("A", "B", "C", "D"):
+        for key in ("A", "B", "C", "D", "bias"):
             if native.get(key) is not None:
                 native[key] = _listed(key, native[key])
         if "problem_sizes" in native and not isinstance(native["problem_sizes"], (list, tuple)):

@@ -18,14 +18,16 @@ def _torch():
     return torch
 
 
-def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, activation=None,
-                 activation_args=(), accumulator_type=None, out_dtype=None, stream=None):
-    """``out[g] = activation(alpha * (A[g] @ B[g]) + beta * C[g])`` for every problem g.
+def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias=None,
+                 activation=None, activation_args=(), accumulator_type=None, out_dtype=None,
+                 stream=None):
+    """``out[g] = activation(alpha * (A[g] @ B[g]) + beta * C[g] + bias[g])`` for every problem.
 
     Lists: ``A``, ``B`` (and ``C``, ``out``) are lists of 2-D CUDA tensors; returns the list of
     outputs. Mixture of experts (``offsets`` given, as ``torch._grouped_mm`` takes it): ``A``
     (total_rows, K), ``B`` (groups, K, N) (e.g. ``w.transpose(-2, -1)`` of a contiguous
     (groups, N, K)), ``offsets`` int32 end rows per group; returns one (total_rows, N) tensor.
+    ``bias``: a list of N-vectors, or (groups, N) in the stacked form (SM90 kernels fuse it).
     Missing outputs are allocated (torch tensors of A's dtype, or ``out_dtype``). Offsets on the
     device are read back to the host (one synchronization per call; make
     ``api.GroupedGemmArguments`` once and run a kernel on it to pay that once).
@@ -53,7 +55,7 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, acti
             accumulator_type = torch.float64
     args = GroupedGemmArguments(A, B, out, accumulator_type, C=C, alpha=alpha, beta=beta,
                                 offsets=offsets, activation=activation,
-                                activation_args=activation_args)
+                                activation_args=activation_args, bias=bias)
     name, reason = _core.api.grouped_gemm(args, _stream_handle(stream, args))
     _last_pick["kernel_name"], _last_pick["reason"] = name, reason
     return out

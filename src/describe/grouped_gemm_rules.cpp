@@ -47,11 +47,27 @@ Status check_sm90(const GemmDescription& d) {
         "tile_scheduler StreamK is for single problems");
   }
   const EpilogueFusion& fusion = d.epilogue.fusion;
-  if (fusion.bias != BiasKind::none || fusion.aux_output) {
+  if (fusion.aux_output) {
     return Status::unsupported(
-        "epilogue_functor: SM90 grouped kernels take LinearCombination or "
-        "LinearCombinationGeneric (an activation); bias vectors and aux outputs are not offered "
-        "for grouped GEMMs yet");
+        "epilogue_functor: SM90 grouped kernels write no aux output (they take "
+        "LinearCombination, an activation and a per-column bias)");
+  }
+  if (fusion.bias == BiasKind::per_row) {
+    return Status::unsupported(
+        "epilogue_functor: SM90 grouped kernels add a bias of N values per problem (per_column, "
+        "a bias per expert); a per-row (M) bias is not offered for grouped GEMMs");
+  }
+  if (fusion.bias != BiasKind::none) {
+    if (fusion.per_tensor_scales) {
+      return Status::unsupported(
+          "epilogue_functor: grouped fp8 kernels (scales folded into alpha and beta) add no bias");
+    }
+    if (activation_argument_count(d.epilogue.activation) > 0) {
+      return Status::unsupported(
+          "epilogue_functor: grouped kernels with a bias take activations without arguments "
+          "(relu, gelu, silu, ...), not " +
+          std::string(to_string(d.epilogue.activation)));
+    }
   }
   if (fusion.per_tensor_scales) {
     if (d.epilogue.activation != Activation::identity) {

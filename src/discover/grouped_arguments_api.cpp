@@ -127,6 +127,28 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
     }
     args.alignment_[2] = std::min(args.alignment_[2], detail::alignment_of(c, *layout));
   }
+  if (!problem.bias.empty()) {
+    if (problem.bias.size() != count) {
+      return Status::invalid("bias: expected one vector per problem (" + std::to_string(count) +
+                             "), got " + std::to_string(problem.bias.size()));
+    }
+    const DataType dtype = problem.bias[0].dtype;
+    for (size_t g = 0; g < count; ++g) {
+      const TensorView& b = problem.bias[g];
+      if (b.dtype != dtype) {
+        return Status::invalid(at("bias", g) + ": expected element type " + dsl_name(dtype) +
+                               " like bias[0], got " + dsl_name(b.dtype));
+      }
+      if (b.device != DeviceKind::kCuda || b.device_id != first_device) {
+        return Status::invalid(at("bias", g) + ": expected a tensor on cuda:" +
+                               std::to_string(first_device) + " like A[0], got " + b.describe());
+      }
+    }
+    if (dtype != DataType::f32 && dtype != DataType::f16 && dtype != DataType::bf16) {
+      return Status::invalid("bias: expected Float32, Float16 or BFloat16, got " + dsl_name(dtype));
+    }
+    args.bias_dtype_ = dtype;
+  }
   problem.scale_a = epilogue.scale_a;
   problem.scale_b = epilogue.scale_b;
   args.problem_ = std::move(problem);
@@ -172,13 +194,16 @@ Result<GroupedGemmArguments> GroupedGemmArguments::make(std::vector<TensorView> 
   problem.B = std::move(B);
   problem.D = std::move(out);
   problem.C = std::move(C);
+  problem.bias = epilogue.bias;
   return from_problem(std::move(problem), accumulator_type, epilogue);
 }
 
 Result<GroupedGemmArguments> GroupedGemmArguments::make_stacked(
     const TensorView& A, const TensorView& B, const TensorView& out, const TensorView& offsets,
-    DataType accumulator_type, const TensorView& C, const GroupedEpilogueArguments& epilogue) {
+    DataType accumulator_type, const TensorView& C, const GroupedEpilogueArguments& epilogue,
+    const TensorView& bias) {
   StackedGroupedGemmProblem stacked;
+  stacked.bias = bias;
   stacked.A = A;
   stacked.B = B;
   stacked.D = out;

@@ -117,6 +117,17 @@ Status Kernel::supports(const GroupedGemmArguments& args) const {
                            std::string(to_string(m.epilogue.activation)) + ", got " +
                            std::string(to_string(args.epilogue().activation)));
   }
+  const BiasKind wanted = args.bias_dtype() ? BiasKind::per_column : BiasKind::none;
+  if (m.epilogue.bias != wanted ||
+      (wanted != BiasKind::none && m.epilogue.bias_dtype != *args.bias_dtype())) {
+    return Status::invalid(
+        std::string("Epilogue is unsupported: Expected ") +
+        (m.epilogue.bias == BiasKind::none
+             ? "no bias"
+             : "a bias of " + dsl_name(m.epilogue.bias_dtype) + " per problem") +
+        ", got " +
+        (wanted == BiasKind::none ? "none" : "a " + dsl_name(*args.bias_dtype()) + " bias"));
+  }
   const bool scaled = args.epilogue().scale_a != 1.0 || args.epilogue().scale_b != 1.0;
   if (scaled && !m.epilogue.per_tensor_scales) {
     return Status::invalid(
@@ -183,6 +194,10 @@ std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
   const ShapeClasses classes = classes_of(args);
   discover::GemmEpilogue fusion;
   fusion.activation = args.epilogue().activation;
+  if (args.bias_dtype()) {
+    fusion.bias = BiasKind::per_column;
+    fusion.element_bias = *args.bias_dtype();
+  }
   std::vector<Kernel> kernels;
   for (int arch : archs) {
     const discover::GemmSpace& space = discover::GemmSpace::of(arch);

@@ -127,6 +127,12 @@ inline std::string check_grouped_args(const tc_gemm_args& a, const EntryTraits& 
     return "scales: grouped kernels fold per-tensor scales into alpha and beta on the host; "
            "pass them as numbers, not device tensors";
   }
+  if (t.needs_bias && a.bias_array == nullptr) {
+    return "bias: the kernel adds a bias of N values per problem; got no bias_array";
+  }
+  if (!t.needs_bias && a.bias_array != nullptr) {
+    return "bias: the kernel adds no bias; got a bias_array";
+  }
   return {};
 }
 

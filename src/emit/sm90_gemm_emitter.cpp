@@ -56,6 +56,22 @@ int max_swizzle_size(Swizzle swizzle) { return identity_swizzle_size(swizzle); }
 
 std::string fill_fusion_text(const GemmDescription& d) {
   const EpilogueFunctor& e = d.epilogue;
+  if (d.is_grouped() && e.fusion.bias != BiasKind::none) {
+    // The arguments of the tree of sm90_fusion_type: each node's children, then the node.
+    return "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
+           "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
+           "  f = FusionArguments{\n"
+           "      {{{ElementCompute(a.alpha)}},\n"
+           "       {},\n"
+           "       {{{ElementCompute(a.beta)}},\n"
+           "        {},\n"
+           "        {reinterpret_cast<ElementBias const* const*>(a.bias_array), ElementBias(0), "
+           "{}},\n"
+           "        {}},\n"
+           "       {}},\n"
+           "      {}};\n"
+           "}\n";
+  }
   std::string out =
       "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
       "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
@@ -115,7 +131,23 @@ std::string sm90_fusion_type(const GemmDescription& d) {
   const std::string act = activation_type(e.activation);
   const std::string tail = "ElementD, ElementCompute";
   if (d.is_grouped()) {
-    // Scales fold into alpha and beta (fill_fusion); bias and aux are refused for grouped.
+    if (e.fusion.bias != BiasKind::none) {
+      // D = act(alpha * acc + (beta * C + bias[n])), the bias read through one pointer per
+      // problem (CUTLASS has no pointer-array bias fusion operation: the tree is spelled out).
+      const std::string rn = "cutlass::FloatRoundStyle::round_to_nearest";
+      const std::string fma = ns +
+                              "Sm90Compute<cutlass::homogeneous_multiply_add, ElementCompute, "
+                              "ElementCompute, " +
+                              rn + ">";
+      return ns + "Sm90EVT<" + ns + "Sm90Compute<" + act + ", ElementD, ElementCompute, " + rn +
+             ">,\n    " + ns + "Sm90EVT<" + fma + ", " + ns +
+             "Sm90ScalarBroadcast<ElementCompute>, " + ns + "Sm90AccFetch,\n    " + ns +
+             "Sm90EVT<" + fma + ", " + ns + "Sm90ScalarBroadcast<ElementCompute>, " + ns +
+             "Sm90SrcFetch<ElementC>,\n    " + ns +
+             "Sm90RowBroadcast<0, TileShape, ElementBias*, ElementCompute, "
+             "cute::Stride<cute::_0, cute::_1, cute::_0>>>>>";
+    }
+    // Scales fold into alpha and beta (fill_fusion).
     if (e.activation != Activation::identity) {
       return ns + "LinCombEltAct<" + act + ", " + tail + ", ElementC, ElementCompute>";
     }
@@ -149,8 +181,9 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   const GemmDescription& d = entry.description;
   const MathInstruction& math = d.tile.math_instruction;
   const EpilogueFunctor& e = d.epilogue;
-  const bool bias_capable = !d.is_grouped() && (e.fusion.bias != BiasKind::none ||
-                                                e.fusion.aux_output || e.fusion.per_tensor_scales);
+  const bool bias_capable = d.is_grouped() ? e.fusion.bias != BiasKind::none
+                                           : (e.fusion.bias != BiasKind::none ||
+                                              e.fusion.aux_output || e.fusion.per_tensor_scales);
   // Grouped kernels address each problem through arrays of pointers and strides.
   const std::string array = d.is_grouped() ? " *" : "";
   const std::string scheduler = d.tile.tile_scheduler == TileScheduler::StreamK

@@ -65,8 +65,9 @@ void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& ops) {
          std::vector<nb::ndarray<>> A, std::vector<nb::ndarray<>> B,
          std::optional<std::vector<nb::ndarray<>>> C, std::vector<nb::ndarray<>> D,
          std::optional<Ref<EpilogueParams>> output_op, double scale_a, double scale_b,
-         double scale_c, double scale_d) {
+         double scale_c, double scale_d, std::optional<std::vector<nb::ndarray<>>> bias) {
         GroupedGemmProblem problem;
+        if (bias) problem.bias = views("bias", *bias);
         for (const Ref<GemmCoord>& size : problem_sizes) problem.problem_sizes.push_back(*size);
         problem.A = views("A", A);
         problem.B = views("B", B);
@@ -87,13 +88,16 @@ void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& ops) {
       required<std::vector<nb::ndarray<>>>("D"),
       optional<std::optional<Ref<EpilogueParams>>>("output_op", std::nullopt, "None"),
       optional<double>("scale_a", 1.0, "1.0"), optional<double>("scale_b", 1.0, "1.0"),
-      optional<double>("scale_c", 1.0, "1.0"), optional<double>("scale_d", 1.0, "1.0"));
+      optional<double>("scale_c", 1.0, "1.0"), optional<double>("scale_d", 1.0, "1.0"),
+      optional<std::optional<std::vector<nb::ndarray<>>>>("bias", std::nullopt, "None"));
   def_checked(
       arguments, "make_stacked", "GemmGroupedArguments",
       [](Ref<GemmOperation> op, nb::ndarray<> A, nb::ndarray<> B, std::optional<nb::ndarray<>> C,
          nb::ndarray<> D, nb::ndarray<> offsets, std::optional<Ref<EpilogueParams>> output_op,
-         double scale_a, double scale_b, double scale_c, double scale_d) {
+         double scale_a, double scale_b, double scale_c, double scale_d,
+         std::optional<nb::ndarray<>> bias) {
         StackedGroupedGemmProblem problem;
+        if (bias) problem.bias = to_tensor_view("bias", *bias);
         problem.A = to_tensor_view("A", A);
         problem.B = to_tensor_view("B", B);
         if (C) problem.C = to_tensor_view("C", *C);
@@ -112,7 +116,8 @@ void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& ops) {
       required<nb::ndarray<>>("D"), required<nb::ndarray<>>("offsets"),
       optional<std::optional<Ref<EpilogueParams>>>("output_op", std::nullopt, "None"),
       optional<double>("scale_a", 1.0, "1.0"), optional<double>("scale_b", 1.0, "1.0"),
-      optional<double>("scale_c", 1.0, "1.0"), optional<double>("scale_d", 1.0, "1.0"));
+      optional<double>("scale_c", 1.0, "1.0"), optional<double>("scale_d", 1.0, "1.0"),
+      optional<std::optional<nb::ndarray<>>>("bias", std::nullopt, "None"));
   def_method(arguments, "sync", "sync", [](GroupedGemmArguments& args) { check(args.sync()); });
   arguments.def_prop_ro("workspace_bytes", &GroupedGemmArguments::workspace_bytes)
       .def_prop_ro("problem_count", &GroupedGemmArguments::problem_count)

@@ -53,11 +53,13 @@ void bind_grouped_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
       [](std::vector<nb::ndarray<>> A, std::vector<nb::ndarray<>> B, std::vector<nb::ndarray<>> out,
          DataType accumulator_type, std::optional<std::vector<nb::ndarray<>>> C, double alpha,
          double beta, Activation activation, std::vector<double> activation_args, double scale_a,
-         double scale_b) {
+         double scale_b, std::optional<std::vector<nb::ndarray<>>> bias) {
+        api::GroupedEpilogueArguments e =
+            epilogue_of(alpha, beta, activation, std::move(activation_args), scale_a, scale_b);
+        if (bias) e.bias = views("bias", *bias);
         return unwrap(GroupedGemmArguments::make(
             views("A", A), views("B", B), views("out", out), accumulator_type,
-            C ? views("C", *C) : std::vector<TensorView>{},
-            epilogue_of(alpha, beta, activation, std::move(activation_args), scale_a, scale_b)));
+            C ? views("C", *C) : std::vector<TensorView>{}, e));
       },
       required<std::vector<nb::ndarray<>>>("A"), required<std::vector<nb::ndarray<>>>("B"),
       required<std::vector<nb::ndarray<>>>("out"), required<DataType>("accumulator_type"),
@@ -67,19 +69,21 @@ void bind_grouped_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
       optional<Activation>("activation", Activation::identity, "Activation.identity"),
       optional<std::vector<double>>("activation_args", {}, "()", "a list of numbers"),
       optional<double>("scale_a", 1.0, "1.0", "a number"),
-      optional<double>("scale_b", 1.0, "1.0", "a number"));
+      optional<double>("scale_b", 1.0, "1.0", "a number"),
+      optional<std::optional<std::vector<nb::ndarray<>>>>("bias", std::nullopt, "None"));
   def_checked(
       arguments, "make_stacked", "GroupedGemmArguments",
       [](nb::ndarray<> A, nb::ndarray<> B, nb::ndarray<> out, nb::ndarray<> offsets,
          DataType accumulator_type, std::optional<nb::ndarray<>> C, double alpha, double beta,
-         Activation activation, std::vector<double> activation_args, double scale_a,
-         double scale_b) {
+         Activation activation, std::vector<double> activation_args, double scale_a, double scale_b,
+         std::optional<nb::ndarray<>> bias) {
         return unwrap(interruptible([&] {
           return GroupedGemmArguments::make_stacked(
               to_tensor_view("A", A), to_tensor_view("B", B), to_tensor_view("out", out),
               to_tensor_view("offsets", offsets), accumulator_type,
               C ? to_tensor_view("C", *C) : TensorView{},
-              epilogue_of(alpha, beta, activation, std::move(activation_args), scale_a, scale_b));
+              epilogue_of(alpha, beta, activation, std::move(activation_args), scale_a, scale_b),
+              bias ? to_tensor_view("bias", *bias) : TensorView{});
         }));
       },
       required<nb::ndarray<>>("A"), required<nb::ndarray<>>("B"), required<nb::ndarray<>>("out"),
@@ -90,7 +94,8 @@ void bind_grouped_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
       optional<Activation>("activation", Activation::identity, "Activation.identity"),
       optional<std::vector<double>>("activation_args", {}, "()", "a list of numbers"),
       optional<double>("scale_a", 1.0, "1.0", "a number"),
-      optional<double>("scale_b", 1.0, "1.0", "a number"));
+      optional<double>("scale_b", 1.0, "1.0", "a number"),
+      optional<std::optional<nb::ndarray<>>>("bias", std::nullopt, "None"));
   arguments.def_prop_ro("problem_count", &GroupedGemmArguments::problem_count)
       .def_prop_ro("flops", &GroupedGemmArguments::flops)
       .def_prop_ro("accumulator_type", &GroupedGemmArguments::accumulator_type)

@@ -83,6 +83,10 @@ Status check_lists(const GroupedGemmProblem& p) {
     return Status::invalid("C: expected one tensor per problem (" + std::to_string(count) +
                            " problem sizes) or none, got " + std::to_string(p.C.size()));
   }
+  if (!p.bias.empty() && p.bias.size() != count) {
+    return Status::invalid("bias: expected one vector per problem (" + std::to_string(count) +
+                           " problem sizes), got " + std::to_string(p.bias.size()));
+  }
   if (p.C.empty() && p.output_op.beta != 0.0) {
     return Status::invalid("C: beta is " + std::to_string(p.output_op.beta) +
                            " but no C tensors were given");
@@ -153,6 +157,25 @@ Status check_device_runs(const GemmOperation& operation) {
   return Status::ok();
 }
 
+// A problem's bias: N values of the epilogue's element_bias, contiguous, 16-byte aligned.
+Status check_bias(const std::string& who, const TensorView& t, const GemmDescription& d, int64_t n,
+                  bool empty) {
+  const DataType element = d.epilogue.fusion.element_bias;
+  if (t.dtype != element) {
+    return Status::invalid(who + ": expected " + std::string(long_name(element)) +
+                           " (the epilogue's element_bias), got " +
+                           std::string(long_name(t.dtype)));
+  }
+  if (t.rank != 1 || t.shape[0] != n || (n > 1 && t.strides[0] != 1)) {
+    return Status::invalid(who + ": expected a contiguous vector of N=" + std::to_string(n) +
+                           " values, got " + t.describe());
+  }
+  if (!empty && reinterpret_cast<uintptr_t>(t.data) % 16 != 0) {
+    return Status::invalid(who + ": the vector must start 16-byte aligned; got " + t.describe());
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 double GroupedGemmArguments::flops() const {
@@ -185,6 +208,21 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
   }
   const size_t count = problem.problem_sizes.size();
   const bool has_C = !problem.C.empty();
+  const bool wants_bias = d.epilogue.fusion.bias != BiasKind::none;
+  if (wants_bias && problem.bias.empty()) {
+    return Status::invalid("bias: " + operation.procedural_name() +
+                           " adds a bias of N values per problem; got none");
+  }
+  if (!wants_bias && !problem.bias.empty()) {
+    return Status::invalid("bias: " + operation.procedural_name() +
+                           " adds no bias (describe the epilogue with a per-column bias); got " +
+                           std::to_string(problem.bias.size()) + " vectors");
+  }
+  for (size_t g = 0; g < problem.bias.size(); ++g) {
+    const GemmCoord& s = problem.problem_sizes[g];
+    TILECRAFT_RETURN_IF_ERROR(
+        check_bias(at("bias", g), problem.bias[g], d, s.n, s.m == 0 || s.n == 0));
+  }
   std::vector<OperandPlacement> placed(4 * count);
   int32_t max_k = 0;
   for (size_t g = 0; g < count; ++g) {
@@ -284,8 +322,22 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
   auto* device_pointers = reinterpret_cast<void**>(base + sizes_bytes);
   auto* device_lds = reinterpret_cast<const int64_t*>(base + sizes_bytes + pointer_bytes);
 
+  const void* const* device_bias = nullptr;
+  if (wants_bias) {
+    std::vector<const void*> bias_pointers(count, placeholder);
+    for (size_t g = 0; g < count; ++g) {
+      const GemmCoord& s = problem.problem_sizes[g];
+      if (s.m == 0 || s.n == 0) continue;
+      TILECRAFT_RETURN_IF_ERROR(out->stage(problem.bias[g], s.n, true, false, &bias_pointers[g]));
+    }
+    auto uploaded = out->upload(bias_pointers.data(), count * sizeof(void*),
+                                "copying the grouped problems' bias pointers");
+    if (!uploaded) return uploaded.status();
+    device_bias = static_cast<const void* const*>(*uploaded);
+  }
   out->sizes_ = std::move(sizes);
   tc_gemm_args& a = out->args_;
+  a.bias_array = device_bias;
   a.mode = TC_GEMM_MODE_GROUPED;
   a.batch_count = 1;
   a.problem_count = static_cast<int32_t>(count);

@@ -119,6 +119,11 @@ Result<GroupedGemmProblem> StackedGroupedGemmProblem::split() const {
   out.scale_d = scale_d;
   out.workspace = workspace;
   out.workspace_bytes = workspace_bytes;
+  const bool has_bias = bias.data != nullptr || bias.rank != 0;
+  if (has_bias && (bias.rank != 2 || bias.shape[0] != groups || bias.shape[1] != N)) {
+    return Status::invalid("bias: expected (groups=" + std::to_string(groups) + ", N=" +
+                           std::to_string(N) + "), one bias per group, got " + bias.describe());
+  }
   int64_t start = 0;
   for (int64_t g = 0; g < groups; ++g) {
     const int64_t end = (*ends)[g];
@@ -140,6 +145,13 @@ Result<GroupedGemmProblem> StackedGroupedGemmProblem::split() const {
     out.B.push_back(matrix_of(B, g));
     out.D.push_back(rows_of(D, start, rows));
     if (has_C) out.C.push_back(rows_of(C, start, rows));
+    if (has_bias) {
+      TensorView row = rows_of(bias, g, 1);
+      row.rank = 1;
+      row.shape = {N, 0, 0, 0};
+      row.strides = {bias.strides[1], 0, 0, 0};
+      out.bias.push_back(row);
+    }
     start = end;
   }
   return out;

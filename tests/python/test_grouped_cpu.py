@@ -186,6 +186,9 @@ SM90_VALID = {
     "e4m3_bf16": lambda: sm90_e4m3(),
     "e4m3_f16": lambda: sm90_e4m3(F16),
     "e4m3_f32": lambda: sm90_e4m3(F32),
+    "bf16_bias_per_expert": lambda: sm90_bf16(_bias_epilogue()),
+    "bf16_bias_silu": lambda: sm90_bf16(LinearCombinationGeneric(silu(F32), BF16, 8, F32, F32,
+                                                                 bias="column")),
 }
 
 
@@ -201,8 +204,8 @@ def test_sm90_grouped_descriptions(name):
     op.epilogue_type(1.0, 0.0)
 
 
-def _bias_epilogue():
-    return LinearCombination(BF16, 8, F32, F32, bias="column", element_bias=BF16)
+def _bias_epilogue(per="column"):
+    return LinearCombination(BF16, 8, F32, F32, bias=per, element_bias=BF16)
 
 
 def _aux_epilogue():
@@ -217,7 +220,8 @@ DESCRIPTION_ERRORS = [
     ("sm90 non-persistent schedule",
      lambda: grouped(90, *sm90_bf16(tile=sm90_tile(schedule="TmaWarpSpecialized"))),
      ValueError, r"kernel_schedule|persistent"),
-    ("sm90 bias", lambda: grouped(90, *sm90_bf16(_bias_epilogue())), ValueError, r"bias"),
+    ("sm90 per-row bias", lambda: grouped(90, *sm90_bf16(_bias_epilogue("row"))), ValueError,
+     r"per-row"),
     ("sm90 aux output", lambda: grouped(90, *sm90_bf16(_aux_epilogue())), ValueError, r"aux"),
     ("sm90 alignment 4 of bf16", lambda: grouped(90, *sm90_bf16(alignment=4)),
      ValueError, r"^A: .*alignment"),

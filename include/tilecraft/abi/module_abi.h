@@ -74,7 +74,8 @@ typedef struct tc_gemm_args {
    * A_array[g] ... D_array[g] with leading dimensions lda_array[g] ... ldd_array[g] (device
    * arrays of problem_count entries). host_problem_sizes holds the same sizes in host memory:
    * kernels that schedule on the host need it; others check alignments with it when given.
-   * max_k: the largest k of the problems (0: unknown). */
+   * max_k: the largest k of the problems (0: unknown). bias_array: kernels that add a bias
+   * take a device array of problem_count pointers, each to that problem's N values. */
   int32_t problem_count;
   const int32_t* problem_sizes;
   const int32_t* host_problem_sizes;
@@ -83,6 +84,7 @@ typedef struct tc_gemm_args {
   const int64_t* ldc_array;
   const int64_t* ldd_array;
   int32_t max_k;
+  const void* const* bias_array;
 } tc_gemm_args;
 
 typedef struct tc_kernel_entry {

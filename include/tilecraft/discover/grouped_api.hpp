@@ -7,6 +7,7 @@
 #include <array>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "tilecraft/core/status.hpp"
@@ -16,10 +17,13 @@
 
 namespace tilecraft::api {
 
-// out[g] = activation(alpha * scale_a * scale_b * (A[g] @ B[g]) + beta * C[g]).
+// out[g] = activation(alpha * scale_a * scale_b * (A[g] @ B[g]) + beta * C[g] + bias[g]).
 struct GroupedEpilogueArguments {
   double alpha = 1.0;
   double beta = 0.0;
+  // Lists: one vector of N_g values per problem (empty: no bias). The stacked form takes a
+  // (groups, N) tensor in make_stacked instead. Selects SM90 kernels that fuse the bias.
+  std::vector<TensorView> bias;
   Activation activation = Activation::identity;
   std::vector<double> activation_args;
   double scale_a = 1.0, scale_b = 1.0;  // fp8 per-tensor scales
@@ -34,12 +38,14 @@ class GroupedGemmArguments {
                                            std::vector<TensorView> C = {},
                                            const GroupedEpilogueArguments& epilogue = {});
   // Mixture of experts: A (total_rows, K), B (groups, K, N), out (total_rows, N), optional C
-  // like out, offsets: int32 end rows per group (read back to the host once, here).
+  // like out, offsets: int32 end rows per group (read back to the host once, here), optional
+  // bias (groups, N): one per group.
   static Result<GroupedGemmArguments> make_stacked(const TensorView& A, const TensorView& B,
                                                    const TensorView& out, const TensorView& offsets,
                                                    DataType accumulator_type,
                                                    const TensorView& C = {},
-                                                   const GroupedEpilogueArguments& epilogue = {});
+                                                   const GroupedEpilogueArguments& epilogue = {},
+                                                   const TensorView& bias = {});
 
   // The per-problem form (output_op is filled per kernel when it runs).
   const GroupedGemmProblem& problem() const { return problem_; }
@@ -48,6 +54,8 @@ class GroupedGemmArguments {
   DataType dtype_a() const { return dtype_[0]; }
   DataType dtype_b() const { return dtype_[1]; }
   DataType dtype_out() const { return dtype_[2]; }
+  // The bias's element type, when there is one.
+  std::optional<DataType> bias_dtype() const { return bias_dtype_; }
   Layout layout_a() const { return layout_[0]; }
   Layout layout_b() const { return layout_[1]; }
   Layout layout_out() const { return layout_[2]; }
@@ -72,6 +80,7 @@ class GroupedGemmArguments {
   std::array<DataType, 3> dtype_{};
   std::array<Layout, 3> layout_{};
   std::array<int, 3> alignment_{1, 1, 1};
+  std::optional<DataType> bias_dtype_;
 };
 
 // The grouped kernels that can run `args`, best first by the performance model (applied to each

@@ -22,6 +22,9 @@ class GemmOperation;
 struct GroupedGemmProblem {
   std::vector<GemmCoord> problem_sizes;
   std::vector<TensorView> A, B, C, D;
+  // Kernels that add a bias (an SM90 per-column bias): one contiguous vector of N values per
+  // problem, 16-byte aligned, of the epilogue's element_bias.
+  std::vector<TensorView> bias;
   EpilogueParams output_op;
   // fp8 kernels: per-tensor scales, as numbers (folded into alpha and beta).
   double scale_a = 1.0, scale_b = 1.0, scale_c = 1.0, scale_d = 1.0;
@@ -35,6 +38,7 @@ struct GroupedGemmProblem {
 struct StackedGroupedGemmProblem {
   TensorView A, B, C, D;  // C optional, shaped like D
   TensorView offsets;     // int32, one end row per group, on the host or the device
+  TensorView bias;        // optional: (groups, N), one bias per group (per expert)
   EpilogueParams output_op;
   double scale_a = 1.0, scale_b = 1.0, scale_c = 1.0, scale_d = 1.0;
   void* workspace = nullptr;

@@ -123,6 +123,8 @@ class GroupedGemmArguments(RuntimeArguments):
     out (total_rows, N), and ``offsets`` an int32 tensor of each group's end row; group g is
     rows ``[offsets[g-1], offsets[g])``. Offsets on the device are read back to the host once,
     here (one synchronization), and checked: non-negative, non-decreasing, within A's rows.
+    ``bias`` adds N values per problem (a list of vectors; in the stacked form a (groups, N)
+    tensor: one bias per expert) and selects SM90 kernels that fuse it.
     ``scale_a`` / ``scale_b`` are fp8 per-tensor scales (numbers). Bad input raises ValueError
     or TypeError naming the problem and the argument."""
 
@@ -138,6 +140,7 @@ class GroupedGemmArguments(RuntimeArguments):
     activation_args: Sequence[float] = ()
     scale_a: float = 1.0
     scale_b: float = 1.0
+    bias: Any = None
     _native: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -151,12 +154,14 @@ class GroupedGemmArguments(RuntimeArguments):
         if self.offsets is not None:
             self._native = _core.api.GroupedGemmArguments.make_stacked(
                 _detached(self.A), _detached(self.B), _detached(self.out),
-                _detached(self.offsets), *common, _detached(self.C), *tail)
+                _detached(self.offsets), *common, _detached(self.C), *tail,
+                _detached(self.bias))
         else:
             C = None if self.C is None else _tensor_list("C", self.C)
+            bias = None if self.bias is None else _tensor_list("bias", self.bias)
             self._native = _core.api.GroupedGemmArguments.make(
                 _tensor_list("A", self.A), _tensor_list("B", self.B),
-                _tensor_list("out", self.out), *common, C, *tail)
+                _tensor_list("out", self.out), *common, C, *tail, bias)
 
     @property
     def problem_count(self):

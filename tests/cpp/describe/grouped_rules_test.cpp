@@ -41,8 +41,12 @@ TEST(GroupedRules, RefusesWhatGroupedKernelsDoNotTake) {
   horizontal.swizzle = Swizzle::HorizontalSwizzle;
   expect_refused(grouped(horizontal, SchedulerMode::Device), "swizzling_functor");
 
+  // A per-column (N) bias is a bias per problem; per-row and aux outputs are refused.
   const GemmDescription sm90 = sm90_test::bf16_tn_coop_bias_gelu();
-  expect_refused(grouped(sm90, SchedulerMode::Device), "bias vectors");
+  EXPECT_TRUE(grouped(sm90, SchedulerMode::Device));
+  GemmDescription per_row = sm90;
+  per_row.epilogue.fusion.bias = BiasKind::per_row;
+  expect_refused(grouped(per_row, SchedulerMode::Device), "per-row");
 
   using enum DataType;
   const MathInstruction m = sm90_test::wgmma({64, 128, 16}, bf16, bf16, f32);

@@ -4,7 +4,8 @@
 //
 // By default (CI) one SM80 module of two entries (f16 TensorOp on the Device scheduler, SIMT f32
 // on the Host scheduler) is compiled. TILECRAFT_FULL_COMPILE_TESTS=1 adds the SM90 module
-// (bf16 cooperative, f16 ping-pong with relu, fp8 with scales folded into alpha).
+// (bf16 cooperative, f16 ping-pong with relu, fp8 with scales folded into alpha, bf16 with a
+// per-problem bias and gelu).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -46,6 +47,7 @@ tc_gemm_args grouped_args(const GemmDescription& d) {
   a.scale_a = a.scale_b = a.scale_c = a.scale_d = 1.0;
   a.max_k = 64;
   a.num_activation_args = activation_argument_count(d.epilogue.activation);
+  if (d.epilogue.fusion.bias != BiasKind::none) a.bias_array = g_pointers;
   return a;
 }
 
@@ -72,6 +74,12 @@ void check_grouped_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
   refused = can_implement(entry, no_arrays);
   EXPECT_NE(refused.text.find("lda_array"), std::string::npos) << refused.text;
 
+  if (d.epilogue.fusion.bias != BiasKind::none) {
+    tc_gemm_args no_bias = good;
+    no_bias.bias_array = nullptr;
+    refused = can_implement(entry, no_bias);
+    EXPECT_NE(refused.text.find("bias"), std::string::npos) << refused.text;
+  }
   if (d.scheduler_mode == SchedulerMode::Host) {
     tc_gemm_args device_only = good;
     device_only.host_problem_sizes = nullptr;
@@ -103,10 +111,15 @@ std::vector<ModuleSpec> sm90_specs() {
   const GemmDescription fp8 = gemm(tile({128, 128, 128}, fp8_math), tma(e4m3, Layout::RowMajor),
                                    tma(e4m3, Layout::ColumnMajor), tma(bf16, Layout::RowMajor),
                                    epilogue(bf16, f32, Activation::identity, scales()));
+  const GemmDescription biased =
+      gemm(tile({128, 256, 64}, wgmma({64, 256, 16}, bf16, bf16, f32), 0, {2, 1, 1}),
+           tma(bf16, Layout::RowMajor), tma(bf16, Layout::ColumnMajor), tma(bf16, Layout::RowMajor),
+           epilogue(bf16, f32, Activation::gelu, bias(BiasKind::per_column, bf16)));
   return {{"grouped_sm90",
            {{grouped(coop, SchedulerMode::Device)},
             {grouped(pingpong, SchedulerMode::Device)},
-            {grouped(fp8, SchedulerMode::Device)}}}};
+            {grouped(fp8, SchedulerMode::Device)},
+            {grouped(biased, SchedulerMode::Device)}}}};
 }
 
 TEST(GroupedModuleCompile, Sm80GemmGroupedBothSchedulers) {
