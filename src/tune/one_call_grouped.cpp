@@ -37,7 +37,8 @@ std::string family_of(const api::GroupedGemmArguments& args, int cc) {
       << to_string(args.layout_a()) << to_string(args.layout_b()) << to_string(args.layout_out())
       << ";" << args.alignment_a() << "x" << args.alignment_b() << "x" << args.alignment_out()
       << ";" << to_string(args.epilogue().activation)
-      << (args.epilogue().scale_a != 1.0 || args.epilogue().scale_b != 1.0 ? ";scaled" : "");
+      << (args.epilogue().scale_a != 1.0 || args.epilogue().scale_b != 1.0 ? ";scaled" : "")
+      << (args.bias_dtype() ? ";bias_" + std::string(short_name(*args.bias_dtype())) : "");
   std::map<std::pair<int, int>, double> rows;
   for (const GemmCoord& s : args.problem().problem_sizes) rows[{s.n, s.k}] += s.m;
   for (const auto& [nk, m] : rows) key << ";" << nk.first << "x" << nk.second << "r" << bucket(m);
