@@ -4,6 +4,16 @@ from tilecraft import _core
 from tilecraft._core import EpilogueParams
 
 
+def _seed_arch(who, args, kwargs):
+    """The seed calls arch ``compute_capability``: accepted as its keyword too (kwargs is
+    updated in place). Returns args."""
+    if "compute_capability" in kwargs:
+        if args or "arch" in kwargs:
+            raise TypeError(f"{who}() got both 'arch' and its seed name 'compute_capability'")
+        kwargs["arch"] = kwargs.pop("compute_capability")
+    return args
+
+
 class GemmOperationUniversal:
     """A described GEMM kernel: compiled by ``compiler.add_module`` (or on first use), launched by
     ``run``. Validation happens here: a value of the wrong type raises TypeError, a bad
@@ -17,14 +27,13 @@ class GemmOperationUniversal:
         """``GemmOperationUniversal(arch, tile_description, A, B, C, epilogue_functor,
         swizzling_functor=IdentitySwizzle1, visitor=False)``; the seed calls arch
         ``compute_capability``, which is accepted as its keyword too."""
-        if "compute_capability" in kwargs:
-            if args or "arch" in kwargs:
-                raise TypeError("GemmOperationUniversal() got both 'arch' and its seed name "
-                                "'compute_capability'")
-            kwargs["arch"] = kwargs.pop("compute_capability")
         # The C++ binding binds the arguments by name and checks each one's type and value.
-        self._op = _core.GemmOperation.make(*args, **kwargs)
-        description = self._op.description
+        self._adopt(_core.GemmOperation.make(*_seed_arch("GemmOperationUniversal", args,
+                                                         kwargs), **kwargs))
+
+    def _adopt(self, op):
+        self._op = op
+        description = op.description
         self.arch = description.arch
         self.tile_description = description.tile_description
         self.A, self.B, self.C = description.A, description.B, description.C
@@ -67,20 +76,9 @@ class GemmOperationGrouped(GemmOperationUniversal):
     def __init__(self, *args, **kwargs):
         """``GemmOperationGrouped(arch, tile_description, A, B, C, epilogue_functor,
         swizzling_functor=IdentitySwizzle1, precompute_mode=SchedulerMode.Device)``."""
-        if "compute_capability" in kwargs:
-            if args or "arch" in kwargs:
-                raise TypeError("GemmOperationGrouped() got both 'arch' and its seed name "
-                                "'compute_capability'")
-            kwargs["arch"] = kwargs.pop("compute_capability")
-        self._op = _core.GemmOperation.make_grouped(*args, **kwargs)
-        description = self._op.description
-        self.arch = description.arch
-        self.tile_description = description.tile_description
-        self.A, self.B, self.C = description.A, description.B, description.C
-        self.epilogue_functor = description.epilogue_functor
-        self.swizzling_functor = description.swizzling_functor
-        self.precompute_mode = description.scheduler_mode
-        self.element_epilogue = self.epilogue_functor.element_epilogue
+        self._adopt(_core.GemmOperation.make_grouped(*_seed_arch("GemmOperationGrouped", args,
+                                                                 kwargs), **kwargs))
+        self.precompute_mode = self._op.description.scheduler_mode
 
     def run(self, arguments):
         """Launches the grouped problems on the current stream of the framework the tensors came

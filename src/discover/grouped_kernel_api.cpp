@@ -158,15 +158,9 @@ Status Kernel::run(const GroupedGemmArguments& args, const CompiledArtifact* com
                    void* stream, bool assume_supported_args, void* workspace,
                    size_t workspace_bytes) const {
   if (!assume_supported_args) TILECRAFT_RETURN_IF_ERROR(supports(args));
-  auto operation = state_->get_operation();
+  state_->describe();
+  auto operation = state_->operation_using(compiled_artifact);
   if (!operation) return operation.status();
-  if (compiled_artifact != nullptr) {
-    if (compiled_artifact->kernel_name() != metadata().kernel_name) {
-      return Status::invalid("compiled_artifact: compiled for " + compiled_artifact->kernel_name() +
-                             ", not for this kernel (" + metadata().kernel_name + ")");
-    }
-    TILECRAFT_RETURN_IF_ERROR((*operation)->use_artifact(*compiled_artifact));
-  }
   GroupedGemmArguments::Prepared& cache = *args.prepared_;
   std::lock_guard lock(cache.mutex);
   auto& entry = cache.by_kernel[metadata().kernel_name];

@@ -214,15 +214,9 @@ Status Kernel::run(const GemmArguments& args, const CompiledArtifact* compiled_a
                    void* stream, bool assume_supported_args, void* workspace,
                    size_t workspace_bytes) const {
   if (!assume_supported_args) TILECRAFT_RETURN_IF_ERROR(supports(args));
-  auto operation = state_->get_operation();
+  state_->describe();
+  auto operation = state_->operation_using(compiled_artifact);
   if (!operation) return operation.status();
-  if (compiled_artifact != nullptr) {
-    if (compiled_artifact->kernel_name() != metadata().kernel_name) {
-      return Status::invalid("compiled_artifact: compiled for " + compiled_artifact->kernel_name() +
-                             ", not for this kernel (" + metadata().kernel_name + ")");
-    }
-    TILECRAFT_RETURN_IF_ERROR((*operation)->use_artifact(*compiled_artifact));
-  }
   std::lock_guard lock(state_->prepared_mutex);
   State::Prepared& prepared = state_->prepared;
   if (prepared.abi && prepared.stream == stream && prepared.workspace == workspace &&

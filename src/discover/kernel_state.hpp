@@ -72,6 +72,17 @@ struct Kernel::State {
     metadata.score_explain = std::move(explain);
   }
 
+  // The operation, running the artifact's kernel when one is given (it must be this kernel's).
+  Result<std::shared_ptr<GemmOperation>> operation_using(const CompiledArtifact* artifact) {
+    auto operation = get_operation();
+    if (!operation || artifact == nullptr) return operation;
+    if (artifact->kernel_name() != metadata.kernel_name) {
+      return Status::invalid("compiled_artifact: compiled for " + artifact->kernel_name() +
+                             ", not for this kernel (" + metadata.kernel_name + ")");
+    }
+    TILECRAFT_RETURN_IF_ERROR((*operation)->use_artifact(*artifact));
+    return operation;
+  }
   Result<std::shared_ptr<GemmOperation>> get_operation() {
     describe();
     std::lock_guard lock(operation_mutex);

@@ -5,6 +5,7 @@
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
 #include "emit/gemm_adapter_text.hpp"
+#include "emit/grouped/grouped_checks_text.hpp"
 #include "emit/grouped/sm80_grouped_parts.hpp"
 #include "emit/module_table.hpp"
 #include "emit/sm80_gemm_parts.hpp"
@@ -86,7 +87,10 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
   out += device_image_runtime_text();
   out += gemm_universal_adapter_text();
   if (split_k) out += gemm_split_k_parallel_adapter_text();
-  if (grouped) out += sm80_grouped_adapter_text();
+  if (grouped) {
+    out += grouped_arguments_check_text();
+    out += sm80_grouped_adapter_text();
+  }
   out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
 
   for (size_t index = 0; index < entries.size(); ++index) {

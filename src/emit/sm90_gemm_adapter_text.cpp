@@ -100,24 +100,8 @@ struct IsGrouped<Kernel, cute::void_t<typename Kernel::ProblemShape::UnderlyingP
     : cute::true_type {};
 
 inline std::string check_grouped_args(const tc_gemm_args& a, const EntryTraits& t) {
-  if (a.mode != TC_GEMM_MODE_GROUPED) {
-    return "mode: this kernel runs grouped problems (mode Grouped); got mode " +
-           std::to_string(a.mode);
-  }
-  if (a.problem_count < 1) {
-    return "problem_count: expected at least 1 problem, got " + std::to_string(a.problem_count);
-  }
-  if (a.problem_sizes == nullptr) return "problem_sizes: null device array";
-  if (a.A_array == nullptr || a.B_array == nullptr || a.C_array == nullptr ||
-      a.D_array == nullptr) {
-    return "A_array, B_array, C_array and D_array must all be device arrays of problem_count "
-           "pointers";
-  }
-  if (a.lda_array == nullptr || a.ldb_array == nullptr || a.ldc_array == nullptr ||
-      a.ldd_array == nullptr) {
-    return "lda_array, ldb_array, ldc_array and ldd_array must all be device arrays of "
-           "problem_count leading dimensions";
-  }
+  std::string why = tc_grouped_args::check(a);
+  if (!why.empty()) return why;
   if (a.num_activation_args != t.num_activation_args) {
     return "epilogue: expected " + std::to_string(t.num_activation_args) +
            " activation argument(s), got " + std::to_string(a.num_activation_args);

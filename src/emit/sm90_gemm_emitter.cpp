@@ -4,6 +4,7 @@
 
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
+#include "emit/grouped/grouped_checks_text.hpp"
 #include "emit/module_table.hpp"
 #include "emit/sm90_gemm_parts.hpp"
 
@@ -295,6 +296,7 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
   out += sm90_gemm_module_includes();
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += device_image_runtime_text();
+  out += grouped_arguments_check_text();
   out += sm90_gemm_adapter_text();
   out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
   for (size_t index = 0; index < entries.size(); ++index) {

@@ -17,16 +17,6 @@
 namespace tilecraft::python {
 namespace {
 
-std::vector<TensorView> views(const char* name, const std::vector<nb::ndarray<>>& arrays) {
-  std::vector<TensorView> out;
-  out.reserve(arrays.size());
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    const std::string who = std::string(name) + "[" + std::to_string(i) + "]";
-    out.push_back(to_tensor_view(who.c_str(), arrays[i]));
-  }
-  return out;
-}
-
 EpilogueParams params_or_default(const GemmOperation& op,
                                  const std::optional<Ref<EpilogueParams>>& output_op) {
   // Without output_op: epilogue_type(1.0, 0.0), which says what else the epilogue needs.
@@ -67,12 +57,12 @@ void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& ops) {
          std::optional<Ref<EpilogueParams>> output_op, double scale_a, double scale_b,
          double scale_c, double scale_d, std::optional<std::vector<nb::ndarray<>>> bias) {
         GroupedGemmProblem problem;
-        if (bias) problem.bias = views("bias", *bias);
+        if (bias) problem.bias = to_tensor_views("bias", *bias);
         for (const Ref<GemmCoord>& size : problem_sizes) problem.problem_sizes.push_back(*size);
-        problem.A = views("A", A);
-        problem.B = views("B", B);
-        if (C) problem.C = views("C", *C);
-        problem.D = views("D", D);
+        problem.A = to_tensor_views("A", A);
+        problem.B = to_tensor_views("B", B);
+        if (C) problem.C = to_tensor_views("C", *C);
+        problem.D = to_tensor_views("D", D);
         problem.output_op = params_or_default(*op, output_op);
         problem.scale_a = scale_a;
         problem.scale_b = scale_b;

@@ -15,16 +15,6 @@
 namespace tilecraft::python {
 namespace {
 
-std::vector<TensorView> views(const char* name, const std::vector<nb::ndarray<>>& arrays) {
-  std::vector<TensorView> out;
-  out.reserve(arrays.size());
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    const std::string who = std::string(name) + "[" + std::to_string(i) + "]";
-    out.push_back(to_tensor_view(who.c_str(), arrays[i]));
-  }
-  return out;
-}
-
 std::optional<std::string> error_of(const Status& status) {
   if (status) return std::nullopt;
   return status.message();
@@ -56,10 +46,10 @@ void bind_grouped_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
          double scale_b, std::optional<std::vector<nb::ndarray<>>> bias) {
         api::GroupedEpilogueArguments e =
             epilogue_of(alpha, beta, activation, std::move(activation_args), scale_a, scale_b);
-        if (bias) e.bias = views("bias", *bias);
+        if (bias) e.bias = to_tensor_views("bias", *bias);
         return unwrap(GroupedGemmArguments::make(
-            views("A", A), views("B", B), views("out", out), accumulator_type,
-            C ? views("C", *C) : std::vector<TensorView>{}, e));
+            to_tensor_views("A", A), to_tensor_views("B", B), to_tensor_views("out", out),
+            accumulator_type, C ? to_tensor_views("C", *C) : std::vector<TensorView>{}, e));
       },
       required<std::vector<nb::ndarray<>>>("A"), required<std::vector<nb::ndarray<>>>("B"),
       required<std::vector<nb::ndarray<>>>("out"), required<DataType>("accumulator_type"),

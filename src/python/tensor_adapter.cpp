@@ -117,4 +117,15 @@ ScaleArgument to_scale_argument(const std::string& name, nanobind::handle value)
   return scale;
 }
 
+std::vector<TensorView> to_tensor_views(const char* name,
+                                        const std::vector<nanobind::ndarray<>>& arrays) {
+  std::vector<TensorView> out;
+  out.reserve(arrays.size());
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const std::string who = std::string(name) + "[" + std::to_string(i) + "]";
+    out.push_back(to_tensor_view(who.c_str(), arrays[i]));
+  }
+  return out;
+}
+
 }  // namespace tilecraft::python

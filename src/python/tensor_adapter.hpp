@@ -4,6 +4,7 @@
 #include <nanobind/ndarray.h>
 
 #include <string>
+#include <vector>
 
 #include "arguments.hpp"
 #include "tilecraft/core/tensor_view.hpp"
@@ -14,6 +15,9 @@ namespace tilecraft::python {
 // `name` is the argument's name for messages. Raises ValueError for dtypes, devices or ranks
 // tilecraft cannot take.
 TensorView to_tensor_view(const char* name, const nanobind::ndarray<>& array);
+// A list of them, named "<name>[i]".
+std::vector<TensorView> to_tensor_views(const char* name,
+                                        const std::vector<nanobind::ndarray<>>& arrays);
 
 // A per-tensor scale: None (not given), a number (numpy scalars too), or a one-element device
 // tensor (checked later, against the kernel). Raises TypeError naming `name` for anything else.

@@ -77,16 +77,7 @@ Status check_devices(const GemmProblem& p) {
                              " like the other operands, got cuda:" + std::to_string(t.device_id));
     }
   }
-  if (device >= 0) {
-    int current = 0;
-    TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetDevice(&current), "cudaGetDevice"));
-    if (current != device) {
-      return Status::invalid("operands are on cuda:" + std::to_string(device) +
-                             " but the current device is cuda:" + std::to_string(current) +
-                             "; make it current (torch.cuda.set_device / cudaSetDevice)");
-    }
-  }
-  return Status::ok();
+  return detail::check_current_device(device);
 }
 
 }  // namespace
@@ -135,20 +126,7 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
     aux = *placed;
   }
   TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
-  TILECRAFT_RETURN_IF_ERROR(cuda_device_available());
-  auto info = current_device_info();
-  if (!info) return info.status();
-  if (d.arch == 90 && info->compute_capability != 90) {
-    return Status::unsupported(operation.procedural_name() +
-                               " is built for sm_90a (TMA and wgmma), which runs on compute "
-                               "capability 9.0 only; " +
-                               info->name + " has " + std::to_string(info->compute_capability));
-  }
-  if (info->compute_capability < d.arch) {
-    return Status::unsupported(operation.procedural_name() +
-                               " needs compute capability >= " + std::to_string(d.arch) + "; " +
-                               info->name + " has " + std::to_string(info->compute_capability));
-  }
+  TILECRAFT_RETURN_IF_ERROR(detail::check_device_runs(d.arch, operation.procedural_name()));
 
   auto entry = operation.entry(problem.mode);
   if (!entry) return entry.status();

@@ -126,35 +126,7 @@ Status check_devices(const GroupedGemmProblem& p) {
       }
     }
   }
-  if (device >= 0) {
-    int current = 0;
-    TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetDevice(&current), "cudaGetDevice"));
-    if (current != device) {
-      return Status::invalid("operands are on cuda:" + std::to_string(device) +
-                             " but the current device is cuda:" + std::to_string(current) +
-                             "; make it current (torch.cuda.set_device / cudaSetDevice)");
-    }
-  }
-  return Status::ok();
-}
-
-Status check_device_runs(const GemmOperation& operation) {
-  TILECRAFT_RETURN_IF_ERROR(cuda_device_available());
-  auto info = current_device_info();
-  if (!info) return info.status();
-  const int arch = operation.description().arch;
-  if (arch == 90 && info->compute_capability != 90) {
-    return Status::unsupported(operation.procedural_name() +
-                               " is built for sm_90a, which runs on compute capability 9.0 "
-                               "only; " +
-                               info->name + " has " + std::to_string(info->compute_capability));
-  }
-  if (info->compute_capability < arch) {
-    return Status::unsupported(operation.procedural_name() +
-                               " needs compute capability >= " + std::to_string(arch) + "; " +
-                               info->name + " has " + std::to_string(info->compute_capability));
-  }
-  return Status::ok();
+  return detail::check_current_device(device);
 }
 
 // A problem's bias: N values of the epilogue's element_bias, contiguous, 16-byte aligned.
@@ -257,7 +229,7 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
                            ", got K=" + std::to_string(max_k) + "; use LinearCombinationClamp");
   }
   TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
-  TILECRAFT_RETURN_IF_ERROR(check_device_runs(operation));
+  TILECRAFT_RETURN_IF_ERROR(detail::check_device_runs(d.arch, operation.procedural_name()));
   auto entry = operation.entry(GemmMode::Grouped);
   if (!entry) return entry.status();
 

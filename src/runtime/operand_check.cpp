@@ -1,7 +1,11 @@
 #include "operand_check.hpp"
 
+#include <cuda_runtime_api.h>
+
 #include <cstdio>
 #include <string>
+
+#include "tilecraft/runtime/device.hpp"
 
 namespace tilecraft::detail {
 namespace {
@@ -166,6 +170,36 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
     }
   }
   return p;
+}
+
+Status check_current_device(int device) {
+  if (device < 0) return Status::ok();
+  int current = 0;
+  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetDevice(&current), "cudaGetDevice"));
+  if (current != device) {
+    return Status::invalid("operands are on cuda:" + std::to_string(device) +
+                           " but the current device is cuda:" + std::to_string(current) +
+                           "; make it current (torch.cuda.set_device / cudaSetDevice)");
+  }
+  return Status::ok();
+}
+
+Status check_device_runs(int arch, const std::string& name) {
+  TILECRAFT_RETURN_IF_ERROR(cuda_device_available());
+  auto info = current_device_info();
+  if (!info) return info.status();
+  if (arch == 90 && info->compute_capability != 90) {
+    return Status::unsupported(name +
+                               " is built for sm_90a (TMA and wgmma), which runs on compute "
+                               "capability 9.0 only; " +
+                               info->name + " has " + std::to_string(info->compute_capability));
+  }
+  if (info->compute_capability < arch) {
+    return Status::unsupported(name + " needs compute capability >= " + std::to_string(arch) +
+                               "; " + info->name + " has " +
+                               std::to_string(info->compute_capability));
+  }
+  return Status::ok();
 }
 
 }  // namespace tilecraft::detail

@@ -28,24 +28,8 @@ constexpr bool kHostSchedule = Kernel::ProblemVisitor::kRequiresPrecomputation;
 
 template <typename Kernel>
 std::string check(const tc_gemm_args& a, int max_k) {
-  if (a.mode != TC_GEMM_MODE_GROUPED) {
-    return "mode: this kernel runs grouped problems (mode Grouped); got mode " +
-           std::to_string(a.mode);
-  }
-  if (a.problem_count < 1) {
-    return "problem_count: expected at least 1 problem, got " + std::to_string(a.problem_count);
-  }
-  if (a.problem_sizes == nullptr) return "problem_sizes: null device array";
-  if (a.A_array == nullptr || a.B_array == nullptr || a.C_array == nullptr ||
-      a.D_array == nullptr) {
-    return "A_array, B_array, C_array and D_array must all be device arrays of problem_count "
-           "pointers";
-  }
-  if (a.lda_array == nullptr || a.ldb_array == nullptr || a.ldc_array == nullptr ||
-      a.ldd_array == nullptr) {
-    return "lda_array, ldb_array, ldc_array and ldd_array must all be device arrays of "
-           "problem_count leading dimensions";
-  }
+  std::string why = tc_grouped_args::check(a);
+  if (!why.empty()) return why;
   if (kHostSchedule<Kernel> && a.host_problem_sizes == nullptr) {
     return "problem sizes: this kernel was built for SchedulerMode.Host, which schedules on the "
            "host and needs the problem sizes there; none were given (build the operation with "

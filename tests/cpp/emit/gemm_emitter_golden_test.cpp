@@ -15,6 +15,8 @@
 #include "emit/device_image_text.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/gemm_adapter_text.hpp"
+#include "emit/grouped/grouped_checks_text.hpp"
+#include "emit/grouped/sm80_grouped_parts.hpp"
 
 namespace tilecraft::emit {
 namespace {
@@ -41,6 +43,8 @@ std::string fold_fixed_texts(std::string text) {
   text = fold(std::move(text), kModuleAbiHeaderText, "module_abi.h");
   text = fold(std::move(text), gemm_universal_adapter_text(), "universal adapter");
   text = fold(std::move(text), device_image_runtime_text(), "device image runtime");
+  text = fold(std::move(text), grouped_arguments_check_text(), "grouped argument checks");
+  text = fold(std::move(text), sm80_grouped_adapter_text(), "SM80 grouped adapter");
   return fold(std::move(text), gemm_split_k_parallel_adapter_text(), "split-K-parallel adapter");
 }
 
@@ -67,6 +71,16 @@ TEST(GemmEmitterGolden, TensorOpF16WithSplitKParallel) {
   const GemmDescription d = testing::tensorop_f16_tn();
   expect_golden("tensorop_f16_tn_split_k", emit_gemm_module({{d, GemmEntryKind::kUniversal},
                                                              {d, GemmEntryKind::kSplitKParallel}}));
+}
+
+// CUTLASS 2.x GemmGrouped on the Host scheduler.
+TEST(GemmEmitterGolden, GroupedTensorOpF16Host) {
+  const GemmDescription d = testing::tensorop_f16_tn();
+  expect_golden(
+      "grouped_tensorop_f16_host",
+      emit_gemm_module({{GemmDescription::make_grouped(d.arch, d.tile, d.A, d.B, d.C, d.epilogue,
+                                                       d.swizzle, SchedulerMode::Host)
+                             .value()}}));
 }
 
 TEST(GemmEmitterGolden, Int8Interleaved) {

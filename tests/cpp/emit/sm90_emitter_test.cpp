@@ -18,6 +18,7 @@
 #include "emit/device_image_text.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/gemm_adapter_text.hpp"
+#include "emit/grouped/grouped_checks_text.hpp"
 #include "emit/sm80_gemm_parts.hpp"
 #include "emit/sm90_gemm_parts.hpp"
 #include "emit/sm90_test_descriptions.hpp"
@@ -328,14 +329,14 @@ std::string fold(std::string text, std::string_view fixed, const std::string& ma
   return text;
 }
 
-TEST(Sm90EmitterGolden, Bf16CooperativeColumnBiasGelu) {
-  std::string text = module_of(bf16_tn_coop_bias_gelu());
+void expect_sm90_golden(const std::string& name, const GemmDescription& d) {
+  std::string text = module_of(d);
   text = fold(std::move(text), kModuleAbiHeaderText, "module_abi.h");
   text = fold(std::move(text), sm90_gemm_module_includes(), "SM90 includes");
   text = fold(std::move(text), device_image_runtime_text(), "device image runtime");
+  text = fold(std::move(text), grouped_arguments_check_text(), "grouped argument checks");
   text = fold(std::move(text), sm90_gemm_adapter_text(), "SM90 adapters");
-  const fs::path path =
-      fs::path(__FILE__).parent_path() / "golden" / "sm90_bf16_tn_coop_bias_gelu.cu";
+  const fs::path path = fs::path(__FILE__).parent_path() / "golden" / (name + ".cu");
   if (update_golden()) {
     std::ofstream(path, std::ios::binary) << text;
     GTEST_SKIP() << "wrote " << path;
@@ -346,6 +347,20 @@ TEST(Sm90EmitterGolden, Bf16CooperativeColumnBiasGelu) {
   golden << in.rdbuf();
   EXPECT_EQ(golden.str(), text) << "emitted text differs from " << path
                                 << "; if intended, rerun with TILECRAFT_UPDATE_GOLDEN=1";
+}
+
+TEST(Sm90EmitterGolden, Bf16CooperativeColumnBiasGelu) {
+  expect_sm90_golden("sm90_bf16_tn_coop_bias_gelu", bf16_tn_coop_bias_gelu());
+}
+
+// The grouped variant: pointer-array layouts and schedules, and the bias per problem spelled out
+// as an epilogue tree.
+TEST(Sm90EmitterGolden, GroupedBf16BiasPerProblemGelu) {
+  const GemmDescription d = bf16_tn_coop_bias_gelu();
+  expect_sm90_golden("sm90_grouped_bf16_bias_gelu",
+                     GemmDescription::make_grouped(d.arch, d.tile, d.A, d.B, d.C, d.epilogue,
+                                                   d.swizzle, SchedulerMode::Device)
+                         .value());
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 // <SM90 includes>
 #if !defined(TILECRAFT_DEVICE_HALF)
 // <device image runtime>
+// <grouped argument checks>
 // <SM90 adapters>
 #endif  // !TILECRAFT_DEVICE_HALF
 

@@ -1,0 +1,38 @@
+#include "emit/grouped/grouped_checks_text.hpp"
+
+namespace tilecraft::emit {
+
+std::string_view grouped_arguments_check_text() {
+  static constexpr std::string_view kText = R"tc(
+// ---- tilecraft: the arrays every grouped kernel reads (mode Grouped) --------------------------
+namespace tc_grouped_args {
+
+// "" when the arguments name every array a grouped kernel reads, else what is missing.
+inline std::string check(const tc_gemm_args& a) {
+  if (a.mode != TC_GEMM_MODE_GROUPED) {
+    return "mode: this kernel runs grouped problems (mode Grouped); got mode " +
+           std::to_string(a.mode);
+  }
+  if (a.problem_count < 1) {
+    return "problem_count: expected at least 1 problem, got " + std::to_string(a.problem_count);
+  }
+  if (a.problem_sizes == nullptr) return "problem_sizes: null device array";
+  if (a.A_array == nullptr || a.B_array == nullptr || a.C_array == nullptr ||
+      a.D_array == nullptr) {
+    return "A_array, B_array, C_array and D_array must all be device arrays of problem_count "
+           "pointers";
+  }
+  if (a.lda_array == nullptr || a.ldb_array == nullptr || a.ldc_array == nullptr ||
+      a.ldd_array == nullptr) {
+    return "lda_array, ldb_array, ldc_array and ldd_array must all be device arrays of "
+           "problem_count leading dimensions";
+  }
+  return {};
+}
+
+}  // namespace tc_grouped_args
+)tc";
+  return kText;
+}
+
+}  // namespace tilecraft::emit

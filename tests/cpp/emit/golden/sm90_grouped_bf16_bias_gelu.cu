@@ -1,0 +1,133 @@
+// <module_abi.h>
+
+// ---- tilecraft generated module: 1 GEMM entry (CUTLASS 3.x GemmUniversalAdapter, SM90)
+#define CUTLASS_ENABLE_GDC_FOR_SM90 1
+#if defined(TILECRAFT_HOST_HALF) && defined(__CUDA_ARCH__)
+// The host half's device pass: the kernels are compiled in the device half, nothing to do here.
+#else
+#if !defined(TILECRAFT_HOST_HALF) && !defined(TILECRAFT_DEVICE_HALF)
+#error "a tilecraft module is compiled in two halves: -DTILECRAFT_DEVICE_HALF=1 (nvcc -fatbin) and -DTILECRAFT_HOST_HALF=1 (nvcc -c), linked with the fatbinary as tc_device_image"
+#endif
+#if defined(TILECRAFT_HOST_HALF)
+// Host half: CUTLASS launches and sizes through a CudaHostAdapter (tc_image::HostAdapter), never
+// through kernel symbols of this translation unit.
+#define CUTLASS_ENABLE_CUDA_HOST_ADAPTER true
+#endif
+// <SM90 includes>
+#if !defined(TILECRAFT_DEVICE_HALF)
+// <device image runtime>
+// <grouped argument checks>
+// <SM90 adapters>
+#endif  // !TILECRAFT_DEVICE_HALF
+
+// ---- entry 0: tilecraft_sm90_tensorop_gemm_grouped_bf16bf16_f32acc_bf16_128x128x64_c1x1x1_s0_coop_tnt_align8x8x8_gelu_bcol_bf16
+namespace tc_entry_0 {
+using ElementA = cutlass::bfloat16_t;
+using LayoutA = cutlass::layout::RowMajor *;
+constexpr int AlignmentA = 8;
+using ElementB = cutlass::bfloat16_t;
+using LayoutB = cutlass::layout::ColumnMajor *;
+constexpr int AlignmentB = 8;
+using ElementC = cutlass::bfloat16_t;
+using ElementD = ElementC;
+using LayoutC = cutlass::layout::RowMajor *;
+constexpr int AlignmentC = 8;
+using ElementAccumulator = float;
+using ElementCompute = float;
+using ElementBias = cutlass::bfloat16_t;
+using TileShape = cute::Shape<cute::_128, cute::_128, cute::_64>;
+using ClusterShape = cute::Shape<cute::_1, cute::_1, cute::_1>;
+using FusionOp = cutlass::epilogue::fusion::Sm90EVT<cutlass::epilogue::fusion::Sm90Compute<cutlass::epilogue::thread::GELU, ElementD, ElementCompute, cutlass::FloatRoundStyle::round_to_nearest>,
+    cutlass::epilogue::fusion::Sm90EVT<cutlass::epilogue::fusion::Sm90Compute<cutlass::homogeneous_multiply_add, ElementCompute, ElementCompute, cutlass::FloatRoundStyle::round_to_nearest>, cutlass::epilogue::fusion::Sm90ScalarBroadcast<ElementCompute>, cutlass::epilogue::fusion::Sm90AccFetch,
+    cutlass::epilogue::fusion::Sm90EVT<cutlass::epilogue::fusion::Sm90Compute<cutlass::homogeneous_multiply_add, ElementCompute, ElementCompute, cutlass::FloatRoundStyle::round_to_nearest>, cutlass::epilogue::fusion::Sm90ScalarBroadcast<ElementCompute>, cutlass::epilogue::fusion::Sm90SrcFetch<ElementC>,
+    cutlass::epilogue::fusion::Sm90RowBroadcast<0, TileShape, ElementBias*, ElementCompute, cute::Stride<cute::_0, cute::_1, cute::_0>>>>>;
+using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+    cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, ElementCompute,
+    ElementC, LayoutC, AlignmentC, ElementD, LayoutC, AlignmentC,
+    cutlass::epilogue::PtrArrayTmaWarpSpecializedCooperative, FusionOp>::CollectiveOp;
+using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, AlignmentA,
+    ElementB, LayoutB, AlignmentB, ElementAccumulator, TileShape, ClusterShape,
+    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
+    cutlass::gemm::KernelPtrArrayTmaWarpSpecializedCooperative>::CollectiveOp;
+using Kernel = cutlass::gemm::kernel::GemmUniversal<
+    cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>, CollectiveMainloop,
+    CollectiveEpilogue>;
+using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+#if defined(TILECRAFT_DEVICE_HALF)
+}  // namespace tc_entry_0
+extern "C" __global__ void __launch_bounds__(tc_entry_0::Kernel::MaxThreadsPerBlock, tc_entry_0::Kernel::MinBlocksPerMultiprocessor)
+tc_kernel_0(CUTLASS_GRID_CONSTANT typename tc_entry_0::Kernel::Params const params) {
+  extern __shared__ char smem[];
+  tc_entry_0::Kernel op;
+  op(params, smem);
+  cutlass::arch::synclog_print();
+}
+extern "C" __device__ unsigned long long tc_kernel_0_layout[2] = {sizeof(typename tc_entry_0::Kernel::Params), alignof(typename tc_entry_0::Kernel::Params)};
+#else
+constexpr tc_sm90::EntryTraits kTraits{1, 0, false, true, false, 0, "tc_kernel_0"};
+using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);
+inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {
+  f = FusionArguments{
+      {{{ElementCompute(a.alpha)}},
+       {},
+       {{{ElementCompute(a.beta)}},
+        {},
+        {reinterpret_cast<ElementBias const* const*>(a.bias_array), ElementBias(0), {}},
+        {}},
+       {}},
+      {}};
+}
+}  // namespace tc_entry_0
+static int32_t tc_can_implement_0(const tc_gemm_args* args, char* error, size_t capacity) {
+  return tc_sm90::can_implement<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion, error, capacity);
+}
+static size_t tc_workspace_size_0(const tc_gemm_args* args) {
+  return tc_sm90::workspace_size<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion);
+}
+static int32_t tc_run_0(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+    size_t capacity) {
+  return tc_sm90::run<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion, workspace, stream, error, capacity);
+}
+#endif  // TILECRAFT_DEVICE_HALF
+#if !defined(TILECRAFT_DEVICE_HALF)
+
+// ---- the module table
+static const tc_kernel_entry tc_entries[] = {
+    {"tilecraft_sm90_tensorop_gemm_grouped_bf16bf16_f32acc_bf16_128x128x64_c1x1x1_s0_coop_tnt_align8x8x8_gelu_bcol_bf16",
+     "kind=grouped;scheduler_mode=Device;arch=90;op_class=TensorOp;inst_shape=64x128x16;math_operation=multiply_add;element_a=bf16;element_b=bf16;element_c=bf16;element_accumulator=f32;layout_a=RowMajor;layout_b=ColumnMajor;layout_c=RowMajor;alignment_a=8;alignment_b=8;alignment_c=8;tile=128x128x64;stages=0;warps=0x0x0;epilogue=LinearCombinationGeneric;element_epilogue=f32;epilogue_vector=8;activation=gelu;swizzle=IdentitySwizzle1;cluster=1x1x1;kernel_schedule=TmaWarpSpecializedCooperative;epilogue_schedule=TmaWarpSpecializedCooperative;tile_scheduler=Persistent;bias=per_column;element_bias=bf16;aux=none;scales=none",
+     &tc_can_implement_0, &tc_workspace_size_0, &tc_run_0},
+};
+
+extern "C" __attribute__((visibility("default"))) const tc_module_table*
+tilecraft_module_table(void) {
+  static const tc_module_table table = {TILECRAFT_ABI_VERSION, 1u, tc_entries};
+  return &table;
+}
+
+// ---- parameter layouts, for tests: every kernel of the module, loaded and checked
+extern "C" __attribute__((visibility("default"))) int32_t tilecraft_module_verify(
+    char* report, size_t capacity) {
+  const tc_image::Kernel* kernels[] = {
+      &tc_image::kernel<tc_entry_0::Kernel>("tc_kernel_0"),
+  };
+  std::string text;
+  bool ok = true;
+  for (const tc_image::Kernel* k : kernels) {
+    text += k->name + ": host " + std::to_string(k->host_size) + " bytes aligned to " +
+            std::to_string(k->host_align) + ", device " + std::to_string(k->device_size) +
+            " bytes aligned to " + std::to_string(k->device_align) + ", kernel parameter " +
+            std::to_string(k->param_bytes) + " bytes" +
+            (k->error.empty() ? std::string(": ok") : ": " + k->error) + "\n";
+    ok = ok && k->error.empty();
+  }
+  if (report != nullptr && capacity > 0) {
+    size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
+    std::memcpy(report, text.data(), n);
+    report[n] = '\0';
+  }
+  return ok ? TC_OK : TC_ERROR_CUDA;
+}
+#endif  // !TILECRAFT_DEVICE_HALF
+#endif  // TILECRAFT_HOST_HALF && __CUDA_ARCH__
