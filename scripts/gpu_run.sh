@@ -80,6 +80,7 @@ if want examples; then
   step example_cpp "$TILECRAFT_BUILD_DIR/examples/cpp/gemm_seed004"
   step example_cpp_sm90 "$TILECRAFT_BUILD_DIR/examples/cpp/gemm_sm90_bias_gelu"
   step example_cpp_api "$TILECRAFT_BUILD_DIR/examples/cpp/api_gemm"
+  step example_cpp_grouped "$TILECRAFT_BUILD_DIR/examples/cpp/grouped_gemm"
   step example_quickstart $PY examples/python/quickstart.py
   step example_seed004 $PY -W always examples/python/seed004_readme.py
   step example_seed003 $PY examples/python/seed003_api.py
