@@ -48,12 +48,19 @@ Status make_dirs(const std::string& path) {
 }
 
 // Takes an exclusive flock on a fresh lock file inside folder: held as long as the fd is open.
+// The file is locked before it appears under its name (created aside, locked, then linked in):
+// a process sweeping leftovers that opens the lock finds none (a fresh folder, left alone) or
+// finds it held, never a lock it can take in the moment between creation and flock (it then took
+// the new folder for a dead process's and removed it: seen as a flaky test under parallel ctest).
 Result<UniqueFd> hold_folder_lock(const std::string& folder) {
-  std::string path = folder + kBuildLock;
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd.valid() || flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    return Status(StatusCode::kInternal, errno_text("could not lock", path));
-  }
+  const std::string path = folder + kBuildLock;
+  const std::string aside = path + ".new";
+  UniqueFd fd(::open(aside.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  const bool held = fd.valid() && flock(fd.get(), LOCK_EX | LOCK_NB) == 0 &&
+                    ::link(aside.c_str(), path.c_str()) == 0;
+  const Status failure = Status(StatusCode::kInternal, errno_text("could not lock", path));
+  if (fd.valid()) ::unlink(aside.c_str());
+  if (!held) return failure;
   return fd;
 }
 
