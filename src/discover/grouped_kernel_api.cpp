@@ -61,24 +61,37 @@ ShapeClasses classes_of(const GroupedGemmArguments& args) {
 
 // A persistent grouped kernel runs the tiles of all problems over one grid: modelled as one GEMM
 // per (n, k) whose rows are the problems' rows padded to whole tiles; useful over padded work
-// scales the estimate down for small problems.
+// scales the estimate down for small problems. That GEMM reads one K x N matrix where the
+// problems read one each: no kernel runs faster than DRAM delivers every problem's matrix (with
+// many small problems, as in mixture-of-experts decoding, that bound is the time). The bound is
+// the same for every kernel; a thousandth of the modelled compute time is added to the larger of
+// the two, so that kernels it binds still rank by their compute (the ranking is the compute
+// model's: only the estimate changes).
 discover::PerformanceEstimate estimate_grouped(const GemmDescription& d,
                                                const ShapeClasses& classes,
                                                const discover::DeviceTraits& traits) {
   const int64_t tile_m = d.tile.threadblock_shape[0];
-  double seconds = 0, useful = 0;
+  const double b_bytes = storage_bytes(d.B.element);
+  double seconds = 0, useful = 0, weight_seconds = 0;
   discover::PerformanceEstimate last{};
   for (const auto& [nk, rows] : classes) {
-    int64_t padded = 0;
+    int64_t padded = 0, problems = 0;
     for (const auto& [m, count] : rows) {
       padded += (m + tile_m - 1) / tile_m * tile_m * count;
+      problems += count;
       useful += 2.0 * double(m) * double(count) * double(nk.first) * double(nk.second);
     }
     last = discover::estimate(d, {padded, nk.first, nk.second, 1}, traits);
     if (last.score <= 0) return last;
     seconds += 2.0 * double(padded) * double(nk.first) * double(nk.second) / (last.score * 1e12);
+    weight_seconds += double(problems) * double(nk.first) * double(nk.second) * b_bytes /
+                      (traits.dram_bandwidth_gbps * 1e9);
   }
-  if (seconds > 0) last.score = useful / seconds / 1e12;
+  seconds = std::max(seconds, weight_seconds) + 1e-3 * seconds;
+  if (seconds > 0) {
+    last.score = useful / seconds / 1e12;
+    last.seconds = seconds;
+  }
   return last;
 }
 

@@ -74,14 +74,14 @@ struct Kernel::State {
 
   // The operation, running the artifact's kernel when one is given (it must be this kernel's).
   Result<std::shared_ptr<GemmOperation>> operation_using(const CompiledArtifact* artifact) {
-    auto operation = get_operation();
-    if (!operation || artifact == nullptr) return operation;
+    auto made = get_operation();
+    if (!made || artifact == nullptr) return made;
     if (artifact->kernel_name() != metadata.kernel_name) {
       return Status::invalid("compiled_artifact: compiled for " + artifact->kernel_name() +
                              ", not for this kernel (" + metadata.kernel_name + ")");
     }
-    TILECRAFT_RETURN_IF_ERROR((*operation)->use_artifact(*artifact));
-    return operation;
+    TILECRAFT_RETURN_IF_ERROR((*made)->use_artifact(*artifact));
+    return made;
   }
   Result<std::shared_ptr<GemmOperation>> get_operation() {
     describe();
