@@ -1,13 +1,13 @@
 """SM90 grouped kernels that add a bias per problem (a bias per expert), fused with an
 activation: the mixture-of-experts form through tilecraft.api and tilecraft.grouped_gemm, and the
 list form through the seed's GemmOperationGrouped. Outputs are poisoned first and every element
-is checked against float64 (the bound of test_gpu_grouped.assert_close_bf16)."""
+is checked against float64 (the bound of test_gpu_grouped_api.assert_close_bf16)."""
 
 import pytest
 
 import sm90_data
-from test_gpu_grouped import (_torch, assert_close_bf16, moe_arguments, moe_problem, poisoned,
-                              still_poisoned)
+from test_gpu_grouped import _torch, poisoned, still_poisoned
+from test_gpu_grouped_api import assert_close_bf16, moe_arguments, moe_problem
 
 pytestmark = pytest.mark.sm90
 

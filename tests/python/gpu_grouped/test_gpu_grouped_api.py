@@ -1,0 +1,327 @@
+"""The arguments-first surface of grouped GEMM on the GPU: tilecraft.api.GroupedGemmArguments in
+the mixture-of-experts form torch._grouped_mm takes (offsets on the device or the host, both B
+orientations) and in lists, get_kernels' ranking, Kernel.run, tilecraft.grouped_gemm, and bad
+offsets. Outputs are poisoned first and checked element by element against float64. Helpers and
+the kernel table come from test_gpu_grouped."""
+
+import itertools
+import re
+import time
+from types import SimpleNamespace
+
+import pytest
+
+import sm90_check
+import sm90_data
+import sm90_reference
+from sm90_kernels import KERNELS as SM90_ROWS
+from test_gpu_grouped import (_torch, expect_refused, poisoned, random_values, still_poisoned)
+
+# ---- the arguments-first surface: tilecraft.api and tilecraft.grouped_gemm ----------------------
+
+MOE_TOKENS = (37, 0, 128, 1, 200, 64)     # an expert without tokens, one with a single token
+MOE_K, MOE_N = 256, 384
+MOE_TAIL = 5                              # rows after the last group: no expert's, never written
+
+
+def moe_problem(gen, orientation, offsets_on="cuda", with_c=False, dtype="bf16"):
+    """torch._grouped_mm's operands: x (T, K) row-major; B (G, K, N) per group row-major
+    (contiguous) or column-major (w.transpose(-2, -1) of a contiguous (G, N, K)); out (T, N)
+    poisoned; offsets int32 cumulative END rows."""
+    torch = _torch()
+    row = SimpleNamespace(arch=80)   # gpu_helpers' uniform(-1, 1) values rounded to the dtype
+    G, T = len(MOE_TOKENS), sum(MOE_TOKENS) + MOE_TAIL
+    x = random_values(row, (T, MOE_K), dtype, "float", 0, gen)
+    if orientation == "col":
+        b = random_values(row, (G, MOE_N, MOE_K), dtype, "float", 0, gen).transpose(-2, -1)
+    else:
+        b = random_values(row, (G, MOE_K, MOE_N), dtype, "float", 0, gen)
+    ends = list(itertools.accumulate(MOE_TOKENS))
+    offsets = torch.tensor(ends, dtype=torch.int32, device=offsets_on)
+    C = random_values(row, (T, MOE_N), dtype, "float", 0, gen) if with_c else None
+    return SimpleNamespace(x=x, b=b, offsets=offsets, out=poisoned((T, MOE_N), dtype), C=C,
+                           ends=ends, starts=[0] + ends[:-1])
+
+
+def moe_arguments(p, **kw):
+    from tilecraft import api
+
+    torch = _torch()
+    kw.setdefault("accumulator_type", torch.float32)
+    return api.GroupedGemmArguments(p.x, p.b, p.out, offsets=p.offsets, **kw)
+
+
+BF16_SPEC = SM90_ROWS["bf16_rcr"]   # f32 accumulation of bf16 products: the error bound's row
+
+
+def assert_close_bf16(got, a64, b64, alpha, c_term, what, activation=None):
+    """|got - ref| within the f32-accumulation bound plus one bf16 ulp (sm90_check's rule)."""
+    K = a64.shape[-1]
+    z = alpha * (a64 @ b64)
+    z_abs = z.abs()
+    mm_abs = abs(alpha) * (a64.abs() @ b64.abs())
+    if c_term is not None:
+        z = z + c_term
+        z_abs = z_abs + c_term.abs()
+    want = sm90_reference.activation_ref(activation, z)
+    tol = sm90_check.EPILOGUE_RTOL * z_abs + sm90_check.data_rtol(BF16_SPEC, K) * mm_abs
+    urtol, uatol = sm90_reference.ULP["bf16"]
+    tol = tol + urtol * (want.abs() + tol) + uatol
+    got64 = sm90_data.to64(got)
+    bad = ~((got64 - want).abs() <= tol)
+    assert not bool(bad.any()), (f"{what}: {int(bad.sum())} of {bad.numel()} elements mismatch, "
+                                 f"first at {bad.nonzero()[:4].tolist()}")
+
+
+def check_moe(p, out, what, alpha=1.0, beta=0.0, activation=None, tail_untouched=True):
+    """Each group's rows of ``out`` against float64; rows past the last group untouched."""
+    for g, (s, e) in enumerate(zip(p.starts, p.ends)):
+        if e == s:
+            continue
+        c_term = beta * sm90_data.to64(p.C[s:e]) if p.C is not None and beta else None
+        assert_close_bf16(out[s:e], sm90_data.to64(p.x[s:e]), sm90_data.to64(p.b[g]), alpha,
+                          c_term, f"{what}: group {g} (rows {s}:{e})", activation)
+    if tail_untouched:
+        assert still_poisoned(out[p.ends[-1]:]), f"{what}: rows past the last group were written"
+
+
+@pytest.fixture(scope="module")
+def moe_kernels(grouped_report):
+    """The ranked first kernel for the mixture-of-experts arguments of each B orientation,
+    compiled together (one api.compile_kernels call). The one-call and list-form tests use the
+    same shapes, so their picks are found in the cache."""
+    import sys
+
+    from tilecraft import api
+
+    torch = _torch()
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(3)
+    picked = {}
+    for orientation in ("col", "row"):
+        kernels = api.get_kernels(moe_arguments(moe_problem(gen, orientation)))
+        picked[orientation] = kernels[0] if kernels else None
+    start = time.monotonic()
+    error = None
+    try:
+        api.compile_kernels([k for k in picked.values() if k is not None])
+    except Exception as exc:  # the tests using the kernels fail with it
+        error = f"{type(exc).__name__}: {exc}"
+    report = (f"tilecraft grouped GEMM suite: api.compile_kernels of the mixture-of-experts "
+              f"picks took {time.monotonic() - start:.1f} s: "
+              + ", ".join(f"{o}: {k.metadata.kernel_name if k else 'NONE FOUND'}"
+                          for o, k in picked.items()))
+    if error:
+        report += f"; raised {error}"
+    grouped_report.append(report)
+    sys.stderr.write("\n" + report + "\n")
+    return picked
+
+
+def _picked(moe_kernels, orientation):
+    kernel = moe_kernels[orientation]
+    assert kernel is not None, f"api.get_kernels found no kernel for the {orientation}-major MoE"
+    return kernel
+
+
+@pytest.mark.parametrize("orientation,offsets_on", [
+    pytest.param("col", "cuda", marks=pytest.mark.sanitizer), ("col", "cpu"), ("row", "cuda"),
+    ("row", "cpu")])
+def test_moe_form(moe_kernels, gen, seed_note, orientation, offsets_on):
+    """api.GroupedGemmArguments in torch._grouped_mm's form, offsets on the device or the host;
+    the ranked pick supports, compiles (a cache hit) and runs it. The offsets are read when the
+    arguments are made: changing them afterwards changes nothing."""
+    torch = _torch()
+    p = moe_problem(gen, orientation, offsets_on)
+    args = moe_arguments(p)
+    kernel = _picked(moe_kernels, orientation)
+    status = kernel.supports(args)
+    assert status, f"{kernel.metadata.kernel_name} refuses its own arguments: {status.error}"
+    artifact = kernel.compile(args)
+    p.offsets.fill_(-1)   # already read back: the launch uses the values of make time
+    kernel.run(args, artifact)
+    torch.cuda.synchronize()
+    check_moe(p, p.out, f"MoE {orientation}-major B, offsets on {offsets_on}, "
+                        f"{kernel.metadata.kernel_name} {seed_note}")
+
+
+def test_moe_with_c_alpha_beta_on_a_stream(moe_kernels, gen, seed_note):
+    """alpha, beta and C in the MoE form, launched on a given torch stream."""
+    torch = _torch()
+    p = moe_problem(gen, "col", with_c=True)
+    args = moe_arguments(p, C=p.C, alpha=0.5, beta=-1.25)
+    kernel = _picked(moe_kernels, "col")
+    assert kernel.supports(args), kernel.supports(args).error
+    torch.cuda.synchronize()
+    stream = torch.cuda.Stream()
+    kernel.run(args, kernel.compile(args), stream=stream)
+    stream.synchronize()
+    check_moe(p, p.out, f"MoE with C, alpha 0.5, beta -1.25 {seed_note}", 0.5, -1.25)
+
+
+def test_get_kernels_ranks_grouped_arguments(moe_kernels, gen):
+    """get_kernels(grouped args): non-empty, best first (scores non-increasing), every listed
+    kernel supports the arguments; a kernel of other element types says why it does not."""
+    from tilecraft import api
+
+    p = moe_problem(gen, "col")
+    args = moe_arguments(p)
+    kernels = api.get_kernels(args)
+    assert kernels, "no kernel for bf16 grouped arguments"
+    scores = [k.metadata.score for k in kernels]
+    assert scores == sorted(scores, reverse=True), "kernels are not ranked best-first"
+    assert kernels[0].metadata.kernel_name == moe_kernels["col"].metadata.kernel_name
+    assert "group" in kernels[0].metadata.kernel_name.lower(), kernels[0].metadata.kernel_name
+    kernel_class = kernels[0].metadata.kernel_class
+    assert kernel_class in (api.Sm80GroupedGemmKernel, api.Sm90GroupedGemmKernel), kernel_class
+    for kernel in kernels[:8]:
+        status = kernel.supports(args)
+        assert status, f"{kernel.metadata.kernel_name}: {status.error}"
+    f16 = moe_problem(gen, "col", dtype="f16")
+    status = kernels[0].supports(moe_arguments(f16))
+    assert not status and status.error and re.search(r"(?i)bf(loat)?16|float16", status.error), \
+        status
+    assert still_poisoned(p.out) and still_poisoned(f16.out)
+
+
+@pytest.mark.sm90
+def test_moe_matches_torch_grouped_mm(moe_kernels, gen, seed_note):
+    """Our reading of offsets (cumulative END rows; group g = rows [offsets[g-1], offsets[g]))
+    is torch._grouped_mm's: both agree with the float64 reference on every group's rows."""
+    torch = _torch()
+    if not hasattr(torch, "_grouped_mm"):
+        pytest.skip(f"torch {torch.__version__} has no torch._grouped_mm")
+    p = moe_problem(gen, "col")
+    try:
+        theirs = torch._grouped_mm(p.x, p.b, offs=p.offsets)
+    except (RuntimeError, TypeError) as error:
+        pytest.skip(f"torch._grouped_mm refused these operands: {error}")
+    torch.cuda.synchronize()
+    check_moe(p, theirs, f"torch._grouped_mm {seed_note}", tail_untouched=False)
+    args = moe_arguments(p)
+    kernel = _picked(moe_kernels, "col")
+    kernel.run(args, kernel.compile(args))
+    torch.cuda.synchronize()
+    check_moe(p, p.out, f"tilecraft {seed_note}")
+
+
+def test_list_form_api(moe_kernels, rng, gen, seed_note):
+    """api.GroupedGemmArguments of lists: ragged M, N and K per group, B column-major, an empty
+    group; run with the compiled MoE pick when it supports them (else the ranked first)."""
+    from tilecraft import api
+
+    torch = _torch()
+    row = SimpleNamespace(arch=80)
+    sizes = [(rng.randint(1, 300), 8 * rng.randint(2, 60), 8 * rng.randint(2, 60))
+             for _ in range(6)]
+    sizes[3] = (0,) + sizes[3][1:]
+    A = [random_values(row, (m, k), "bf16", "float", 0, gen) for m, n, k in sizes]
+    B = [random_values(row, (n, k), "bf16", "float", 0, gen).t() for m, n, k in sizes]
+    out = [poisoned((m, n), "bf16") for m, n, k in sizes]
+    args = api.GroupedGemmArguments(A, B, out, accumulator_type=torch.float32)
+    kernels = api.get_kernels(args)
+    assert kernels and kernels[0].supports(args)
+    kernel = moe_kernels["col"] if moe_kernels["col"] and moe_kernels["col"].supports(args) \
+        else kernels[0]
+    kernel.run(args)
+    torch.cuda.synchronize()
+    for g, (m, n, k) in enumerate(sizes):
+        if m:
+            assert_close_bf16(out[g], sm90_data.to64(A[g]), sm90_data.to64(B[g]), 1.0, None,
+                              f"list form group {g} {m}x{n}x{k} {seed_note}")
+
+
+def test_grouped_gemm_one_call(moe_kernels, gen, seed_note):
+    """tilecraft.grouped_gemm: the MoE form returns a tensor (a new one, or the ``out`` given,
+    whose rows past the last group stay untouched); the list form returns a list; C, alpha
+    and beta."""
+    import tilecraft
+
+    torch = _torch()
+    p = moe_problem(gen, "col", with_c=True)
+    fresh = tilecraft.grouped_gemm(p.x, p.b, offsets=p.offsets)
+    torch.cuda.synchronize()
+    assert torch.is_tensor(fresh) and tuple(fresh.shape) == (p.x.shape[0], MOE_N)
+    check_moe(p, fresh, f"grouped_gemm MoE, new out {seed_note}", tail_untouched=False)
+    given = tilecraft.grouped_gemm(p.x, p.b, offsets=p.offsets, out=p.out, C=p.C, alpha=0.5,
+                                   beta=0.25)
+    torch.cuda.synchronize()
+    assert given is p.out
+    check_moe(p, p.out, f"grouped_gemm MoE with C {seed_note}", 0.5, 0.25)
+
+    groups = [(s, e, g) for g, (s, e) in enumerate(zip(p.starts, p.ends))]
+    A = [p.x[s:e] for s, e, _ in groups]
+    B = [p.b[g] for _, _, g in groups]
+    outs = tilecraft.grouped_gemm(A, B)
+    torch.cuda.synchronize()
+    assert isinstance(outs, list) and len(outs) == len(groups)
+    for (s, e, g), o in zip(groups, outs):
+        assert tuple(o.shape) == (e - s, MOE_N)
+        if e > s:
+            assert_close_bf16(o, sm90_data.to64(p.x[s:e]), sm90_data.to64(p.b[g]), 1.0, None,
+                              f"grouped_gemm list form group {g} {seed_note}")
+    given_list = [poisoned((e - s, MOE_N), "bf16") for s, e, _ in groups]
+    back = tilecraft.grouped_gemm(A, B, out=given_list)
+    torch.cuda.synchronize()
+    assert isinstance(back, list) and all(a is b for a, b in zip(back, given_list))
+
+
+@pytest.mark.slow
+def test_grouped_gemm_activation(moe_kernels, gen, seed_note):
+    """activation="relu" in the one call (compiles the fused kernel on first use)."""
+    import tilecraft
+
+    torch = _torch()
+    p = moe_problem(gen, "col")
+    tilecraft.grouped_gemm(p.x, p.b, offsets=p.offsets, out=p.out, activation="relu")
+    torch.cuda.synchronize()
+    check_moe(p, p.out, f"grouped_gemm relu {seed_note}", activation="relu")
+
+
+# ---- the arguments-first surface: bad input -----------------------------------------------------
+
+def test_bad_moe_offsets(gen):
+    """Negative, decreasing and overflowing offsets, and a count that does not match B's
+    groups: each raises naming offsets (and the entry); nothing is written."""
+    torch = _torch()
+    p = moe_problem(gen, "col")
+    T = p.x.shape[0]
+
+    def with_ends(ends, device="cuda"):
+        q = SimpleNamespace(**vars(p))
+        q.offsets = torch.tensor(ends, dtype=torch.int32, device=device)
+        return lambda: moe_arguments(q)
+
+    ends = list(p.ends)
+    negative = [-1] + ends[1:]
+    decreasing = ends[:3] + [ends[2] - 10] + ends[4:]
+    overflowing = ends[:-1] + [T + 1]
+    expect_refused(with_ends(negative), [r"offsets\[0\]", r"negative|>= ?0"], [p.out])
+    expect_refused(with_ends(decreasing), [r"offsets\[3\]"], [p.out])
+    expect_refused(with_ends(overflowing, "cpu"), [r"offsets\[5\]", rf"\b{T}\b"], [p.out])
+    expect_refused(with_ends(ends[:-1]), [r"offsets", r"\b6\b"], [p.out])
+    moe_arguments(p)  # the original offsets are legal
+
+
+def test_bad_list_form_api(gen):
+    """Lists of different lengths and a group of another dtype: named; nothing written."""
+    from tilecraft import api
+
+    torch = _torch()
+    row = SimpleNamespace(arch=80)
+    sizes = [(16, 32, 64), (0, 32, 64), (40, 48, 64), (8, 32, 64)]
+    A = [random_values(row, (m, k), "bf16", "float", 0, gen) for m, n, k in sizes]
+    B = [random_values(row, (n, k), "bf16", "float", 0, gen).t() for m, n, k in sizes]
+    out = [poisoned((m, n), "bf16") for m, n, k in sizes]
+    f32 = torch.float32
+    expect_refused(lambda: api.GroupedGemmArguments(A, B[:3], out, accumulator_type=f32),
+                   [r"\bB\b", r"\b3\b"], out)
+    A_bad = list(A)
+    A_bad[2] = A[2].to(torch.float16)
+    expect_refused(lambda: api.GroupedGemmArguments(A_bad, B, out, accumulator_type=f32),
+                   [r"A\[2\]"], out)
+    out_bad = list(out)
+    out_bad[0] = poisoned((17, 32), "bf16")
+    expect_refused(lambda: api.GroupedGemmArguments(A, B, out_bad, accumulator_type=f32),
+                   [r"out\[0\]|D\[0\]"], out)
+    api.GroupedGemmArguments(A, B, out, accumulator_type=f32)  # the originals are legal
