@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "../discover/fake_device_views.hpp"
+#include "compile/test_support.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/discover/api.hpp"
 
@@ -64,21 +65,9 @@ TEST(KernelFacts, ParsesPtxasResourceUsagePerKernel) {
 
 class FactsIndexTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/tilecraft-facts-test-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    saved_ = settings();
-    Settings s = saved_;
-    s.cache_dir = dir_;
-    set_settings(s);
-  }
-  void TearDown() override {
-    set_settings(saved_);
-    fs::remove_all(dir_);
-  }
-  std::string dir_;
-  Settings saved_;
+  // A fresh cache folder for the test; the settings come back afterwards.
+  compile::testing::ScopedCache cache_{"facts"};
+  const std::string dir_ = cache_.cache_dir();
 };
 
 TEST_F(FactsIndexTest, RecordsSurviveAndDamagedRecordsReadAsUnknown) {

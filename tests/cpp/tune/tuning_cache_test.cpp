@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "compile/test_support.hpp"
 #include "scoped_env.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/tune/tuning.hpp"
@@ -19,20 +20,6 @@ namespace fs = std::filesystem;
 
 class TuningCacheTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/tilecraft-tuning-test-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    saved_ = settings();
-    Settings s = saved_;
-    s.cache_dir = dir_;
-    set_settings(s);
-  }
-  void TearDown() override {
-    set_settings(saved_);
-    fs::remove_all(dir_);
-  }
-
   static ProblemSignature signature(int64_t m) {
     ProblemSignature s;
     s.device_model = "NVIDIA H100 80GB HBM3";
@@ -57,8 +44,9 @@ class TuningCacheTest : public ::testing::Test {
     return c;
   }
 
-  std::string dir_;
-  Settings saved_;
+  // A fresh cache folder for the test; the settings come back afterwards.
+  compile::testing::ScopedCache cache_{"tuning"};
+  const std::string dir_ = cache_.cache_dir();
 };
 
 TEST(ShapeBucket, FourStepsPerOctave) {
