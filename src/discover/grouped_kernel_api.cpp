@@ -151,9 +151,7 @@ Status Kernel::supports(const GroupedGemmArguments& args) const {
 
 Result<CompiledArtifact> Kernel::compile(const GroupedGemmArguments& args) const {
   TILECRAFT_RETURN_IF_ERROR(supports(args));
-  auto operation = state_->get_operation();
-  if (!operation) return operation.status();
-  return CompiledArtifact::of(**operation);
+  return state_->artifact();
 }
 
 Result<size_t> Kernel::get_workspace_size(const GroupedGemmArguments& args) const {

@@ -192,9 +192,7 @@ Status Kernel::supports(const GemmArguments& args) const {
 
 Result<CompiledArtifact> Kernel::compile(const GemmArguments& args) const {
   TILECRAFT_RETURN_IF_ERROR(supports(args));
-  auto operation = state_->get_operation();
-  if (!operation) return operation.status();
-  return CompiledArtifact::of(**operation);
+  return state_->artifact();
 }
 
 Result<size_t> Kernel::get_workspace_size(const GemmArguments& args) const {

@@ -83,6 +83,12 @@ struct Kernel::State {
     TILECRAFT_RETURN_IF_ERROR((*made)->use_artifact(*artifact));
     return made;
   }
+  // The operation's compiled kernel (compiled, or found in the cache, on first use).
+  Result<CompiledArtifact> artifact() {
+    auto made = get_operation();
+    if (!made) return made.status();
+    return CompiledArtifact::of(**made);
+  }
   Result<std::shared_ptr<GemmOperation>> get_operation() {
     describe();
     std::lock_guard lock(operation_mutex);

@@ -10,17 +10,13 @@
 #include "arguments.hpp"
 #include "common.hpp"
 #include "described.hpp"
+#include "kernel_methods.hpp"
 #include "tensor_adapter.hpp"
 #include "tilecraft/discover/api.hpp"
 
 namespace tilecraft::python {
 
 namespace {
-
-std::optional<std::string> error_of(const Status& status) {
-  if (status) return std::nullopt;
-  return status.message();
-}
 
 // epilogue.activation: None (identity), a tilecraft.Activation, or its name ("relu").
 struct ActivationName {
@@ -197,40 +193,7 @@ void bind_api(nb::module_& root) {
                            m.facts.spill_store_bytes, m.facts.spill_load_bytes, m.facts.stack_bytes,
                            m.facts.static_smem_bytes, m.facts.max_ctas_per_sm));
       });
-  const auto args = required<Ref<GemmArguments>>("args");
-  def_method(
-      kernel, "supports", "supports",
-      [](const Kernel& k, Ref<GemmArguments> a) { return error_of(k.supports(*a)); }, args);
-  def_method(
-      kernel, "compile", "compile",
-      [](const Kernel& k, Ref<GemmArguments> a) {
-        return unwrap(interruptible([&] { return k.compile(*a); }));
-      },
-      args);
-  def_method(
-      kernel, "get_workspace_size", "get_workspace_size",
-      [](const Kernel& k, Ref<GemmArguments> a) {
-        return unwrap(interruptible([&] { return k.get_workspace_size(*a); }));
-      },
-      args);
-  def_method(
-      kernel, "run", "run",
-      [](const Kernel& k, Ref<GemmArguments> a, std::optional<Ref<CompiledArtifact>> artifact,
-         uint64_t stream, bool assume_supported_args, uint64_t workspace,
-         uint64_t workspace_bytes) {
-        const CompiledArtifact* compiled = artifact ? artifact->pointer : nullptr;
-        check(interruptible([&] {
-          return k.run(*a, compiled, reinterpret_cast<void*>(static_cast<uintptr_t>(stream)),
-                       assume_supported_args,
-                       reinterpret_cast<void*>(static_cast<uintptr_t>(workspace)), workspace_bytes);
-        }));
-      },
-      args,
-      optional<std::optional<Ref<CompiledArtifact>>>("compiled_artifact", std::nullopt, "None"),
-      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"),
-      optional<bool>("assume_supported_args", false, "False"),
-      optional<uint64_t>("workspace", 0, "0", "a device pointer (an int >= 0)"),
-      optional<uint64_t>("workspace_bytes", 0, "0"));
+  def_kernel_methods<GemmArguments>(kernel, {"supports", "compile", "get_workspace_size", "run"});
 
   bind_grouped_api(m, kernel);
 

@@ -8,17 +8,13 @@
 #include "arguments.hpp"
 #include "common.hpp"
 #include "described.hpp"
+#include "kernel_methods.hpp"
 #include "tensor_adapter.hpp"
 #include "tilecraft/discover/grouped_api.hpp"
 #include "tilecraft/tune/grouped_gemm.hpp"
 
 namespace tilecraft::python {
 namespace {
-
-std::optional<std::string> error_of(const Status& status) {
-  if (status) return std::nullopt;
-  return status.message();
-}
 
 api::GroupedEpilogueArguments epilogue_of(double alpha, double beta, Activation activation,
                                           std::vector<double> activation_args, double scale_a,
@@ -99,40 +95,9 @@ void bind_grouped_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
         return std::array<int, 3>{a.alignment_a(), a.alignment_b(), a.alignment_out()};
       });
 
+  def_kernel_methods<GroupedGemmArguments>(
+      kernel, {"supports_grouped", "compile_grouped", "get_workspace_size_grouped", "run_grouped"});
   const auto args = required<Ref<GroupedGemmArguments>>("args");
-  def_method(
-      kernel, "supports_grouped", "supports",
-      [](const Kernel& k, Ref<GroupedGemmArguments> a) { return error_of(k.supports(*a)); }, args);
-  def_method(
-      kernel, "compile_grouped", "compile",
-      [](const Kernel& k, Ref<GroupedGemmArguments> a) {
-        return unwrap(interruptible([&] { return k.compile(*a); }));
-      },
-      args);
-  def_method(
-      kernel, "get_workspace_size_grouped", "get_workspace_size",
-      [](const Kernel& k, Ref<GroupedGemmArguments> a) {
-        return unwrap(interruptible([&] { return k.get_workspace_size(*a); }));
-      },
-      args);
-  def_method(
-      kernel, "run_grouped", "run",
-      [](const Kernel& k, Ref<GroupedGemmArguments> a,
-         std::optional<Ref<CompiledArtifact>> artifact, uint64_t stream, bool assume_supported_args,
-         uint64_t workspace, uint64_t workspace_bytes) {
-        const CompiledArtifact* compiled = artifact ? artifact->pointer : nullptr;
-        check(interruptible([&] {
-          return k.run(*a, compiled, reinterpret_cast<void*>(static_cast<uintptr_t>(stream)),
-                       assume_supported_args,
-                       reinterpret_cast<void*>(static_cast<uintptr_t>(workspace)), workspace_bytes);
-        }));
-      },
-      args,
-      optional<std::optional<Ref<CompiledArtifact>>>("compiled_artifact", std::nullopt, "None"),
-      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"),
-      optional<bool>("assume_supported_args", false, "False"),
-      optional<uint64_t>("workspace", 0, "0", "a device pointer (an int >= 0)"),
-      optional<uint64_t>("workspace_bytes", 0, "0"));
   def_checked(
       m, "grouped_gemm", "grouped_gemm",
       [](Ref<GroupedGemmArguments> a, uint64_t stream) {

@@ -5,6 +5,7 @@
 
 #include <exception>
 #include <optional>
+#include <string>
 
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/status.hpp"
@@ -48,6 +49,12 @@ auto interruptible(Work&& work) -> decltype(work()) {
   }
   if (interrupted) throw nb::python_error();
   return std::move(*outcome);
+}
+
+// None for ok, else the status's words (Kernel.supports and friends return these).
+inline std::optional<std::string> error_of(const Status& status) {
+  if (status) return std::nullopt;
+  return status.message();
 }
 
 void bind_types(nb::module_& m);
