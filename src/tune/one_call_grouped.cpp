@@ -1,6 +1,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "tilecraft/compile/compiler.hpp"
@@ -51,13 +52,15 @@ Result<GroupedPick> grouped_gemm(const api::GroupedGemmArguments& args, void* st
   auto info = current_device_info();
   if (!info) return info.status();
   const std::string family = family_of(args, info->compute_capability);
+  std::optional<Chosen> remembered;
   {
     std::lock_guard lock(picks_mutex());
     auto found = picks().find(family);
-    if (found != picks().end()) {
-      TILECRAFT_RETURN_IF_ERROR(found->second.kernel.run(args, nullptr, stream));
-      return GroupedPick{found->second.kernel.metadata().kernel_name, found->second.reason};
-    }
+    if (found != picks().end()) remembered = found->second;
+  }
+  if (remembered) {  // run outside the lock: other families' calls need not wait for this one
+    TILECRAFT_RETURN_IF_ERROR(remembered->kernel.run(args, nullptr, stream));
+    return GroupedPick{remembered->kernel.metadata().kernel_name, remembered->reason};
   }
   const std::vector<api::Kernel> ranked = api::get_kernels(args, {}, info->compute_capability);
   if (ranked.empty()) {
