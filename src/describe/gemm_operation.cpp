@@ -1,6 +1,7 @@
 #include "tilecraft/describe/gemm_operation.hpp"
 
 #include "describe/checks.hpp"
+#include "describe/conv2d_rules.hpp"
 #include "describe/grouped_gemm_rules.hpp"
 #include "describe/sm80_gemm_rules.hpp"
 #include "describe/sm90_gemm_rules.hpp"
@@ -12,13 +13,13 @@ std::string name(DataType type) { return std::string(long_name(type)); }
 std::string name(Layout layout) { return std::string(to_string(layout)); }
 
 Status check_operand(const char* which, const TensorDescription& operand, DataType expected,
-                     const char* expected_from) {
+                     const char* expected_from, bool conv) {
   if (Status status = operand.validate(); !status) return status.with_context(which);
   if (operand.element != expected) {
     return Status::invalid(std::string(which) + ": element " + name(operand.element) +
                            " does not match " + expected_from + " " + name(expected));
   }
-  if (!is_matrix_layout(operand.layout)) {
+  if (!conv && !is_matrix_layout(operand.layout)) {
     return Status::invalid(std::string(which) + ": layout " + name(operand.layout) +
                            " is a convolution layout; a GEMM operand is RowMajor, ColumnMajor or "
                            "(int8) Row/ColumnMajorInterleaved32");
@@ -48,13 +49,14 @@ Status check_interleaved(const GemmDescription& d) {
 Status check_parts_agree(const GemmDescription& d) {
   TILECRAFT_RETURN_IF_ERROR(d.tile.validate());
   const MathInstruction& math = d.tile.math_instruction;
+  const bool conv = d.is_conv();
   TILECRAFT_RETURN_IF_ERROR(
-      check_operand("A", d.A, math.element_a, "the math instruction's element_a"));
+      check_operand("A", d.A, math.element_a, "the math instruction's element_a", conv));
   TILECRAFT_RETURN_IF_ERROR(
-      check_operand("B", d.B, math.element_b, "the math instruction's element_b"));
+      check_operand("B", d.B, math.element_b, "the math instruction's element_b", conv));
   TILECRAFT_RETURN_IF_ERROR(d.epilogue.validate());
   TILECRAFT_RETURN_IF_ERROR(
-      check_operand("C", d.C, d.epilogue.element_output, "the epilogue's element_output"));
+      check_operand("C", d.C, d.epilogue.element_output, "the epilogue's element_output", conv));
   if (d.epilogue.element_accumulator != math.element_accumulator) {
     return Status::invalid(
         "epilogue_functor: element_accumulator " + name(d.epilogue.element_accumulator) +
@@ -94,6 +96,8 @@ std::string_view to_string(GemmKind kind) {
       return "Universal";
     case GemmKind::Grouped:
       return "Grouped";
+    case GemmKind::Conv2d:
+      return "Conv2d";
   }
   return "?";
 }
@@ -131,6 +135,16 @@ Result<GemmDescription> GemmDescription::make_grouped(
   return d;
 }
 
+Result<GemmDescription> GemmDescription::make_conv2d(
+    ConvKind conv_kind, IteratorAlgorithm iterator_algorithm, int arch, const TileDescription& tile,
+    const TensorDescription& A, const TensorDescription& B, const TensorDescription& C,
+    StrideSupport stride_support, const EpilogueFunctor& epilogue, Swizzle swizzle) {
+  GemmDescription d{arch, tile, A, B, C, epilogue, swizzle, GemmKind::Conv2d};
+  d.conv = {conv_kind, iterator_algorithm, stride_support};
+  if (Status status = d.validate(); !status) return status;
+  return d;
+}
+
 Status GemmDescription::validate() const {
   TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator("", "kind", "GemmKind", kind));
   if (kind == GemmKind::Grouped) TILECRAFT_RETURN_IF_ERROR(validate_grouped_gemm(*this));
@@ -153,6 +167,7 @@ Status GemmDescription::validate() const {
         "outputs are SM90 epilogue fusions; pass arch=90 with an SM90 tile");
   }
   TILECRAFT_RETURN_IF_ERROR(check_parts_agree(*this));
+  if (kind == GemmKind::Conv2d) return validate_conv2d(*this);
   if (arch == 90) return validate_sm90_gemm(*this);
   const MathInstruction& math = tile.math_instruction;
   if (epilogue.kind == EpilogueKind::FastLinearCombinationClamp && math.element_a != DataType::s8) {
@@ -210,7 +225,14 @@ std::string GemmDescription::procedural_name() const {
   if (math.math_operation == MathOperation::multiply_add_fast_accum) math_suffix = "fastaccum";
   std::string out = "tilecraft_sm" + std::to_string(arch) + "_" +
                     (math.opcode_class == OpClass::Simt ? "simt" : "tensorop") + "_";
-  out += (tile.is_sm90() ? std::string() : math.shape_name()) + math_suffix + "gemm_";
+  out += (tile.is_sm90() ? std::string() : math.shape_name()) + math_suffix;
+  if (kind == GemmKind::Conv2d) {
+    out += std::string(to_string(conv.kind)) + "_" +
+           std::string(to_string(conv.iterator_algorithm)) +
+           (conv.stride_support == StrideSupport::Unity ? "_unity_" : "_");
+  } else {
+    out += "gemm_";
+  }
   if (kind == GemmKind::Grouped) {
     out += scheduler_mode == SchedulerMode::Host ? "grouped_host_" : "grouped_";
   }

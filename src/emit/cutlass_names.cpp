@@ -48,11 +48,13 @@ std::string cutlass_layout(Layout layout) {
     case Layout::ColumnMajorInterleaved32:
       return "cutlass::layout::ColumnMajorInterleaved<32>";
     case Layout::TensorNHWC:
+      return "cutlass::layout::TensorNHWC";
     case Layout::TensorNC32HW32:
+      return "cutlass::layout::TensorNCxHWx<32>";
     case Layout::TensorC32RSK32:
-      break;
+      return "cutlass::layout::TensorCxRSKx<32>";
   }
-  unsupported("GEMM layout " + std::string(to_string(layout)));
+  unsupported("layout " + std::string(to_string(layout)));
 }
 
 std::string cutlass_op_class(OpClass op_class) {

@@ -14,7 +14,8 @@ namespace tilecraft::emit {
 
 // "float", "cutlass::half_t", "int8_t", ...
 std::string cutlass_element(DataType type);
-// "cutlass::layout::RowMajor", "cutlass::layout::ColumnMajorInterleaved<32>", ... (matrices only)
+// "cutlass::layout::RowMajor", "cutlass::layout::ColumnMajorInterleaved<32>",
+// "cutlass::layout::TensorNHWC", ...
 std::string cutlass_layout(Layout layout);
 // "cutlass::arch::OpClassSimt" or "cutlass::arch::OpClassTensorOp"
 std::string cutlass_op_class(OpClass op_class);

@@ -28,6 +28,11 @@ std::string gemm_metadata(const GemmEntry& entry) {
           ? "grouped"
           : (entry.kind == GemmEntryKind::kUniversal ? "universal" : "split_k_parallel"));
   if (d.is_grouped()) add(out, "scheduler_mode", to_string(d.scheduler_mode));
+  if (d.is_conv()) {
+    add(out, "conv_kind", to_string(d.conv.kind));
+    add(out, "iterator_algorithm", to_string(d.conv.iterator_algorithm));
+    add(out, "stride_support", to_string(d.conv.stride_support));
+  }
   add(out, "arch", std::to_string(d.arch));
   add(out, "op_class", to_string(math.opcode_class));
   add(out, "inst_shape", shape_text(math.instruction_shape));

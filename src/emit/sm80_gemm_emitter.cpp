@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "emit/conv/sm80_conv_parts.hpp"
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
 #include "emit/gemm_adapter_text.hpp"
@@ -74,6 +75,14 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
                                   std::to_string(entry.description.arch)));
     }
   }
+  const bool conv = entries.front().description.is_conv();
+  for (const GemmEntry& entry : entries) {
+    if (entry.description.is_conv() != conv) {
+      throw Error(Status::invalid("emit: one module holds convolutions or GEMMs, not both; got " +
+                                  entry_name(entries.front()) + " and " + entry_name(entry)));
+    }
+  }
+  if (conv) return emit_sm80_conv_module(entries);
   if (arch == 90) return emit_sm90_gemm_module(entries);
   const bool split_k = has_split_k_parallel(entries);
   const bool grouped = has_grouped(entries);

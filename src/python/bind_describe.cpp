@@ -284,7 +284,13 @@ void bind_describe(nb::module_& m) {
       .def_ro("epilogue_functor", &GemmDescription::epilogue)
       .def_ro("swizzling_functor", &GemmDescription::swizzle)
       .def_ro("scheduler_mode", &GemmDescription::scheduler_mode)
-      .def_prop_ro("is_grouped", &GemmDescription::is_grouped);
+      .def_prop_ro("is_grouped", &GemmDescription::is_grouped)
+      .def_prop_ro("is_conv", &GemmDescription::is_conv)
+      .def_prop_ro("conv_kind", [](const GemmDescription& d) { return d.conv.kind; })
+      .def_prop_ro("iterator_algorithm",
+                   [](const GemmDescription& d) { return d.conv.iterator_algorithm; })
+      .def_prop_ro("stride_support",
+                   [](const GemmDescription& d) { return d.conv.stride_support; });
   def_method(description, "procedural_name", "procedural_name", &GemmDescription::procedural_name);
 }
 

@@ -57,6 +57,7 @@ void bind_runtime(nb::module_& m) {
       optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
 
   bind_grouped(m, operation);
+  bind_conv(m, operation);
 
   auto arguments = nb::class_<GemmArguments>(m, "GemmArguments");
   def_checked(

@@ -62,6 +62,8 @@ void bind_describe(nb::module_& m);
 void bind_runtime(nb::module_& m);
 // Called by bind_runtime with its GemmOperation class (GemmOperationGrouped builds on it).
 void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& operation);
+// Called by bind_runtime with its GemmOperation class (Conv2dOperation builds on it).
+void bind_conv(nb::module_& m, nb::class_<GemmOperation>& operation);
 void bind_api(nb::module_& m);
 // Called by bind_api with its submodule and Kernel class.
 void bind_grouped_api(nb::module_& api, nb::class_<api::Kernel>& kernel);

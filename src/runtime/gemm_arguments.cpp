@@ -89,6 +89,10 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
     return Status::invalid("operation: " + operation.procedural_name() +
                            " is a grouped GEMM; it takes GemmGroupedArguments");
   }
+  if (d.is_conv()) {
+    return Status::invalid("operation: " + operation.procedural_name() +
+                           " is a convolution; it takes Conv2dArguments");
+  }
   TILECRAFT_RETURN_IF_ERROR(check_modes(problem, d));
   if (d.arch == 90) TILECRAFT_RETURN_IF_ERROR(detail::check_sm90_problem(problem, d));
   TILECRAFT_RETURN_IF_ERROR(validate_epilogue_params(d.epilogue, problem.output_op));

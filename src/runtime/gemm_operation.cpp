@@ -55,7 +55,8 @@ std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size
   std::sort(misses.begin(), misses.end(), [&](size_t a, size_t b) {
     return work[a].first->procedural_name() < work[b].first->procedural_name();
   });
-  std::vector<size_t> classes[3];  // SM80; SM90 with the early launch signal; SM90 without
+  // SM80; SM90 with the early launch signal; SM90 without; convolutions (a module of their own).
+  std::vector<size_t> classes[4];
   size_t shared = 0;
   for (size_t i : misses) {
     const bool alone = work[i].second;  // split-K-parallel companions keep their own unit
@@ -64,7 +65,10 @@ std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size
       continue;
     }
     const GemmDescription& d = work[i].first->description();
-    classes[d.arch != 90 ? 0 : (emit::triggers_dependent_launch_early(d) ? 1 : 2)].push_back(i);
+    classes[d.is_conv()    ? 3
+            : d.arch != 90 ? 0
+                           : (emit::triggers_dependent_launch_early(d) ? 1 : 2)]
+        .push_back(i);
     ++shared;
   }
   for (const auto& members : classes) {
@@ -312,6 +316,12 @@ Status GemmOperation::use_artifact(const CompiledArtifact& artifact) {
 }
 
 Result<const tc_kernel_entry*> GemmOperation::entry(GemmMode mode) const {
+  if (description_.is_conv() && mode != GemmMode::Gemm && mode != GemmMode::GemmSplitKParallel) {
+    return Status::invalid("operation: " + name_ +
+                           " is a convolution; it runs Conv2dArguments (split_k_mode Serial or "
+                           "Parallel), not gemm_mode " +
+                           std::string(to_string(mode)));
+  }
   if (description_.is_grouped() != (mode == GemmMode::Grouped)) {
     return Status::invalid(description_.is_grouped()
                                ? "operation: " + name_ +

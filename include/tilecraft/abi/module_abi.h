@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TILECRAFT_ABI_VERSION 4
+#define TILECRAFT_ABI_VERSION 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +32,28 @@ enum tc_status {
   TC_ERROR_CUDA = 2,             /* a CUDA call or the launch failed */
   TC_ERROR_INTERNAL = 3
 };
+
+/* Since version 5: a 2-D convolution, computed by a kernel of a convolution description as an
+ * implicit GEMM. Tensors are packed: activation x is N x H x W x C, filter w is K x R x S x
+ * (C / groups), output y is N x P x Q x K, each in the description's layout (channels-last, or
+ * the int8 interleaved ones). The GEMM operands are fprop: A = x, B = w, C/D = y; dgrad: A = dy,
+ * B = w, C/D = dx; wgrad: A = dy, B = x, C/D = dw. pad_h and pad_w pad the top and left; the
+ * bottom and right padding follow from P and Q. */
+typedef struct tc_conv_problem {
+  int32_t kind; /* 0 fprop, 1 dgrad, 2 wgrad: the entry's own */
+  int32_t n, h, w, c;
+  int32_t k, r, s;
+  int32_t p, q;
+  int32_t pad_h, pad_w;
+  int32_t stride_h, stride_w;
+  int32_t dilation_h, dilation_w;
+  int32_t mode; /* 0 cross-correlation, 1 convolution (the filter flipped) */
+  int32_t split_k_slices;
+  int32_t groups;
+  /* 1: C holds one value per output channel, broadcast over the others (a bias); packed
+   * like D otherwise. */
+  int32_t c_per_channel;
+} tc_conv_problem;
 
 typedef struct tc_gemm_args {
   int32_t mode; /* enum tc_gemm_mode */
@@ -85,6 +107,10 @@ typedef struct tc_gemm_args {
   const int64_t* ldd_array;
   int32_t max_k;
   const void* const* bias_array;
+  /* Since version 5: convolutions (entries of a convolution description; m, n, k, batch_count
+   * unused). Mode TC_GEMM_MODE_GEMM runs it (serial split-K when conv.split_k_slices > 1), mode
+   * TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL the parallel split-K companion entry. */
+  tc_conv_problem conv;
 } tc_gemm_args;
 
 typedef struct tc_kernel_entry {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "tilecraft/core/status.hpp"
+#include "tilecraft/describe/conv_description.hpp"
 #include "tilecraft/describe/epilogue.hpp"
 #include "tilecraft/describe/swizzle.hpp"
 #include "tilecraft/describe/tensor_description.hpp"
@@ -16,8 +17,10 @@ namespace tilecraft {
 
 // Which CUTLASS kernel family runs the description: one problem per launch (GemmUniversal, and
 // CUTLASS 3.x GemmUniversal on a plain problem shape) or many independent problems of different
-// sizes in one launch (2.x GemmGrouped; 3.x pointer-array GemmUniversal on a group problem shape).
-enum class GemmKind : uint8_t { Universal, Grouped };
+// sizes in one launch (2.x GemmGrouped; 3.x pointer-array GemmUniversal on a group problem shape),
+// or a 2-D convolution computed as an implicit GEMM (2.x ImplicitGemmConvolution; 3.x
+// ConvUniversal).
+enum class GemmKind : uint8_t { Universal, Grouped, Conv2d };
 std::string_view to_string(GemmKind kind);
 bool is_valid(GemmKind kind);
 
@@ -36,8 +39,10 @@ struct GemmDescription {
   Swizzle swizzle = Swizzle::IdentitySwizzle1;
   GemmKind kind = GemmKind::Universal;
   SchedulerMode scheduler_mode = SchedulerMode::Device;  // Grouped only
+  ConvDescription conv{};                                // Conv2d only
 
   bool is_grouped() const { return kind == GemmKind::Grouped; }
+  bool is_conv() const { return kind == GemmKind::Conv2d; }
 
   // Validates every part and how they fit together (element types against the instruction,
   // alignments against the access widths, layouts against the element type, ...).
@@ -52,6 +57,16 @@ struct GemmDescription {
                                               const TensorDescription& C,
                                               const EpilogueFunctor& epilogue, Swizzle swizzle,
                                               SchedulerMode scheduler_mode);
+  // Conv2dOperation (seed 002): A is the implicit GEMM's A operand (fprop: the activation x;
+  // dgrad: the output gradient dy; wgrad: dy), B its B operand (fprop, dgrad: the filter w;
+  // wgrad: x), C the output (fprop: y; dgrad: dx; wgrad: dw), all channels-last.
+  static Result<GemmDescription> make_conv2d(ConvKind conv_kind,
+                                             IteratorAlgorithm iterator_algorithm, int arch,
+                                             const TileDescription& tile,
+                                             const TensorDescription& A, const TensorDescription& B,
+                                             const TensorDescription& C,
+                                             StrideSupport stride_support,
+                                             const EpilogueFunctor& epilogue, Swizzle swizzle);
   Status validate() const;
 
   // CUTLASS-style: tilecraft_sm80_tensorop_f16_s16816gemm_f16_128x128_32x3_tn_align8x8x8 ...

@@ -27,7 +27,8 @@ TEST(CutlassNames, Layouts) {
             "cutlass::layout::RowMajorInterleaved<32>");
   EXPECT_EQ(cutlass_layout(Layout::ColumnMajorInterleaved32),
             "cutlass::layout::ColumnMajorInterleaved<32>");
-  EXPECT_THROW(cutlass_layout(Layout::TensorNHWC), Error);
+  EXPECT_EQ(cutlass_layout(Layout::TensorNHWC), "cutlass::layout::TensorNHWC");
+  EXPECT_EQ(cutlass_layout(Layout::TensorC32RSK32), "cutlass::layout::TensorCxRSKx<32>");
 }
 
 TEST(CutlassNames, MathOperators) {

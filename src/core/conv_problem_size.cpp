@@ -1,0 +1,165 @@
+#include "tilecraft/core/conv_problem_size.hpp"
+
+#include <limits>
+
+namespace tilecraft {
+namespace {
+
+constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+
+std::string pair_text(int a, int b) {
+  return "(" + std::to_string(a) + ", " + std::to_string(b) + ")";
+}
+
+}  // namespace
+
+std::string_view to_string(ConvMode mode) {
+  switch (mode) {
+    case ConvMode::CrossCorrelation:
+      return "cross_correlation";
+    case ConvMode::Convolution:
+      return "convolution";
+  }
+  return "?";
+}
+
+bool is_valid(ConvMode mode) { return to_string(mode) != "?"; }
+
+std::string_view to_string(SplitKMode mode) {
+  switch (mode) {
+    case SplitKMode::Serial:
+      return "Serial";
+    case SplitKMode::Parallel:
+      return "Parallel";
+  }
+  return "?";
+}
+
+bool is_valid(SplitKMode mode) { return to_string(mode) != "?"; }
+
+Result<Conv2dProblemSize> Conv2dProblemSize::make(Tensor4DCoord input, Tensor4DCoord filter,
+                                                  Tensor4DCoord padding, MatrixCoord stride,
+                                                  MatrixCoord dilation, ConvMode mode,
+                                                  int split_k_slices, int groups) {
+  Conv2dProblemSize p;
+  p.n = input.n;
+  p.h = input.h;
+  p.w = input.w;
+  p.c = input.c;
+  p.k = filter.n;
+  p.r = filter.h;
+  p.s = filter.w;
+  p.pad_top = padding.n;
+  p.pad_bottom = padding.h;
+  p.pad_left = padding.w;
+  p.pad_right = padding.c;
+  p.stride_h = stride.row;
+  p.stride_w = stride.column;
+  p.dilation_h = dilation.row;
+  p.dilation_w = dilation.column;
+  p.mode = mode;
+  p.split_k_slices = split_k_slices;
+  p.groups = groups;
+  if (groups >= 1 && input.c % groups == 0 && filter.c != input.c / groups) {
+    return Status::invalid("filter_size: expected C / groups = " + std::to_string(input.c) + " / " +
+                           std::to_string(groups) + " = " + std::to_string(input.c / groups) +
+                           " channels, got " + std::to_string(filter.c) +
+                           " (input_size has C=" + std::to_string(input.c) + ")");
+  }
+  // Validated before the output extent is computed from them.
+  for (auto [name, value] : {std::pair{"input_size N", p.n}, std::pair{"input_size H", p.h},
+                             std::pair{"input_size W", p.w}, std::pair{"input_size C", p.c},
+                             std::pair{"filter_size K", p.k}, std::pair{"filter_size R", p.r},
+                             std::pair{"filter_size S", p.s}}) {
+    if (value < 1) {
+      return Status::invalid(std::string(name) + ": expected >= 1, got " + std::to_string(value));
+    }
+  }
+  if (p.stride_h < 1 || p.stride_w < 1) {
+    return Status::invalid("stride: expected >= 1 in both dimensions, got " +
+                           pair_text(p.stride_h, p.stride_w));
+  }
+  if (p.dilation_h < 1 || p.dilation_w < 1) {
+    return Status::invalid("dilation: expected >= 1 in both dimensions, got " +
+                           pair_text(p.dilation_h, p.dilation_w));
+  }
+  const int64_t span_h =
+      int64_t{p.h} + p.pad_top + p.pad_bottom - int64_t{p.dilation_h} * (p.r - 1) - 1;
+  const int64_t span_w =
+      int64_t{p.w} + p.pad_left + p.pad_right - int64_t{p.dilation_w} * (p.s - 1) - 1;
+  if (span_h < 0 || span_w < 0) {
+    return Status::invalid("filter_size: the dilated " + std::to_string(p.r) + "x" +
+                           std::to_string(p.s) + " filter (dilation " +
+                           pair_text(p.dilation_h, p.dilation_w) + ") is larger than the padded " +
+                           std::to_string(int64_t{p.h} + p.pad_top + p.pad_bottom) + "x" +
+                           std::to_string(int64_t{p.w} + p.pad_left + p.pad_right) + " input");
+  }
+  p.p = static_cast<int>(std::min(kMaxInt, span_h / p.stride_h + 1));
+  p.q = static_cast<int>(std::min(kMaxInt, span_w / p.stride_w + 1));
+  TILECRAFT_RETURN_IF_ERROR(p.validate());
+  return p;
+}
+
+Status Conv2dProblemSize::validate() const {
+  for (auto [name, value] : {std::pair{"N", n}, std::pair{"H", h}, std::pair{"W", w},
+                             std::pair{"C", c}, std::pair{"K", k}, std::pair{"R", r},
+                             std::pair{"S", s}, std::pair{"P", p}, std::pair{"Q", q}}) {
+    if (value < 1) {
+      return Status::invalid(std::string("problem_size: ") + name + " must be >= 1, got " +
+                             std::to_string(value) + " (" + to_string() + ")");
+    }
+  }
+  if (pad_top < 0 || pad_bottom < 0 || pad_left < 0 || pad_right < 0) {
+    return Status::invalid("padding: expected >= 0 on every side, got (" + std::to_string(pad_top) +
+                           ", " + std::to_string(pad_bottom) + ", " + std::to_string(pad_left) +
+                           ", " + std::to_string(pad_right) + ")");
+  }
+  if (stride_h < 1 || stride_w < 1) {
+    return Status::invalid("stride: expected >= 1, got " + pair_text(stride_h, stride_w));
+  }
+  if (dilation_h < 1 || dilation_w < 1) {
+    return Status::invalid("dilation: expected >= 1, got " + pair_text(dilation_h, dilation_w));
+  }
+  if (!is_valid(mode)) {
+    return Status::invalid("mode: expected cutlass.conv.Mode.cross_correlation or convolution");
+  }
+  if (split_k_slices < 1) {
+    return Status::invalid("split_k_slices: expected >= 1, got " + std::to_string(split_k_slices));
+  }
+  if (groups < 1 || c % groups != 0 || k % groups != 0) {
+    return Status::invalid("groups: expected a count >= 1 dividing C=" + std::to_string(c) +
+                           " and K=" + std::to_string(k) + ", got " + std::to_string(groups));
+  }
+  // The output the padding and strides make must be the P x Q given.
+  const int64_t span_h = int64_t{h} + pad_top + pad_bottom - int64_t{dilation_h} * (r - 1) - 1;
+  const int64_t span_w = int64_t{w} + pad_left + pad_right - int64_t{dilation_w} * (s - 1) - 1;
+  if (span_h < 0 || span_w < 0 || span_h / stride_h + 1 != p || span_w / stride_w + 1 != q) {
+    return Status::invalid("problem_size: output P x Q = " + std::to_string(p) + "x" +
+                           std::to_string(q) +
+                           " does not follow from the input, padding, stride "
+                           "and dilation (" +
+                           to_string() + ")");
+  }
+  for (auto [name, count] :
+       {std::pair{"activation", activation_elements()}, std::pair{"filter", filter_elements()},
+        std::pair{"output", output_elements()}}) {
+    if (count > kMaxInt) {
+      return Status::unsupported(std::string("problem_size: the ") + name + " tensor has " +
+                                 std::to_string(count) +
+                                 " elements; 32-bit implicit-GEMM indexing takes at most 2^31 - 1");
+    }
+  }
+  return Status::ok();
+}
+
+std::string Conv2dProblemSize::to_string() const {
+  return "N=" + std::to_string(n) + " H=" + std::to_string(h) + " W=" + std::to_string(w) +
+         " C=" + std::to_string(c) + " K=" + std::to_string(k) + " R=" + std::to_string(r) +
+         " S=" + std::to_string(s) + " P=" + std::to_string(p) + " Q=" + std::to_string(q) +
+         " pad (" + std::to_string(pad_top) + "," + std::to_string(pad_bottom) + "," +
+         std::to_string(pad_left) + "," + std::to_string(pad_right) + ") stride " +
+         pair_text(stride_h, stride_w) + " dilation " + pair_text(dilation_h, dilation_w) +
+         (groups != 1 ? " groups " + std::to_string(groups) : std::string());
+}
+
+}  // namespace tilecraft

@@ -1,0 +1,177 @@
+#include "describe/conv2d_rules.hpp"
+
+#include <string>
+
+#include "describe/checks.hpp"
+#include "describe/sm80_gemm_rules.hpp"
+
+namespace tilecraft {
+namespace {
+
+std::string name(Layout layout) { return std::string(to_string(layout)); }
+std::string name(DataType type) { return std::string(long_name(type)); }
+
+bool is_interleaved_conv(const GemmDescription& d) {
+  return d.A.layout == Layout::TensorNC32HW32 || d.B.layout == Layout::TensorC32RSK32 ||
+         d.C.layout == Layout::TensorNC32HW32;
+}
+
+Status check_layouts(const GemmDescription& d) {
+  const ConvKind kind = d.conv.kind;
+  if (is_interleaved_conv(d)) {
+    if (d.A.layout != Layout::TensorNC32HW32 || d.B.layout != Layout::TensorC32RSK32 ||
+        d.C.layout != Layout::TensorNC32HW32) {
+      return Status::unsupported(
+          "layouts: the interleaved int8 convolution takes A TensorNC32HW32, B TensorC32RSK32, "
+          "C TensorNC32HW32; got A " +
+          name(d.A.layout) + ", B " + name(d.B.layout) + ", C " + name(d.C.layout));
+    }
+    if (kind != ConvKind::Fprop) {
+      return Status::unsupported("conv_kind: interleaved int8 layouts are for fprop only, got " +
+                                 std::string(to_string(kind)));
+    }
+    if (d.tile.math_instruction.opcode_class != OpClass::TensorOp ||
+        size_in_bits(d.A.element) != 8) {
+      return Status::unsupported(
+          "layouts: TensorNC32HW32 / TensorC32RSK32 need int8 operands on the TensorOp "
+          "instruction");
+    }
+    const IteratorAlgorithm algorithm = d.conv.iterator_algorithm;
+    if (algorithm != IteratorAlgorithm::Analytic && algorithm != IteratorAlgorithm::Optimized) {
+      return Status::unsupported(
+          "iterator_algorithm: interleaved int8 convolutions have analytic and optimized "
+          "iterators, got " +
+          std::string(to_string(algorithm)));
+    }
+    if (d.A.alignment != 16 || d.B.alignment != 16) {
+      return Status::invalid("A/B: interleaved int8 operands need alignment 16, got " +
+                             std::to_string(d.A.alignment) + " and " +
+                             std::to_string(d.B.alignment));
+    }
+    return Status::ok();
+  }
+  for (const auto& [which, operand] :
+       {std::pair{"A", &d.A}, std::pair{"B", &d.B}, std::pair{"C", &d.C}}) {
+    if (operand->layout != Layout::TensorNHWC) {
+      return Status::unsupported(std::string(which) +
+                                 ": a convolution operand is TensorNHWC "
+                                 "(or, for int8 fprop, TensorNC32HW32 / TensorC32RSK32), got " +
+                                 name(operand->layout));
+    }
+  }
+  if (size_in_bits(d.A.element) == 8 && kind != ConvKind::Fprop) {
+    return Status::unsupported("conv_kind: int8 convolutions are fprop only, got " +
+                               std::string(to_string(kind)));
+  }
+  return Status::ok();
+}
+
+Status check_iterator(const GemmDescription& d) {
+  const IteratorAlgorithm algorithm = d.conv.iterator_algorithm;
+  const bool few =
+      algorithm == IteratorAlgorithm::FixedChannels || algorithm == IteratorAlgorithm::FewChannels;
+  if (!few) return Status::ok();
+  const std::string what = "iterator_algorithm " + std::string(to_string(algorithm));
+  if (d.conv.kind != ConvKind::Fprop) {
+    return Status::unsupported(what + " is for fprop, got conv_kind " +
+                               std::string(to_string(d.conv.kind)));
+  }
+  if (d.tile.math_instruction.opcode_class != OpClass::TensorOp) {
+    return Status::unsupported(what +
+                               " needs the TensorOp instruction; SIMT convolutions have "
+                               "analytic and optimized iterators");
+  }
+  return Status::ok();
+}
+
+Status check_epilogue(const GemmDescription& d) {
+  if (d.epilogue.kind == EpilogueKind::FastLinearCombinationClamp &&
+      d.tile.math_instruction.element_a != DataType::s8) {
+    return Status::invalid(
+        "epilogue_functor: FastLinearCombinationClamp is for int8 convolutions, got operands " +
+        name(d.tile.math_instruction.element_a));
+  }
+  return Status::ok();
+}
+
+Status check_swizzle(const GemmDescription& d) {
+  switch (d.swizzle) {
+    case Swizzle::IdentitySwizzle1:
+    case Swizzle::IdentitySwizzle2:
+    case Swizzle::IdentitySwizzle4:
+    case Swizzle::IdentitySwizzle8:
+      return Status::ok();
+    default:
+      return Status::unsupported(
+          "swizzling_functor: convolutions take IdentitySwizzle1, 2, 4 or 8 (a strided dgrad "
+          "uses CUTLASS's strided-dgrad form of it), got " +
+          std::string(to_string(d.swizzle)));
+  }
+}
+
+Layout matrix_layout(Layout conv_layout, bool row_major) {
+  if (conv_layout == Layout::TensorNC32HW32) return Layout::ColumnMajorInterleaved32;
+  if (conv_layout == Layout::TensorC32RSK32) return Layout::RowMajorInterleaved32;
+  return row_major ? Layout::RowMajor : Layout::ColumnMajor;
+}
+
+}  // namespace
+
+GemmDescription implicit_gemm_of(const GemmDescription& conv) {
+  GemmDescription gemm = conv;
+  gemm.kind = GemmKind::Universal;
+  gemm.conv = {};
+  bool a_row = true, b_row = false;
+  switch (conv.conv.kind) {
+    case ConvKind::Fprop:  // A = x (M=NPQ, K=RSC: C contiguous), B = w (K=RSC contiguous)
+      a_row = true;
+      b_row = false;
+      break;
+    case ConvKind::Dgrad:  // A = dy (M=NHW, K=KRS: K contiguous), B = w (N=C contiguous)
+      a_row = true;
+      b_row = true;
+      break;
+    case ConvKind::Wgrad:  // A = dy (M=K contiguous, K=NPQ), B = x (N=RSC: C contiguous)
+      a_row = false;
+      b_row = true;
+      break;
+  }
+  gemm.A.layout = matrix_layout(conv.A.layout, a_row);
+  gemm.B.layout = matrix_layout(conv.B.layout, b_row);
+  gemm.C.layout =
+      conv.C.layout == Layout::TensorNC32HW32 ? Layout::ColumnMajorInterleaved32 : Layout::RowMajor;
+  return gemm;
+}
+
+Status validate_conv2d(const GemmDescription& d) {
+  TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator("", "conv_kind", "ConvKind", d.conv.kind));
+  TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator(
+      "", "iterator_algorithm", "IteratorAlgorithm", d.conv.iterator_algorithm));
+  TILECRAFT_RETURN_IF_ERROR(
+      describe::check_enumerator("", "stride_support", "StrideSupport", d.conv.stride_support));
+  TILECRAFT_RETURN_IF_ERROR(check_layouts(d));
+  TILECRAFT_RETURN_IF_ERROR(check_iterator(d));
+  TILECRAFT_RETURN_IF_ERROR(check_epilogue(d));
+  TILECRAFT_RETURN_IF_ERROR(check_swizzle(d));
+  const GemmDescription gemm = implicit_gemm_of(d);
+  if (d.arch == 90) {
+    return Status::unsupported(
+        "arch: SM90 (CUTLASS 3.x) convolutions are not built yet; describe arch=80 (its 2.x "
+        "implicit-GEMM kernels run on Hopper)");
+  }
+  if (d.tile.math_instruction.opcode_class == OpClass::TensorOp) {
+    for (const auto& [which, operand] : {std::pair{"A", &d.A}, std::pair{"B", &d.B}}) {
+      const int64_t bits = int64_t{operand->alignment} * size_in_bits(operand->element);
+      if (bits < 32) {
+        return Status::invalid(
+            std::string(which) + ": alignment " + std::to_string(operand->alignment) + " of " +
+            name(operand->element) + " is " + std::to_string(bits) +
+            " bits; SM80 tensor-op mainloops copy at least 32 bits (alignment >= " +
+            std::to_string(32 / size_in_bits(operand->element)) + ")");
+      }
+    }
+  }
+  return validate_sm80_operand_loads(gemm);
+}
+
+}  // namespace tilecraft

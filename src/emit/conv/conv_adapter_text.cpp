@@ -1,0 +1,443 @@
+// Like the GEMM adapters, this text is compiled inside each module next to the CUTLASS templates
+// it adapts; entries instantiate its templates, nothing is filled in by strings.
+#include "emit/conv/conv_adapter_text.hpp"
+
+namespace tilecraft::emit {
+
+std::string_view conv_module_includes() {
+  static constexpr std::string_view kText = R"tc(#include "cutlass/conv/conv2d_problem_size.h"
+#include "cutlass/conv/convolution.h"
+#include "cutlass/conv/device/implicit_gemm_convolution.h"
+#include "cutlass/conv/kernel/default_conv2d_dgrad.h"
+#include "cutlass/conv/kernel/default_conv2d_fprop.h"
+#include "cutlass/conv/kernel/default_conv2d_wgrad.h"
+#include "cutlass/conv/threadblock/threadblock_swizzle.h"
+#include "cutlass/layout/tensor.h"
+)tc";
+  return kText;
+}
+
+std::string_view conv_adapter_text() {
+  static constexpr std::string_view kText = R"tc(
+// ---- tilecraft adapters: tc_gemm_args (conv) -> CUTLASS ImplicitGemmConvolution ------------
+namespace tc_conv {
+
+using tc_gemm::cuda_failure;
+using tc_gemm::epilogue_params;
+using tc_gemm::fail;
+
+inline std::string problem_text(const tc_conv_problem& c) {
+  return "convolution N=" + std::to_string(c.n) + " H=" + std::to_string(c.h) + " W=" +
+         std::to_string(c.w) + " C=" + std::to_string(c.c) + " K=" + std::to_string(c.k) +
+         " R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) + " P=" + std::to_string(c.p) +
+         " Q=" + std::to_string(c.q);
+}
+
+inline const char* kind_name(int kind) {
+  return kind == 0 ? "fprop" : kind == 1 ? "dgrad" : kind == 2 ? "wgrad" : "an unknown kind";
+}
+
+template <typename Conv>
+constexpr int kind_of() {
+  return Conv::kConvolutionalOperator == cutlass::conv::Operator::kFprop   ? 0
+         : Conv::kConvolutionalOperator == cutlass::conv::Operator::kDgrad ? 1
+                                                                           : 2;
+}
+
+inline cutlass::conv::Conv2dProblemSize problem(const tc_conv_problem& c) {
+  return cutlass::conv::Conv2dProblemSize(
+      c.n, c.h, c.w, c.c, c.k, c.r, c.s, c.p, c.q, c.pad_h, c.pad_w, c.stride_h, c.stride_w,
+      c.dilation_h, c.dilation_w,
+      c.mode == 1 ? cutlass::conv::Mode::kConvolution : cutlass::conv::Mode::kCrossCorrelation,
+      c.split_k_slices, c.groups);
+}
+
+template <typename Layout>
+struct IsNhwc : std::is_same<Layout, cutlass::layout::TensorNHWC> {};
+
+// A packed tensor of the layout over the operand's extent; C per channel is stride 0 (NHWC).
+template <typename Element, typename Layout>
+cutlass::TensorRef<Element, Layout> packed(const void* pointer, cutlass::Tensor4DCoord extent) {
+  return cutlass::TensorRef<Element, Layout>(static_cast<Element*>(const_cast<void*>(pointer)),
+                                             Layout::packed(extent));
+}
+
+template <typename Element, typename Layout>
+cutlass::TensorRef<Element, Layout> per_channel(const void* pointer) {
+  return cutlass::TensorRef<Element, Layout>(static_cast<Element*>(const_cast<void*>(pointer)),
+                                             Layout(typename Layout::Stride(0)));
+}
+
+// Arguments of Conv (ElementC its output: the user's, or the accumulator for partials) reading
+// C from c_pointer and writing D to d_pointer with the epilogue parameters given.
+template <typename Conv>
+typename Conv::Arguments arguments(const tc_gemm_args& a, const void* c_pointer, void* d_pointer,
+                                   bool c_per_channel,
+                                   const typename Conv::EpilogueOutputOp::Params& output_op,
+                                   cutlass::conv::SplitKMode split_k_mode) {
+  using ElementA = typename Conv::ElementA;
+  using ElementB = typename Conv::ElementB;
+  using ElementC = typename Conv::ElementC;
+  constexpr cutlass::conv::Operator kOp = Conv::kConvolutionalOperator;
+  const cutlass::conv::Conv2dProblemSize size = problem(a.conv);
+  auto ref_c = packed<ElementC, typename Conv::LayoutC>(
+      c_pointer, cutlass::conv::implicit_gemm_tensor_c_extent(kOp, size));
+  if constexpr (IsNhwc<typename Conv::LayoutC>::value) {
+    if (c_per_channel) ref_c = per_channel<ElementC, typename Conv::LayoutC>(c_pointer);
+  }
+  return typename Conv::Arguments(
+      size,
+      packed<ElementA, typename Conv::LayoutA>(
+          a.A, cutlass::conv::implicit_gemm_tensor_a_extent(kOp, size)),
+      packed<ElementB, typename Conv::LayoutB>(
+          a.B, cutlass::conv::implicit_gemm_tensor_b_extent(kOp, size)),
+      ref_c,
+      packed<ElementC, typename Conv::LayoutC>(
+          d_pointer, cutlass::conv::implicit_gemm_tensor_c_extent(kOp, size)),
+      output_op, split_k_mode);
+}
+
+inline std::string check_shape(const tc_conv_problem& c) {
+  const int32_t extents[] = {c.n, c.h, c.w, c.c, c.k, c.r, c.s, c.p, c.q};
+  for (int32_t e : extents) {
+    if (e <= 0) return problem_text(c) + ": every extent must be positive";
+  }
+  if (c.pad_h < 0 || c.pad_w < 0) {
+    return "padding (" + std::to_string(c.pad_h) + ", " + std::to_string(c.pad_w) +
+           ") must not be negative";
+  }
+  if (c.stride_h < 1 || c.stride_w < 1 || c.dilation_h < 1 || c.dilation_w < 1) {
+    return "stride (" + std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
+           ") and dilation (" + std::to_string(c.dilation_h) + ", " +
+           std::to_string(c.dilation_w) + ") must be at least 1";
+  }
+  if (c.mode != 0 && c.mode != 1) return "mode " + std::to_string(c.mode) + " is not a conv mode";
+  if (c.split_k_slices < 1) {
+    return "split_k_slices " + std::to_string(c.split_k_slices) + " must be at least 1";
+  }
+  if (c.groups != 1) {
+    return "groups=" + std::to_string(c.groups) +
+           ": this kernel computes ungrouped convolutions (groups=1)";
+  }
+  return {};
+}
+
+inline std::string check_pointer(const char* name, const void* pointer, int bytes) {
+  if (pointer == nullptr) return std::string(name) + ": null pointer";
+  if (reinterpret_cast<uintptr_t>(pointer) % uintptr_t(bytes) != 0) {
+    return std::string(name) + ": address is not aligned to the " + std::to_string(bytes) +
+           "-byte access width";
+  }
+  return {};
+}
+
+inline std::string check_multiple(const char* operand, const char* extent_name, int extent,
+                                  int alignment, const char* why) {
+  if (extent % alignment == 0) return {};
+  return std::string(operand) + ": " + extent_name + "=" + std::to_string(extent) +
+         " is not a multiple of the " + std::to_string(alignment) + "-element " + why;
+}
+
+// What the kernel Conv needs of the problem, in words, before CUTLASS's own can_implement.
+// c_alignment: elements per access of the output it writes.
+template <typename Conv>
+std::string check_problem(const tc_gemm_args& a, int c_alignment, bool partials) {
+  const tc_conv_problem& c = a.conv;
+  if (c.kind != kind_of<Conv>()) {
+    return std::string("conv kind: this entry computes ") + kind_name(kind_of<Conv>()) +
+           ", got " + kind_name(c.kind);
+  }
+  std::string why = check_shape(c);
+  if (!why.empty()) return why;
+  constexpr int kAlignA = Conv::UnderlyingKernel::Mma::IteratorA::AccessType::kElements;
+  constexpr int kAlignB = Conv::UnderlyingKernel::Mma::IteratorB::AccessType::kElements;
+  constexpr bool kNhwc = IsNhwc<typename Conv::LayoutA>::value;
+  constexpr cutlass::conv::IteratorAlgorithm kAlgorithm = Conv::kIteratorAlgorithm;
+  const int kind = kind_of<Conv>();
+  if (!kNhwc) {
+    // Interleaved int8: 32 channels per interleaved group.
+    why = check_multiple("A (x)", "C", c.c, 32, "interleaving of TensorNC32HW32");
+    if (why.empty()) why = check_multiple("B (w)", "K", c.k, 32, "interleaving of TensorC32RSK32");
+    if (why.empty() && c.c_per_channel) {
+      why = "C: a per-channel C (bias) needs TensorNHWC; interleaved outputs take a full C";
+    }
+    if (!why.empty()) return why;
+  } else if (kind == 0) {
+    if (kAlgorithm == cutlass::conv::IteratorAlgorithm::kFixedChannels && c.c != kAlignA) {
+      return "iterator_algorithm fixed_channels: C=" + std::to_string(c.c) +
+             " must equal the kernel's access size of " + std::to_string(kAlignA) +
+             " channels (pad the channels, or use few_channels, analytic or optimized)";
+    }
+    why = check_multiple("A (x)", "C", c.c, kAlignA, "alignment of the activation");
+    if (why.empty()) why = check_multiple("B (w)", "C", c.c, kAlignB, "alignment of the filter");
+    if (why.empty()) why = check_multiple("C/D (y)", "K", c.k, c_alignment, "alignment of the output");
+  } else if (kind == 1) {
+    why = check_multiple("A (dy)", "K", c.k, kAlignA, "alignment of the output gradient");
+    if (why.empty()) why = check_multiple("B (w)", "C", c.c, kAlignB, "alignment of the filter");
+    if (why.empty()) why = check_multiple("C/D (dx)", "C", c.c, c_alignment, "alignment of the input gradient");
+    if (why.empty() && Conv::kStrideSupport == cutlass::conv::StrideSupport::kUnity &&
+        (c.stride_h != 1 || c.stride_w != 1)) {
+      why = "stride (" + std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
+            "): this dgrad kernel is specialized for unit strides (stride_support unity); "
+            "describe stride_support strided";
+    }
+    if (why.empty() && Conv::kStrideSupport == cutlass::conv::StrideSupport::kStrided &&
+        (c.stride_h > 1 || c.stride_w > 1)) {
+      if (c.dilation_h > 1 || c.dilation_w > 1) {
+        why = "dilation (" + std::to_string(c.dilation_h) + ", " + std::to_string(c.dilation_w) +
+              "): the strided dgrad kernel takes no dilation with strides above 1";
+      } else if (c.split_k_slices > 1) {
+        why = "split_k_slices " + std::to_string(c.split_k_slices) +
+              ": the strided dgrad kernel does not split K when a stride is above 1";
+      }
+    }
+  } else {
+    why = check_multiple("A (dy)", "K", c.k, kAlignA, "alignment of the output gradient");
+    if (why.empty()) why = check_multiple("B (x)", "C", c.c, kAlignB, "alignment of the activation");
+    if (why.empty()) why = check_multiple("C/D (dw)", "C", c.c, c_alignment, "alignment of the filter gradient");
+    if (why.empty() && c.c_per_channel) {
+      why = "C: a per-channel C (bias) is for fprop and dgrad; wgrad's output is a filter";
+    }
+  }
+  if (!why.empty()) return why;
+  if (kAlgorithm == cutlass::conv::IteratorAlgorithm::kOptimized && (c.r > 32 || c.s > 32)) {
+    return "filter R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) +
+           ": the optimized iterators take R and S up to 32; describe the analytic algorithm";
+  }
+  if (partials && c.c_per_channel && kind == 2) {
+    return "C: a per-channel C is not taken by wgrad";
+  }
+  const int bytes_a = cutlass::sizeof_bits<typename Conv::ElementA>::value / 8 * kAlignA;
+  const int bytes_b = cutlass::sizeof_bits<typename Conv::ElementB>::value / 8 * kAlignB;
+  why = check_pointer("A", a.A, bytes_a < 1 ? 1 : bytes_a);
+  if (why.empty()) why = check_pointer("B", a.B, bytes_b < 1 ? 1 : bytes_b);
+  return why;
+}
+
+inline std::string check_output_pointers(const tc_gemm_args& a, int bytes) {
+  std::string why = check_pointer("D", a.D, bytes);
+  if (why.empty() && a.C == nullptr && a.beta != 0.0) why = "C: null pointer while beta is not 0";
+  if (why.empty() && a.C != nullptr && !a.conv.c_per_channel) why = check_pointer("C", a.C, bytes);
+  return why;
+}
+
+template <typename Op>
+std::string check_activation(const tc_gemm_args& a, int max_k, const tc_conv_problem& c) {
+  const int expected = tc_gemm::HasLeakyAlpha<typename Op::Params>::value ? 1 : 0;
+  if (a.num_activation_args != expected) {
+    return "epilogue: expected " + std::to_string(expected) + " activation argument" +
+           (expected == 1 ? " (leaky_relu's slope)" : "s") + ", got " +
+           std::to_string(a.num_activation_args);
+  }
+  const int64_t gemm_k = c.kind == 0 ? int64_t(c.c) * c.r * c.s
+                        : c.kind == 1 ? int64_t(c.k) * c.r * c.s
+                                      : int64_t(c.n) * c.p * c.q;
+  if (max_k > 0 && gemm_k > max_k) {
+    return problem_text(c) + ": the implicit GEMM's K=" + std::to_string(gemm_k) +
+           " exceeds FastLinearCombinationClamp's limit of " + std::to_string(max_k);
+  }
+  return {};
+}
+
+inline std::string cutlass_refused(const char* what, cutlass::Status status,
+                                   const tc_conv_problem& c) {
+  return problem_text(c) + ": CUTLASS ImplicitGemmConvolution::can_implement" + what + ": " +
+         cutlass::cutlassGetStatusString(status);
+}
+
+template <typename Conv>
+int32_t can_implement(const tc_gemm_args* args, char* error, size_t capacity, int max_k) {
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  const tc_gemm_args& a = *args;
+  if (a.mode != TC_GEMM_MODE_GEMM) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                "mode " + std::to_string(a.mode) +
+                    ": this entry runs a convolution with serial split-K (mode 0); the "
+                    "_splitk_parallel entry runs parallel split-K");
+  }
+  using Output = typename Conv::EpilogueOutputOp;
+  std::string why = check_activation<Output>(a, max_k, a.conv);
+  if (why.empty()) why = check_problem<Conv>(a, Output::kCount, false);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  cutlass::Status status = Conv::can_implement(arguments<Conv>(
+      a, a.C, a.D, a.conv.c_per_channel != 0, epilogue_params<Output>(a),
+      cutlass::conv::SplitKMode::kSerial));
+  if (status != cutlass::Status::kSuccess) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, cutlass_refused("", status, a.conv));
+  }
+  return TC_OK;
+}
+
+template <typename Conv>
+typename Conv::Arguments serial_arguments(const tc_gemm_args& a) {
+  return arguments<Conv>(a, a.C, a.D, a.conv.c_per_channel != 0,
+                         epilogue_params<typename Conv::EpilogueOutputOp>(a),
+                         cutlass::conv::SplitKMode::kSerial);
+}
+
+template <typename Conv>
+size_t workspace_size(const tc_gemm_args* args) {
+  if (args == nullptr) return 0;
+  return Conv::get_workspace_size(serial_arguments<Conv>(*args));
+}
+
+template <typename Conv>
+int32_t run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+            size_t capacity, const char* kernel_name) {
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  const tc_gemm_args& a = *args;
+  using Output = typename Conv::EpilogueOutputOp;
+  std::string why = check_output_pointers(
+      a, cutlass::sizeof_bits<typename Output::ElementOutput>::value / 8 * Output::kCount);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  const tc_image::Kernel& kernel =
+      tc_image::kernel<typename Conv::UnderlyingKernel>(kernel_name);
+  if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
+  tc_image::HostAdapter adapter({&kernel});
+  typename Conv::Arguments conv_args = serial_arguments<Conv>(a);
+  const size_t bytes = Conv::get_workspace_size(conv_args);
+  if (bytes > 0 && workspace == nullptr) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                "serial split-K over " + std::to_string(a.conv.split_k_slices) +
+                    " slices needs a workspace of " + std::to_string(bytes) + " bytes");
+  }
+  cudaStream_t cuda_stream = static_cast<cudaStream_t>(stream);
+  Conv conv;
+  cutlass::Status status = conv.initialize(conv_args, workspace, cuda_stream, &adapter);
+  if (status != cutlass::Status::kSuccess) {
+    return cuda_failure("ImplicitGemmConvolution::initialize", status, adapter, error, capacity);
+  }
+  status = conv.run(cuda_stream, &adapter);
+  if (status != cutlass::Status::kSuccess) {
+    return cuda_failure("ImplicitGemmConvolution::run", status, adapter, error, capacity);
+  }
+  return TC_OK;
+}
+
+// ---- parallel split-K: Partial writes split_k_slices slices of accumulators (the implicit
+// GEMM's M x N, row-major) into the workspace; Reduction sums them and applies the epilogue.
+template <typename Partial>
+cutlass::gemm::GemmCoord implicit_gemm(const tc_gemm_args& a) {
+  return cutlass::conv::implicit_gemm_problem_size(Partial::kConvolutionalOperator,
+                                                   problem(a.conv));
+}
+
+template <typename Partial>
+int partitions(const tc_gemm_args& a) {
+  using Shape = typename Partial::ThreadblockShape;
+  typename Partial::ThreadblockSwizzle swizzle;
+  return swizzle
+      .get_tiled_shape(Partial::kConvolutionalOperator, problem(a.conv),
+                       {Shape::kM, Shape::kN, Shape::kK}, a.conv.split_k_slices)
+      .k();
+}
+
+template <typename Partial>
+size_t partials_bytes(const tc_gemm_args& a) {
+  const cutlass::gemm::GemmCoord mnk = implicit_gemm<Partial>(a);
+  size_t bytes = sizeof(typename Partial::ElementC) * size_t(mnk.m()) * size_t(mnk.n()) *
+                 size_t(partitions<Partial>(a));
+  return (bytes + 255) / 256 * 256;
+}
+
+template <typename Partial>
+typename Partial::Arguments partial_arguments(const tc_gemm_args& a, void* partials) {
+  using Op = typename Partial::EpilogueOutputOp;
+  using Compute = typename Op::ElementCompute;
+  return arguments<Partial>(a, partials, partials, false,
+                            typename Op::Params(Compute(1), Compute(0)),
+                            cutlass::conv::SplitKMode::kParallel);
+}
+
+template <typename Partial, typename Reduction>
+int32_t split_k_can_implement(const tc_gemm_args* args, char* error, size_t capacity,
+                              int max_k) {
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  const tc_gemm_args& a = *args;
+  if (a.mode != TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                "mode " + std::to_string(a.mode) +
+                    ": this entry runs only parallel split-K (mode 1)");
+  }
+  using Output = typename Reduction::OutputOp;
+  std::string why = check_activation<Output>(a, max_k, a.conv);
+  if (why.empty()) why = check_problem<Partial>(a, Output::kCount, true);
+  if (why.empty() && a.conv.kind == 1 && (a.conv.stride_h > 1 || a.conv.stride_w > 1) &&
+      Partial::kStrideSupport == cutlass::conv::StrideSupport::kStrided) {
+    why = "split-K parallel: the strided dgrad kernel does not split K when a stride is above 1";
+  }
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  cutlass::Status status = Partial::can_implement(partial_arguments<Partial>(a, nullptr));
+  if (status != cutlass::Status::kSuccess) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                cutlass_refused(" (split-K partials)", status, a.conv));
+  }
+  return TC_OK;
+}
+
+template <typename Partial>
+size_t split_k_workspace_size(const tc_gemm_args* args) {
+  if (args == nullptr) return 0;
+  return partials_bytes<Partial>(*args);
+}
+
+template <typename Partial, typename Reduction>
+int32_t split_k_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+                    size_t capacity, const char* partial_name, const char* reduction_name) {
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  const tc_gemm_args& a = *args;
+  using Output = typename Reduction::OutputOp;
+  using ElementOutput = typename Output::ElementOutput;
+  std::string why =
+      check_output_pointers(a, cutlass::sizeof_bits<ElementOutput>::value / 8 * Output::kCount);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  const tc_image::Kernel& partial_kernel =
+      tc_image::kernel<typename Partial::UnderlyingKernel>(partial_name);
+  if (partial_kernel.handle == nullptr) {
+    return fail(TC_ERROR_CUDA, error, capacity, partial_kernel.error);
+  }
+  const tc_image::Kernel& reduction_kernel =
+      tc_image::kernel<typename Reduction::ReductionKernel>(reduction_name);
+  if (reduction_kernel.handle == nullptr) {
+    return fail(TC_ERROR_CUDA, error, capacity, reduction_kernel.error);
+  }
+  tc_image::HostAdapter adapter({&partial_kernel, &reduction_kernel});
+  if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % 16 != 0) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                "parallel split-K needs a 16-byte aligned workspace of " +
+                    std::to_string(partials_bytes<Partial>(a)) + " bytes");
+  }
+  cudaStream_t cuda_stream = static_cast<cudaStream_t>(stream);
+  Partial conv;
+  cutlass::Status status =
+      conv.initialize(partial_arguments<Partial>(a, workspace), workspace, cuda_stream, &adapter);
+  if (status == cutlass::Status::kSuccess) status = conv.run(cuda_stream, &adapter, 0);
+  if (status != cutlass::Status::kSuccess) {
+    return cuda_failure("ImplicitGemmConvolution::run (split-K partials)", status, adapter, error,
+                        capacity);
+  }
+  const cutlass::gemm::GemmCoord mnk = implicit_gemm<Partial>(a);
+  using Layout = cutlass::layout::RowMajor;
+  const int64_t ldc = a.conv.c_per_channel ? 0 : mnk.n();
+  typename Reduction::Arguments reduction_args(
+      cutlass::MatrixCoord(mnk.m(), mnk.n()), partitions<Partial>(a),
+      size_t(mnk.m()) * size_t(mnk.n()),
+      {static_cast<typename Reduction::ElementWorkspace*>(workspace), Layout(mnk.n())},
+      {static_cast<ElementOutput*>(a.D), Layout(mnk.n())},
+      {const_cast<ElementOutput*>(static_cast<const ElementOutput*>(a.C)), Layout(ldc)},
+      epilogue_params<Output>(a));
+  Reduction reduction;
+  status = reduction.initialize(reduction_args, nullptr, cuda_stream);
+  if (status == cutlass::Status::kSuccess) status = reduction.run(cuda_stream, &adapter, 1);
+  if (status != cutlass::Status::kSuccess) {
+    return cuda_failure("ReduceSplitK::run", status, adapter, error, capacity);
+  }
+  return TC_OK;
+}
+
+}  // namespace tc_conv
+)tc";
+  return kText;
+}
+
+}  // namespace tilecraft::emit

@@ -1,0 +1,199 @@
+// The SM80 convolution emitter: CUTLASS 2.x ImplicitGemmConvolution kernels behind the C ABI,
+// each with serial split-K, or as a parallel split-K companion (partials + ReduceSplitK).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "emit/conv/conv_adapter_text.hpp"
+#include "emit/conv/sm80_conv_parts.hpp"
+#include "emit/cutlass_names.hpp"
+#include "emit/device_image_text.hpp"
+#include "emit/gemm_adapter_text.hpp"
+#include "emit/module_table.hpp"
+#include "emit/sm80_gemm_parts.hpp"
+
+namespace tilecraft::emit {
+namespace {
+
+std::string conv_default_kernel(ConvKind kind) {
+  switch (kind) {
+    case ConvKind::Fprop:
+      return "cutlass::conv::kernel::DefaultConv2dFprop";
+    case ConvKind::Dgrad:
+      return "cutlass::conv::kernel::DefaultConv2dDgrad";
+    case ConvKind::Wgrad:
+      return "cutlass::conv::kernel::DefaultConv2dWgrad";
+  }
+  throw Error(Status(StatusCode::kInternal, "emit: conv kind"));
+}
+
+std::string conv_iterator(IteratorAlgorithm algorithm) {
+  const std::string ns = "cutlass::conv::IteratorAlgorithm::";
+  switch (algorithm) {
+    case IteratorAlgorithm::Analytic:
+      return ns + "kAnalytic";
+    case IteratorAlgorithm::Optimized:
+      return ns + "kOptimized";
+    case IteratorAlgorithm::FixedChannels:
+      return ns + "kFixedChannels";
+    case IteratorAlgorithm::FewChannels:
+      return ns + "kFewChannels";
+  }
+  throw Error(Status(StatusCode::kInternal, "emit: iterator algorithm"));
+}
+
+// A strided dgrad kernel (ImplicitGemmConvolutionStridedDgrad) walks its tiles with CUTLASS's
+// strided-dgrad form of the identity swizzle.
+std::string conv_swizzle(const GemmDescription& d) {
+  if (d.conv.kind != ConvKind::Dgrad || d.conv.stride_support != StrideSupport::Strided) {
+    return cutlass_swizzle(d.swizzle);
+  }
+  const int n = d.swizzle == Swizzle::IdentitySwizzle2   ? 2
+                : d.swizzle == Swizzle::IdentitySwizzle4 ? 4
+                : d.swizzle == Swizzle::IdentitySwizzle8 ? 8
+                                                         : 1;
+  return "cutlass::conv::threadblock::StridedDgradIdentityThreadblockSwizzle<" + std::to_string(n) +
+         ">";
+}
+
+}  // namespace
+
+std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmOutput& output) {
+  const MathInstruction& math = d.tile.math_instruction;
+  std::string out = "cutlass::conv::device::ImplicitGemmConvolution<typename " +
+                    conv_default_kernel(d.conv.kind) + "<\n";
+  out += "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) + ",\n";
+  out += "    " + cutlass_element(d.B.element) + ", " + cutlass_layout(d.B.layout) + ",\n";
+  out += "    " + cutlass_element(output.element) + ", " + cutlass_layout(output.layout) + ",\n";
+  out += "    " + cutlass_element(math.element_accumulator) + ", " +
+         cutlass_op_class(math.opcode_class) + ", cutlass::arch::Sm80,\n";
+  out += "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n";
+  out += "    " + cutlass_gemm_shape(d.tile.warp_shape()) + ",\n";
+  out += "    " + cutlass_gemm_shape(math.instruction_shape) + ",\n";
+  out += "    " + output.epilogue + ",\n";
+  out += "    " + conv_swizzle(d) + ",\n";
+  out += "    " + std::to_string(d.tile.stages) + ", " +
+         cutlass_math_operator(math.math_operation) + ",\n";
+  out += "    " + conv_iterator(d.conv.iterator_algorithm) + ",\n";
+  out += std::string("    cutlass::conv::StrideSupport::") +
+         (d.conv.stride_support == StrideSupport::Unity ? "kUnity" : "kStrided") + ",\n";
+  out +=
+      "    " + std::to_string(d.A.alignment) + ", " + std::to_string(d.B.alignment) + ">::Kernel>";
+  return out;
+}
+
+std::string conv_entry_text(const GemmEntry& entry, int index) {
+  const std::string i = std::to_string(index);
+  const GemmDescription& d = entry.description;
+  const std::string max_k = std::to_string(epilogue_max_k(d.epilogue));
+  std::string out;
+  if (entry.kind == GemmEntryKind::kUniversal) {
+    const std::string conv = "TcConv" + i;
+    const std::string kernel = "tc_kernel_" + i;
+    out +=
+        "using " + conv + " = " +
+        implicit_gemm_convolution_type(d, {d.C.element, d.C.layout, cutlass_epilogue(d.epilogue)}) +
+        ";\n";
+    out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
+    out += kernel_definition_text(KernelForm::kKernel, conv + "::UnderlyingKernel", kernel);
+    out += "#else\n";
+    out += "static int32_t tc_can_implement_" + i +
+           "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+    out +=
+        "  return tc_conv::can_implement<" + conv + ">(args, error, capacity, " + max_k + ");\n}\n";
+    out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+    out += "  return tc_conv::workspace_size<" + conv + ">(args);\n}\n";
+    out += "static int32_t tc_run_" + i +
+           "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+           "    size_t capacity) {\n";
+    out += "  return tc_conv::run<" + conv + ">(args, workspace, stream, error, capacity, \"" +
+           kernel + "\");\n}\n";
+    out += "#endif  // TILECRAFT_DEVICE_HALF\n";
+    return out;
+  }
+  if (d.C.layout != Layout::TensorNHWC) {
+    throw Error(Status::unsupported(
+        "emit: parallel split-K convolutions need a TensorNHWC output (ReduceSplitK reads the "
+        "implicit GEMM's row-major output); got " +
+        std::string(to_string(d.C.layout))));
+  }
+  const DataType acc = d.tile.math_instruction.element_accumulator;
+  const std::string acc_type = cutlass_element(acc);
+  const int partial_count = std::max(1, std::min(d.C.alignment, 128 / size_in_bits(acc)));
+  const std::string partial_epilogue = "cutlass::epilogue::thread::LinearCombination<" + acc_type +
+                                       ", " + std::to_string(partial_count) + ", " + acc_type +
+                                       ", " + acc_type + ">";
+  const int count = d.epilogue.elements_per_access;
+  const std::string partial = "TcPartial" + i;
+  const std::string reduction = "TcReduction" + i;
+  out += "using " + partial + " = " +
+         implicit_gemm_convolution_type(d, {acc, d.C.layout, partial_epilogue}) + ";\n";
+  out += "using " + reduction + " = cutlass::reduction::device::ReduceSplitK<\n";
+  out += "    cutlass::reduction::kernel::ReduceSplitK<cutlass::MatrixShape<4, " +
+         std::to_string(32 * count) + ">,\n";
+  out += "        " + cutlass_epilogue(d.epilogue) + ",\n";
+  out += "        cutlass::reduction::thread::ReduceAdd<" + acc_type + ", " + acc_type + ", " +
+         std::to_string(count) + ">>>;\n";
+  const std::string both = partial + ", " + reduction;
+  const std::string partial_kernel = "tc_kernel_" + i + "_partial";
+  const std::string reduction_kernel = "tc_kernel_" + i + "_reduction";
+  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
+  out +=
+      kernel_definition_text(KernelForm::kKernel, partial + "::UnderlyingKernel", partial_kernel);
+  out += kernel_definition_text(KernelForm::kKernel, reduction + "::ReductionKernel",
+                                reduction_kernel);
+  out += "#else\n";
+  out += "static int32_t tc_can_implement_" + i +
+         "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+  out += "  return tc_conv::split_k_can_implement<" + both + ">(args, error, capacity, " + max_k +
+         ");\n}\n";
+  out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+  out += "  return tc_conv::split_k_workspace_size<" + partial + ">(args);\n}\n";
+  out += "static int32_t tc_run_" + i +
+         "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+         "    size_t capacity) {\n";
+  out += "  return tc_conv::split_k_run<" + both +
+         ">(args, workspace, stream, error, capacity, \"" + partial_kernel + "\", \"" +
+         reduction_kernel + "\");\n}\n";
+  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
+  return out;
+}
+
+std::string emit_sm80_conv_module(const std::vector<GemmEntry>& entries) {
+  std::string out = kModuleAbiHeaderText;
+  out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) +
+         " convolution entr" + (entries.size() == 1 ? "y" : "ies") +
+         " (CUTLASS 2.x ImplicitGemmConvolution, SM80)\n";
+  out += device_image_prelude_text();
+  out += gemm_module_includes(true);
+  out += conv_module_includes();
+  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
+  out += device_image_runtime_text();
+  out += gemm_universal_adapter_text();
+  out += conv_adapter_text();
+  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
+  std::string kernels;
+  for (size_t index = 0; index < entries.size(); ++index) {
+    const GemmEntry& entry = entries[index];
+    const std::string i = std::to_string(index);
+    out += "\n// ---- entry " + i + ": " + entry_name(entry) + "\n";
+    out += conv_entry_text(entry, static_cast<int>(index));
+    if (entry.kind == GemmEntryKind::kUniversal) {
+      kernels +=
+          "      &tc_image::kernel<TcConv" + i + "::UnderlyingKernel>(\"tc_kernel_" + i + "\"),\n";
+    } else {
+      kernels += "      &tc_image::kernel<TcPartial" + i + "::UnderlyingKernel>(\"tc_kernel_" + i +
+                 "_partial\"),\n";
+      kernels += "      &tc_image::kernel<TcReduction" + i + "::ReductionKernel>(\"tc_kernel_" + i +
+                 "_reduction\"),\n";
+    }
+  }
+  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
+  out += module_table_text(entries);
+  out += module_verify_text(kernels);
+  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
+  out += device_image_end_text();
+  return out;
+}
+
+}  // namespace tilecraft::emit

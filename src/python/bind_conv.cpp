@@ -1,0 +1,150 @@
+// Convolution for the seed surface: the conv vocabulary (cutlass.conv.Operator, IteratorAlgorithm,
+// StrideSupport, Mode, SplitKMode), Conv2dProblemSize, Conv2dOperation's constructor and run, and
+// Conv2dArguments.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+
+#include "arguments.hpp"
+#include "common.hpp"
+#include "described.hpp"
+#include "tensor_adapter.hpp"
+#include "tilecraft/core/conv_problem_size.hpp"
+#include "tilecraft/runtime/conv2d_arguments.hpp"
+#include "tilecraft/runtime/gemm_operation.hpp"
+
+namespace tilecraft::python {
+namespace {
+
+void bind_conv_vocabulary(nb::module_& m) {
+  nb::enum_<ConvKind>(m, "ConvKind")
+      .value("fprop", ConvKind::Fprop)
+      .value("dgrad", ConvKind::Dgrad)
+      .value("wgrad", ConvKind::Wgrad);
+  nb::enum_<IteratorAlgorithm>(m, "IteratorAlgorithm")
+      .value("analytic", IteratorAlgorithm::Analytic)
+      .value("optimized", IteratorAlgorithm::Optimized)
+      .value("fixed_channels", IteratorAlgorithm::FixedChannels)
+      .value("few_channels", IteratorAlgorithm::FewChannels);
+  nb::enum_<StrideSupport>(m, "StrideSupport")
+      .value("Strided", StrideSupport::Strided)
+      .value("Unity", StrideSupport::Unity);
+  nb::enum_<ConvMode>(m, "ConvMode")
+      .value("cross_correlation", ConvMode::CrossCorrelation)
+      .value("convolution", ConvMode::Convolution);
+  nb::enum_<SplitKMode>(m, "SplitKMode")
+      .value("Serial", SplitKMode::Serial)
+      .value("Parallel", SplitKMode::Parallel);
+}
+
+void bind_problem_size(nb::module_& m) {
+  auto size = nb::class_<Conv2dProblemSize>(m, "Conv2dProblemSize");
+  def_checked(
+      size, "make", "Conv2dProblemSize",
+      [](Ref<Tensor4DCoord> input, Ref<Tensor4DCoord> filter, Ref<Tensor4DCoord> padding,
+         Ref<MatrixCoord> stride, Ref<MatrixCoord> dilation, ConvMode mode, int split_k_slices,
+         int groups) {
+        return unwrap(Conv2dProblemSize::make(*input, *filter, *padding, *stride, *dilation, mode,
+                                              split_k_slices, groups));
+      },
+      required<Ref<Tensor4DCoord>>("input_size", "a cutlass.Tensor4DCoord(N, H, W, C)"),
+      required<Ref<Tensor4DCoord>>("filter_size", "a cutlass.Tensor4DCoord(K, R, S, C)"),
+      required<Ref<Tensor4DCoord>>("padding", "a cutlass.Tensor4DCoord(top, bottom, left, right)"),
+      required<Ref<MatrixCoord>>("stride", "a cutlass.MatrixCoord(stride_h, stride_w)"),
+      required<Ref<MatrixCoord>>("dilation", "a cutlass.MatrixCoord(dilation_h, dilation_w)"),
+      optional<ConvMode>("mode", ConvMode::CrossCorrelation, "conv.Mode.cross_correlation"),
+      optional<int>("split_k_slices", 1, "1"), optional<int>("groups", 1, "1"));
+  size.def_ro("N", &Conv2dProblemSize::n)
+      .def_ro("H", &Conv2dProblemSize::h)
+      .def_ro("W", &Conv2dProblemSize::w)
+      .def_ro("C", &Conv2dProblemSize::c)
+      .def_ro("K", &Conv2dProblemSize::k)
+      .def_ro("R", &Conv2dProblemSize::r)
+      .def_ro("S", &Conv2dProblemSize::s)
+      .def_ro("P", &Conv2dProblemSize::p)
+      .def_ro("Q", &Conv2dProblemSize::q)
+      .def_ro("pad_h", &Conv2dProblemSize::pad_top)
+      .def_ro("pad_w", &Conv2dProblemSize::pad_left)
+      .def_ro("pad_bottom", &Conv2dProblemSize::pad_bottom)
+      .def_ro("pad_right", &Conv2dProblemSize::pad_right)
+      .def_ro("stride_h", &Conv2dProblemSize::stride_h)
+      .def_ro("stride_w", &Conv2dProblemSize::stride_w)
+      .def_ro("dilation_h", &Conv2dProblemSize::dilation_h)
+      .def_ro("dilation_w", &Conv2dProblemSize::dilation_w)
+      .def_ro("mode", &Conv2dProblemSize::mode)
+      .def_ro("groups", &Conv2dProblemSize::groups)
+      .def_rw("split_k_slices", &Conv2dProblemSize::split_k_slices)
+      .def("__eq__", [](const Conv2dProblemSize& a, const Conv2dProblemSize& b) { return a == b; })
+      .def("__repr__",
+           [](const Conv2dProblemSize& p) { return "Conv2dProblemSize(" + p.to_string() + ")"; });
+}
+
+}  // namespace
+
+void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
+  bind_conv_vocabulary(m);
+  bind_problem_size(m);
+  def_checked(
+      ops, "make_conv2d", "Conv2dOperation",
+      [](ConvKind kind, IteratorAlgorithm algorithm, int arch, Ref<TileDescription> tile,
+         Ref<TensorDescription> A, Ref<TensorDescription> B, Ref<TensorDescription> C,
+         StrideSupport stride_support, Ref<EpilogueFunctor> epilogue, Swizzle swizzle) {
+        auto description = GemmDescription::make_conv2d(kind, algorithm, arch, *tile, *A, *B, *C,
+                                                        stride_support, *epilogue, swizzle);
+        if (!description) throw Error(description.status());
+        return unwrap(GemmOperation::make(*description));
+      },
+      required<ConvKind>("conv_kind", "cutlass.conv.Operator.fprop, dgrad or wgrad"),
+      required<IteratorAlgorithm>("iterator_algorithm",
+                                  "cutlass.conv.IteratorAlgorithm.analytic, optimized, "
+                                  "fixed_channels or few_channels"),
+      required<int>("arch", "an int (80 or 90)"),
+      required<Ref<TileDescription>>("tile_description"), required<Ref<TensorDescription>>("A"),
+      required<Ref<TensorDescription>>("B"), required<Ref<TensorDescription>>("C"),
+      optional<StrideSupport>("stride_support", StrideSupport::Strided,
+                              "cutlass.conv.StrideSupport.Strided"),
+      required<Ref<EpilogueFunctor>>("epilogue_functor"),
+      optional<Swizzle>("swizzling_functor", Swizzle::IdentitySwizzle1, "IdentitySwizzle1"));
+  def_method(
+      ops, "run_conv", "run",
+      [](const GemmOperation& op, Ref<Conv2dArguments> args, uint64_t stream) {
+        check(op.run(*args, reinterpret_cast<void*>(static_cast<uintptr_t>(stream))));
+      },
+      required<Ref<Conv2dArguments>>("arguments"),
+      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
+
+  auto arguments = nb::class_<Conv2dArguments>(m, "Conv2dArguments");
+  def_checked(
+      arguments, "make", "Conv2dArguments",
+      [](Ref<GemmOperation> op, Ref<Conv2dProblemSize> problem_size, nb::ndarray<> A,
+         nb::ndarray<> B, std::optional<nb::ndarray<>> C, nb::ndarray<> D,
+         std::optional<Ref<EpilogueParams>> output_op, SplitKMode split_k_mode,
+         std::optional<int> split_k_slices) {
+        Conv2dProblem problem;
+        problem.problem_size = *problem_size;
+        if (split_k_slices) problem.problem_size.split_k_slices = *split_k_slices;
+        problem.A = to_tensor_view("A", A);
+        problem.B = to_tensor_view("B", B);
+        if (C) problem.C = to_tensor_view("C", *C);
+        problem.D = to_tensor_view("D", D);
+        problem.output_op = output_op ? **output_op : unwrap(op->epilogue_type(1.0, 0.0, {}));
+        problem.split_k_mode = split_k_mode;
+        return unwrap(interruptible([&] { return Conv2dArguments::make(*op, problem); }));
+      },
+      required<Ref<GemmOperation>>("operation"),
+      required<Ref<Conv2dProblemSize>>("problem_size", "a cutlass.conv.Conv2dProblemSize"),
+      required<nb::ndarray<>>("A"), required<nb::ndarray<>>("B"),
+      optional<std::optional<nb::ndarray<>>>("C", std::nullopt, "None"),
+      required<nb::ndarray<>>("D"),
+      optional<std::optional<Ref<EpilogueParams>>>("output_op", std::nullopt, "None"),
+      optional<SplitKMode>("split_k_mode", SplitKMode::Serial, "conv.SplitKMode.Serial"),
+      optional<std::optional<int>>("split_k_slices", std::nullopt, "None (the problem size's)"));
+  def_method(arguments, "sync", "sync", [](Conv2dArguments& args) { check(args.sync()); });
+  arguments.def_prop_ro("workspace_bytes", &Conv2dArguments::workspace_bytes)
+      .def_prop_ro("problem_size",
+                   [](const Conv2dArguments& args) { return args.problem().problem_size; });
+}
+
+}  // namespace tilecraft::python

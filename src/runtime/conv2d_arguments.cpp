@@ -1,0 +1,225 @@
+#include "tilecraft/runtime/conv2d_arguments.hpp"
+
+#include <array>
+#include <string>
+
+#include "operand_check.hpp"
+#include "tilecraft/runtime/gemm_operation.hpp"
+
+namespace tilecraft {
+namespace {
+
+using Extent = std::array<int64_t, 4>;
+
+std::string extent_text(const Extent& e) {
+  return "(" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) +
+         ", " + std::to_string(e[3]) + ")";
+}
+
+struct Operand {
+  std::string name;  // "A (x)"
+  Extent extent;     // in the layout's order: (N, H, W, C) or (K, R, S, C)
+};
+
+// The three operands of the implicit GEMM for a convolution kind.
+std::array<Operand, 3> operands_of(ConvKind kind, const Conv2dProblemSize& p) {
+  const Extent x{p.n, p.h, p.w, p.c};
+  const Extent w{p.k, p.r, p.s, p.c / p.groups};
+  const Extent y{p.n, p.p, p.q, p.k};
+  switch (kind) {
+    case ConvKind::Fprop:
+      return {Operand{"A (x)", x}, Operand{"B (w)", w}, Operand{"D (y)", y}};
+    case ConvKind::Dgrad:
+      return {Operand{"A (dy)", y}, Operand{"B (w)", w}, Operand{"D (dx)", x}};
+    case ConvKind::Wgrad:
+      break;
+  }
+  return {Operand{"A (dy)", y}, Operand{"B (x)", x}, Operand{"D (dw)", w}};
+}
+
+int64_t count(const Extent& e) { return e[0] * e[1] * e[2] * e[3]; }
+
+// Whether t holds the extent packed in `layout`'s order (or its channels-last NCHW view).
+Status check_packed(const std::string& who, const TensorView& t, const Extent& e, Layout layout,
+                    DataType element) {
+  if (!t.data) return Status::invalid(who + ": expected a tensor, got a null data pointer");
+  if (!detail::dtype_matches(t.dtype, element)) {
+    return Status::invalid(who + ": expected " + std::string(long_name(element)) +
+                           " (from its TensorDescription), got " + std::string(long_name(t.dtype)));
+  }
+  if (t.numel() != count(e)) {
+    return Status::invalid(who + ": expected " + std::to_string(count(e)) + " elements " +
+                           extent_text(e) + " in " + std::string(to_string(layout)) + ", got " +
+                           t.describe());
+  }
+  if (t.rank == 1 || (t.rank != 4 && layout != Layout::TensorNHWC)) {
+    if (t.is_contiguous()) return Status::ok();
+    return Status::invalid(who + ": a flat operand must be contiguous; got " + t.describe());
+  }
+  if (t.rank != 4) {
+    return Status::invalid(who + ": expected a 4-D tensor " + extent_text(e) +
+                           " or a flat one of " + std::to_string(count(e)) + " elements, got " +
+                           t.describe());
+  }
+  if (layout != Layout::TensorNHWC) {
+    if (t.is_contiguous()) return Status::ok();
+    return Status::invalid(who + ": an " + std::string(to_string(layout)) +
+                           " operand must be packed (contiguous); got " + t.describe());
+  }
+  const Extent nhwc_strides{e[1] * e[2] * e[3], e[2] * e[3], e[3], 1};
+  bool as_nhwc = true, as_nchw = true;
+  // Extents of 1 may have any stride.
+  for (int i = 0; i < 4; ++i) {
+    if (t.shape[i] != e[i] || (e[i] > 1 && t.strides[i] != nhwc_strides[i])) as_nhwc = false;
+  }
+  const int nchw_order[4] = {0, 3, 1, 2};  // tensor dim i holds layout dim nchw_order[i]
+  for (int i = 0; i < 4; ++i) {
+    const int d = nchw_order[i];
+    if (t.shape[i] != e[d] || (e[d] > 1 && t.strides[i] != nhwc_strides[d])) as_nchw = false;
+  }
+  if (as_nhwc || as_nchw) return Status::ok();
+  return Status::invalid(who + ": expected a channels-last tensor: shape " + extent_text(e) +
+                         " packed, or (N, C, H, W) = (" + std::to_string(e[0]) + ", " +
+                         std::to_string(e[3]) + ", " + std::to_string(e[1]) + ", " +
+                         std::to_string(e[2]) + ") in torch.channels_last memory format; got " +
+                         t.describe() +
+                         (t.is_contiguous() && t.shape[1] == e[3]
+                              ? " (a channels-first tensor: call .to(memory_format="
+                                "torch.channels_last))"
+                              : ""));
+}
+
+// C given as one value per output channel: 1-D of `channels` values, or 4-D with stride 0 on
+// every dimension but the channels.
+bool is_per_channel(const TensorView& t, int64_t channels, int64_t full_count) {
+  if (t.rank == 1) return t.shape[0] == channels && channels != full_count && t.strides[0] == 1;
+  if (t.rank != 4) return false;
+  int channel_dims = 0;
+  for (int i = 0; i < 4; ++i) {
+    if (t.shape[i] == channels && t.strides[i] == 1 && channels > 1) {
+      ++channel_dims;
+    } else if (t.shape[i] > 1 && t.strides[i] != 0) {
+      return false;
+    }
+  }
+  return channel_dims == 1;
+}
+
+Status check_devices(const Conv2dProblem& p) {
+  int device = -1;
+  const std::pair<const char*, const TensorView*> tensors[] = {
+      {"A", &p.A}, {"B", &p.B}, {"C", &p.C}, {"D", &p.D}};
+  for (const auto& [name, t] : tensors) {
+    if (!t->data || t->device != DeviceKind::kCuda) continue;
+    if (device < 0) {
+      device = t->device_id;
+    } else if (t->device_id != device) {
+      return Status::invalid(std::string(name) +
+                             ": expected a tensor on cuda:" + std::to_string(device) +
+                             " like the other operands, got cuda:" + std::to_string(t->device_id));
+    }
+  }
+  return detail::check_current_device(device);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperation& operation,
+                                                               const Conv2dProblem& problem) {
+  const GemmDescription& d = operation.description();
+  if (!d.is_conv()) {
+    return Status::invalid("operation: " + operation.procedural_name() +
+                           " is not a convolution; describe a Conv2dOperation");
+  }
+  const Conv2dProblemSize& size = problem.problem_size;
+  TILECRAFT_RETURN_IF_ERROR(size.validate());
+  if (!is_valid(problem.split_k_mode)) {
+    return Status::invalid("split_k_mode: expected cutlass.conv.SplitKMode.Serial or Parallel");
+  }
+  TILECRAFT_RETURN_IF_ERROR(validate_epilogue_params(d.epilogue, problem.output_op));
+  const bool has_C = problem.C.data != nullptr;
+  if (!has_C && problem.output_op.beta != 0.0) {
+    return Status::invalid("C: beta is " + std::to_string(problem.output_op.beta) +
+                           " but no C tensor was given");
+  }
+  const auto ops = operands_of(d.conv.kind, size);
+  TILECRAFT_RETURN_IF_ERROR(
+      check_packed(ops[0].name, problem.A, ops[0].extent, d.A.layout, d.A.element));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_packed(ops[1].name, problem.B, ops[1].extent, d.B.layout, d.B.element));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_packed(ops[2].name, problem.D, ops[2].extent, d.C.layout, d.C.element));
+  bool c_per_channel = false;
+  if (has_C) {
+    const Extent& out = ops[2].extent;
+    const std::string who = "C" + ops[2].name.substr(1);
+    if (d.C.layout == Layout::TensorNHWC && d.conv.kind != ConvKind::Wgrad &&
+        is_per_channel(problem.C, out[3], count(out))) {
+      c_per_channel = true;
+      if (!detail::dtype_matches(problem.C.dtype, d.C.element)) {
+        return Status::invalid(who + ": expected " + std::string(long_name(d.C.element)) +
+                               " (from its TensorDescription), got " +
+                               std::string(long_name(problem.C.dtype)));
+      }
+    } else {
+      TILECRAFT_RETURN_IF_ERROR(check_packed(who, problem.C, out, d.C.layout, d.C.element));
+    }
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
+  TILECRAFT_RETURN_IF_ERROR(detail::check_device_runs(d.arch, operation.procedural_name()));
+
+  auto entry = operation.entry(
+      problem.split_k_mode == SplitKMode::Parallel ? GemmMode::GemmSplitKParallel : GemmMode::Gemm);
+  if (!entry) return entry.status();
+
+  std::unique_ptr<Conv2dArguments> out(new Conv2dArguments());
+  out->problem_ = problem;
+  out->entry_ = *entry;
+  tc_gemm_args& a = out->args_;
+  const void* dev_D = nullptr;
+  TILECRAFT_RETURN_IF_ERROR(out->stage(problem.A, count(ops[0].extent), true, false, &a.A));
+  TILECRAFT_RETURN_IF_ERROR(out->stage(problem.B, count(ops[1].extent), true, false, &a.B));
+  TILECRAFT_RETURN_IF_ERROR(out->stage(problem.D, count(ops[2].extent), !has_C, true, &dev_D));
+  a.D = const_cast<void*>(dev_D);
+  if (has_C) {
+    const int64_t c_count = c_per_channel ? ops[2].extent[3] : count(ops[2].extent);
+    TILECRAFT_RETURN_IF_ERROR(out->stage(problem.C, c_count, true, false, &a.C));
+  } else {
+    a.C = a.D;
+  }
+  a.mode = problem.split_k_mode == SplitKMode::Parallel ? TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL
+                                                        : TC_GEMM_MODE_GEMM;
+  a.batch_count = 1;
+  a.alpha = problem.output_op.alpha;
+  a.beta = problem.output_op.beta;
+  a.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
+  for (int i = 0; i < a.num_activation_args && i < 4; ++i) {
+    a.activation_args[i] = problem.output_op.activation_args[i];
+  }
+  tc_conv_problem& c = a.conv;
+  c.kind = static_cast<int32_t>(d.conv.kind);
+  c.n = size.n;
+  c.h = size.h;
+  c.w = size.w;
+  c.c = size.c;
+  c.k = size.k;
+  c.r = size.r;
+  c.s = size.s;
+  c.p = size.p;
+  c.q = size.q;
+  c.pad_h = size.pad_top;
+  c.pad_w = size.pad_left;
+  c.stride_h = size.stride_h;
+  c.stride_w = size.stride_w;
+  c.dilation_h = size.dilation_h;
+  c.dilation_w = size.dilation_w;
+  c.mode = size.mode == ConvMode::Convolution ? 1 : 0;
+  c.split_k_slices = size.split_k_slices;
+  c.groups = size.groups;
+  c.c_per_channel = c_per_channel ? 1 : 0;
+  TILECRAFT_RETURN_IF_ERROR(
+      out->finish(operation.procedural_name(), problem.workspace, problem.workspace_bytes));
+  return out;
+}
+
+}  // namespace tilecraft

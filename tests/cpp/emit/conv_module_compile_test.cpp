@@ -1,0 +1,156 @@
+// Compile tests of convolution modules: CUTLASS 2.x ImplicitGemmConvolution entries (fprop,
+// dgrad, wgrad; TensorOp and SIMT; the four iterator algorithms; both stride specializations;
+// serial and parallel split-K) are emitted, compiled by nvcc, dlopen'ed (no GPU needed) and their
+// host checks probed with problems they must take and problems they must refuse.
+//
+// By default (CI) one module of three entries is compiled (f16 fprop optimized, its parallel
+// split-K companion, SIMT f32 strided dgrad); TILECRAFT_FULL_COMPILE_TESTS=1 adds a module of
+// every other kind and algorithm.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "emit/emit_test_descriptions.hpp"
+#include "emit/module_compile_support.hpp"
+#include "tilecraft/abi/module_abi.h"
+#include "tilecraft/emit/gemm_emitter.hpp"
+
+namespace tilecraft::emit {
+namespace {
+
+using namespace tilecraft::emit::compile_testing;
+using namespace tilecraft::emit::testing;
+
+alignas(256) unsigned char g_dummy[256];
+
+GemmDescription conv(ConvKind kind, IteratorAlgorithm algorithm, StrideSupport stride,
+                     const GemmDescription& gemm) {
+  TensorDescription a = gemm.A, b = gemm.B, c = gemm.C;
+  a.layout = b.layout = c.layout = Layout::TensorNHWC;
+  auto made = GemmDescription::make_conv2d(kind, algorithm, 80, gemm.tile, a, b, c, stride,
+                                           gemm.epilogue, gemm.swizzle);
+  EXPECT_TRUE(bool(made)) << made.status().message();
+  return made.value();
+}
+
+GemmDescription f16(ConvKind kind, IteratorAlgorithm algorithm,
+                    StrideSupport stride = StrideSupport::Strided) {
+  return conv(kind, algorithm, stride, tensorop_f16_tn());
+}
+
+GemmDescription simt(ConvKind kind, IteratorAlgorithm algorithm,
+                     StrideSupport stride = StrideSupport::Strided) {
+  return conv(kind, algorithm, stride, simt_f32_seed());
+}
+
+tc_gemm_args conv_args(const GemmDescription& d, const GemmEntry& entry) {
+  tc_gemm_args a{};
+  a.mode = entry.kind == GemmEntryKind::kUniversal ? TC_GEMM_MODE_GEMM
+                                                   : TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL;
+  a.A = a.B = a.C = a.D = g_dummy;
+  a.alpha = 1.0;
+  a.beta = 0.5;
+  a.num_activation_args = activation_argument_count(d.epilogue.activation);
+  tc_conv_problem& c = a.conv;
+  c.kind = static_cast<int32_t>(d.conv.kind);
+  c.n = 2;
+  c.h = c.w = 9;
+  c.c = 64;
+  c.k = 32;
+  c.r = c.s = 3;
+  c.pad_h = c.pad_w = 1;
+  c.stride_h = c.stride_w = 1;
+  c.p = c.q = 9;
+  c.dilation_h = c.dilation_w = 1;
+  c.split_k_slices = entry.kind == GemmEntryKind::kUniversal ? 1 : 2;
+  c.groups = 1;
+  return a;
+}
+
+void check_conv_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
+  const GemmDescription& d = spec.description;
+  EXPECT_NE(std::string(entry.metadata).find("conv_kind=" + std::string(to_string(d.conv.kind))),
+            std::string::npos)
+      << entry.metadata;
+  tc_gemm_args good = conv_args(d, spec);
+  if (d.conv.iterator_algorithm == IteratorAlgorithm::FixedChannels) good.conv.c = d.A.alignment;
+  Verdict ok = can_implement(entry, good);
+  EXPECT_EQ(ok.status, TC_OK) << ok.text;
+
+  tc_gemm_args other_kind = good;
+  other_kind.conv.kind = (good.conv.kind + 1) % 3;
+  Verdict refused = can_implement(entry, other_kind);
+  EXPECT_EQ(refused.status, TC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(refused.text.find("conv kind"), std::string::npos) << refused.text;
+
+  tc_gemm_args grouped = good;
+  grouped.conv.groups = 2;
+  refused = can_implement(entry, grouped);
+  EXPECT_NE(refused.text.find("groups=2"), std::string::npos) << refused.text;
+
+  if (d.A.alignment > 1) {
+    tc_gemm_args odd = good;
+    odd.conv.c = good.conv.c + 1;
+    odd.conv.k = good.conv.k + 1;
+    refused = can_implement(entry, odd);
+    EXPECT_EQ(refused.status, TC_ERROR_INVALID_ARGUMENT);
+    const char* expected =
+        d.conv.iterator_algorithm == IteratorAlgorithm::FixedChannels ? "access size" : "alignment";
+    EXPECT_NE(refused.text.find(expected), std::string::npos) << refused.text;
+  }
+  if (d.conv.kind == ConvKind::Dgrad && d.conv.stride_support == StrideSupport::Unity) {
+    tc_gemm_args strided = good;
+    strided.conv.stride_h = 2;
+    strided.conv.p = 5;
+    refused = can_implement(entry, strided);
+    EXPECT_NE(refused.text.find("unit strides"), std::string::npos) << refused.text;
+  }
+  tc_gemm_args wrong_mode = good;
+  wrong_mode.mode =
+      good.mode == TC_GEMM_MODE_GEMM ? TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL : TC_GEMM_MODE_GEMM;
+  refused = can_implement(entry, wrong_mode);
+  EXPECT_NE(refused.text.find("mode"), std::string::npos) << refused.text;
+}
+
+std::vector<ModuleSpec> ci_specs() {
+  using enum ConvKind;
+  using enum IteratorAlgorithm;
+  return {{"conv_sm80",
+           {{f16(Fprop, Optimized)},
+            {f16(Fprop, Optimized), GemmEntryKind::kSplitKParallel},
+            {simt(Dgrad, Analytic)}}}};
+}
+
+std::vector<ModuleSpec> full_specs() {
+  using enum ConvKind;
+  using enum IteratorAlgorithm;
+  return {{"conv_sm80_full",
+           {{f16(Fprop, Analytic)},
+            {f16(Fprop, FewChannels)},
+            {f16(Fprop, FixedChannels)},
+            {f16(Dgrad, Optimized, StrideSupport::Unity)},
+            {f16(Dgrad, Optimized)},
+            {f16(Dgrad, Analytic, StrideSupport::Unity)},
+            {f16(Wgrad, Optimized)},
+            {f16(Wgrad, Analytic), GemmEntryKind::kSplitKParallel},
+            {simt(Fprop, Optimized)},
+            {simt(Wgrad, Optimized)}}}};
+}
+
+TEST(ConvModuleCompile, Sm80ImplicitGemmConvolution) {
+  auto modules = compile_and_check("tilecraft_conv_sm80_", ci_specs(), 80, check_conv_entry);
+  EXPECT_EQ(modules.size(), 1u);
+}
+
+TEST(ConvModuleCompile, Sm80EveryKindAndAlgorithm) {
+  if (!full_compile_tests()) {
+    GTEST_SKIP() << "the full set of convolution modules compiles with "
+                    "TILECRAFT_FULL_COMPILE_TESTS=1";
+  }
+  auto modules = compile_and_check("tilecraft_conv_sm80_full_", full_specs(), 80, check_conv_entry);
+  EXPECT_EQ(modules.size(), 1u);
+}
+
+}  // namespace
+}  // namespace tilecraft::emit
