@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a bare GPU machine (no registry): build from scratch with every core, then run the C++ and
 # Python test suites with the GPU tests, the examples and the benchmarks. Logs go to $1.
-#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|grouped|all]...
+#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|grouped|conv|all]...
 # Needs the CUTLASS headers in .deps/cutlass (carry it) or CUTLASS_DIR.
 # Kernels compiled on an earlier machine of the same kind come back as OUTDIR/kernel-cache.tgz;
 # carry it as .gpu-cache/kernel-cache.tgz and they are not compiled again.
@@ -66,7 +66,7 @@ step setup bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 if want tests; then
   step ctest ctest --test-dir "$TILECRAFT_BUILD_DIR" --output-on-failure -j 4
   TILECRAFT_TEST_CHECK_LIVE=1 step pytest $PY -X faulthandler -m pytest tests/python -rs -v -x --durations=15 \
-    --ignore=tests/python/gpu90 --ignore=tests/python/gpu_grouped
+    --ignore=tests/python/gpu90 --ignore=tests/python/gpu_grouped --ignore=tests/python/gpu_conv
 fi
 if want tests90; then
   TILECRAFT_TEST_CHECK_LIVE=1 step pytest90 $PY -X faulthandler -m pytest tests/python/gpu90 -rs -v --durations=15 \
@@ -117,6 +117,24 @@ if want grouped; then
     echo "== bench_grouped: ${GROUPED_BENCH}"
     $PY bench/bench_grouped.py ${GROUPED_BENCH} >"$OUT/bench_grouped.log" 2>&1 || status=1
     tail -n 60 "$OUT/bench_grouped.log"
+  fi
+fi
+# conv: the convolution compile tests (every kind), the GPU suite (CONV_K: pytest -k), its
+# sanitizer subset, the seed's conv example and the conv benchmark (CONV_BENCH: its arguments;
+# unset: not run).
+if want conv; then
+  TILECRAFT_FULL_COMPILE_TESTS=1 step conv_compile \
+    "$TILECRAFT_BUILD_DIR/tests/cpp/tilecraft_tests" --gtest_filter='ConvModuleCompile.*'
+  [ -d tests/python/gpu_conv ] && [ -z "${CONV_SKIP_PYTEST:-}" ] && TILECRAFT_TEST_CHECK_LIVE=1 step pytest_conv \
+    $PY -X faulthandler -m pytest tests/python/gpu_conv -rs -v --durations=15 ${CONV_K:+-k "$CONV_K"}
+  [ -f examples/python/seed002_conv.py ] && step example_conv $PY examples/python/seed002_conv.py
+  [ -d tests/python/gpu_conv ] && [ -n "${CONV_SANITIZER:-}" ] &&
+    step sanitizer_conv compute-sanitizer --tool memcheck --error-exitcode 1 \
+    $PY -m pytest tests/python/gpu_conv -m sanitizer -rs -q
+  if [ -f bench/bench_conv.py ] && [ -n "${CONV_BENCH+x}" ]; then
+    echo "== bench_conv: ${CONV_BENCH}"
+    $PY bench/bench_conv.py ${CONV_BENCH} >"$OUT/bench_conv.log" 2>&1 || status=1
+    tail -n 80 "$OUT/bench_conv.log"
   fi
 fi
 if want bench; then

@@ -40,11 +40,13 @@ from tilecraft.epilogue import (
     silu,
     tanh,
 )
-from tilecraft.operation import GemmOperationGrouped, GemmOperationUniversal
+from tilecraft.operation import Conv2dOperation, GemmOperationGrouped, GemmOperationUniversal
 from tilecraft.arguments import GemmArguments
 from tilecraft.grouped import GemmGroupedArguments
+from tilecraft.conv_arguments import Conv2dArguments
+from tilecraft.conv import StrideSupport
 from tilecraft.memory import get_allocated_size, get_memory_pool
-from tilecraft import compiler, gemm, tuning
+from tilecraft import compiler, conv, gemm, tuning
 from tilecraft.ops import GemmPlan, plan_gemm
 from tilecraft.grouped_ops import grouped_gemm
 
@@ -52,6 +54,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CompileError",
+    "Conv2dArguments",
+    "Conv2dOperation",
+    "StrideSupport",
+    "conv",
     "CudaError",
     "DataType",
     "EpilogueParams",

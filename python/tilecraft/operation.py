@@ -91,4 +91,40 @@ class GemmOperationGrouped(GemmOperationUniversal):
         return f"GemmOperationGrouped({self.procedural_name()})"
 
 
-__all__ = ["GemmOperationUniversal", "GemmOperationGrouped", "EpilogueParams"]
+class Conv2dOperation(GemmOperationUniversal):
+    """A described implicit-GEMM convolution kernel (seed 002, "Conv2d Operation"), run with
+    ``Conv2dArguments``.
+
+    ``Conv2dOperation(conv_kind, iterator_algorithm, arch, tile_description, A, B, C,
+    stride_support, epilogue_functor, swizzling_functor=IdentitySwizzle1)``: ``conv_kind``
+    ``conv.Operator.fprop``, ``dgrad`` or ``wgrad``; ``iterator_algorithm``
+    ``conv.IteratorAlgorithm.analytic``, ``optimized``, ``fixed_channels`` (fprop, C equal to A's
+    alignment) or ``few_channels`` (fprop, C a multiple of it); ``stride_support``
+    ``StrideSupport.Strided`` or ``Unity`` (a dgrad specialized for unit strides). A, B and C are
+    ``TensorNHWC`` descriptions (int8 fprop also ``TensorNC32HW32`` / ``TensorC32RSK32``).
+    ``arch=80`` builds CUTLASS 2.x ``ImplicitGemmConvolution`` kernels, which also run on Hopper.
+    """
+
+    def __init__(self, *args, **kwargs):
+        if args and "compute_capability" in kwargs:
+            raise TypeError("Conv2dOperation() got both a positional arch and 'compute_capability'")
+        if "compute_capability" in kwargs:
+            kwargs["arch"] = kwargs.pop("compute_capability")
+        self._adopt(_core.GemmOperation.make_conv2d(*args, **kwargs))
+        description = self._op.description
+        self.conv_kind = description.conv_kind
+        self.iterator_algorithm = description.iterator_algorithm
+        self.stride_support = description.stride_support
+
+    def run(self, arguments):
+        """Launches on the current stream of the framework the tensors came from (the default
+        stream for numpy). Does not synchronize."""
+        current_stream = getattr(arguments, "_current_stream", None)
+        native = getattr(arguments, "_native", arguments)
+        self._op.run_conv(native, current_stream() if current_stream else 0)
+
+    def __repr__(self):
+        return f"Conv2dOperation({self.procedural_name()})"
+
+
+__all__ = ["GemmOperationUniversal", "GemmOperationGrouped", "Conv2dOperation", "EpilogueParams"]

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "arguments.hpp"
+#include "tilecraft/core/conv_problem_size.hpp"
 #include "tilecraft/core/types.hpp"
 #include "tilecraft/describe/epilogue.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
@@ -13,6 +14,7 @@
 #include "tilecraft/discover/api.hpp"
 #include "tilecraft/discover/grouped_api.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
+#include "tilecraft/runtime/conv2d_arguments.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
 #include "tilecraft/runtime/grouped_gemm_arguments.hpp"
@@ -62,6 +64,17 @@ TILECRAFT_DESCRIBED_ENUM(GemmMode, "gemm.Mode",
                          "a tilecraft.gemm.Mode (Gemm, GemmSplitKParallel, Batched or Array)");
 TILECRAFT_DESCRIBED_ENUM(SchedulerMode, "SchedulerMode",
                          "a tilecraft.SchedulerMode (SchedulerMode.Host or SchedulerMode.Device)");
+TILECRAFT_DESCRIBED_ENUM(ConvKind, "conv.Operator",
+                         "a tilecraft.conv.Operator (fprop, dgrad or wgrad)");
+TILECRAFT_DESCRIBED_ENUM(IteratorAlgorithm, "conv.IteratorAlgorithm",
+                         "a tilecraft.conv.IteratorAlgorithm (analytic, optimized, fixed_channels "
+                         "or few_channels)");
+TILECRAFT_DESCRIBED_ENUM(StrideSupport, "conv.StrideSupport",
+                         "a tilecraft.conv.StrideSupport (Strided or Unity)");
+TILECRAFT_DESCRIBED_ENUM(ConvMode, "conv.Mode",
+                         "a tilecraft.conv.Mode (cross_correlation or convolution)");
+TILECRAFT_DESCRIBED_ENUM(SplitKMode, "conv.SplitKMode",
+                         "a tilecraft.conv.SplitKMode (Serial or Parallel)");
 
 TILECRAFT_DESCRIBED_CLASS(MathInstruction, "MathInstruction", "a tilecraft.MathInstruction",
                           nullptr);
@@ -76,6 +89,14 @@ TILECRAFT_DESCRIBED_CLASS(EpilogueFunctor, "EpilogueFunctor",
 TILECRAFT_DESCRIBED_CLASS(EpilogueParams, "EpilogueParams",
                           "operation.epilogue_type(alpha, beta, ...)", nullptr);
 TILECRAFT_DESCRIBED_CLASS(GemmCoord, "GemmCoord", "a tilecraft.gemm.GemmCoord(M, N, K)", nullptr);
+TILECRAFT_DESCRIBED_CLASS(MatrixCoord, "MatrixCoord", "a tilecraft.MatrixCoord(row, column)",
+                          nullptr);
+TILECRAFT_DESCRIBED_CLASS(Tensor4DCoord, "Tensor4DCoord", "a tilecraft.Tensor4DCoord(n, h, w, c)",
+                          nullptr);
+TILECRAFT_DESCRIBED_CLASS(Conv2dProblemSize, "conv.Conv2dProblemSize",
+                          "a tilecraft.conv.Conv2dProblemSize", nullptr);
+TILECRAFT_DESCRIBED_CLASS(Conv2dArguments, "Conv2dArguments", "a tilecraft.Conv2dArguments",
+                          "_native");
 TILECRAFT_DESCRIBED_CLASS(ActivationFunction, "ActivationFunction",
                           "relu, leaky_relu, tanh, sigmoid, silu, hardswish, gelu, gelu_tanh or "
                           "clamp (e.g. relu(cutlass.float32))",

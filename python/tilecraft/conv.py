@@ -1,0 +1,26 @@
+"""``cutlass.conv`` in the seeds: the convolution vocabulary and ``Conv2dProblemSize``.
+
+``conv.Operator.{fprop, dgrad, wgrad}``, ``conv.IteratorAlgorithm.{analytic, optimized,
+fixed_channels, few_channels}``, ``conv.StrideSupport.{Strided, Unity}``,
+``conv.Mode.{cross_correlation, convolution}``, ``conv.SplitKMode.{Serial, Parallel}``.
+"""
+
+from tilecraft import _core
+from tilecraft._core import (ConvKind as Operator, ConvMode as Mode, IteratorAlgorithm,
+                             SplitKMode, StrideSupport)
+
+
+def Conv2dProblemSize(*args, **kwargs):  # noqa: N802  (the seed's spelling)
+    """``Conv2dProblemSize(input_size, filter_size, padding, stride, dilation,
+    mode=Mode.cross_correlation, split_k_slices=1, groups=1)``.
+
+    ``input_size`` is ``Tensor4DCoord(N, H, W, C)``, ``filter_size`` ``Tensor4DCoord(K, R, S,
+    C // groups)``, ``padding`` ``Tensor4DCoord(top, bottom, left, right)``, ``stride`` and
+    ``dilation`` ``MatrixCoord(rows, columns)``. The output extent P x Q follows as torch
+    computes it (dilation included). Bad extents raise ValueError naming the argument.
+    """
+    return _core.Conv2dProblemSize.make(*args, **kwargs)
+
+
+__all__ = ["Conv2dProblemSize", "IteratorAlgorithm", "Mode", "Operator", "SplitKMode",
+           "StrideSupport"]
