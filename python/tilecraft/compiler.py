@@ -3,11 +3,20 @@
 from tilecraft import _core
 
 
-def add_module(operations):
-    """Compiles the operations' kernels, or loads them from the cache. Progress goes to stderr."""
+def add_module(operations, split_k_parallel=False):
+    """Compiles the operations' kernels, or loads them from the cache. Progress goes to stderr.
+
+    ``split_k_parallel=True`` also builds, at the same time, each operation's parallel split-K
+    form (its partials kernel and the reduction kernel behind ``GemmSplitKParallel`` /
+    ``conv.SplitKMode.Parallel``), which is otherwise compiled on first use, one at a time."""
     if not isinstance(operations, (list, tuple)):
         operations = [operations]
+    if not isinstance(split_k_parallel, bool):
+        raise TypeError(f"split_k_parallel: expected a bool, got {split_k_parallel!r} "
+                        f"({type(split_k_parallel).__name__})")
     _core.compile_operations(operations)  # operations[i]: each a GemmOperationUniversal
+    if split_k_parallel:
+        _core.compile_split_k_parallel(operations)
 
 
 def nvrtc():

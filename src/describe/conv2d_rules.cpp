@@ -95,6 +95,14 @@ Status check_epilogue(const GemmDescription& d) {
 }
 
 Status check_swizzle(const GemmDescription& d) {
+  // CUTLASS's strided dgrad kernel (ImplicitGemmConvolutionStridedDgrad) exists for its own
+  // identity swizzles of 1, 4 and 8 only.
+  if (d.conv.kind == ConvKind::Dgrad && d.conv.stride_support == StrideSupport::Strided &&
+      d.swizzle == Swizzle::IdentitySwizzle2) {
+    return Status::unsupported(
+        "swizzling_functor: a strided dgrad kernel takes IdentitySwizzle1, 4 or 8 (CUTLASS's "
+        "StridedDgradIdentityThreadblockSwizzle has no 2), got IdentitySwizzle2");
+  }
   switch (d.swizzle) {
     case Swizzle::IdentitySwizzle1:
     case Swizzle::IdentitySwizzle2:

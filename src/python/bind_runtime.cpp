@@ -117,6 +117,13 @@ void bind_runtime(nb::module_& m) {
       required<std::vector<std::shared_ptr<GemmOperation>>>("operations",
                                                             "a list of GemmOperationUniversal"));
   def_checked(
+      m, "compile_split_k_parallel", "add_module",
+      [](std::vector<std::shared_ptr<GemmOperation>> operations) {
+        check(interruptible([&] { return compile_split_k_parallel(operations); }));
+      },
+      required<std::vector<std::shared_ptr<GemmOperation>>>(
+          "operations", "a list of GemmOperationUniversal or Conv2dOperation"));
+  def_checked(
       m, "get_memory_pool", "get_memory_pool",
       [](uint64_t init, uint64_t max) { check(get_memory_pool(init, max)); },
       required<uint64_t>("init_pool_size", "a byte count (an int >= 0)"),

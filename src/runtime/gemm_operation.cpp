@@ -405,6 +405,27 @@ std::vector<Status> compile_each_operation(
   return outcome;
 }
 
+Status compile_split_k_parallel(const std::vector<std::shared_ptr<GemmOperation>>& operations,
+                                const compile::ProgressFn& progress) {
+  Work work;
+  for (size_t at = 0; at < operations.size(); ++at) {
+    const auto& op = operations[at];
+    const std::string which = "operations[" + std::to_string(at) + "]";
+    if (!op) return Status::invalid(which + ": got a null operation");
+    if (op->description().is_grouped()) {
+      return Status::invalid(which + ": " + op->procedural_name() +
+                             " is a grouped GEMM, which has no split-K-parallel form");
+    }
+    std::lock_guard lock(op->mutex_);
+    if (op->split_k_parallel_ == nullptr) work.emplace_back(op, true);
+  }
+  if (work.empty()) return Status::ok();
+  return first_failure(build_and_attach(
+      work, progress, [](GemmOperation& op, bool kind, std::shared_ptr<const LoadedModule> m) {
+        return op.attach(kind, std::move(m));
+      }));
+}
+
 Status compile_operations(const std::vector<std::shared_ptr<GemmOperation>>& operations,
                           const compile::ProgressFn& progress) {
   for (const auto& op : operations) {

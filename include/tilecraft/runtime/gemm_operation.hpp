@@ -56,6 +56,8 @@ class GemmOperation {
   friend class CompiledArtifact;
   friend std::vector<Status> compile_each_operation(
       const std::vector<std::shared_ptr<GemmOperation>>&, const compile::ProgressFn&, bool);
+  friend Status compile_split_k_parallel(const std::vector<std::shared_ptr<GemmOperation>>&,
+                                         const compile::ProgressFn&);
   explicit GemmOperation(GemmDescription description);
   Status attach(bool split_k_parallel, std::shared_ptr<const LoadedModule> module) const;
   // The universal entry and the module holding it, read together (null before compiling).
@@ -75,6 +77,13 @@ class GemmOperation {
 // companion of an operation is compiled on the first GemmSplitKParallel arguments made for it.
 Status compile_operations(const std::vector<std::shared_ptr<GemmOperation>>& operations,
                           const compile::ProgressFn& progress = compile::default_progress);
+
+// The split-K-parallel companions (partials kernel and reduction) of the operations, compiled
+// together, each in its own unit, in parallel; those already built are kept. Without it each
+// companion compiles on the first GemmSplitKParallel / SplitKMode.Parallel arguments made for its
+// operation, one at a time. Grouped operations have none: they are refused.
+Status compile_split_k_parallel(const std::vector<std::shared_ptr<GemmOperation>>& operations,
+                                const compile::ProgressFn& progress = compile::default_progress);
 
 // Whether the kernel of `description` is ready without compiling: loaded in this process, or
 // in the artifact cache as a module of its own (a module shared with other kernels is found only

@@ -1,0 +1,359 @@
+"""Convolutions (CUTLASS 2.x implicit GEMM, SM80 kernels run on the GPU at hand) beside cuDNN
+through torch (``cudnn.benchmark`` on, channels-last tensors), in the same process on the same
+tensors.
+
+  python bench/bench_conv.py [--set resnet50|unet ...] [--kind fprop|dgrad|wgrad|fused ...]
+                             [--dtype f16|bf16 ...] [--batch 1 --batch 32 ...] [--json FILE]
+
+Sets:
+  resnet50  the ResNet-50 layers of shared/HOPPER-NOTES.md (N, C, H, W, K, R, S, stride, pad)
+  unet      layers of a latent-diffusion UNet at a 32x32 latent (320/640/1280 channels, the 4-
+            channel input and output convolutions, a stride-2 downsampling), batches 1, 32 and
+            128 (``--batch`` to choose)
+
+Kinds: fprop (y = conv(x, w)), dgrad (dx from dy and w), wgrad (dw from dy and x; tilecraft tries
+serial and parallel split-K), fused (y = relu(conv(x, w) + bias): our one kernel, whose epilogue
+adds the bias as a per-channel C, against torch's ``relu(conv2d(x, w, bias))``).
+
+tilecraft side: for each problem, every candidate kernel of the kind (a few CUTLASS tile shapes,
+the optimized iterators; dgrad of a unit-stride layer uses the unit-stride kernel, of a strided
+layer the strided one; a 3-channel input is zero-padded to 4 channels, outside the timing, and
+runs the fixed_channels kernel) is compiled in one ``compiler.add_module``, checked against
+cuDNN's output (max |ours - cuDNN| / max |cuDNN| <= 1e-2) and timed; the table gives the fastest
+and the ratio cuDNN time / ours (above 1: we are faster), and the geometric mean per kind and
+dtype. Timing: ``tilecraft.profiling.Timer`` (median of launches, each after a write of twice
+the L2 size; both sides measured twice, alternately, the faster kept). Without a usable GPU the
+script says why and exits 0.
+"""
+
+import argparse
+import json
+import math
+import sys
+import time
+
+RESNET50 = [  # (N, C, H, W, K, R, S, stride, pad)
+    (32, 64, 56, 56, 64, 3, 3, 1, 1), (32, 256, 56, 56, 64, 1, 1, 1, 0),
+    (32, 128, 28, 28, 128, 3, 3, 1, 1), (32, 256, 14, 14, 256, 3, 3, 1, 1),
+    (32, 512, 7, 7, 512, 3, 3, 1, 1), (32, 64, 56, 56, 256, 1, 1, 1, 0),
+    (128, 3, 224, 224, 64, 7, 7, 2, 3),
+]
+UNET = [  # (C, H, W, K, R, S, stride, pad) at batch N
+    (4, 32, 32, 320, 3, 3, 1, 1), (320, 32, 32, 320, 3, 3, 1, 1), (320, 32, 32, 320, 3, 3, 2, 1),
+    (640, 16, 16, 640, 3, 3, 1, 1), (1280, 8, 8, 1280, 3, 3, 1, 1), (320, 32, 32, 4, 3, 3, 1, 1),
+]
+# SM80 tensor-op tiles: (threadblock, stages, warps)
+TILES = [((128, 128, 32), 3, (2, 2, 1)), ((256, 128, 32), 3, (4, 2, 1)),
+         ((128, 256, 32), 3, (2, 4, 1)), ((128, 64, 32), 4, (2, 2, 1)),
+         ((64, 64, 64), 4, (2, 2, 1))]
+# Layers of fewer than 8 channels on a side (a 3-channel image, a 4-channel latent): these only.
+SMALL_TILES = [TILES[0], TILES[3], TILES[4]]
+WGRAD_SPLITS = (1, 2, 4, 8, 16)
+TOLERANCE = 1e-2
+
+
+def skip_reason():
+    try:
+        import torch
+    except Exception as error:  # noqa: BLE001
+        return f"torch is not importable ({type(error).__name__}: {error})"
+    try:
+        import tilecraft
+    except Exception as error:  # noqa: BLE001
+        return f"tilecraft is not importable ({type(error).__name__}: {error})"
+    reason = tilecraft._core.cuda_device_available()
+    if reason is not None:
+        return reason
+    if not torch.cuda.is_available():
+        return "torch sees no CUDA device"
+    return None
+
+
+class Layer:
+    def __init__(self, set_name, n, c, h, w, k, r, s, stride, pad):
+        self.set, self.n, self.c, self.h, self.w, self.k, self.r, self.s = (set_name, n, c, h, w,
+                                                                            k, r, s)
+        self.stride, self.pad = stride, pad
+        self.p = (h + 2 * pad - r) // stride + 1
+        self.q = (w + 2 * pad - s) // stride + 1
+
+    @property
+    def c_kernel(self):
+        """Channels the kernel sees: 3-channel images are padded to 4 (fixed_channels)."""
+        return 4 if self.c < 4 else self.c
+
+    @property
+    def flops(self):
+        return 2.0 * self.n * self.p * self.q * self.k * self.c * self.r * self.s
+
+    @property
+    def label(self):
+        return (f"N{self.n} C{self.c} {self.h}x{self.w} K{self.k} {self.r}x{self.s} "
+                f"s{self.stride} p{self.pad}")
+
+
+def layers_of(sets, batches):
+    out = []
+    if "resnet50" in sets:
+        out += [Layer("resnet50", *row) for row in RESNET50]
+    if "unet" in sets:
+        for n in batches:
+            out += [Layer("unet", n, *row) for row in UNET]
+    return out
+
+
+def make_op(kind, dtype, tile, layer, fused=False):
+    import tilecraft as cutlass
+
+    el = {"f16": cutlass.float16, "bf16": cutlass.bfloat16}[dtype]
+    shape, stages, warps = tile
+    math_inst = cutlass.MathInstruction([16, 8, 16], el, el, cutlass.float32,
+                                        cutlass.OpClass.TensorOp, cutlass.MathOperation.multiply_add)
+    tile_desc = cutlass.TileDescription(list(shape), stages, list(warps), math_inst)
+    few = kind == "fprop" and layer.c < 8
+    c, k = layer.c_kernel, layer.k
+    contiguous = {"fprop": (c, c, k), "dgrad": (k, c, c), "wgrad": (k, c, c)}[kind]
+    align_a, align_b, align_c = (min(8, ch & -ch) for ch in contiguous)
+    A = cutlass.TensorDescription(el, cutlass.TensorNHWC, align_a)
+    B = cutlass.TensorDescription(el, cutlass.TensorNHWC, align_b)
+    C = cutlass.TensorDescription(el, cutlass.TensorNHWC, align_c)
+    if fused:
+        epilogue = cutlass.LinearCombinationGeneric(cutlass.relu(cutlass.float32), el, align_c,
+                                                    cutlass.float32, cutlass.float32)
+    else:
+        epilogue = cutlass.LinearCombination(el, align_c, cutlass.float32, cutlass.float32)
+    algorithm = cutlass.conv.IteratorAlgorithm.fixed_channels if few else \
+        cutlass.conv.IteratorAlgorithm.optimized
+    stride = cutlass.conv.StrideSupport.Unity if (kind == "dgrad" and layer.stride == 1) else \
+        cutlass.conv.StrideSupport.Strided
+    conv_kind = getattr(cutlass.conv.Operator, kind)
+    return cutlass.Conv2dOperation(conv_kind, algorithm, 80, tile_desc, A, B, C, stride, epilogue,
+                                   cutlass.IdentitySwizzle1)
+
+
+def tensors(layer, dtype, seed):
+    import torch
+
+    g = torch.Generator(device="cuda")
+    g.manual_seed(seed)
+    dt = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    cl = torch.channels_last
+
+    def rnd(*shape):
+        return (torch.rand(*shape, generator=g, device="cuda") * 2 - 1).to(dt) \
+            .contiguous(memory_format=cl)
+
+    x = rnd(layer.n, layer.c, layer.h, layer.w)
+    w = rnd(layer.k, layer.c, layer.r, layer.s)
+    dy = rnd(layer.n, layer.k, layer.p, layer.q)
+    bias = (torch.rand(layer.k, generator=g, device="cuda") * 2 - 1).to(dt)
+    return x, w, dy, bias
+
+
+def pad_channels(t, c):
+    """A channels-last copy of t with its channels zero-padded to c (3-channel images)."""
+    import torch
+
+    if t.shape[1] == c:
+        return t
+    out = torch.zeros((t.shape[0], c, *t.shape[2:]), dtype=t.dtype, device=t.device) \
+        .contiguous(memory_format=torch.channels_last)
+    out[:, :t.shape[1]] = t
+    return out
+
+
+def cudnn_call(kind, layer, x, w, dy, bias):
+    import torch
+
+    F = torch.nn.functional
+    stride, pad = (layer.stride,) * 2, (layer.pad,) * 2
+    if kind == "fprop":
+        return lambda: F.conv2d(x, w, None, stride, pad)
+    if kind == "fused":
+        return lambda: torch.relu(F.conv2d(x, w, bias, stride, pad))
+    mask = [kind == "dgrad", kind == "wgrad", False]
+    index = 0 if kind == "dgrad" else 1
+
+    def backward():
+        return torch.ops.aten.convolution_backward(dy, x, w, None, stride, pad, (1, 1), False,
+                                                   (0, 0), 1, mask)[index]
+    return backward
+
+
+def problem_size(layer, split=1):
+    import tilecraft as cutlass
+
+    p = layer.pad
+    return cutlass.conv.Conv2dProblemSize(
+        cutlass.Tensor4DCoord(layer.n, layer.h, layer.w, layer.c_kernel),
+        cutlass.Tensor4DCoord(layer.k, layer.r, layer.s, layer.c_kernel),
+        cutlass.Tensor4DCoord(p, p, p, p), cutlass.MatrixCoord(layer.stride, layer.stride),
+        cutlass.MatrixCoord(1, 1), cutlass.conv.Mode.cross_correlation, split, 1)
+
+
+def our_arguments(kind, op, layer, x, w, dy, bias, out, split=1, parallel=False):
+    import tilecraft as cutlass
+
+    mode = cutlass.conv.SplitKMode.Parallel if parallel else cutlass.conv.SplitKMode.Serial
+    xk, wk = pad_channels(x, layer.c_kernel), pad_channels(w, layer.c_kernel)
+    if kind in ("fprop", "fused"):
+        a, b, c = xk, wk, (bias if kind == "fused" else None)
+    elif kind == "dgrad":
+        a, b, c = dy, wk, None
+    else:
+        a, b, c = dy, xk, None
+    beta = 1.0 if kind == "fused" else 0.0
+    return cutlass.Conv2dArguments(op, problem_size(layer, split), a, b, c, out,
+                                   op.epilogue_type(1.0, beta), mode, split)
+
+
+def relative_error(got, want):
+    g, w = got.float(), want.float()
+    return float((g - w).abs().max() / w.abs().max().clamp_min(1e-30))
+
+
+def run(args):
+    import torch
+
+    import tilecraft
+    from tilecraft.profiling import Timer
+
+    sys.path.insert(0, __file__.rsplit("/", 1)[0])
+    from common import device_line
+
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    print(device_line())
+    timer = Timer()
+    layers = layers_of(args.set, args.batch)
+
+    # Describe every candidate of every (layer, kind, dtype), then compile them in one call.
+    work = []
+    ops = {}
+    for layer in layers:
+        for kind in args.kind:
+            for dtype in args.dtype:
+                op_kind = "fprop" if kind == "fused" else kind
+                cands = []
+                small = min(layer.c_kernel, layer.k) < 8
+                for tile in (SMALL_TILES if small else TILES):
+                    try:
+                        op = make_op(op_kind, dtype, tile, layer, fused=kind == "fused")
+                    except Exception as error:  # noqa: BLE001 - a tile the rules refuse
+                        print(f"  ({layer.label} {kind} {dtype} {tile[0]}: {error})")
+                        continue
+                    ops.setdefault(op.procedural_name(), op)
+                    cands.append(ops[op.procedural_name()])
+                work.append((layer, kind, dtype, cands))
+    start = time.monotonic()
+    tilecraft.compiler.add_module(list(ops.values()))
+    wgrad_ops = [op for name, op in ops.items() if "_wgrad_" in name]
+    if wgrad_ops and args.parallel_split_k:
+        tilecraft.compiler.add_module(wgrad_ops, split_k_parallel=True)
+    print(f"compiled {len(ops)} kernels in {time.monotonic() - start:.1f} s")
+
+    records = []
+    for layer, kind, dtype, cands in work:
+        x, w, dy, bias = tensors(layer, dtype, seed=hash((layer.label, kind, dtype)) & 0xFFFF)
+        reference_fn = cudnn_call(kind, layer, x, w, dy, bias)
+        want = reference_fn()
+        torch.cuda.synchronize()
+        out = torch.empty_like(want).contiguous(memory_format=torch.channels_last)
+        if kind == "dgrad" and layer.c_kernel != layer.c:
+            out = torch.empty((layer.n, layer.c_kernel, layer.h, layer.w), dtype=want.dtype,
+                              device="cuda").contiguous(memory_format=torch.channels_last)
+        elif kind == "wgrad" and layer.c_kernel != layer.c:
+            out = torch.empty((layer.k, layer.c_kernel, layer.r, layer.s), dtype=want.dtype,
+                              device="cuda").contiguous(memory_format=torch.channels_last)
+        best = None
+        errors = []
+        splits = WGRAD_SPLITS if kind == "wgrad" else (1,)
+        for op in cands:
+            for split in splits:
+                for parallel in ((False, True) if split > 1 and args.parallel_split_k else
+                                 (False,)):
+                    try:
+                        ours = our_arguments(kind, op, layer, x, w, dy, bias, out, split,
+                                             parallel)
+                    except Exception as error:  # noqa: BLE001 - this kernel cannot take it
+                        errors.append(f"{op.procedural_name()} split {split}: {error}")
+                        continue
+                    out.fill_(float("nan"))
+                    op.run(ours)
+                    torch.cuda.synchronize()
+                    got = out[:, :layer.c] if out.shape != want.shape else out
+                    err = relative_error(got, want)
+                    if not err <= TOLERANCE:
+                        errors.append(f"{op.procedural_name()} split {split}: WRONG, relative "
+                                      f"error {err:.3g}")
+                        continue
+                    us = timer.median_us(lambda: op.run(ours))  # noqa: B023
+                    if best is None or us < best[0]:
+                        best = (us, op, split, parallel, err, ours)
+        if best is None:
+            print(f"{layer.label} {kind} {dtype}: no kernel ran it: {errors[:3]}")
+            records.append({"layer": layer.label, "set": layer.set, "kind": kind,
+                            "dtype": dtype, "error": errors[:3]})
+            continue
+        ours = best[5]
+        us = min(best[0], timer.median_us(lambda: best[1].run(ours)))  # noqa: B023
+        cudnn_us = min(timer.median_us(reference_fn), timer.median_us(reference_fn))
+        ratio = cudnn_us / us
+        tile = best[1].tile_description.threadblock_shape
+        split_text = f" split {best[2]}{'p' if best[3] else 's'}" if best[2] > 1 else ""
+        record = {"layer": layer.label, "set": layer.set, "kind": kind, "dtype": dtype,
+                  "cudnn_us": round(cudnn_us, 2), "ours_us": round(us, 2),
+                  "ratio": round(ratio, 3), "tflops": round(layer.flops / us / 1e6, 1),
+                  "cudnn_tflops": round(layer.flops / cudnn_us / 1e6, 1),
+                  "kernel": best[1].procedural_name() + split_text,
+                  "tile": "x".join(map(str, tile)) + split_text, "rel_err": best[4]}
+        records.append(record)
+        print(f"{layer.label:42s} {kind:6s} {dtype:4s} cuDNN {cudnn_us:9.1f} us "
+              f"({record['cudnn_tflops']:6.1f} TF)  ours {us:9.1f} us ({record['tflops']:6.1f} "
+              f"TF)  ratio {ratio:5.2f}  {record['tile']}", flush=True)
+        del ours, best
+
+    print()
+    print("| set | kind | dtype | layers | geomean cuDNN/ours | min | max |")
+    print("|---|---|---|---|---|---|---|")
+    summary = {}
+    for set_name in args.set:
+        for kind in args.kind:
+            for dtype in args.dtype:
+                ratios = [r["ratio"] for r in records if r["set"] == set_name and
+                          r["kind"] == kind and r["dtype"] == dtype and "ratio" in r]
+                if not ratios:
+                    continue
+                geo = math.exp(sum(math.log(v) for v in ratios) / len(ratios))
+                summary[f"{set_name}/{kind}/{dtype}"] = geo
+                print(f"| {set_name} | {kind} | {dtype} | {len(ratios)} | {geo:.3f} | "
+                      f"{min(ratios):.2f} | {max(ratios):.2f} |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"records": records, "summary": summary}, f, indent=1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--set", action="append", choices=("resnet50", "unet"))
+    parser.add_argument("--kind", action="append", choices=("fprop", "dgrad", "wgrad", "fused"))
+    parser.add_argument("--dtype", action="append", choices=("f16", "bf16"))
+    parser.add_argument("--batch", action="append", type=int)
+    parser.add_argument("--no-parallel-split-k", dest="parallel_split_k", action="store_false")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    args.set = args.set or ["resnet50", "unet"]
+    args.kind = args.kind or ["fprop", "dgrad", "wgrad", "fused"]
+    args.dtype = args.dtype or ["f16", "bf16"]
+    args.batch = args.batch or [1, 32, 128]
+    reason = skip_reason()
+    if reason:
+        print(f"bench_conv: skipped: {reason}")
+        return 0
+    run(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,304 @@
+"""Convolutions on a GPU through seed 002's surface (Conv2dOperation, conv.Conv2dProblemSize,
+Conv2dArguments, run, sync): every conv kind x iterator algorithm x stride support x dtype
+family of conv_kernels.KERNELS, on problems with asymmetric padding, strides and dilations, C
+and K that are not multiples of the tile, both conv modes, beta != 0, C absent or one value per
+channel, flat / 4-D / torch channels_last tensors, serial and parallel split-K, activations and
+clamps, and the int8 interleaved layouts. Every output is poisoned first (NaN, or -77 for
+integers) and every element is checked against torch's float64 convolution (dgrad and wgrad:
+its autograd gradients): exactly for small-integer data, within the float bounds of
+tests/python/gpu/gpu_check.py for random floats and transcendental activations.
+
+    python -m pytest tests/python/gpu_conv -rs
+    compute-sanitizer --tool memcheck python -m pytest tests/python/gpu_conv -m sanitizer
+    TILECRAFT_GPU_TEST_SEED=1234 python -m pytest tests/python/gpu_conv   # replay a run
+"""
+
+from dataclasses import replace
+
+import pytest
+
+from conv_case import ConvCase, Shape, check_case, to_layout
+from conv_kernels import (ACTIVATION_KERNELS, CLAMP_KERNELS, KERNELS, MATRIX, PARALLEL_SPLIT_K,
+                          SERIAL_SPLIT_K)
+
+pytestmark = pytest.mark.gpu
+
+C_VALUES = {1: 13, 2: 22, 4: 20, 8: 40, 16: 48, 32: 64}   # channels for each alignment
+K_VALUES = {1: 19, 2: 30, 4: 36, 8: 72, 16: 80, 32: 96}   # (none a multiple of a 128 tile)
+
+# (N, H, W, R, S, pad (top, bottom, left, right), stride, dilation)
+BASE_SHAPES = {
+    "3x3": (2, 9, 11, 3, 3, (1, 1, 1, 1), (1, 1), (1, 1)),
+    "asym_stride_dil": (1, 13, 10, 3, 3, (2, 0, 1, 2), (2, 1), (1, 2)),
+    "1x1": (3, 7, 6, 1, 1, (0, 0, 0, 0), (1, 1), (1, 1)),
+    "5x3_stride2": (2, 17, 15, 5, 3, (2, 2, 1, 1), (2, 2), (1, 1)),
+    "3x5_dil": (1, 20, 12, 3, 5, (1, 0, 2, 2), (1, 2), (2, 1)),
+    "asym_dil_unit": (2, 12, 9, 3, 3, (0, 2, 2, 1), (1, 1), (2, 1)),
+}
+
+
+def shape_for(spec, name):
+    """The base shape ``name`` with channel counts the kernel's alignments take, and the stride
+    or dilation the kernel's kind allows (a unity dgrad takes unit strides; the strided dgrad
+    takes no dilation with strides above 1)."""
+    n, h, w, r, s, pad, stride, dil = BASE_SHAPES[name]
+    m_c, m_k = spec.channel_multiples()
+    c, k = C_VALUES[m_c], K_VALUES[m_k]
+    if spec.algorithm == "fixed":
+        c = spec.align_a
+    elif spec.algorithm == "few":
+        c = 3 * spec.align_a
+    if spec.kind == "dgrad" and spec.stride == "un":
+        stride = (1, 1)
+    if spec.kind == "dgrad" and spec.stride == "st" and stride != (1, 1):
+        dil = (1, 1)
+    return Shape(n, h, w, c, k, r, s, pad, stride, dil)
+
+
+MATRIX_CASES = [(key, name) for key in MATRIX for name in ("3x3", "asym_stride_dil", "1x1",
+                                                           "5x3_stride2", "3x5_dil")]
+
+
+@pytest.mark.parametrize("key,shape_name", MATRIX_CASES)
+def test_matrix(ops, gen, seed_note, key, shape_name):
+    """Every kernel of the matrix on every base shape, beta != 0, a full C."""
+    spec = KERNELS[key]
+    mode = "convolution" if shape_name == "3x5_dil" else "cross_correlation"
+    case = ConvCase(key, shape_for(spec, shape_name), alpha=1.5, beta=-0.5, mode=mode)
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", ["f16_fprop_opt_st", "f16_dgrad_opt_un", "f16_dgrad_an_st",
+                                 "f16_wgrad_an_st", "tf32_fprop_opt", "simt32_dgrad_opt"])
+@pytest.mark.parametrize("form", ["nhwc", "channels_last"])
+def test_tensor_forms(ops, gen, seed_note, key, form):
+    """4-D tensors in layout order, and torch (N, C, H, W) tensors in channels_last format."""
+    spec = KERNELS[key]
+    case = ConvCase(key, shape_for(spec, "asym_dil_unit"), alpha=1.0, beta=1.0, form=form)
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", ["f16_fprop_opt_st", "f16_dgrad_an_un", "bf16_fprop_opt",
+                                 "simt32_fprop_an", "f16_fprop_opt_relu"])
+def test_bias_per_channel(ops, gen, seed_note, key):
+    """C as one value per output channel (a bias), broadcast over N, P, Q."""
+    spec = KERNELS[key]
+    case = ConvCase(key, shape_for(spec, "3x3"), alpha=0.5, beta=1.0, c_form="bias",
+                    form="channels_last")
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", ["f16_fprop_an_un", "f16_wgrad_opt_un", "bf16_dgrad_opt",
+                                 "f64_wgrad_opt", "simt64_fprop_opt"])
+def test_no_c(ops, gen, seed_note, key):
+    """C=None with beta 0."""
+    spec = KERNELS[key]
+    case = ConvCase(key, shape_for(spec, "5x3_stride2"), alpha=2.0, beta=0.0, c_form="none")
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", ACTIVATION_KERNELS)
+@pytest.mark.parametrize("data", ["int", "float"])
+def test_activation(ops, gen, seed_note, key, data):
+    spec = KERNELS[key]
+    case = ConvCase(key, shape_for(spec, "asym_stride_dil"), alpha=0.25, beta=0.5, data=data)
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", CLAMP_KERNELS)
+@pytest.mark.parametrize("shape_name", ["3x3", "asym_stride_dil"])
+def test_clamp(ops, gen, seed_note, key, shape_name):
+    """Saturating epilogues: int8 outputs rounded and clamped to [-128, 127]."""
+    spec = KERNELS[key]
+    alpha = 4.0 if spec.out == "s8" else 1.0
+    case = ConvCase(key, shape_for(spec, shape_name), alpha=alpha, beta=1.0)
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", ["i8_fprop_opt_interleaved"])
+@pytest.mark.parametrize("shape_name", ["3x3", "5x3_stride2", "1x1"])
+def test_interleaved_int8(ops, gen, seed_note, key, shape_name):
+    """TensorNC32HW32 activations and outputs, a TensorC32RSK32 filter (output channels
+    reordered within groups of 32 as cutlass::reorder_convK<32> does)."""
+    spec = KERNELS[key]
+    case = ConvCase(key, shape_for(spec, shape_name), alpha=2.0, beta=1.0)
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", SERIAL_SPLIT_K)
+@pytest.mark.parametrize("slices", [2, 5])
+def test_split_k_serial(ops, gen, seed_note, key, slices):
+    spec = KERNELS[key]
+    case = ConvCase(key, shape_for(spec, "3x3"), alpha=1.0, beta=0.5, split_k=slices)
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", PARALLEL_SPLIT_K)
+@pytest.mark.parametrize("slices", [3, 16])
+def test_split_k_parallel(ops, gen, seed_note, key, slices):
+    """Partial sums in a workspace, then CUTLASS's ReduceSplitK with the epilogue."""
+    spec = KERNELS[key]
+    shape = shape_for(spec, "asym_dil_unit" if spec.stride == "un" else "3x3")
+    case = ConvCase(key, shape, alpha=-1.0, beta=0.25, split_k=slices, split_mode="Parallel")
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", ["f16_fprop_opt_st", "bf16_wgrad_opt", "tf32_dgrad_opt",
+                                 "f32x3_fprop_opt", "f64_fprop_opt", "simt32_wgrad_opt",
+                                 "f16_dgrad_opt_st"])
+@pytest.mark.parametrize("shape_name", ["asym_stride_dil", "5x3_stride2"])
+def test_float_data(ops, gen, seed_note, key, shape_name):
+    """Random floats in [-1, 1]: within the accumulation's error bound of the float64 result."""
+    spec = KERNELS[key]
+    case = ConvCase(key, shape_for(spec, shape_name), alpha=1.0, beta=0.5, data="float")
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", ["f16_fprop_opt_st", "f16_dgrad_opt_st", "f16_wgrad_opt_st"])
+def test_larger_problem(ops, gen, seed_note, key):
+    """A ResNet-like layer with many tiles in every direction."""
+    spec = KERNELS[key]
+    shape = Shape(4, 28, 28, 64, 136, 3, 3, (1, 1, 1, 1), (1, 1), (1, 1))
+    check_case(ops, ConvCase(key, shape, alpha=1.0, beta=1.0, form="channels_last"), gen,
+               seed_note)
+
+
+@pytest.mark.sanitizer
+@pytest.mark.parametrize("key,extra", [
+    ("f16_fprop_opt_st", {}), ("f16_dgrad_an_st", {}), ("f16_wgrad_opt_un", {}),
+    ("f16_fprop_few", {}), ("f16_fprop_fixed", {}),
+    ("f16_wgrad_opt_st", {"split_k": 3, "split_mode": "Parallel"}),
+    ("f16_fprop_opt_st", {"split_k": 3}), ("i8_fprop_opt_interleaved", {}),
+])
+def test_sanitizer_subset(ops, gen, seed_note, key, extra):
+    """Small problems with ragged edges: what compute-sanitizer memcheck runs."""
+    spec = KERNELS[key]
+    case = ConvCase(key, shape_for(spec, "asym_stride_dil"), alpha=1.0, beta=0.5, **extra)
+    check_case(ops, case, gen, seed_note)
+
+
+# ---- bad input: a clear error, and nothing launches (D stays poisoned) ------------------------
+
+def _operands(spec, shape, torch, form="flat"):
+    from conv_case import extents, torch_dtype
+
+    a_ext, b_ext, d_ext = extents(spec, shape)
+    make = lambda ext, el: torch.ones(ext, dtype=torch_dtype(el), device="cuda")  # noqa: E731
+    d = torch.full(d_ext, float("nan"), dtype=torch_dtype(spec.out), device="cuda")
+    return (to_layout(make(a_ext, spec.element), "act", spec, form),
+            to_layout(make(b_ext, spec.element), "filter", spec, form),
+            to_layout(make(d_ext, spec.out), "output", spec, form),
+            to_layout(d, "output", spec, form), d)
+
+
+def _refused(ops, key, shape, match, *, problem_shape=None, form="flat", mutate=None,
+             split_k=1):
+    import tilecraft as cutlass
+    import torch
+
+    from conv_case import problem_size
+
+    spec = KERNELS[key]
+    op = ops.get(key)
+    a, b, c, d, d_logical = _operands(spec, shape, torch, form)
+    if mutate:
+        a, b, c, d = mutate(a, b, c, d)
+    problem = problem_size(ConvCase(key, problem_shape or shape, split_k=split_k),
+                           problem_shape or shape)
+    with pytest.raises((ValueError, TypeError, cutlass.UnsupportedError), match=match):
+        args = cutlass.Conv2dArguments(op, problem, a, b, c, d, op.epilogue_type(1.0, 1.0),
+                                       cutlass.conv.SplitKMode.Serial, split_k)
+        op.run(args)
+    torch.cuda.synchronize()
+    assert bool(torch.isnan(d_logical).all()), "D was written by a refused launch"
+
+
+@pytest.mark.conv_kernels("f16_fprop_opt_st")
+def test_refuses_channel_counts_that_disagree(ops):
+    spec = KERNELS["f16_fprop_opt_st"]
+    shape = shape_for(spec, "3x3")
+    wrong = replace(shape, c=shape.c + 8)   # tensors for C, problem for C + 8
+    _refused(ops, "f16_fprop_opt_st", shape, r"A \(x\): expected .* elements",
+             problem_shape=wrong)
+
+
+@pytest.mark.conv_kernels("f16_fprop_opt_st")
+def test_refuses_output_shape_that_does_not_match(ops):
+    import torch
+
+    spec = KERNELS["f16_fprop_opt_st"]
+    shape = shape_for(spec, "asym_stride_dil")
+
+    def shorter_d(a, b, c, d):
+        return a, b, c, torch.full((d.numel() - spec.align_c,), float("nan"), device="cuda",
+                                   dtype=torch.float16)
+
+    _refused(ops, "f16_fprop_opt_st", shape, r"D \(y\): expected", mutate=shorter_d)
+
+
+@pytest.mark.conv_kernels("f16_fprop_fixed")
+def test_refuses_fixed_channels_with_other_channel_count(ops):
+    spec = KERNELS["f16_fprop_fixed"]
+    shape = replace(shape_for(spec, "3x3"), c=2 * spec.align_a)
+    _refused(ops, "f16_fprop_fixed", shape, "fixed_channels: C=8 must equal the kernel's access "
+             "size of 4")
+
+
+@pytest.mark.conv_kernels("f16_fprop_opt_st")
+def test_refuses_channels_first_tensor(ops):
+    spec = KERNELS["f16_fprop_opt_st"]
+    shape = shape_for(spec, "3x3")
+
+    def channels_first(a, b, c, d):
+        return a.permute(0, 3, 1, 2).contiguous(), b, c, d
+
+    _refused(ops, "f16_fprop_opt_st", shape, "channels-first tensor", form="nhwc",
+             mutate=channels_first)
+
+
+@pytest.mark.conv_kernels("f16_dgrad_opt_un")
+def test_refuses_strides_on_unity_dgrad(ops):
+    spec = KERNELS["f16_dgrad_opt_un"]
+    shape = replace(shape_for(spec, "3x3"), stride=(2, 2))
+    _refused(ops, "f16_dgrad_opt_un", shape, "unit strides")
+
+
+@pytest.mark.conv_kernels("f16_dgrad_opt_st")
+def test_refuses_dilation_with_strides_on_strided_dgrad(ops):
+    spec = KERNELS["f16_dgrad_opt_st"]
+    shape = replace(shape_for(spec, "3x3"), stride=(2, 1), dilation=(1, 2))
+    _refused(ops, "f16_dgrad_opt_st", shape, "no dilation")
+
+
+@pytest.mark.conv_kernels("f16_fprop_opt_st")
+def test_refuses_filters_beyond_the_optimized_iterators(ops):
+    spec = KERNELS["f16_fprop_opt_st"]
+    shape = Shape(1, 40, 40, 8, 8, 33, 3, (16, 16, 1, 1))
+    _refused(ops, "f16_fprop_opt_st", shape, "up to 32")
+
+
+@pytest.mark.conv_kernels("f16_fprop_opt_st")
+def test_refuses_channels_off_the_alignment(ops):
+    spec = KERNELS["f16_fprop_opt_st"]
+    shape = replace(shape_for(spec, "3x3"), c=42)
+    _refused(ops, "f16_fprop_opt_st", shape, "C=42 is not a multiple of the 8-element")
+
+
+@pytest.mark.conv_kernels("f16_fprop_opt_st")
+def test_refuses_wrong_dtype(ops):
+    def f32_a(a, b, c, d):
+        return a.float(), b, c, d
+
+    spec = KERNELS["f16_fprop_opt_st"]
+    _refused(ops, "f16_fprop_opt_st", shape_for(spec, "3x3"), r"A \(x\): expected float16",
+             mutate=f32_a)
+
+
+def test_every_row_compiles(ops):
+    """Every description of the table is accepted and compiled (the others' failures would
+    show there first)."""
+    if ops.build_errors or ops.compile_error:
+        pytest.fail(f"refused: {ops.build_errors}; compile: {ops.compile_error}")
+
+
+test_every_row_compiles = pytest.mark.conv_kernels(*KERNELS)(test_every_row_compiles)

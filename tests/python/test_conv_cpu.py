@@ -1,0 +1,243 @@
+"""Convolution without a GPU: Conv2dOperation's descriptions (the valid ones, and each
+description-time error), conv.Conv2dProblemSize's extents and refusals, and Conv2dArguments'
+checks of numpy tensors, which precede any CUDA work. Every bad input raises before anything
+compiles or launches, naming the argument, what was expected and what was given.
+
+TILECRAFT_NVCC points at a path that does not exist for this module (a compile would fail with
+another error), and ``is_compiled()`` is checked after each refusal. The numbers are checked by
+tests/python/gpu_conv.
+"""
+
+import numpy as np
+import pytest
+
+import tilecraft as cutlass
+from tilecraft import *  # noqa: F401,F403
+
+F16, BF16, F32, F64, S8, S32, TF32 = (cutlass.float16, cutlass.bfloat16, cutlass.float32,
+                                      cutlass.float64, cutlass.int8, cutlass.int32,
+                                      cutlass.tfloat32)
+TC, SIMT = cutlass.OpClass.TensorOp, cutlass.OpClass.Simt
+MA = MathOperation.multiply_add
+NHWC = cutlass.TensorNHWC
+Op, Alg, Stride = cutlass.conv.Operator, cutlass.conv.IteratorAlgorithm, cutlass.conv.StrideSupport
+Unsupported = cutlass.UnsupportedError
+
+pytestmark = pytest.mark.usefixtures("no_compiler")
+
+
+def f16_parts(alignment=8):
+    math = MathInstruction([16, 8, 16], F16, F16, F32, TC, MA)
+    tile = TileDescription([128, 128, 32], 3, [2, 2, 1], math)
+    return (tile, TensorDescription(F16, NHWC, alignment), TensorDescription(F16, NHWC, alignment),
+            TensorDescription(F16, NHWC, alignment),
+            LinearCombination(F16, alignment, F32, F32))
+
+
+def simt_parts():
+    math = MathInstruction([1, 1, 1], F32, F32, F32, SIMT, MA)
+    tile = TileDescription([128, 128, 8], 4, [4, 2, 1], math)
+    return (tile, TensorDescription(F32, NHWC, 1), TensorDescription(F32, NHWC, 1),
+            TensorDescription(F32, NHWC, 1), LinearCombination(F32, 1, F32, F32))
+
+
+def conv(kind=None, algorithm=None, parts=None, stride=None, arch=80, swizzle=None):
+    tile, A, B, C, epilogue = parts or f16_parts()
+    return Conv2dOperation(kind or Op.fprop, algorithm or Alg.optimized, arch, tile, A, B, C,
+                           stride or Stride.Strided, epilogue,
+                           swizzle or cutlass.IdentitySwizzle1)
+
+
+def problem(n=2, h=9, w=11, c=40, k=72, r=3, s=3, pad=(1, 1, 1, 1), stride=(1, 1),
+            dilation=(1, 1), mode=None, split=1, groups=1):
+    return cutlass.conv.Conv2dProblemSize(
+        cutlass.Tensor4DCoord(n, h, w, c), cutlass.Tensor4DCoord(k, r, s, c // groups),
+        cutlass.Tensor4DCoord(*pad), cutlass.MatrixCoord(*stride), cutlass.MatrixCoord(*dilation),
+        mode or cutlass.conv.Mode.cross_correlation, split, groups)
+
+
+# ---- descriptions -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["fprop", "dgrad", "wgrad"])
+@pytest.mark.parametrize("algorithm", ["analytic", "optimized"])
+@pytest.mark.parametrize("stride", ["Strided", "Unity"])
+def test_every_kind_algorithm_and_stride_support_is_described(kind, algorithm, stride):
+    op = conv(getattr(Op, kind), getattr(Alg, algorithm), stride=getattr(Stride, stride))
+    name = op.procedural_name()
+    assert kind in name and algorithm in name, name
+    assert op.conv_kind == getattr(Op, kind)
+    assert op.iterator_algorithm == getattr(Alg, algorithm)
+    assert op.stride_support == getattr(Stride, stride)
+    assert not op.is_compiled()
+
+
+def test_names_differ_by_every_conv_field():
+    names = {conv(getattr(Op, k), getattr(Alg, a), stride=getattr(Stride, s)).procedural_name()
+             for k in ("fprop", "dgrad", "wgrad") for a in ("analytic", "optimized")
+             for s in ("Strided", "Unity")}
+    assert len(names) == 12, names
+
+
+@pytest.mark.parametrize("algorithm", ["fixed_channels", "few_channels"])
+def test_few_channel_iterators_are_fprop_tensor_op_only(algorithm):
+    assert conv(Op.fprop, getattr(Alg, algorithm), f16_parts(4))
+    with pytest.raises(Unsupported, match=f"iterator_algorithm {algorithm} is for fprop, got "
+                                          "conv_kind dgrad"):
+        conv(Op.dgrad, getattr(Alg, algorithm), f16_parts(4))
+    with pytest.raises(Unsupported, match="needs the TensorOp instruction"):
+        conv(Op.fprop, getattr(Alg, algorithm), simt_parts())
+
+
+def test_gemm_layouts_are_refused():
+    tile, A, B, C, epilogue = f16_parts()
+    row = TensorDescription(F16, cutlass.RowMajor, 8)
+    with pytest.raises(Unsupported, match="A: a convolution operand is TensorNHWC .* got RowMajor"):
+        Conv2dOperation(Op.fprop, Alg.optimized, 80, tile, row, B, C, Stride.Strided, epilogue,
+                        cutlass.IdentitySwizzle1)
+
+
+def test_conv_layouts_are_refused_by_gemm():
+    tile, A, B, C, epilogue = f16_parts()
+    with pytest.raises((ValueError, Unsupported), match="TensorNHWC"):
+        GemmOperationUniversal(80, tile, A, B, C, epilogue, cutlass.IdentitySwizzle1)
+
+
+def test_int8_is_fprop_only():
+    math = MathInstruction([16, 8, 32], S8, S8, S32, TC, MathOperation.multiply_add_saturate)
+    tile = TileDescription([128, 128, 64], 3, [2, 2, 1], math)
+    parts = (tile, TensorDescription(S8, NHWC, 16), TensorDescription(S8, NHWC, 16),
+             TensorDescription(S8, NHWC, 16), LinearCombinationClamp(S8, 16, S32, F32))
+    assert conv(Op.fprop, parts=parts)
+    with pytest.raises(Unsupported, match="int8 convolutions are fprop only, got wgrad"):
+        conv(Op.wgrad, parts=parts)
+
+
+def test_interleaved_layouts_go_together():
+    math = MathInstruction([16, 8, 32], S8, S8, S32, TC, MathOperation.multiply_add_saturate)
+    tile = TileDescription([128, 128, 64], 3, [2, 2, 1], math)
+    A = TensorDescription(S8, cutlass.TensorNC32HW32, 16)
+    B = TensorDescription(S8, cutlass.TensorC32RSK32, 16)
+    C = TensorDescription(S8, cutlass.TensorNC32HW32, 8)
+    epilogue = LinearCombinationClamp(S8, 8, S32, F32)
+    assert Conv2dOperation(Op.fprop, Alg.optimized, 80, tile, A, B, C, Stride.Strided, epilogue,
+                           cutlass.IdentitySwizzle1)
+    with pytest.raises(Unsupported, match="interleaved int8 convolution takes A TensorNC32HW32, "
+                                          "B TensorC32RSK32"):
+        Conv2dOperation(Op.fprop, Alg.optimized, 80, tile, A, TensorDescription(S8, NHWC, 16), C,
+                        Stride.Strided, epilogue, cutlass.IdentitySwizzle1)
+
+
+def test_swizzles_other_than_identity_are_refused():
+    with pytest.raises(Unsupported, match="swizzling_functor: convolutions take IdentitySwizzle1"):
+        conv(swizzle=cutlass.HorizontalSwizzle)
+
+
+def test_bad_enumerators_name_the_argument():
+    tile, A, B, C, epilogue = f16_parts()
+    with pytest.raises(TypeError, match="conv_kind"):
+        Conv2dOperation("fprop", Alg.optimized, 80, tile, A, B, C, Stride.Strided, epilogue,
+                        cutlass.IdentitySwizzle1)
+    with pytest.raises(TypeError, match="iterator_algorithm"):
+        Conv2dOperation(Op.fprop, 1, 80, tile, A, B, C, Stride.Strided, epilogue,
+                        cutlass.IdentitySwizzle1)
+
+
+def test_tensor_op_alignment_below_32_bits_is_refused():
+    with pytest.raises((ValueError, Unsupported), match="alignment 1 of float16 is 16 bits"):
+        conv(parts=f16_parts(1))
+
+
+# ---- Conv2dProblemSize ------------------------------------------------------------------------
+
+def test_problem_size_output_extent_follows_torch():
+    p = problem(h=13, w=10, pad=(2, 0, 1, 2), stride=(2, 1), dilation=(1, 2))
+    assert (p.P, p.Q) == ((13 + 2 - 2 - 1) // 2 + 1, (10 + 3 - 4 - 1) // 1 + 1)
+    assert (p.pad_h, p.pad_w, p.pad_bottom, p.pad_right) == (2, 1, 0, 2)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"n": 0}, "N"),
+    ({"c": 40, "k": 72, "r": 13, "h": 9, "pad": (0, 0, 0, 0)}, "filter_size: the dilated 13x3 filter .* larger than the padded"),
+    ({"stride": (0, 1)}, "stride"),
+    ({"dilation": (1, -1)}, "dilation"),
+    ({"pad": (-1, 0, 0, 0)}, "pad"),
+    ({"split": 0}, "split_k_slices"),
+])
+def test_problem_size_refusals_name_the_extent(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        problem(**kwargs)
+
+
+def test_problem_size_checks_groups_against_channels():
+    with pytest.raises(ValueError, match="groups"):
+        cutlass.conv.Conv2dProblemSize(
+            cutlass.Tensor4DCoord(1, 8, 8, 30), cutlass.Tensor4DCoord(16, 3, 3, 30),
+            cutlass.Tensor4DCoord(1, 1, 1, 1), cutlass.MatrixCoord(1, 1),
+            cutlass.MatrixCoord(1, 1), cutlass.conv.Mode.cross_correlation, 1, 4)
+
+
+# ---- Conv2dArguments: the checks that precede any CUDA work ----------------------------------
+
+def operands(p, dtype=np.float16):
+    x = np.ones((p.N, p.H, p.W, p.C), dtype=dtype)
+    w = np.ones((p.K, p.R, p.S, p.C), dtype=dtype)
+    y = np.zeros((p.N, p.P, p.Q, p.K), dtype=dtype)
+    return x, w, y
+
+
+def test_arguments_refuse_channel_counts_that_disagree():
+    op, p = conv(), problem()
+    x, w, y = operands(p)
+    with pytest.raises(ValueError, match=r"B \(w\): expected 25920 elements \(72, 3, 3, 40\)"):
+        Conv2dArguments(op, p, x, w[:, :, :, :39].copy(), y, y, op.epilogue_type(1.0, 0.0))
+    assert not op.is_compiled()
+
+
+def test_arguments_refuse_an_output_that_does_not_match():
+    op, p = conv(), problem(stride=(2, 2))
+    x, w, _ = operands(p)
+    y = np.zeros((p.N, 9, 11, p.K), dtype=np.float16)   # the stride-1 extent
+    with pytest.raises(ValueError, match=r"D \(y\): expected .* elements \(2, 5, 6, 72\)"):
+        Conv2dArguments(op, p, x, w, None, y, op.epilogue_type(1.0, 0.0))
+
+
+def test_arguments_refuse_the_wrong_dtype():
+    op, p = conv(), problem()
+    x, w, y = operands(p)
+    with pytest.raises(ValueError, match=r"A \(x\): expected float16 .* got float32"):
+        Conv2dArguments(op, p, x.astype(np.float32), w, y, y, op.epilogue_type(1.0, 0.0))
+
+
+def test_arguments_refuse_a_missing_c_with_beta():
+    op, p = conv(), problem()
+    x, w, y = operands(p)
+    with pytest.raises(ValueError, match="C: beta is 0.5.* no C tensor"):
+        Conv2dArguments(op, p, x, w, None, y, op.epilogue_type(1.0, 0.5))
+
+
+def test_arguments_refuse_a_gemm_operation():
+    tile, _, _, _, epilogue = f16_parts()
+    row, col = cutlass.RowMajor, cutlass.ColumnMajor
+    gemm_op = GemmOperationUniversal(80, tile, TensorDescription(F16, row, 8),
+                                     TensorDescription(F16, col, 8), TensorDescription(F16, row, 8),
+                                     epilogue, cutlass.IdentitySwizzle1)
+    p = problem()
+    x, w, y = operands(p)
+    with pytest.raises(ValueError, match="is not a convolution; describe a Conv2dOperation"):
+        Conv2dArguments(gemm_op, p, x, w, y, y, gemm_op.epilogue_type(1.0, 0.0))
+
+
+def test_arguments_refuse_unknown_keywords_and_missing_tensors():
+    op, p = conv(), problem()
+    x, w, y = operands(p)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bias'"):
+        Conv2dArguments(op, p, x, w, y, y, bias=y)
+    with pytest.raises(TypeError, match="missing required argument 'D'"):
+        Conv2dArguments(operation=op, problem_size=p, A=x, B=w)
+
+
+def test_strided_dgrad_has_no_identity_swizzle_2():
+    assert conv(Op.dgrad, stride=Stride.Unity, swizzle=cutlass.IdentitySwizzle2)
+    assert conv(Op.dgrad, swizzle=cutlass.IdentitySwizzle4)
+    with pytest.raises(Unsupported, match="strided dgrad kernel takes IdentitySwizzle1, 4 or 8"):
+        conv(Op.dgrad, swizzle=cutlass.IdentitySwizzle2)
