@@ -119,22 +119,28 @@ if want grouped; then
     tail -n 60 "$OUT/bench_grouped.log"
   fi
 fi
-# conv: the convolution compile tests (every kind), the GPU suite (CONV_K: pytest -k), its
-# sanitizer subset, the seed's conv example and the conv benchmark (CONV_BENCH: its arguments;
-# unset: not run).
+# conv: the convolution compile tests (every kind; CONV_COMPILE_TEST=0 skips them), the GPU suite
+# (CONV_K: pytest -k), its sanitizer subset (CONV_SANITIZER=1), the seed's conv example (a crash
+# gets a native backtrace from cuda-gdb) and the conv benchmark (CONV_BENCH: its arguments; unset:
+# not run; its log and JSON go straight to $OUT).
 if want conv; then
-  TILECRAFT_FULL_COMPILE_TESTS=1 step conv_compile \
+  [ "${CONV_COMPILE_TEST:-1}" != 0 ] && TILECRAFT_FULL_COMPILE_TESTS=1 step conv_compile \
     "$TILECRAFT_BUILD_DIR/tests/cpp/tilecraft_tests" --gtest_filter='ConvModuleCompile.*'
   [ -d tests/python/gpu_conv ] && [ -z "${CONV_SKIP_PYTEST:-}" ] && TILECRAFT_TEST_CHECK_LIVE=1 step pytest_conv \
     $PY -X faulthandler -m pytest tests/python/gpu_conv -rs -v --durations=15 ${CONV_K:+-k "$CONV_K"}
-  [ -f examples/python/seed002_conv.py ] && step example_conv $PY examples/python/seed002_conv.py
+  if [ -f examples/python/seed002_conv.py ] && ! step example_conv $PY -X faulthandler examples/python/seed002_conv.py &&
+     command -v cuda-gdb >/dev/null; then
+    step example_conv_backtrace cuda-gdb -batch -ex run -ex bt -ex "info sharedlibrary" \
+      --args $PY examples/python/seed002_conv.py
+  fi
   [ -d tests/python/gpu_conv ] && [ -n "${CONV_SANITIZER:-}" ] &&
+    TILECRAFT_TEST_CHECK_LIVE=1 TILECRAFT_TEST_RELEASE_HELD_FRAMES=1 \
     step sanitizer_conv compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PY -m pytest tests/python/gpu_conv -m sanitizer -rs -q
   if [ -f bench/bench_conv.py ] && [ -n "${CONV_BENCH+x}" ]; then
     echo "== bench_conv: ${CONV_BENCH}"
-    $PY bench/bench_conv.py ${CONV_BENCH} >"$OUT/bench_conv.log" 2>&1 || status=1
-    tail -n 80 "$OUT/bench_conv.log"
+    $PY bench/bench_conv.py ${CONV_BENCH} --json "$OUT/bench_conv.json" >"$OUT/bench_conv.log" 2>&1 || status=1
+    grep -v "^tilecraft: \[" "$OUT/bench_conv.log" | tail -n 90
   fi
 fi
 if want bench; then

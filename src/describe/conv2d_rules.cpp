@@ -151,6 +151,17 @@ GemmDescription implicit_gemm_of(const GemmDescription& conv) {
   return gemm;
 }
 
+Status check_parallel_split_k(const GemmDescription& d) {
+  if (d.is_conv() && d.conv.kind == ConvKind::Dgrad &&
+      d.conv.stride_support == StrideSupport::Strided) {
+    return Status::unsupported(
+        "split_k_mode Parallel: CUTLASS's strided dgrad kernel has no parallel split-K (its "
+        "slices would all write the same output); use SplitKMode.Serial, or a dgrad kernel of "
+        "stride_support unity for unit strides");
+  }
+  return Status::ok();
+}
+
 Status validate_conv2d(const GemmDescription& d) {
   TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator("", "conv_kind", "ConvKind", d.conv.kind));
   TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator(

@@ -15,4 +15,8 @@ Status validate_conv2d(const GemmDescription& d);
 // wgrad: A column-major, B row-major). The SM80 operand-load rules are checked on it.
 GemmDescription implicit_gemm_of(const GemmDescription& conv);
 
+// Whether the kernel has a parallel split-K form (CUTLASS's strided dgrad kernel has none: its
+// slices would all write the same output). Ok for every description that is not a convolution.
+Status check_parallel_split_k(const GemmDescription& d);
+
 }  // namespace tilecraft

@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 
+#include "describe/conv2d_rules.hpp"
 #include "operand_check.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
 
@@ -168,6 +169,10 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
   TILECRAFT_RETURN_IF_ERROR(detail::check_device_runs(d.arch, operation.procedural_name()));
 
+  // Before the parallel companion is compiled for nothing (the module refuses it too).
+  if (problem.split_k_mode == SplitKMode::Parallel) {
+    TILECRAFT_RETURN_IF_ERROR(check_parallel_split_k(d));
+  }
   auto entry = operation.entry(
       problem.split_k_mode == SplitKMode::Parallel ? GemmMode::GemmSplitKParallel : GemmMode::Gemm);
   if (!entry) return entry.status();

@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "describe/conv2d_rules.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
@@ -415,6 +416,9 @@ Status compile_split_k_parallel(const std::vector<std::shared_ptr<GemmOperation>
     if (op->description().is_grouped()) {
       return Status::invalid(which + ": " + op->procedural_name() +
                              " is a grouped GEMM, which has no split-K-parallel form");
+    }
+    if (Status none = check_parallel_split_k(op->description()); !none) {
+      return Status(none.code(), which + ": " + op->procedural_name() + ": " + none.message());
     }
     std::lock_guard lock(op->mutex_);
     if (op->split_k_parallel_ == nullptr) work.emplace_back(op, true);

@@ -181,12 +181,12 @@ std::string check_problem(const tc_gemm_args& a, int c_alignment, bool partials)
             "): this dgrad kernel is specialized for unit strides (stride_support unity); "
             "describe stride_support strided";
     }
-    if (why.empty() && Conv::kStrideSupport == cutlass::conv::StrideSupport::kStrided &&
-        (c.stride_h > 1 || c.stride_w > 1)) {
+    if (why.empty() && Conv::kStrideSupport == cutlass::conv::StrideSupport::kStrided) {
       if (c.dilation_h > 1 || c.dilation_w > 1) {
         why = "dilation (" + std::to_string(c.dilation_h) + ", " + std::to_string(c.dilation_w) +
-              "): the strided dgrad kernel takes no dilation with strides above 1";
-      } else if (c.split_k_slices > 1) {
+              "): the strided dgrad kernel takes no dilation (CUTLASS's strided dgrad has none); "
+              "a unit-stride dilated dgrad runs on a kernel of stride_support unity";
+      } else if (c.split_k_slices > 1 && (c.stride_h > 1 || c.stride_w > 1)) {
         why = "split_k_slices " + std::to_string(c.split_k_slices) +
               ": the strided dgrad kernel does not split K when a stride is above 1";
       }
@@ -314,6 +314,11 @@ int32_t run(const tc_gemm_args* args, void* workspace, void* stream, char* error
   return TC_OK;
 }
 
+constexpr const char* kStridedDgradHasNoParallelSplitK =
+    "split_k_mode Parallel: CUTLASS's strided dgrad kernel has no parallel split-K (its slices "
+    "would all write the same output); use SplitKMode.Serial, or a dgrad kernel of "
+    "stride_support unity for unit strides";
+
 // ---- parallel split-K: Partial writes split_k_slices slices of accumulators (the implicit
 // GEMM's M x N, row-major) into the workspace; Reduction sums them and applies the epilogue.
 template <typename Partial>
@@ -362,9 +367,9 @@ int32_t split_k_can_implement(const tc_gemm_args* args, char* error, size_t capa
   using Output = typename Reduction::OutputOp;
   std::string why = check_activation<Output>(a, max_k, a.conv);
   if (why.empty()) why = check_problem<Partial>(a, Output::kCount, true);
-  if (why.empty() && a.conv.kind == 1 && (a.conv.stride_h > 1 || a.conv.stride_w > 1) &&
+  if (why.empty() && a.conv.kind == 1 &&
       Partial::kStrideSupport == cutlass::conv::StrideSupport::kStrided) {
-    why = "split-K parallel: the strided dgrad kernel does not split K when a stride is above 1";
+    why = kStridedDgradHasNoParallelSplitK;
   }
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   cutlass::Status status = Partial::can_implement(partial_arguments<Partial>(a, nullptr));

@@ -40,7 +40,7 @@ BASE_SHAPES = {
 def shape_for(spec, name):
     """The base shape ``name`` with channel counts the kernel's alignments take, and the stride
     or dilation the kernel's kind allows (a unity dgrad takes unit strides; the strided dgrad
-    takes no dilation with strides above 1)."""
+    takes no dilation)."""
     n, h, w, r, s, pad, stride, dil = BASE_SHAPES[name]
     m_c, m_k = spec.channel_multiples()
     c, k = C_VALUES[m_c], K_VALUES[m_k]
@@ -50,8 +50,10 @@ def shape_for(spec, name):
         c = 3 * spec.align_a
     if spec.kind == "dgrad" and spec.stride == "un":
         stride = (1, 1)
-    if spec.kind == "dgrad" and spec.stride == "st" and stride != (1, 1):
+    if spec.kind == "dgrad" and spec.stride == "st":
         dil = (1, 1)
+    if spec.epilogue == "FastLinearCombinationClamp":   # valid for an implicit GEMM K <= 256
+        c = 16 if r * s > 1 else c
     return Shape(n, h, w, c, k, r, s, pad, stride, dil)
 
 
@@ -192,7 +194,7 @@ def _operands(spec, shape, torch, form="flat"):
 
 
 def _refused(ops, key, shape, match, *, problem_shape=None, form="flat", mutate=None,
-             split_k=1):
+             split_k=1, split_mode="Serial"):
     import tilecraft as cutlass
     import torch
 
@@ -207,7 +209,7 @@ def _refused(ops, key, shape, match, *, problem_shape=None, form="flat", mutate=
                            problem_shape or shape)
     with pytest.raises((ValueError, TypeError, cutlass.UnsupportedError), match=match):
         args = cutlass.Conv2dArguments(op, problem, a, b, c, d, op.epilogue_type(1.0, 1.0),
-                                       cutlass.conv.SplitKMode.Serial, split_k)
+                                       getattr(cutlass.conv.SplitKMode, split_mode), split_k)
         op.run(args)
     torch.cuda.synchronize()
     assert bool(torch.isnan(d_logical).all()), "D was written by a refused launch"
@@ -268,6 +270,28 @@ def test_refuses_dilation_with_strides_on_strided_dgrad(ops):
     spec = KERNELS["f16_dgrad_opt_st"]
     shape = replace(shape_for(spec, "3x3"), stride=(2, 1), dilation=(1, 2))
     _refused(ops, "f16_dgrad_opt_st", shape, "no dilation")
+
+
+@pytest.mark.conv_kernels("f16_dgrad_an_st")
+def test_refuses_dilation_on_strided_dgrad_at_unit_stride(ops):
+    spec = KERNELS["f16_dgrad_an_st"]
+    shape = replace(shape_for(spec, "3x3"), dilation=(2, 2))
+    _refused(ops, "f16_dgrad_an_st", shape, "strided dgrad kernel takes no dilation")
+
+
+@pytest.mark.conv_kernels("f16_dgrad_an_st")
+def test_refuses_parallel_split_k_on_strided_dgrad(ops):
+    spec = KERNELS["f16_dgrad_an_st"]
+    _refused(ops, "f16_dgrad_an_st", shape_for(spec, "3x3"), "has no parallel split-K",
+             split_k=3, split_mode="Parallel")
+
+
+@pytest.mark.conv_kernels("i8_fprop_an_fastclamp")
+def test_refuses_fast_clamp_beyond_its_k_limit(ops):
+    spec = KERNELS["i8_fprop_an_fastclamp"]
+    shape = replace(shape_for(spec, "3x3"), c=48)   # implicit GEMM K = 48 * 9 = 432
+    _refused(ops, "i8_fprop_an_fastclamp", shape, "K=432 exceeds FastLinearCombinationClamp's "
+             "limit of 256")
 
 
 @pytest.mark.conv_kernels("f16_fprop_opt_st")
