@@ -48,6 +48,10 @@ TILES = [((128, 128, 32), 3, (2, 2, 1)), ((256, 128, 32), 3, (4, 2, 1)),
          ((64, 64, 64), 4, (2, 2, 1))]
 # Layers of fewer than 8 channels on a side (a 3-channel image, a 4-channel latent): these only.
 SMALL_TILES = [TILES[0], TILES[3], TILES[4]]
+# SM90 (CUTLASS 3.x ConvUniversal, TmaWarpSpecialized: one consumer warpgroup): (tile, cluster).
+# TMA im2col needs channel counts that are multiples of 8 (16 bytes); dgrad unit strides.
+SM90_TILES = [((128, 128, 64), (1, 1, 1)), ((128, 128, 64), (2, 1, 1)),
+              ((128, 64, 64), (1, 1, 1)), ((64, 128, 64), (1, 1, 1)), ((64, 64, 64), (1, 1, 1))]
 WGRAD_SPLITS = (1, 2, 4, 8, 16)
 TOLERANCE = 1e-2
 
@@ -102,14 +106,28 @@ def layers_of(sets, batches):
     return out
 
 
-def make_op(kind, dtype, tile, layer, fused=False):
+def sm90_applies(kind, layer):
+    return layer.c % 8 == 0 and layer.k % 8 == 0 and (kind != "dgrad" or layer.stride == 1)
+
+
+def make_op(kind, dtype, tile, layer, fused=False, arch=80):
     import tilecraft as cutlass
 
     el = {"f16": cutlass.float16, "bf16": cutlass.bfloat16}[dtype]
-    shape, stages, warps = tile
-    math_inst = cutlass.MathInstruction([16, 8, 16], el, el, cutlass.float32,
-                                        cutlass.OpClass.TensorOp, cutlass.MathOperation.multiply_add)
-    tile_desc = cutlass.TileDescription(list(shape), stages, list(warps), math_inst)
+    if arch == 90:
+        shape, cluster = tile
+        math_inst = cutlass.MathInstruction([64, shape[1], 16], el, el, cutlass.float32,
+                                            cutlass.OpClass.TensorOp,
+                                            cutlass.MathOperation.multiply_add)
+        tile_desc = cutlass.TileDescription(
+            list(shape), 0, None, math_inst, cluster_shape=list(cluster),
+            kernel_schedule=cutlass.KernelScheduleType.TmaWarpSpecialized)
+    else:
+        shape, stages, warps = tile
+        math_inst = cutlass.MathInstruction([16, 8, 16], el, el, cutlass.float32,
+                                            cutlass.OpClass.TensorOp,
+                                            cutlass.MathOperation.multiply_add)
+        tile_desc = cutlass.TileDescription(list(shape), stages, list(warps), math_inst)
     few = kind == "fprop" and layer.c < 8
     c, k = layer.c_kernel, layer.k
     contiguous = {"fprop": (c, c, k), "dgrad": (k, c, c), "wgrad": (k, c, c)}[kind]
@@ -117,7 +135,11 @@ def make_op(kind, dtype, tile, layer, fused=False):
     A = cutlass.TensorDescription(el, cutlass.TensorNHWC, align_a)
     B = cutlass.TensorDescription(el, cutlass.TensorNHWC, align_b)
     C = cutlass.TensorDescription(el, cutlass.TensorNHWC, align_c)
-    if fused:
+    if fused and arch == 90:   # the bias rides in the epilogue, not in C
+        epilogue = cutlass.LinearCombinationGeneric(cutlass.relu(cutlass.float32), el, align_c,
+                                                    cutlass.float32, cutlass.float32,
+                                                    bias="column", element_bias=el)
+    elif fused:
         epilogue = cutlass.LinearCombinationGeneric(cutlass.relu(cutlass.float32), el, align_c,
                                                     cutlass.float32, cutlass.float32)
     else:
@@ -127,7 +149,7 @@ def make_op(kind, dtype, tile, layer, fused=False):
     stride = cutlass.conv.StrideSupport.Unity if (kind == "dgrad" and layer.stride == 1) else \
         cutlass.conv.StrideSupport.Strided
     conv_kind = getattr(cutlass.conv.Operator, kind)
-    return cutlass.Conv2dOperation(conv_kind, algorithm, 80, tile_desc, A, B, C, stride, epilogue,
+    return cutlass.Conv2dOperation(conv_kind, algorithm, arch, tile_desc, A, B, C, stride, epilogue,
                                    cutlass.IdentitySwizzle1)
 
 
@@ -196,15 +218,18 @@ def our_arguments(kind, op, layer, x, w, dy, bias, out, split=1, parallel=False)
 
     mode = cutlass.conv.SplitKMode.Parallel if parallel else cutlass.conv.SplitKMode.Serial
     xk, wk = pad_channels(x, layer.c_kernel), pad_channels(w, layer.c_kernel)
+    epilogue_bias = None
     if kind in ("fprop", "fused"):
         a, b, c = xk, wk, (bias if kind == "fused" else None)
+        if kind == "fused" and op.arch == 90:
+            c, epilogue_bias = None, bias
     elif kind == "dgrad":
         a, b, c = dy, wk, None
     else:
         a, b, c = dy, xk, None
-    beta = 1.0 if kind == "fused" else 0.0
+    beta = 1.0 if c is not None else 0.0
     return cutlass.Conv2dArguments(op, problem_size(layer, split), a, b, c, out,
-                                   op.epilogue_type(1.0, beta), mode, split)
+                                   op.epilogue_type(1.0, beta), mode, split, bias=epilogue_bias)
 
 
 def relative_error(got, want):
@@ -237,9 +262,13 @@ def run(args):
                 op_kind = "fprop" if kind == "fused" else kind
                 cands = []
                 small = min(layer.c_kernel, layer.k) < 8
-                for tile in (SMALL_TILES if small else TILES):
+                tiles = [(t, 80) for t in (SMALL_TILES if small else TILES)]
+                if args.sm90 and sm90_applies(op_kind, layer):
+                    tiles += [(t, 90) for t in SM90_TILES]
+                for tile, arch in tiles:
                     try:
-                        op = make_op(op_kind, dtype, tile, layer, fused=kind == "fused")
+                        op = make_op(op_kind, dtype, tile, layer, fused=kind == "fused",
+                                     arch=arch)
                     except Exception as error:  # noqa: BLE001 - a tile the rules refuse
                         print(f"  ({layer.label} {kind} {dtype} {tile[0]}: {error})")
                         continue
@@ -248,7 +277,7 @@ def run(args):
                 work.append((layer, kind, dtype, cands))
     start = time.monotonic()
     tilecraft.compiler.add_module(list(ops.values()))
-    wgrad_ops = [op for name, op in ops.items() if "_wgrad_" in name]
+    wgrad_ops = [op for name, op in ops.items() if "_wgrad_" in name and op.arch == 80]
     if wgrad_ops and args.parallel_split_k:
         tilecraft.compiler.add_module(wgrad_ops, split_k_parallel=True)
     print(f"compiled {len(ops)} kernels in {time.monotonic() - start:.1f} s")
@@ -268,8 +297,8 @@ def run(args):
                               device="cuda").contiguous(memory_format=torch.channels_last)
         best = None
         errors = []
-        splits = WGRAD_SPLITS if kind == "wgrad" else (1,)
         for op in cands:
+            splits = WGRAD_SPLITS if kind == "wgrad" and op.arch == 80 else (1,)
             for split in splits:
                 for parallel in ((False, True) if split > 1 and args.parallel_split_k else
                                  (False,)):
@@ -301,13 +330,15 @@ def run(args):
         cudnn_us = min(timer.median_us(reference_fn), timer.median_us(reference_fn))
         ratio = cudnn_us / us
         tile = best[1].tile_description.threadblock_shape
+        arch_text = f"sm{best[1].arch} "
         split_text = f" split {best[2]}{'p' if best[3] else 's'}" if best[2] > 1 else ""
         record = {"layer": layer.label, "set": layer.set, "kind": kind, "dtype": dtype,
                   "cudnn_us": round(cudnn_us, 2), "ours_us": round(us, 2),
                   "ratio": round(ratio, 3), "tflops": round(layer.flops / us / 1e6, 1),
                   "cudnn_tflops": round(layer.flops / cudnn_us / 1e6, 1),
                   "kernel": best[1].procedural_name() + split_text,
-                  "tile": "x".join(map(str, tile)) + split_text, "rel_err": best[4]}
+                  "tile": arch_text + "x".join(map(str, tile)) + split_text,
+                  "rel_err": best[4]}
         records.append(record)
         print(f"{layer.label:42s} {kind:6s} {dtype:4s} cuDNN {cudnn_us:9.1f} us "
               f"({record['cudnn_tflops']:6.1f} TF)  ours {us:9.1f} us ({record['tflops']:6.1f} "
@@ -341,6 +372,8 @@ def main():
     parser.add_argument("--dtype", action="append", choices=("f16", "bf16"))
     parser.add_argument("--batch", action="append", type=int)
     parser.add_argument("--no-parallel-split-k", dest="parallel_split_k", action="store_false")
+    parser.add_argument("--no-sm90", dest="sm90", action="store_false",
+                        help="SM80 (CUTLASS 2.x) candidates only")
     parser.add_argument("--json")
     args = parser.parse_args()
     args.set = args.set or ["resnet50", "unet"]

@@ -13,6 +13,11 @@ run it on.
 
 import sys
 
+try:  # as PyCUTLASS's conv example does, torch is imported before anything is compiled
+    import torch
+except ImportError:  # without torch the kernel is still compiled, and nothing runs
+    torch = None
+
 import tilecraft as pycutlass
 from tilecraft import *  # noqa: F401,F403
 import tilecraft as cutlass
@@ -49,12 +54,12 @@ pycutlass.compiler.add_module([operation,])
 print("compiled; cache:", cutlass.compiler.cache_dir())
 
 reason = cutlass._core.cuda_device_available()
+if reason is None and torch is None:
+    reason = "torch is not installed"
 if reason is not None:
     print(f"no GPU here ({reason}): the convolution kernel is compiled and cached, but there is "
           "nothing to run it on.")
     sys.exit(0)
-
-import torch  # noqa: E402  (only needed to run)
 
 pycutlass.get_memory_pool(2**8, 2**32)
 

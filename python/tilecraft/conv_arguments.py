@@ -4,7 +4,7 @@ from tilecraft import _core
 from tilecraft.arguments import _detached, _stream_getter
 
 _KEYWORDS = ("operation", "problem_size", "A", "B", "C", "D", "output_op", "split_k_mode",
-             "split_k_slices")
+             "split_k_slices", "bias")
 
 
 class Conv2dArguments:
@@ -19,7 +19,9 @@ class Conv2dArguments:
     order, or a torch (N, C, H, W) tensor in ``torch.channels_last`` memory format. C may hold one
     value per output channel (a bias, 1-D), and may be None when beta is 0.
     ``split_k_slices`` (default: the problem size's) splits the reduction serially, or with
-    ``SplitKMode.Parallel`` into a workspace summed by a reduction kernel.
+    ``SplitKMode.Parallel`` into a workspace summed by a reduction kernel (arch=80 kernels).
+    ``bias``: for arch=90 kernels whose epilogue adds one (``bias="column"``), one value per
+    output channel, fused before the activation.
 
     Bad input raises TypeError or ValueError naming the argument; nothing is launched.
     """
@@ -43,7 +45,7 @@ class Conv2dArguments:
         native = dict(values)
         operation = native["operation"]
         native["operation"] = getattr(operation, "_op", operation)
-        for key in ("A", "B", "C", "D"):
+        for key in ("A", "B", "C", "D", "bias"):
             if native.get(key) is not None:
                 native[key] = _detached(native[key])
         self._native = _core.Conv2dArguments.make(**native)

@@ -4,6 +4,7 @@
 
 #include "describe/checks.hpp"
 #include "describe/sm80_gemm_rules.hpp"
+#include "describe/sm90_gemm_rules.hpp"
 
 namespace tilecraft {
 namespace {
@@ -123,6 +124,72 @@ Layout matrix_layout(Layout conv_layout, bool row_major) {
   return row_major ? Layout::RowMajor : Layout::ColumnMajor;
 }
 
+// CUTLASS 3.x ConvUniversal (TMA im2col loads, wgmma, warp-specialized schedules, clusters):
+// the SM90 GEMM rules hold for the implicit GEMM, and a few of the convolution's own.
+Status validate_sm90_conv2d(const GemmDescription& d) {
+  const ConvKind kind = d.conv.kind;
+  const std::string kind_name(to_string(kind));
+  if (d.A.layout != Layout::TensorNHWC) {
+    return Status::unsupported(
+        "layouts: SM90 convolutions take TensorNHWC operands; the interleaved int8 layouts are "
+        "arch=80 kernels");
+  }
+  if (d.conv.iterator_algorithm != IteratorAlgorithm::Optimized) {
+    return Status::unsupported(
+        "iterator_algorithm: SM90 convolutions load the activation through TMA im2col, which "
+        "takes any channel count that is a multiple of 16 bytes; describe iterator_algorithm "
+        "optimized (analytic, fixed_channels and few_channels are arch=80 kernels), got " +
+        std::string(to_string(d.conv.iterator_algorithm)));
+  }
+  if (kind == ConvKind::Dgrad && d.conv.stride_support != StrideSupport::Unity) {
+    return Status::unsupported(
+        "stride_support: SM90 dgrad kernels (CUTLASS 3.x) take unit strides only; describe "
+        "stride_support Unity, or arch=80 for a strided dgrad");
+  }
+  if (d.tile.kernel_schedule != KernelSchedule::TmaWarpSpecialized) {
+    return Status::unsupported(
+        "tile_description: CUTLASS 4.2 builds SM90 convolutions on the TmaWarpSpecialized "
+        "kernel schedule only (its persistent cooperative and ping-pong schedules are not built "
+        "for convolutions); describe kernel_schedule=KernelScheduleType.TmaWarpSpecialized, got " +
+        std::string(to_string(d.tile.kernel_schedule)));
+  }
+  if (d.tile.tile_scheduler != TileScheduler::Persistent) {
+    return Status::unsupported(
+        "tile_description: SM90 convolutions run one tile per CTA on the default scheduler; the "
+        "StreamK tile scheduler is a GEMM scheduler (split K with arch=80 kernels)");
+  }
+  const DataType a = d.tile.math_instruction.element_a;
+  if (kind != ConvKind::Fprop && size_in_bits(a) != 16) {
+    return Status::unsupported(
+        "conv_kind " + kind_name + ": SM90 " + kind_name +
+        " reads an operand N-major, which wgmma allows for 16-bit types only; got " + name(a) +
+        " (SM90 fprop takes it, and arch=80 kernels take every kind)");
+  }
+  const EpilogueFusion& fusion = d.epilogue.fusion;
+  if (fusion.aux_output) {
+    return Status::unsupported(
+        "epilogue_functor: SM90 convolutions fuse a bias and an activation; an aux output is a "
+        "GEMM fusion");
+  }
+  if (fusion.bias == BiasKind::per_row) {
+    return Status::unsupported(
+        "epilogue_functor: a convolution's bias has one value per output channel: describe "
+        "bias=\"column\", not \"row\"");
+  }
+  if (fusion.bias != BiasKind::none && kind == ConvKind::Wgrad) {
+    return Status::unsupported(
+        "epilogue_functor: wgrad writes a filter gradient; a bias belongs to fprop or dgrad");
+  }
+  if (d.swizzle == Swizzle::BatchedIdentitySwizzle) {
+    return Status::unsupported(
+        "swizzling_functor: convolutions take IdentitySwizzle1, 2, 4, 8 or HorizontalSwizzle, got "
+        "BatchedIdentitySwizzle");
+  }
+  GemmDescription gemm = implicit_gemm_of(d);
+  gemm.swizzle = d.swizzle;
+  return validate_sm90_gemm(gemm);
+}
+
 }  // namespace
 
 GemmDescription implicit_gemm_of(const GemmDescription& conv) {
@@ -152,6 +219,11 @@ GemmDescription implicit_gemm_of(const GemmDescription& conv) {
 }
 
 Status check_parallel_split_k(const GemmDescription& d) {
+  if (d.is_conv() && d.arch == 90) {
+    return Status::unsupported(
+        "split_k_mode Parallel: SM90 convolutions (CUTLASS 3.x) have no parallel split-K form; "
+        "use split_k_slices=1, or an arch=80 kernel");
+  }
   if (d.is_conv() && d.conv.kind == ConvKind::Dgrad &&
       d.conv.stride_support == StrideSupport::Strided) {
     return Status::unsupported(
@@ -169,15 +241,11 @@ Status validate_conv2d(const GemmDescription& d) {
   TILECRAFT_RETURN_IF_ERROR(
       describe::check_enumerator("", "stride_support", "StrideSupport", d.conv.stride_support));
   TILECRAFT_RETURN_IF_ERROR(check_layouts(d));
+  if (d.arch == 90) return validate_sm90_conv2d(d);
   TILECRAFT_RETURN_IF_ERROR(check_iterator(d));
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(d));
   TILECRAFT_RETURN_IF_ERROR(check_swizzle(d));
   const GemmDescription gemm = implicit_gemm_of(d);
-  if (d.arch == 90) {
-    return Status::unsupported(
-        "arch: SM90 (CUTLASS 3.x) convolutions are not built yet; describe arch=80 (its 2.x "
-        "implicit-GEMM kernels run on Hopper)");
-  }
   if (d.tile.math_instruction.opcode_class == OpClass::TensorOp) {
     for (const auto& [which, operand] : {std::pair{"A", &d.A}, std::pair{"B", &d.B}}) {
       const int64_t bits = int64_t{operand->alignment} * size_in_bits(operand->element);

@@ -82,8 +82,8 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
                                   entry_name(entries.front()) + " and " + entry_name(entry)));
     }
   }
+  if (arch == 90) return emit_sm90_gemm_module(entries);  // GEMMs and convolutions alike
   if (conv) return emit_sm80_conv_module(entries);
-  if (arch == 90) return emit_sm90_gemm_module(entries);
   const bool split_k = has_split_k_parallel(entries);
   const bool grouped = has_grouped(entries);
   std::string out = kModuleAbiHeaderText;

@@ -25,9 +25,14 @@ std::string_view sm90_gemm_module_includes() {
 #include "cutlass/gemm/group_array_problem_shape.hpp"
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 #include "cutlass/gemm/kernel/tile_scheduler.hpp"
-#include "cutlass/gemm/device/gemm_universal_adapter.h"
 )tc";
   return kText;
+}
+
+std::string_view sm90_gemm_device_adapter_include() {
+  // Not in convolution modules: it brings CUTLASS 2.x's GemmUniversal, whose specialization
+  // also matches a ConvUniversal on a (non-tuple) convolution problem shape.
+  return "#include \"cutlass/gemm/device/gemm_universal_adapter.h\"\n";
 }
 
 std::string_view sm90_gemm_adapter_text() {
@@ -99,6 +104,28 @@ template <class Kernel>
 struct IsGrouped<Kernel, cute::void_t<typename Kernel::ProblemShape::UnderlyingProblemShape>>
     : cute::true_type {};
 
+// Convolutions: a ConvUniversal (a GemmUniversal on a convolution problem shape) behind a
+// ConvUniversalAdapter; ConvAdapter (the module's convolution text) makes their arguments.
+template <class Kernel, class = void>
+struct IsConv : cute::false_type {};
+template <class Kernel>
+struct IsConv<Kernel, cute::void_t<decltype(Kernel::CollectiveMainloop::DispatchPolicy::ConvOp)>>
+    : cute::true_type {};
+template <class Kernel>
+struct ConvAdapter;
+
+// The kernel behind a device-level adapter (GemmUniversalAdapter or ConvUniversalAdapter).
+template <class Op, class = void>
+struct KernelOfT {
+  using type = typename Op::GemmKernel;
+};
+template <class Op>
+struct KernelOfT<Op, cute::void_t<typename Op::ConvKernel>> {
+  using type = typename Op::ConvKernel;
+};
+template <class Op>
+using KernelOf = typename KernelOfT<Op>::type;
+
 inline std::string check_grouped_args(const tc_gemm_args& a, const EntryTraits& t) {
   std::string why = tc_grouped_args::check(a);
   if (!why.empty()) return why;
@@ -120,7 +147,7 @@ inline std::string check_grouped_args(const tc_gemm_args& a, const EntryTraits& 
   return {};
 }
 
-inline std::string check_args(const tc_gemm_args* args, const EntryTraits& t, bool grouped) {
+inline std::string check_gemm_args(const tc_gemm_args* args, const EntryTraits& t, bool grouped) {
   if (args == nullptr) return "null arguments";
   if (grouped) return check_grouped_args(*args, t);
   const tc_gemm_args& a = *args;
@@ -150,6 +177,27 @@ inline std::string check_args(const tc_gemm_args* args, const EntryTraits& t, bo
   return {};
 }
 
+template <class Kernel>
+std::string check_args(const tc_gemm_args* args, const EntryTraits& t) {
+  if constexpr (IsConv<Kernel>::value) {
+    if (args == nullptr) return "null arguments";
+    return ConvAdapter<Kernel>::check(*args, t);
+  } else {
+    return check_gemm_args(args, t, IsGrouped<Kernel>::value);
+  }
+}
+
+template <class Kernel>
+std::string problem_text_of(const tc_gemm_args& a) {
+  if constexpr (IsConv<Kernel>::value) {
+    return ConvAdapter<Kernel>::problem_text(a);
+  } else if constexpr (IsGrouped<Kernel>::value) {
+    return std::to_string(a.problem_count) + " grouped problems";
+  } else {
+    return problem_text(a);
+  }
+}
+
 template <class T, class = void>
 struct HasSplits : cute::false_type {};
 template <class T>
@@ -158,7 +206,7 @@ struct HasSplits<T, cute::void_t<decltype(cute::declval<T&>().splits)>> : cute::
 template <class Gemm, class Fill>
 typename Gemm::Arguments make_plain_arguments(const tc_gemm_args& a, const EntryTraits& t,
                                               Fill fill, int device) {
-  using Kernel = typename Gemm::GemmKernel;
+  using Kernel = KernelOf<Gemm>;
   using ElementA = typename Kernel::ElementA;
   using ElementB = typename Kernel::ElementB;
   using ElementC = typename Kernel::ElementC;
@@ -204,7 +252,7 @@ typename Gemm::Arguments make_plain_arguments(const tc_gemm_args& a, const Entry
 template <class Gemm, class Fill>
 typename Gemm::Arguments make_grouped_arguments(const tc_gemm_args& a, const EntryTraits& t,
                                                 Fill fill, int device) {
-  using Kernel = typename Gemm::GemmKernel;
+  using Kernel = KernelOf<Gemm>;
   using Shape = typename Kernel::ProblemShape::UnderlyingProblemShape;
   // The ABI's arrays are read in place: (m, n, k) int32 triples are CUTLASS's problem shapes,
   // and a leading dimension is all that a packed cute stride stores.
@@ -249,7 +297,9 @@ typename Gemm::Arguments make_grouped_arguments(const tc_gemm_args& a, const Ent
 template <class Gemm, class Fill>
 typename Gemm::Arguments make_arguments(const tc_gemm_args& a, const EntryTraits& t, Fill fill,
                                         int device) {
-  if constexpr (IsGrouped<typename Gemm::GemmKernel>::value) {
+  if constexpr (IsConv<KernelOf<Gemm>>::value) {
+    return ConvAdapter<KernelOf<Gemm>>::template make<Gemm>(a, t, fill, device);
+  } else if constexpr (IsGrouped<KernelOf<Gemm>>::value) {
     return make_grouped_arguments<Gemm>(a, t, fill, device);
   } else {
     return make_plain_arguments<Gemm>(a, t, fill, device);
@@ -265,26 +315,28 @@ inline int current_device() {
 template <class Gemm, class Fill>
 int32_t can_implement(const tc_gemm_args* a, const EntryTraits& t, Fill fill, char* error,
                       size_t capacity) {
-  std::string why = check_args(a, t, IsGrouped<typename Gemm::GemmKernel>::value);
+  using Kernel = KernelOf<Gemm>;
+  std::string why = check_args<Kernel>(a, t);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   auto arguments = make_arguments<Gemm>(*a, t, fill, current_device());
   cutlass::Status status = Gemm::can_implement(arguments);
   if (status != cutlass::Status::kSuccess) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                (IsGrouped<typename Gemm::GemmKernel>::value
-                     ? std::to_string(a->problem_count) + " grouped problems"
-                     : problem_text(*a)) +
-                    ": CUTLASS can_implement: " +
+                problem_text_of<Kernel>(*a) + ": CUTLASS can_implement: " +
                     cutlass::cutlassGetStatusString(status) +
-                    " (TMA needs 16-byte aligned addresses and leading dimensions, and contiguous "
-                    "extents that are multiples of the alignment)");
+                    (IsConv<Kernel>::value
+                         ? " (TMA im2col needs channel counts that are multiples of 16 bytes, "
+                           "16-byte aligned tensors, padding and dilated filter extents within "
+                           "its corner and offset limits)"
+                         : " (TMA needs 16-byte aligned addresses and leading dimensions, and "
+                           "contiguous extents that are multiples of the alignment)"));
   }
   return TC_OK;
 }
 
 template <class Gemm, class Fill>
 size_t workspace_size(const tc_gemm_args* a, const EntryTraits& t, Fill fill) {
-  if (!check_args(a, t, IsGrouped<typename Gemm::GemmKernel>::value).empty()) return 0;
+  if (!check_args<KernelOf<Gemm>>(a, t).empty()) return 0;
   return Gemm::get_workspace_size(make_arguments<Gemm>(*a, t, fill, current_device()));
 }
 
@@ -312,8 +364,8 @@ inline std::string cutlass_failure(const char* what, cutlass::Status status,
 template <class Gemm, class Fill>
 int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* workspace, void* stream,
             char* error, size_t capacity) {
-  using Kernel = typename Gemm::GemmKernel;
-  std::string why = check_args(a, t, IsGrouped<Kernel>::value);
+  using Kernel = KernelOf<Gemm>;
+  std::string why = check_args<Kernel>(a, t);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(t.kernel_name);
   if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);

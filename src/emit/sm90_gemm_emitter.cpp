@@ -2,6 +2,8 @@
 #include <string>
 #include <vector>
 
+#include "emit/conv/conv_checks_text.hpp"
+#include "emit/conv/sm90_conv_parts.hpp"
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
 #include "emit/grouped/grouped_checks_text.hpp"
@@ -190,11 +192,14 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   const std::string scheduler = d.tile.tile_scheduler == TileScheduler::StreamK
                                     ? "cutlass::gemm::StreamKScheduler"
                                     : "cutlass::gemm::PersistentScheduler";
-  const std::string stages =
-      d.tile.stages == 0
-          ? "cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename "
-            "CollectiveEpilogue::SharedStorage))>"
-          : "cutlass::gemm::collective::StageCount<" + std::to_string(d.tile.stages) + ">";
+  const bool conv = d.is_conv();
+  const std::string collective =
+      conv ? "cutlass::conv::collective::" : "cutlass::gemm::collective::";
+  const std::string stages = d.tile.stages == 0
+                                 ? collective +
+                                       "StageCountAutoCarveout<static_cast<int>(sizeof(typename "
+                                       "CollectiveEpilogue::SharedStorage))>"
+                                 : collective + "StageCount<" + std::to_string(d.tile.stages) + ">";
   std::string out = "namespace tc_entry_" + i + " {\n";
   out += "using ElementA = " + cutlass_element(d.A.element) + ";\n";
   out += "using LayoutA = " + cutlass_layout(d.A.layout) + array + ";\n";
@@ -204,7 +209,8 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   out += "constexpr int AlignmentB = " + std::to_string(d.B.alignment) + ";\n";
   out += "using ElementC = " + cutlass_element(d.C.element) + ";\n";
   out += "using ElementD = ElementC;\n";
-  out += "using LayoutC = " + cutlass_layout(d.C.layout) + array + ";\n";
+  out += "using LayoutC = " + (conv ? sm90_conv_output_layout(d) : cutlass_layout(d.C.layout)) +
+         array + ";\n";
   out += "constexpr int AlignmentC = " + std::to_string(d.C.alignment) + ";\n";
   out += "using ElementAccumulator = " + cutlass_element(math.element_accumulator) + ";\n";
   out += "using ElementCompute = " + cutlass_element(e.element_epilogue) + ";\n";
@@ -215,7 +221,8 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   if (e.fusion.aux_output) {
     out += "using ElementAux = " + cutlass_element(e.fusion.element_aux) + ";\n";
   }
-  out += "using TileShape = " + static_shape(d.tile.threadblock_shape) + ";\n";
+  out += "using TileShape = " +
+         (conv ? sm90_conv_tile_shape(d) : static_shape(d.tile.threadblock_shape)) + ";\n";
   out += "using ClusterShape = " + static_shape(d.tile.cluster_shape) + ";\n";
   out += "using FusionOp = " + sm90_fusion_type(d) + ";\n";
   out +=
@@ -225,24 +232,31 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
       "    ElementC, LayoutC, AlignmentC, ElementD, LayoutC, AlignmentC,\n"
       "    " +
       epilogue_schedule_type(d) + ", FusionOp>::CollectiveOp;\n";
-  out +=
-      "using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
-      "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, AlignmentA,\n"
-      "    ElementB, LayoutB, AlignmentB, ElementAccumulator, TileShape, ClusterShape,\n"
-      "    " +
-      stages + ",\n    " + kernel_schedule_type(d) + ">::CollectiveOp;\n";
-  if (d.is_grouped()) {
-    out +=
-        "using Kernel = cutlass::gemm::kernel::GemmUniversal<\n"
-        "    cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>, CollectiveMainloop,\n"
-        "    CollectiveEpilogue>;\n";
+  if (conv) {
+    out += sm90_conv_kernel_text(d, stages);
   } else {
     out +=
-        "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,\n"
-        "    CollectiveMainloop, CollectiveEpilogue, " +
-        scheduler + ">;\n";
+        "using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
+        "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, "
+        "AlignmentA,\n"
+        "    ElementB, LayoutB, AlignmentB, ElementAccumulator, TileShape, ClusterShape,\n"
+        "    " +
+        stages + ",\n    " + kernel_schedule_type(d) + ">::CollectiveOp;\n";
+    if (d.is_grouped()) {
+      out +=
+          "using Kernel = cutlass::gemm::kernel::GemmUniversal<\n"
+          "    cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>, "
+          "CollectiveMainloop,\n"
+          "    CollectiveEpilogue>;\n";
+    } else {
+      out +=
+          "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, "
+          "int>,\n"
+          "    CollectiveMainloop, CollectiveEpilogue, " +
+          scheduler + ">;\n";
+    }
+    out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
   }
-  out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
   const std::string kernel = "tc_kernel_" + i;
   out += "#if defined(TILECRAFT_DEVICE_HALF)\n}  // namespace tc_entry_" + i + "\n";
   out += kernel_definition_text(KernelForm::kDeviceKernel, "tc_entry_" + i + "::Kernel", kernel);
@@ -285,19 +299,29 @@ constexpr std::string_view kGridDependencyWaitsOnly =
 
 std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
   std::string out = kModuleAbiHeaderText;
-  out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) + " GEMM entr" +
-         (entries.size() == 1 ? "y" : "ies") + " (CUTLASS 3.x GemmUniversalAdapter, SM90)\n";
+  out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) +
+         (entries.front().description.is_conv() ? " convolution entr" : " GEMM entr") +
+         (entries.size() == 1 ? "y" : "ies") +
+         (entries.front().description.is_conv() ? " (CUTLASS 3.x ConvUniversalAdapter, SM90)\n"
+                                                : " (CUTLASS 3.x GemmUniversalAdapter, SM90)\n");
   bool early_trigger = true;
   for (const GemmEntry& entry : entries) {
     early_trigger = early_trigger && triggers_dependent_launch_early(entry.description);
   }
   out += early_trigger ? kGridDependencyControl : kGridDependencyWaitsOnly;
   out += device_image_prelude_text();
+  bool any_conv = false;
+  for (const GemmEntry& entry : entries) any_conv = any_conv || entry.description.is_conv();
   out += sm90_gemm_module_includes();
+  out += any_conv ? sm90_conv_module_includes() : sm90_gemm_device_adapter_include();
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += device_image_runtime_text();
   out += grouped_arguments_check_text();
   out += sm90_gemm_adapter_text();
+  if (any_conv) {
+    out += conv_checks_text();
+    out += sm90_conv_adapter_text();
+  }
   out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
   for (size_t index = 0; index < entries.size(); ++index) {
     if (entries[index].kind != GemmEntryKind::kUniversal) {

@@ -121,7 +121,7 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
       [](Ref<GemmOperation> op, Ref<Conv2dProblemSize> problem_size, nb::ndarray<> A,
          nb::ndarray<> B, std::optional<nb::ndarray<>> C, nb::ndarray<> D,
          std::optional<Ref<EpilogueParams>> output_op, SplitKMode split_k_mode,
-         std::optional<int> split_k_slices) {
+         std::optional<int> split_k_slices, std::optional<nb::ndarray<>> bias) {
         Conv2dProblem problem;
         problem.problem_size = *problem_size;
         if (split_k_slices) problem.problem_size.split_k_slices = *split_k_slices;
@@ -129,6 +129,7 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
         problem.B = to_tensor_view("B", B);
         if (C) problem.C = to_tensor_view("C", *C);
         problem.D = to_tensor_view("D", D);
+        if (bias) problem.bias = to_tensor_view("bias", *bias);
         problem.output_op = output_op ? **output_op : unwrap(op->epilogue_type(1.0, 0.0, {}));
         problem.split_k_mode = split_k_mode;
         return unwrap(interruptible([&] { return Conv2dArguments::make(*op, problem); }));
@@ -140,7 +141,8 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
       required<nb::ndarray<>>("D"),
       optional<std::optional<Ref<EpilogueParams>>>("output_op", std::nullopt, "None"),
       optional<SplitKMode>("split_k_mode", SplitKMode::Serial, "conv.SplitKMode.Serial"),
-      optional<std::optional<int>>("split_k_slices", std::nullopt, "None (the problem size's)"));
+      optional<std::optional<int>>("split_k_slices", std::nullopt, "None (the problem size's)"),
+      optional<std::optional<nb::ndarray<>>>("bias", std::nullopt, "None"));
   def_method(arguments, "sync", "sync", [](Conv2dArguments& args) { check(args.sync()); });
   arguments.def_prop_ro("workspace_bytes", &Conv2dArguments::workspace_bytes)
       .def_prop_ro("problem_size",

@@ -106,10 +106,37 @@ bool is_per_channel(const TensorView& t, int64_t channels, int64_t full_count) {
   return channel_dims == 1;
 }
 
+// The bias of an SM90 epilogue that adds one: one value per output channel.
+Status check_bias(const TensorView& bias, const GemmDescription& d, int64_t channels) {
+  const bool adds_bias = d.epilogue.fusion.bias != BiasKind::none;
+  if (!adds_bias) {
+    if (!bias.data) return Status::ok();
+    return Status::invalid(
+        "bias: the operation's epilogue adds no bias; describe it with bias=\"column\" (arch=90), "
+        "or pass the bias as a C of one value per channel with beta=1 (arch=80)");
+  }
+  const DataType element = d.epilogue.fusion.element_bias;
+  if (!bias.data) {
+    return Status::invalid("bias: the operation's epilogue adds a bias of " +
+                           std::to_string(channels) + " " + std::string(long_name(element)) +
+                           " values (one per output channel); got none");
+  }
+  if (!detail::dtype_matches(bias.dtype, element)) {
+    return Status::invalid("bias: expected " + std::string(long_name(element)) +
+                           " (the epilogue's element_bias), got " +
+                           std::string(long_name(bias.dtype)));
+  }
+  if (bias.numel() != channels || !bias.is_contiguous()) {
+    return Status::invalid("bias: expected a contiguous tensor of " + std::to_string(channels) +
+                           " values (one per output channel), got " + bias.describe());
+  }
+  return Status::ok();
+}
+
 Status check_devices(const Conv2dProblem& p) {
   int device = -1;
   const std::pair<const char*, const TensorView*> tensors[] = {
-      {"A", &p.A}, {"B", &p.B}, {"C", &p.C}, {"D", &p.D}};
+      {"A", &p.A}, {"B", &p.B}, {"C", &p.C}, {"D", &p.D}, {"bias", &p.bias}};
   for (const auto& [name, t] : tensors) {
     if (!t->data || t->device != DeviceKind::kCuda) continue;
     if (device < 0) {
@@ -166,6 +193,7 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
       TILECRAFT_RETURN_IF_ERROR(check_packed(who, problem.C, out, d.C.layout, d.C.element));
     }
   }
+  TILECRAFT_RETURN_IF_ERROR(check_bias(problem.bias, d, ops[2].extent[3]));
   TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
   TILECRAFT_RETURN_IF_ERROR(detail::check_device_runs(d.arch, operation.procedural_name()));
 
@@ -186,6 +214,9 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   TILECRAFT_RETURN_IF_ERROR(out->stage(problem.B, count(ops[1].extent), true, false, &a.B));
   TILECRAFT_RETURN_IF_ERROR(out->stage(problem.D, count(ops[2].extent), !has_C, true, &dev_D));
   a.D = const_cast<void*>(dev_D);
+  if (problem.bias.data) {
+    TILECRAFT_RETURN_IF_ERROR(out->stage(problem.bias, ops[2].extent[3], true, false, &a.bias));
+  }
   if (has_C) {
     const int64_t c_count = c_per_channel ? ops[2].extent[3] : count(ops[2].extent);
     TILECRAFT_RETURN_IF_ERROR(out->stage(problem.C, c_count, true, false, &a.C));
@@ -214,6 +245,8 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   c.q = size.q;
   c.pad_h = size.pad_top;
   c.pad_w = size.pad_left;
+  c.pad_bottom = size.pad_bottom;
+  c.pad_right = size.pad_right;
   c.stride_h = size.stride_h;
   c.stride_w = size.stride_w;
   c.dilation_h = size.dilation_h;

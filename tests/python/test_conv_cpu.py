@@ -230,8 +230,8 @@ def test_arguments_refuse_a_gemm_operation():
 def test_arguments_refuse_unknown_keywords_and_missing_tensors():
     op, p = conv(), problem()
     x, w, y = operands(p)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'bias'"):
-        Conv2dArguments(op, p, x, w, y, y, bias=y)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'alpha'"):
+        Conv2dArguments(op, p, x, w, y, y, alpha=1.0)
     with pytest.raises(TypeError, match="missing required argument 'D'"):
         Conv2dArguments(operation=op, problem_size=p, A=x, B=w)
 
@@ -241,3 +241,74 @@ def test_strided_dgrad_has_no_identity_swizzle_2():
     assert conv(Op.dgrad, swizzle=cutlass.IdentitySwizzle4)
     with pytest.raises(Unsupported, match="strided dgrad kernel takes IdentitySwizzle1, 4 or 8"):
         conv(Op.dgrad, swizzle=cutlass.IdentitySwizzle2)
+
+
+# ---- SM90 (CUTLASS 3.x ConvUniversal) descriptions --------------------------------------------
+
+def sm90_parts(element=F16, tile=(128, 128, 64), schedule=None, bias=None, activation=None):
+    k = 16 if element in (F16, BF16) else 8
+    math = MathInstruction([64, tile[1], k], element, element, F32, TC, MA)
+    schedule = schedule or cutlass.KernelScheduleType.TmaWarpSpecialized
+    tile_desc = TileDescription(list(tile), 0, None, math, kernel_schedule=schedule)
+    out = F32 if element == TF32 else element
+    align_in, align_out = 128 // (16 if element in (F16, BF16) else 32), \
+        128 // (16 if out in (F16, BF16) else 32)
+    fusions = {"bias": bias, "element_bias": out} if bias else {}
+    if activation:
+        epilogue = LinearCombinationGeneric(getattr(cutlass, activation), out, align_out, F32, F32,
+                                            **fusions)
+    else:
+        epilogue = LinearCombination(out, align_out, F32, F32, **fusions)
+    return (tile_desc, TensorDescription(element, NHWC, align_in),
+            TensorDescription(element, NHWC, align_in), TensorDescription(out, NHWC, align_out),
+            epilogue)
+
+
+@pytest.mark.parametrize("kind,stride", [("fprop", "Strided"), ("dgrad", "Unity"),
+                                         ("wgrad", "Strided")])
+def test_sm90_kinds_are_described(kind, stride):
+    op = conv(getattr(Op, kind), parts=sm90_parts(), stride=getattr(Stride, stride), arch=90)
+    assert op.procedural_name().startswith(f"tilecraft_sm90_tensorop_{kind}_optimized")
+    assert not op.is_compiled()
+
+
+def test_sm90_fused_bias_and_activation_and_tf32_fprop():
+    assert conv(parts=sm90_parts(bias="column", activation="relu"), arch=90)
+    assert conv(parts=sm90_parts(element=TF32, tile=(128, 128, 32)), arch=90)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"kind": "dgrad", "stride": "Strided"}, "SM90 dgrad kernels .* take unit strides only"),
+    ({"algorithm": "analytic"}, "TMA im2col.* describe iterator_algorithm optimized"),
+    ({"kind": "wgrad", "element": "tf32"}, "wgmma allows for 16-bit types only; got tfloat32"),
+    ({"schedule": "TmaWarpSpecializedCooperative"}, "TmaWarpSpecialized kernel schedule only"),
+    ({"bias": "row"}, "one value per output channel: describe bias=\"column\""),
+    ({"kind": "wgrad", "bias": "column"}, "a bias belongs to fprop or dgrad"),
+])
+def test_sm90_refusals_name_the_rule(kwargs, match):
+    element = TF32 if kwargs.get("element") == "tf32" else F16
+    tile = (128, 128, 32) if element == TF32 else (128, 128, 64)
+    schedule = getattr(cutlass.KernelScheduleType, kwargs["schedule"]) \
+        if "schedule" in kwargs else None
+    parts = sm90_parts(element=element, tile=tile, schedule=schedule, bias=kwargs.get("bias"))
+    kind = getattr(Op, kwargs.get("kind", "fprop"))
+    stride = getattr(Stride, kwargs.get("stride", "Unity" if kind == Op.dgrad else "Strided"))
+    algorithm = getattr(Alg, kwargs.get("algorithm", "optimized"))
+    with pytest.raises((ValueError, Unsupported), match=match):
+        conv(kind, algorithm, parts=parts, stride=stride, arch=90)
+
+
+def test_sm90_arguments_refuse_parallel_split_k_and_a_missing_bias():
+    op = conv(parts=sm90_parts(bias="column", activation="relu"), arch=90)
+    p = problem(c=64, k=64)
+    x, w, y = operands(p)
+    with pytest.raises(ValueError, match="bias: the operation's epilogue adds a bias of 64"):
+        Conv2dArguments(op, p, x, w, None, y, op.epilogue_type(1.0, 0.0))
+    with pytest.raises(ValueError, match="bias: expected a contiguous tensor of 64 values"):
+        Conv2dArguments(op, p, x, w, None, y, op.epilogue_type(1.0, 0.0),
+                        bias=np.zeros(32, dtype=np.float16))
+    plain = conv(parts=sm90_parts(), arch=90)
+    with pytest.raises(ValueError, match="epilogue adds no bias"):
+        Conv2dArguments(plain, p, x, w, None, y, plain.epilogue_type(1.0, 0.0),
+                        bias=np.zeros(64, dtype=np.float16))
+    assert not op.is_compiled() and not plain.is_compiled()

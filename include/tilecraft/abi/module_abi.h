@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TILECRAFT_ABI_VERSION 5
+#define TILECRAFT_ABI_VERSION 6
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,8 +37,8 @@ enum tc_status {
  * implicit GEMM. Tensors are packed: activation x is N x H x W x C, filter w is K x R x S x
  * (C / groups), output y is N x P x Q x K, each in the description's layout (channels-last, or
  * the int8 interleaved ones). The GEMM operands are fprop: A = x, B = w, C/D = y; dgrad: A = dy,
- * B = w, C/D = dx; wgrad: A = dy, B = x, C/D = dw. pad_h and pad_w pad the top and left; the
- * bottom and right padding follow from P and Q. */
+ * B = w, C/D = dx; wgrad: A = dy, B = x, C/D = dw. pad_h and pad_w pad the top and left,
+ * pad_bottom and pad_right the bottom and right. */
 typedef struct tc_conv_problem {
   int32_t kind; /* 0 fprop, 1 dgrad, 2 wgrad: the entry's own */
   int32_t n, h, w, c;
@@ -53,6 +53,9 @@ typedef struct tc_conv_problem {
   /* 1: C holds one value per output channel, broadcast over the others (a bias); packed
    * like D otherwise. */
   int32_t c_per_channel;
+  /* Since version 6: the bottom and right padding (SM90 kernels describe the problem by its
+   * padding on both sides; P and Q follow from them). */
+  int32_t pad_bottom, pad_right;
 } tc_conv_problem;
 
 typedef struct tc_gemm_args {

@@ -25,6 +25,9 @@ class GemmOperation;
 struct Conv2dProblem {
   Conv2dProblemSize problem_size;
   TensorView A, B, C, D;
+  // SM90 kernels whose epilogue adds a bias (bias="column"): one value per output channel, a
+  // contiguous 1-D tensor of element_bias (data == nullptr: not given).
+  TensorView bias;
   EpilogueParams output_op;
   SplitKMode split_k_mode = SplitKMode::Serial;
   void* workspace = nullptr;  // the caller's, at least the kernel's workspace size

@@ -25,17 +25,7 @@ namespace tc_conv {
 using tc_gemm::cuda_failure;
 using tc_gemm::epilogue_params;
 using tc_gemm::fail;
-
-inline std::string problem_text(const tc_conv_problem& c) {
-  return "convolution N=" + std::to_string(c.n) + " H=" + std::to_string(c.h) + " W=" +
-         std::to_string(c.w) + " C=" + std::to_string(c.c) + " K=" + std::to_string(c.k) +
-         " R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) + " P=" + std::to_string(c.p) +
-         " Q=" + std::to_string(c.q);
-}
-
-inline const char* kind_name(int kind) {
-  return kind == 0 ? "fprop" : kind == 1 ? "dgrad" : kind == 2 ? "wgrad" : "an unknown kind";
-}
+using namespace tc_conv_checks;
 
 template <typename Conv>
 constexpr int kind_of() {
@@ -97,47 +87,6 @@ typename Conv::Arguments arguments(const tc_gemm_args& a, const void* c_pointer,
       output_op, split_k_mode);
 }
 
-inline std::string check_shape(const tc_conv_problem& c) {
-  const int32_t extents[] = {c.n, c.h, c.w, c.c, c.k, c.r, c.s, c.p, c.q};
-  for (int32_t e : extents) {
-    if (e <= 0) return problem_text(c) + ": every extent must be positive";
-  }
-  if (c.pad_h < 0 || c.pad_w < 0) {
-    return "padding (" + std::to_string(c.pad_h) + ", " + std::to_string(c.pad_w) +
-           ") must not be negative";
-  }
-  if (c.stride_h < 1 || c.stride_w < 1 || c.dilation_h < 1 || c.dilation_w < 1) {
-    return "stride (" + std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
-           ") and dilation (" + std::to_string(c.dilation_h) + ", " +
-           std::to_string(c.dilation_w) + ") must be at least 1";
-  }
-  if (c.mode != 0 && c.mode != 1) return "mode " + std::to_string(c.mode) + " is not a conv mode";
-  if (c.split_k_slices < 1) {
-    return "split_k_slices " + std::to_string(c.split_k_slices) + " must be at least 1";
-  }
-  if (c.groups != 1) {
-    return "groups=" + std::to_string(c.groups) +
-           ": this kernel computes ungrouped convolutions (groups=1)";
-  }
-  return {};
-}
-
-inline std::string check_pointer(const char* name, const void* pointer, int bytes) {
-  if (pointer == nullptr) return std::string(name) + ": null pointer";
-  if (reinterpret_cast<uintptr_t>(pointer) % uintptr_t(bytes) != 0) {
-    return std::string(name) + ": address is not aligned to the " + std::to_string(bytes) +
-           "-byte access width";
-  }
-  return {};
-}
-
-inline std::string check_multiple(const char* operand, const char* extent_name, int extent,
-                                  int alignment, const char* why) {
-  if (extent % alignment == 0) return {};
-  return std::string(operand) + ": " + extent_name + "=" + std::to_string(extent) +
-         " is not a multiple of the " + std::to_string(alignment) + "-element " + why;
-}
-
 // What the kernel Conv needs of the problem, in words, before CUTLASS's own can_implement.
 // c_alignment: elements per access of the output it writes.
 template <typename Conv>
@@ -168,13 +117,9 @@ std::string check_problem(const tc_gemm_args& a, int c_alignment, bool partials)
              " must equal the kernel's access size of " + std::to_string(kAlignA) +
              " channels (pad the channels, or use few_channels, analytic or optimized)";
     }
-    why = check_multiple("A (x)", "C", c.c, kAlignA, "alignment of the activation");
-    if (why.empty()) why = check_multiple("B (w)", "C", c.c, kAlignB, "alignment of the filter");
-    if (why.empty()) why = check_multiple("C/D (y)", "K", c.k, c_alignment, "alignment of the output");
+    why = check_channels(c, kAlignA, kAlignB, c_alignment);
   } else if (kind == 1) {
-    why = check_multiple("A (dy)", "K", c.k, kAlignA, "alignment of the output gradient");
-    if (why.empty()) why = check_multiple("B (w)", "C", c.c, kAlignB, "alignment of the filter");
-    if (why.empty()) why = check_multiple("C/D (dx)", "C", c.c, c_alignment, "alignment of the input gradient");
+    why = check_channels(c, kAlignA, kAlignB, c_alignment);
     if (why.empty() && Conv::kStrideSupport == cutlass::conv::StrideSupport::kUnity &&
         (c.stride_h != 1 || c.stride_w != 1)) {
       why = "stride (" + std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
@@ -192,9 +137,7 @@ std::string check_problem(const tc_gemm_args& a, int c_alignment, bool partials)
       }
     }
   } else {
-    why = check_multiple("A (dy)", "K", c.k, kAlignA, "alignment of the output gradient");
-    if (why.empty()) why = check_multiple("B (x)", "C", c.c, kAlignB, "alignment of the activation");
-    if (why.empty()) why = check_multiple("C/D (dw)", "C", c.c, c_alignment, "alignment of the filter gradient");
+    why = check_channels(c, kAlignA, kAlignB, c_alignment);
     if (why.empty() && c.c_per_channel) {
       why = "C: a per-channel C (bias) is for fprop and dgrad; wgrad's output is a filter";
     }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "emit/conv/conv_adapter_text.hpp"
+#include "emit/conv/conv_checks_text.hpp"
 #include "emit/conv/sm80_conv_parts.hpp"
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
@@ -170,6 +171,7 @@ std::string emit_sm80_conv_module(const std::vector<GemmEntry>& entries) {
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += device_image_runtime_text();
   out += gemm_universal_adapter_text();
+  out += conv_checks_text();
   out += conv_adapter_text();
   out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
   std::string kernels;

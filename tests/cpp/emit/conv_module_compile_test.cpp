@@ -3,9 +3,10 @@
 // serial and parallel split-K) are emitted, compiled by nvcc, dlopen'ed (no GPU needed) and their
 // host checks probed with problems they must take and problems they must refuse.
 //
-// By default (CI) one module of three entries is compiled (f16 fprop optimized, its parallel
-// split-K companion, SIMT f32 strided dgrad); TILECRAFT_FULL_COMPILE_TESTS=1 adds a module of
-// every other kind and algorithm.
+// By default (CI) one SM80 module of three entries is compiled (f16 fprop optimized, its parallel
+// split-K companion, SIMT f32 strided dgrad) and one SM90 module (CUTLASS 3.x ConvUniversal: bf16
+// fprop with a fused bias and relu, f16 wgrad); TILECRAFT_FULL_COMPILE_TESTS=1 adds a module of
+// every other kind and algorithm, and SM90 dgrad and tf32 fprop.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/module_compile_support.hpp"
+#include "emit/sm90_test_descriptions.hpp"
 #include "tilecraft/abi/module_abi.h"
 #include "tilecraft/emit/gemm_emitter.hpp"
 
@@ -44,11 +46,29 @@ GemmDescription simt(ConvKind kind, IteratorAlgorithm algorithm,
   return conv(kind, algorithm, stride, simt_f32_seed());
 }
 
+// SM90 (CUTLASS 3.x) convolutions: TmaWarpSpecialized schedule, 16-byte TMA operands.
+GemmDescription sm90(ConvKind kind, DataType element, EpilogueFunctor e,
+                     std::array<int, 3> shape = {128, 128, 64}) {
+  using namespace tilecraft::sm90_test;
+  const MathInstruction m =
+      wgmma({64, shape[1], wgmma_k(element)}, element, element, DataType::f32);
+  const TileDescription t = tile(shape, m, 0, {1, 1, 1}, KernelSchedule::TmaWarpSpecialized);
+  const DataType out = e.element_output;
+  auto made = GemmDescription::make_conv2d(
+      kind, IteratorAlgorithm::Optimized, 90, t, tma(element, Layout::TensorNHWC),
+      tma(element, Layout::TensorNHWC), tma(out, Layout::TensorNHWC),
+      kind == ConvKind::Dgrad ? StrideSupport::Unity : StrideSupport::Strided, e,
+      Swizzle::IdentitySwizzle1);
+  EXPECT_TRUE(bool(made)) << made.status().message();
+  return made.value();
+}
+
 tc_gemm_args conv_args(const GemmDescription& d, const GemmEntry& entry) {
   tc_gemm_args a{};
   a.mode = entry.kind == GemmEntryKind::kUniversal ? TC_GEMM_MODE_GEMM
                                                    : TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL;
   a.A = a.B = a.C = a.D = g_dummy;
+  if (d.epilogue.fusion.bias != BiasKind::none) a.bias = g_dummy;
   a.alpha = 1.0;
   a.beta = 0.5;
   a.num_activation_args = activation_argument_count(d.epilogue.activation);
@@ -59,7 +79,7 @@ tc_gemm_args conv_args(const GemmDescription& d, const GemmEntry& entry) {
   c.c = 64;
   c.k = 32;
   c.r = c.s = 3;
-  c.pad_h = c.pad_w = 1;
+  c.pad_h = c.pad_w = c.pad_bottom = c.pad_right = 1;
   c.stride_h = c.stride_w = 1;
   c.p = c.q = 9;
   c.dilation_h = c.dilation_w = 1;
@@ -136,6 +156,38 @@ std::vector<ModuleSpec> full_specs() {
             {f16(Wgrad, Analytic), GemmEntryKind::kSplitKParallel},
             {simt(Fprop, Optimized)},
             {simt(Wgrad, Optimized)}}}};
+}
+
+std::vector<ModuleSpec> sm90_ci_specs() {
+  using enum DataType;
+  using tilecraft::sm90_test::bias;
+  using tilecraft::sm90_test::epilogue;
+  return {{"conv_sm90",
+           {{sm90(ConvKind::Fprop, bf16,
+                  epilogue(bf16, f32, Activation::relu, bias(BiasKind::per_column, bf16)))},
+            {sm90(ConvKind::Wgrad, f16, epilogue(f16, f32))}}}};
+}
+
+std::vector<ModuleSpec> sm90_full_specs() {
+  using enum DataType;
+  using tilecraft::sm90_test::epilogue;
+  return {{"conv_sm90_full",
+           {{sm90(ConvKind::Dgrad, f16, epilogue(f16, f32))},
+            {sm90(ConvKind::Fprop, tf32, epilogue(f32, f32), {128, 128, 32})}}}};
+}
+
+TEST(ConvModuleCompile, Sm90ConvUniversal) {
+  auto modules = compile_and_check("tilecraft_conv_sm90_", sm90_ci_specs(), 90, check_conv_entry);
+  EXPECT_EQ(modules.size(), 1u);
+}
+
+TEST(ConvModuleCompile, Sm90DgradAndTf32) {
+  if (!full_compile_tests()) {
+    GTEST_SKIP() << "the SM90 dgrad and tf32 modules compile with TILECRAFT_FULL_COMPILE_TESTS=1";
+  }
+  auto modules =
+      compile_and_check("tilecraft_conv_sm90_full_", sm90_full_specs(), 90, check_conv_entry);
+  EXPECT_EQ(modules.size(), 1u);
 }
 
 TEST(ConvModuleCompile, Sm80ImplicitGemmConvolution) {

@@ -28,7 +28,13 @@ def build_operation(spec):
     math_inst = cutlass.MathInstruction(list(spec.inst), dt(spec.element), dt(spec.element),
                                         dt(spec.acc), getattr(cutlass.OpClass, spec.opclass),
                                         getattr(cutlass.MathOperation, spec.math))
-    tile = cutlass.TileDescription(list(spec.tile), spec.stages, list(spec.warps), math_inst)
+    if spec.arch == 90:
+        tile = cutlass.TileDescription(
+            list(spec.tile), spec.stages, None, math_inst, cluster_shape=list(spec.cluster),
+            kernel_schedule=cutlass.KernelScheduleType.TmaWarpSpecialized)
+    else:
+        tile = cutlass.TileDescription(list(spec.tile), spec.stages, list(spec.warps), math_inst)
+    fusions = {"bias": "column", "element_bias": dt(spec.out)} if spec.bias else {}
     if spec.interleaved:
         la, lb, lc = cutlass.TensorNC32HW32, cutlass.TensorC32RSK32, cutlass.TensorNC32HW32
     else:
@@ -38,7 +44,7 @@ def build_operation(spec):
     C = cutlass.TensorDescription(dt(spec.out), lc, spec.align_c)
     if spec.epilogue == "LinearCombination":
         epilogue = cutlass.LinearCombination(dt(spec.out), spec.align_c, dt(spec.acc),
-                                             dt(spec.compute))
+                                             dt(spec.compute), **fusions)
     elif spec.epilogue == "LinearCombinationClamp":
         epilogue = cutlass.LinearCombinationClamp(dt(spec.out), spec.align_c, dt(spec.acc),
                                                   dt(spec.compute))
@@ -47,10 +53,12 @@ def build_operation(spec):
     else:
         activation = getattr(cutlass, spec.activation)
         epilogue = cutlass.LinearCombinationGeneric(activation(dt(spec.compute)), dt(spec.out),
-                                                    spec.align_c, dt(spec.acc), dt(spec.compute))
+                                                    spec.align_c, dt(spec.acc), dt(spec.compute),
+                                                    **fusions)
     return cutlass.Conv2dOperation(
         getattr(cutlass.conv.Operator, spec.kind),
-        getattr(cutlass.conv.IteratorAlgorithm, ALGORITHMS[spec.algorithm]), 80, tile, A, B, C,
+        getattr(cutlass.conv.IteratorAlgorithm, ALGORITHMS[spec.algorithm]), spec.arch, tile, A,
+        B, C,
         getattr(cutlass.conv.StrideSupport, STRIDES[spec.stride]), epilogue,
         getattr(cutlass, spec.swizzle))
 
@@ -223,6 +231,7 @@ def run_case(ops, case, gen):
         c = _random((channels,), spec.out, case.data, amax, gen)
     else:
         c = None
+    bias = _random((channels,), spec.out, case.data, amax, gen) if spec.bias else None
     poison = -77 if spec.out in ("s8", "s32") else float("nan")
     d = torch.full(d_ext, poison, dtype=torch_dtype(spec.out), device="cuda")
     passed_d = to_layout(d, "output", spec, case.form)
@@ -235,7 +244,7 @@ def run_case(ops, case, gen):
     output_op = op.epilogue_type(*([case.alpha, case.beta] + list(case.act_args)))
     args = cutlass.Conv2dArguments(
         op, problem_size(case, shape), passed_a, passed_b, passed_c, passed_d, output_op,
-        getattr(cutlass.conv.SplitKMode, case.split_mode), case.split_k)
+        getattr(cutlass.conv.SplitKMode, case.split_mode), case.split_k, bias=bias)
     op.run(args)
     args.sync()
     got = from_layout(passed_d, spec, d_ext, case.form).double()
@@ -250,6 +259,9 @@ def run_case(ops, case, gen):
         c64 = c.double().expand_as(acc) if case.c_form == "bias" else c.double()
     pre = case.alpha * acc + case.beta * c64
     scale = abs(case.alpha) * abs_acc + abs(case.beta) * c64.abs()
+    if bias is not None:
+        pre = pre + bias.double()
+        scale = scale + bias.double().abs()
     del args
     return got, pre, scale
 

@@ -45,6 +45,9 @@ class ConvSpec:
     activation: str = None
     interleaved: bool = False  # int8 TensorNC32HW32 / TensorC32RSK32
     swizzle: str = "IdentitySwizzle1"
+    arch: int = 80             # 90: CUTLASS 3.x ConvUniversal (TMA im2col, wgmma)
+    cluster: tuple = (1, 1, 1)
+    bias: bool = False         # SM90 epilogue bias of one value per output channel
 
     @property
     def clamps(self):
@@ -147,6 +150,28 @@ _add(I8, "i8_fprop_an_s32", algorithm="an", out="s32", align_c=4, epilogue="Line
 _add(I8, "i8_fprop_opt_interleaved", interleaved=True, align_c=8, tile=(128, 128, 64))
 _add(I8, "i8_fprop_an_fastclamp", algorithm="an", epilogue="FastLinearCombinationClamp")
 
+# ---- SM90: CUTLASS 3.x ConvUniversal, TmaWarpSpecialized, 16-byte TMA operands ---------------
+# (dgrad takes unit strides only; no split-K; tf32 is fprop only.)
+S90 = replace(F16, arch=90, inst=(64, 128, 16), tile=(128, 128, 64), stages=0, warps=None)
+_add(S90, "s90_f16_fprop")
+_add(S90, "s90_f16_fprop_64x64_f32out", tile=(64, 64, 64), inst=(64, 64, 16), out="f32",
+     align_c=4)
+_add(S90, "s90_bf16_fprop_c2", element="bf16", out="bf16", cluster=(2, 1, 1))
+_add(S90, "s90_f16_dgrad", kind="dgrad", stride="un")
+_add(S90, "s90_bf16_dgrad_c2", kind="dgrad", stride="un", element="bf16", out="bf16",
+     cluster=(1, 2, 1))
+_add(S90, "s90_f16_wgrad", kind="wgrad")
+_add(S90, "s90_bf16_wgrad", kind="wgrad", element="bf16", out="bf16", tile=(128, 64, 64),
+     inst=(64, 64, 16))
+_add(S90, "s90_tf32_fprop", element="tf32", inst=(64, 128, 8), tile=(128, 128, 32), out="f32",
+     align_a=4, align_b=4, align_c=4)
+_add(S90, "s90_f16_fprop_bias_relu", bias=True, epilogue="LinearCombinationGeneric",
+     activation="relu")
+_add(S90, "s90_bf16_fprop_bias_silu", element="bf16", out="bf16", bias=True,
+     epilogue="LinearCombinationGeneric", activation="silu")
+_add(S90, "s90_f16_dgrad_gelu", kind="dgrad", stride="un", epilogue="LinearCombinationGeneric",
+     activation="gelu")
+
 # ---- groups the tests use -------------------------------------------------------------------
 # Linear epilogues whose serial split-K result stays exact with small-integer data. Serial
 # split-K keeps each slice's running sum in D's element: bf16 (8 significant bits) would round
@@ -161,7 +186,9 @@ ACTIVATION_KERNELS = tuple(k for k, s in KERNELS.items() if s.activation)
 CLAMP_KERNELS = tuple(k for k, s in KERNELS.items() if s.clamps)
 # Every (kind, algorithm, stride support) of the issue's matrix, with one key each at least.
 MATRIX = tuple(k for k, s in KERNELS.items()
-               if s.epilogue == "LinearCombination" and not s.interleaved)
+               if s.epilogue == "LinearCombination" and not s.interleaved and not s.bias)
+SM90 = tuple(k for k, s in KERNELS.items() if s.arch == 90)
+BIAS_KERNELS = tuple(k for k, s in KERNELS.items() if s.bias)
 
 
 def _check_table():
@@ -170,7 +197,7 @@ def _check_table():
             assert key in KERNELS, key
     for key in SERIAL_SPLIT_K:  # serial split-K re-reads D: only linear epilogues stay exact
         assert KERNELS[key].epilogue == "LinearCombination", key
-    seen = {(s.kind, s.algorithm, s.stride) for s in KERNELS.values()}
+    seen = {(s.kind, s.algorithm, s.stride) for s in KERNELS.values() if s.arch == 80}
     for kind in KINDS:
         for alg in ("an", "opt"):
             for st in ("st", "un"):

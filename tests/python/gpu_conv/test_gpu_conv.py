@@ -18,8 +18,8 @@ from dataclasses import replace
 import pytest
 
 from conv_case import ConvCase, Shape, check_case, to_layout
-from conv_kernels import (ACTIVATION_KERNELS, CLAMP_KERNELS, KERNELS, MATRIX, PARALLEL_SPLIT_K,
-                          SERIAL_SPLIT_K)
+from conv_kernels import (ACTIVATION_KERNELS, BIAS_KERNELS, CLAMP_KERNELS, KERNELS, MATRIX,
+                          PARALLEL_SPLIT_K, SERIAL_SPLIT_K, SM90)
 
 pytestmark = pytest.mark.gpu
 
@@ -97,6 +97,27 @@ def test_no_c(ops, gen, seed_note, key):
     spec = KERNELS[key]
     case = ConvCase(key, shape_for(spec, "5x3_stride2"), alpha=2.0, beta=0.0, c_form="none")
     check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", BIAS_KERNELS)
+@pytest.mark.parametrize("c_form,shape_name", [("none", "3x3"), ("full", "5x3_stride2"),
+                                               ("none", "asym_stride_dil")])
+def test_sm90_fused_bias(ops, gen, seed_note, key, c_form, shape_name):
+    """SM90 epilogues adding a bias of one value per output channel before the activation."""
+    spec = KERNELS[key]
+    beta = 0.0 if c_form == "none" else 0.5
+    case = ConvCase(key, shape_for(spec, shape_name), alpha=1.0, beta=beta, c_form=c_form,
+                    form="channels_last")
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key", [k for k in SM90 if KERNELS[k].element != "tf32"])
+def test_sm90_larger_problem(ops, gen, seed_note, key):
+    """Many tiles in every direction (and for wgrad a long reduction over N, P, Q)."""
+    spec = KERNELS[key]
+    shape = Shape(4, 28, 28, 64, 136, 3, 3, (1, 1, 1, 1), (1, 1), (1, 1))
+    check_case(ops, ConvCase(key, shape, alpha=1.0, beta=1.0, form="channels_last"), gen,
+               seed_note)
 
 
 @pytest.mark.parametrize("key", ACTIVATION_KERNELS)
@@ -186,11 +207,16 @@ def _operands(spec, shape, torch, form="flat"):
 
     a_ext, b_ext, d_ext = extents(spec, shape)
     make = lambda ext, el: torch.ones(ext, dtype=torch_dtype(el), device="cuda")  # noqa: E731
-    d = torch.full(d_ext, float("nan"), dtype=torch_dtype(spec.out), device="cuda")
+    poison = -77 if spec.out in ("s8", "s32") else float("nan")
+    d = torch.full(d_ext, poison, dtype=torch_dtype(spec.out), device="cuda")
     return (to_layout(make(a_ext, spec.element), "act", spec, form),
             to_layout(make(b_ext, spec.element), "filter", spec, form),
             to_layout(make(d_ext, spec.out), "output", spec, form),
             to_layout(d, "output", spec, form), d)
+
+
+def _untouched(d):
+    return d.isnan().all() if d.is_floating_point() else (d == -77).all()
 
 
 def _refused(ops, key, shape, match, *, problem_shape=None, form="flat", mutate=None,
@@ -212,7 +238,7 @@ def _refused(ops, key, shape, match, *, problem_shape=None, form="flat", mutate=
                                        getattr(cutlass.conv.SplitKMode, split_mode), split_k)
         op.run(args)
     torch.cuda.synchronize()
-    assert bool(torch.isnan(d_logical).all()), "D was written by a refused launch"
+    assert bool(_untouched(d_logical)), "D was written by a refused launch"
 
 
 @pytest.mark.conv_kernels("f16_fprop_opt_st")
@@ -316,6 +342,35 @@ def test_refuses_wrong_dtype(ops):
     spec = KERNELS["f16_fprop_opt_st"]
     _refused(ops, "f16_fprop_opt_st", shape_for(spec, "3x3"), r"A \(x\): expected float16",
              mutate=f32_a)
+
+
+@pytest.mark.conv_kernels("s90_f16_fprop")
+def test_sm90_refuses_split_k(ops):
+    spec = KERNELS["s90_f16_fprop"]
+    _refused(ops, "s90_f16_fprop", shape_for(spec, "3x3"), "do not split K", split_k=2)
+    _refused(ops, "s90_f16_fprop", shape_for(spec, "3x3"), "no parallel split-K form",
+             split_k=2, split_mode="Parallel")
+
+
+@pytest.mark.conv_kernels("s90_f16_dgrad")
+def test_sm90_refuses_strided_dgrad(ops):
+    spec = KERNELS["s90_f16_dgrad"]
+    shape = replace(shape_for(spec, "3x3"), stride=(2, 2))
+    _refused(ops, "s90_f16_dgrad", shape, "SM90 dgrad kernels take unit strides only")
+
+
+@pytest.mark.conv_kernels("s90_f16_fprop")
+def test_sm90_refuses_channels_off_the_tma_alignment(ops):
+    spec = KERNELS["s90_f16_fprop"]
+    shape = replace(shape_for(spec, "3x3"), c=44)
+    _refused(ops, "s90_f16_fprop", shape, "C=44 is not a multiple of the 8-element")
+
+
+@pytest.mark.conv_kernels("s90_f16_fprop_bias_relu")
+def test_sm90_refuses_a_missing_bias(ops):
+    spec = KERNELS["s90_f16_fprop_bias_relu"]
+    _refused(ops, "s90_f16_fprop_bias_relu", shape_for(spec, "3x3"),
+             "adds a bias of 72 float16 values")
 
 
 def test_every_row_compiles(ops):

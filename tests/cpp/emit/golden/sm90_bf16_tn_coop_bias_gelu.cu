@@ -14,6 +14,7 @@
 #define CUTLASS_ENABLE_CUDA_HOST_ADAPTER true
 #endif
 // <SM90 includes>
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
 #if !defined(TILECRAFT_DEVICE_HALF)
 // <device image runtime>
 // <grouped argument checks>

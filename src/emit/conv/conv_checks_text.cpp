@@ -1,0 +1,95 @@
+#include "emit/conv/conv_checks_text.hpp"
+
+namespace tilecraft::emit {
+
+std::string_view conv_checks_text() {
+  static constexpr std::string_view kText = R"tc(
+// ---- tilecraft convolution checks: a tc_conv_problem against what a kernel takes ------------
+namespace tc_conv_checks {
+
+inline std::string problem_text(const tc_conv_problem& c) {
+  return "convolution N=" + std::to_string(c.n) + " H=" + std::to_string(c.h) + " W=" +
+         std::to_string(c.w) + " C=" + std::to_string(c.c) + " K=" + std::to_string(c.k) +
+         " R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) + " P=" + std::to_string(c.p) +
+         " Q=" + std::to_string(c.q);
+}
+
+inline const char* kind_name(int kind) {
+  return kind == 0 ? "fprop" : kind == 1 ? "dgrad" : kind == 2 ? "wgrad" : "an unknown kind";
+}
+
+inline std::string check_shape(const tc_conv_problem& c) {
+  const int32_t extents[] = {c.n, c.h, c.w, c.c, c.k, c.r, c.s, c.p, c.q};
+  for (int32_t e : extents) {
+    if (e <= 0) return problem_text(c) + ": every extent must be positive";
+  }
+  if (c.pad_h < 0 || c.pad_w < 0 || c.pad_bottom < 0 || c.pad_right < 0) {
+    return "padding (" + std::to_string(c.pad_h) + ", " + std::to_string(c.pad_bottom) + ", " +
+           std::to_string(c.pad_w) + ", " + std::to_string(c.pad_right) +
+           ") must not be negative";
+  }
+  if (c.stride_h < 1 || c.stride_w < 1 || c.dilation_h < 1 || c.dilation_w < 1) {
+    return "stride (" + std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
+           ") and dilation (" + std::to_string(c.dilation_h) + ", " +
+           std::to_string(c.dilation_w) + ") must be at least 1";
+  }
+  if (c.mode != 0 && c.mode != 1) return "mode " + std::to_string(c.mode) + " is not a conv mode";
+  if (c.split_k_slices < 1) {
+    return "split_k_slices " + std::to_string(c.split_k_slices) + " must be at least 1";
+  }
+  if (c.groups != 1) {
+    return "groups=" + std::to_string(c.groups) +
+           ": this kernel computes ungrouped convolutions (groups=1)";
+  }
+  return {};
+}
+
+inline std::string check_pointer(const char* name, const void* pointer, int bytes) {
+  if (pointer == nullptr) return std::string(name) + ": null pointer";
+  if (reinterpret_cast<uintptr_t>(pointer) % uintptr_t(bytes) != 0) {
+    return std::string(name) + ": address is not aligned to the " + std::to_string(bytes) +
+           "-byte access width";
+  }
+  return {};
+}
+
+inline std::string check_multiple(const char* operand, const char* extent_name, int extent,
+                                  int alignment, const char* why) {
+  if (extent % alignment == 0) return {};
+  return std::string(operand) + ": " + extent_name + "=" + std::to_string(extent) +
+         " is not a multiple of the " + std::to_string(alignment) + "-element " + why;
+}
+
+// The channel counts against the kernel's accesses: each operand's contiguous extent (its
+// channels) must be a multiple of the elements it moves at once.
+inline std::string check_channels(const tc_conv_problem& c, int align_a, int align_b,
+                                  int align_c) {
+  std::string why;
+  if (c.kind == 0) {
+    why = check_multiple("A (x)", "C", c.c, align_a, "alignment of the activation");
+    if (why.empty()) why = check_multiple("B (w)", "C", c.c, align_b, "alignment of the filter");
+    if (why.empty()) why = check_multiple("C/D (y)", "K", c.k, align_c, "alignment of the output");
+  } else if (c.kind == 1) {
+    why = check_multiple("A (dy)", "K", c.k, align_a, "alignment of the output gradient");
+    if (why.empty()) why = check_multiple("B (w)", "C", c.c, align_b, "alignment of the filter");
+    if (why.empty()) {
+      why = check_multiple("C/D (dx)", "C", c.c, align_c, "alignment of the input gradient");
+    }
+  } else {
+    why = check_multiple("A (dy)", "K", c.k, align_a, "alignment of the output gradient");
+    if (why.empty()) {
+      why = check_multiple("B (x)", "C", c.c, align_b, "alignment of the activation");
+    }
+    if (why.empty()) {
+      why = check_multiple("C/D (dw)", "C", c.c, align_c, "alignment of the filter gradient");
+    }
+  }
+  return why;
+}
+
+}  // namespace tc_conv_checks
+)tc";
+  return kText;
+}
+
+}  // namespace tilecraft::emit
