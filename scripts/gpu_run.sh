@@ -25,12 +25,15 @@ status=0
 LOGS=$(mktemp -d)
 # step NAME command...: runs it, keeps its log, appends it to $OUT/all.log (one file, so that the
 # device tool's limit on returned files is never hit), remembers failure.
+# The step's log is written to $OUT/running.log as it goes, so that a run stopped by the device's
+# time limit still brings back what the step in flight had printed.
 step() {
   local name=$1; shift
   local t0=$(date +%s)
   echo "== $name: $*"
-  "$@" >"$LOGS/$name.log" 2>&1
-  local rc=$?
+  "$@" 2>&1 | tee "$OUT/running.log" >"$LOGS/$name.log"
+  local rc=${PIPESTATUS[0]}
+  rm -f "$OUT/running.log"
   echo "== $name: rc=$rc in $(( $(date +%s) - t0 )) s"
   tail -n 25 "$LOGS/$name.log"
   { echo "===== $name (rc=$rc): $*"; cat "$LOGS/$name.log"; } >>"$OUT/all.log"
@@ -126,8 +129,11 @@ fi
 if want conv; then
   [ "${CONV_COMPILE_TEST:-1}" != 0 ] && TILECRAFT_FULL_COMPILE_TESTS=1 step conv_compile \
     "$TILECRAFT_BUILD_DIR/tests/cpp/tilecraft_tests" --gtest_filter='ConvModuleCompile.*'
+  # CONV_TIMEOUT (seconds): the suite is stopped with SIGABRT after it, and faulthandler prints
+  # where every thread was (a hung kernel shows as the test waiting in sync).
   [ -d tests/python/gpu_conv ] && [ -z "${CONV_SKIP_PYTEST:-}" ] && TILECRAFT_TEST_CHECK_LIVE=1 step pytest_conv \
-    $PY -X faulthandler -m pytest tests/python/gpu_conv -rs -v --durations=15 ${CONV_K:+-k "$CONV_K"}
+    timeout -s ABRT "${CONV_TIMEOUT:-3600}" $PY -X faulthandler -m pytest tests/python/gpu_conv -rs -v \
+    --durations=15 ${CONV_K:+-k "$CONV_K"}
   if [ -f examples/python/seed002_conv.py ] && ! step example_conv $PY -X faulthandler examples/python/seed002_conv.py &&
      command -v cuda-gdb >/dev/null; then
     step example_conv_backtrace cuda-gdb -batch -ex run -ex bt -ex "info sharedlibrary" \
