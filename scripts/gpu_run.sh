@@ -133,7 +133,7 @@ if want conv; then
   # where every thread was (a hung kernel shows as the test waiting in sync).
   [ -d tests/python/gpu_conv ] && [ -z "${CONV_SKIP_PYTEST:-}" ] && TILECRAFT_TEST_CHECK_LIVE=1 step pytest_conv \
     timeout -s ABRT "${CONV_TIMEOUT:-3600}" $PY -X faulthandler -m pytest tests/python/gpu_conv -rs -v \
-    --durations=15 ${CONV_K:+-k "$CONV_K"}
+    --durations=15 ${CONV_K:+-k "$CONV_K"} ${CONV_PYTEST_ARGS:-}
   if [ -f examples/python/seed002_conv.py ] && ! step example_conv $PY -X faulthandler examples/python/seed002_conv.py &&
      command -v cuda-gdb >/dev/null; then
     step example_conv_backtrace cuda-gdb -batch -ex run -ex bt -ex "info sharedlibrary" \
@@ -145,7 +145,8 @@ if want conv; then
     $PY -m pytest tests/python/gpu_conv -m sanitizer -rs -q
   if [ -f bench/bench_conv.py ] && [ -n "${CONV_BENCH+x}" ]; then
     echo "== bench_conv: ${CONV_BENCH}"
-    $PY bench/bench_conv.py ${CONV_BENCH} --json "$OUT/bench_conv.json" >"$OUT/bench_conv.log" 2>&1 || status=1
+    timeout -s ABRT "${CONV_BENCH_TIMEOUT:-3600}" $PY -X faulthandler bench/bench_conv.py ${CONV_BENCH} \
+      --json "$OUT/bench_conv.json" >"$OUT/bench_conv.log" 2>&1 || status=1
     grep -v "^tilecraft: \[" "$OUT/bench_conv.log" | tail -n 90
   fi
 fi

@@ -63,6 +63,11 @@ struct ConvAdapter {
     }
     std::string why = check_shape(c);
     if (!why.empty()) return why;
+    if (c.mode != 0) {
+      return "mode convolution: SM90 kernels compute cross-correlation only (CUTLASS 3.x's "
+             "TMA im2col reads the filter unflipped); flip the filter (R and S) and pass "
+             "cross_correlation, or use an arch=80 kernel";
+    }
     if (c.split_k_slices != 1) {
       return "split_k_slices " + std::to_string(c.split_k_slices) +
              ": SM90 convolutions (CUTLASS 3.x, one tile per CTA) do not split K; use 1, or an "

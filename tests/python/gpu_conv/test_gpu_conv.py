@@ -65,7 +65,8 @@ MATRIX_CASES = [(key, name) for key in MATRIX for name in ("3x3", "asym_stride_d
 def test_matrix(ops, gen, seed_note, key, shape_name):
     """Every kernel of the matrix on every base shape, beta != 0, a full C."""
     spec = KERNELS[key]
-    mode = "convolution" if shape_name == "3x5_dil" else "cross_correlation"
+    # SM90 kernels compute cross-correlation only (test_sm90_refuses_convolution_mode).
+    mode = "convolution" if shape_name == "3x5_dil" and spec.arch == 80 else "cross_correlation"
     case = ConvCase(key, shape_for(spec, shape_name), alpha=1.5, beta=-0.5, mode=mode)
     check_case(ops, case, gen, seed_note)
 
@@ -350,6 +351,23 @@ def test_sm90_refuses_split_k(ops):
     _refused(ops, "s90_f16_fprop", shape_for(spec, "3x3"), "do not split K", split_k=2)
     _refused(ops, "s90_f16_fprop", shape_for(spec, "3x3"), "no parallel split-K form",
              split_k=2, split_mode="Parallel")
+
+
+@pytest.mark.conv_kernels("s90_f16_fprop")
+def test_sm90_refuses_convolution_mode(ops):
+    import tilecraft as cutlass
+    import torch
+
+    from conv_case import problem_size
+
+    spec = KERNELS["s90_f16_fprop"]
+    shape = shape_for(spec, "3x3")
+    op = ops.get("s90_f16_fprop")
+    a, b, c, d, d_logical = _operands(spec, shape, torch)
+    problem = problem_size(ConvCase("s90_f16_fprop", shape, mode="convolution"), shape)
+    with pytest.raises(ValueError, match="SM90 kernels compute cross-correlation only"):
+        cutlass.Conv2dArguments(op, problem, a, b, c, d, op.epilogue_type(1.0, 1.0))
+    assert bool(_untouched(d_logical))
 
 
 @pytest.mark.conv_kernels("s90_f16_dgrad")
