@@ -56,8 +56,9 @@ std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size
   std::sort(misses.begin(), misses.end(), [&](size_t a, size_t b) {
     return work[a].first->procedural_name() < work[b].first->procedural_name();
   });
-  // SM80; SM90 with the early launch signal; SM90 without; convolutions (a module of their own).
-  std::vector<size_t> classes[4];
+  // SM80; SM90 with the early launch signal; SM90 without; SM80 convolutions; SM90
+  // convolutions (convolutions take modules of their own, one arch per module).
+  std::vector<size_t> classes[5];
   size_t shared = 0;
   for (size_t i : misses) {
     const bool alone = work[i].second;  // split-K-parallel companions keep their own unit
@@ -66,10 +67,10 @@ std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size
       continue;
     }
     const GemmDescription& d = work[i].first->description();
-    classes[d.is_conv()    ? 3
-            : d.arch != 90 ? 0
-                           : (emit::triggers_dependent_launch_early(d) ? 1 : 2)]
-        .push_back(i);
+    const size_t kind = d.is_conv()    ? (d.arch == 90 ? 4 : 3)
+                        : d.arch != 90 ? 0
+                                       : (emit::triggers_dependent_launch_early(d) ? 1 : 2);
+    classes[kind].push_back(i);
     ++shared;
   }
   for (const auto& members : classes) {

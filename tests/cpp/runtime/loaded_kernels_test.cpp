@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "compile/test_support.hpp"
+#include "emit/emit_test_descriptions.hpp"
+#include "emit/sm90_test_descriptions.hpp"
 #include "runtime/simt_kernel.hpp"
 #include "tilecraft/tilecraft.hpp"
 
@@ -31,6 +33,38 @@ TEST(LoadedKernels, AKernelBuiltInASharedUnitIsFoundAgainByDescription) {
   ASSERT_TRUE(entry) << entry.status().message();
   EXPECT_EQ(*entry, built);
   ASSERT_TRUE(compile_operations({runtime_test::simt_f32(Layout::ColumnMajor, 3)}));
+}
+
+// More kernels than compile jobs: kernels share translation units, but a unit holds one arch.
+// (An SM80 and an SM90 convolution once landed in one unit, which the emitter refused.)
+TEST(LoadedKernels, ConvolutionsOfTwoArchsCompiledTogetherTakeUnitsOfTheirOwn) {
+  const std::string missing = runtime_test::missing_toolchain();
+  if (!missing.empty()) GTEST_SKIP() << missing;
+  compile::testing::ScopedCache cache("conv-archs", /*compile_jobs=*/1);
+  using enum DataType;
+  const GemmDescription simt = emit::testing::simt_f32_seed();
+  TensorDescription a = simt.A, b = simt.B, c = simt.C;
+  a.layout = b.layout = c.layout = Layout::TensorNHWC;
+  auto sm80 = GemmDescription::make_conv2d(ConvKind::Wgrad, IteratorAlgorithm::Analytic, 80,
+                                           simt.tile, a, b, c, StrideSupport::Strided,
+                                           simt.epilogue, Swizzle::IdentitySwizzle1);
+  ASSERT_TRUE(sm80) << sm80.status().message();
+  const MathInstruction m = sm90_test::wgmma({64, 64, 16}, f16, f16, f32);
+  auto sm90 = GemmDescription::make_conv2d(
+      ConvKind::Fprop, IteratorAlgorithm::Optimized, 90,
+      sm90_test::tile({64, 64, 64}, m, 0, {1, 1, 1}, KernelSchedule::TmaWarpSpecialized),
+      sm90_test::tma(f16, Layout::TensorNHWC), sm90_test::tma(f16, Layout::TensorNHWC),
+      sm90_test::tma(f16, Layout::TensorNHWC), StrideSupport::Strided,
+      sm90_test::epilogue(f16, f32), Swizzle::IdentitySwizzle1);
+  ASSERT_TRUE(sm90) << sm90.status().message();
+  auto first = GemmOperation::make(*sm80);
+  auto second = GemmOperation::make(*sm90);
+  ASSERT_TRUE(first && second);
+  const std::vector<std::shared_ptr<GemmOperation>> operations{first.value(), second.value()};
+  const std::vector<Status> built = compile_each_operation(operations);
+  ASSERT_EQ(built.size(), 2u);
+  EXPECT_TRUE(built[0]) << built[0].message();
+  EXPECT_TRUE(built[1]) << built[1].message();
 }
 
 }  // namespace
