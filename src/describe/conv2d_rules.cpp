@@ -166,6 +166,12 @@ Status validate_sm90_conv2d(const GemmDescription& d) {
         " (SM90 fprop takes it, and arch=80 kernels take every kind)");
   }
   const EpilogueFusion& fusion = d.epilogue.fusion;
+  if (fusion.per_tensor_scales || a == DataType::e4m3 || a == DataType::e5m2) {
+    return Status::unsupported(
+        "A: fp8 convolutions need per-tensor scales, which Conv2dArguments does not take yet; "
+        "got " +
+        name(a) + " (f16, bf16 and tf32 SM90 convolutions are built)");
+  }
   if (fusion.aux_output) {
     return Status::unsupported(
         "epilogue_functor: SM90 convolutions fuse a bias and an activation; an aux output is a "

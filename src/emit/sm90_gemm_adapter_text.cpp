@@ -203,6 +203,17 @@ struct HasSplits : cute::false_type {};
 template <class T>
 struct HasSplits<T, cute::void_t<decltype(cute::declval<T&>().splits)>> : cute::true_type {};
 
+// The device the kernel runs on (its SM count sizes persistent grids) and the tile order.
+template <class Arguments>
+void set_device_and_order(Arguments& arguments, const EntryTraits& t, int device) {
+  arguments.hw_info.device_id = device;
+  arguments.hw_info.sm_count = sm_count(device);
+  arguments.scheduler.max_swizzle_size = t.max_swizzle_size;
+  using Raster = cute::remove_cvref_t<decltype(arguments.scheduler.raster_order)>;
+  arguments.scheduler.raster_order =
+      t.raster == 1 ? Raster::AlongM : (t.raster == 2 ? Raster::AlongN : Raster::Heuristic);
+}
+
 template <class Gemm, class Fill>
 typename Gemm::Arguments make_plain_arguments(const tc_gemm_args& a, const EntryTraits& t,
                                               Fill fill, int device) {
@@ -230,12 +241,7 @@ typename Gemm::Arguments make_plain_arguments(const tc_gemm_args& a, const Entry
   arguments.epilogue.ptr_D = static_cast<ElementD*>(a.D);
   arguments.epilogue.dD = make_stride<typename Kernel::StrideD>(a.ldd, a.batch_stride_D);
   fill(arguments.epilogue.thread, a);
-  arguments.hw_info.device_id = device;
-  arguments.hw_info.sm_count = sm_count(device);
-  arguments.scheduler.max_swizzle_size = t.max_swizzle_size;
-  using Raster = cute::remove_cvref_t<decltype(arguments.scheduler.raster_order)>;
-  arguments.scheduler.raster_order =
-      t.raster == 1 ? Raster::AlongM : (t.raster == 2 ? Raster::AlongN : Raster::Heuristic);
+  set_device_and_order(arguments, t, device);
   if constexpr (HasSplits<decltype(arguments.scheduler)>::value) {
     using Reduction = cute::remove_cvref_t<decltype(arguments.scheduler.reduction_mode)>;
     arguments.scheduler.reduction_mode =

@@ -246,13 +246,13 @@ def test_strided_dgrad_has_no_identity_swizzle_2():
 # ---- SM90 (CUTLASS 3.x ConvUniversal) descriptions --------------------------------------------
 
 def sm90_parts(element=F16, tile=(128, 128, 64), schedule=None, bias=None, activation=None):
-    k = 16 if element in (F16, BF16) else 8
+    k = {F16: 16, BF16: 16, cutlass.e4m3: 32}.get(element, 8)
     math = MathInstruction([64, tile[1], k], element, element, F32, TC, MA)
     schedule = schedule or cutlass.KernelScheduleType.TmaWarpSpecialized
     tile_desc = TileDescription(list(tile), 0, None, math, kernel_schedule=schedule)
-    out = F32 if element == TF32 else element
-    align_in, align_out = 128 // (16 if element in (F16, BF16) else 32), \
-        128 // (16 if out in (F16, BF16) else 32)
+    out = F32 if element == TF32 else BF16 if element == cutlass.e4m3 else element
+    bits = {F16: 16, BF16: 16, cutlass.e4m3: 8}
+    align_in, align_out = 128 // bits.get(element, 32), 128 // bits.get(out, 32)
     fusions = {"bias": bias, "element_bias": out} if bias else {}
     if activation:
         epilogue = LinearCombinationGeneric(getattr(cutlass, activation), out, align_out, F32, F32,
@@ -284,10 +284,12 @@ def test_sm90_fused_bias_and_activation_and_tf32_fprop():
     ({"schedule": "TmaWarpSpecializedCooperative"}, "TmaWarpSpecialized kernel schedule only"),
     ({"bias": "row"}, "one value per output channel: describe bias=\"column\""),
     ({"kind": "wgrad", "bias": "column"}, "a bias belongs to fprop or dgrad"),
+    ({"element": "e4m3"}, "fp8 convolutions need per-tensor scales"),
 ])
 def test_sm90_refusals_name_the_rule(kwargs, match):
-    element = TF32 if kwargs.get("element") == "tf32" else F16
-    tile = (128, 128, 32) if element == TF32 else (128, 128, 64)
+    element = {"tf32": TF32, "e4m3": cutlass.e4m3}.get(kwargs.get("element"), F16)
+    tile = (128, 128, 32) if element == TF32 else (128, 128, 128) if element == cutlass.e4m3 \
+        else (128, 128, 64)
     schedule = getattr(cutlass.KernelScheduleType, kwargs["schedule"]) \
         if "schedule" in kwargs else None
     parts = sm90_parts(element=element, tile=tile, schedule=schedule, bias=kwargs.get("bias"))

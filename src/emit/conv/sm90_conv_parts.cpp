@@ -142,12 +142,7 @@ struct ConvAdapter {
     arguments.epilogue.ptr_D = static_cast<typename Kernel::ElementD*>(a.D);
     arguments.epilogue.dD = stride;
     fill(arguments.epilogue.thread, a);
-    arguments.hw_info.device_id = device;
-    arguments.hw_info.sm_count = sm_count(device);
-    arguments.scheduler.max_swizzle_size = t.max_swizzle_size;
-    using Raster = cute::remove_cvref_t<decltype(arguments.scheduler.raster_order)>;
-    arguments.scheduler.raster_order =
-        t.raster == 1 ? Raster::AlongM : (t.raster == 2 ? Raster::AlongN : Raster::Heuristic);
+    set_device_and_order(arguments, t, device);
     return arguments;
   }
 };
