@@ -49,6 +49,7 @@ from tilecraft.memory import get_allocated_size, get_memory_pool
 from tilecraft import compiler, conv, gemm, tuning
 from tilecraft.ops import GemmPlan, plan_gemm
 from tilecraft.grouped_ops import grouped_gemm
+from tilecraft.conv_ops import conv2d
 
 __version__ = "0.1.0"
 
@@ -56,6 +57,7 @@ __all__ = [
     "CompileError",
     "Conv2dArguments",
     "Conv2dOperation",
+    "conv2d",
     "StrideSupport",
     "conv",
     "CudaError",

@@ -317,6 +317,10 @@ const GemmOperands& GemmSpace::operands_of(size_t instance) const {
   return operands_.at(instances_.at(instance).operand_set);
 }
 
+const GemmDesign& GemmSpace::design_of(size_t instance) const {
+  return designs_.at(instances_.at(instance).design);
+}
+
 GemmDescription GemmSpace::description(size_t instance) const {
   const Instance& i = instances_.at(instance);
   return make_description(arch_, operands_[i.operand_set], designs_[i.design]).value();

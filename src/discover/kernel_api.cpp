@@ -17,8 +17,11 @@ namespace tilecraft::api {
 KernelMetadata metadata_of(const GemmDescription& d) {
   KernelMetadata m;
   m.kernel_name = d.procedural_name();
-  m.kernel_class = std::string(d.arch == 90 ? "Sm90" : "Sm80") +
-                   (d.is_grouped() ? "GroupedGemmKernel" : "GemmKernel");
+  m.kernel_class =
+      std::string(d.arch == 90 ? "Sm90" : "Sm80") + (d.is_grouped() ? "GroupedGemmKernel"
+                                                     : d.is_conv()  ? "ConvKernel"
+                                                                    : "GemmKernel");
+  if (d.is_conv()) m.conv = d.conv;
   m.min_cc = d.arch;
   m.operands.A = {d.A.element, d.A.layout, d.A.alignment};
   m.operands.B = {d.B.element, d.B.layout, d.B.alignment};

@@ -166,12 +166,12 @@ nb::list sequence_from(const std::string& name, nb::handle value, const std::str
   return nb::borrow<nb::list>(list);
 }
 
-std::array<int, 3> Arg<std::array<int, 3>>::from(const std::string& name, nb::handle v,
-                                                 const std::string& expected) {
+std::vector<int> ints_from(const std::string& name, nb::handle v, const std::string& expected,
+                           size_t count) {
   nb::list items = sequence_from(name, v, expected);
-  if (items.size() != 3) wrong_value(name, expected, v);
-  std::array<int, 3> out{};
-  for (size_t i = 0; i < 3; ++i) {
+  if (items.size() != count) wrong_value(name, expected, v);
+  std::vector<int> out(count);
+  for (size_t i = 0; i < count; ++i) {
     out[i] = Arg<int>::from(name + "[" + std::to_string(i) + "]", items[i], Arg<int>::expected());
   }
   return out;

@@ -220,13 +220,22 @@ struct Arg<std::optional<T>> {
   }
 };
 
-// Three ints, as a list or tuple: [M, N, K] and the like. Elements are named: shape[1].
-template <>
-struct Arg<std::array<int, 3>> {
+// N ints, as a list or tuple: [M, N, K], (stride_h, stride_w) and the like. Elements are
+// named: shape[1].
+std::vector<int> ints_from(const std::string& name, nb::handle v, const std::string& expected,
+                           size_t count);
+
+template <size_t N>
+struct Arg<std::array<int, N>> {
   static std::string hint() { return "list[int]"; }
-  static std::string expected() { return "a list of 3 ints"; }
-  static std::array<int, 3> from(const std::string& name, nb::handle v,
-                                 const std::string& expected);
+  static std::string expected() { return "a list of " + std::to_string(N) + " ints"; }
+  static std::array<int, N> from(const std::string& name, nb::handle v,
+                                 const std::string& expected) {
+    const std::vector<int> items = ints_from(name, v, expected, N);
+    std::array<int, N> out{};
+    for (size_t i = 0; i < N; ++i) out[i] = items[i];
+    return out;
+  }
 };
 
 // A list of T. Elements are named: activation_args[0].

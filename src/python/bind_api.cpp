@@ -191,11 +191,15 @@ void bind_api(nb::module_& root) {
             m.score, m.score_explain,
             nb::make_tuple(std::string(source_name(m.facts.source)), m.facts.registers,
                            m.facts.spill_store_bytes, m.facts.spill_load_bytes, m.facts.stack_bytes,
-                           m.facts.static_smem_bytes, m.facts.max_ctas_per_sm));
+                           m.facts.static_smem_bytes, m.facts.max_ctas_per_sm),
+            m.conv ? nb::object(nb::make_tuple(m.conv->kind, m.conv->iterator_algorithm,
+                                               m.conv->stride_support))
+                   : nb::none());
       });
   def_kernel_methods<GemmArguments>(kernel, {"supports", "compile", "get_workspace_size", "run"});
 
   bind_grouped_api(m, kernel);
+  bind_conv_api(m, kernel);
 
   def_checked(
       m, "get_kernels", "get_kernels",

@@ -67,6 +67,8 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& operation);
 void bind_api(nb::module_& m);
 // Called by bind_api with its submodule and Kernel class.
 void bind_grouped_api(nb::module_& api, nb::class_<api::Kernel>& kernel);
+// Called by bind_api with its submodule and Kernel class.
+void bind_conv_api(nb::module_& api, nb::class_<api::Kernel>& kernel);
 void bind_tune(nb::module_& m);
 
 }  // namespace tilecraft::python

@@ -12,6 +12,7 @@
 #include "tilecraft/describe/tensor_description.hpp"
 #include "tilecraft/describe/tile_description.hpp"
 #include "tilecraft/discover/api.hpp"
+#include "tilecraft/discover/conv_api.hpp"
 #include "tilecraft/discover/grouped_api.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
 #include "tilecraft/runtime/conv2d_arguments.hpp"
@@ -110,6 +111,8 @@ TILECRAFT_DESCRIBED_CLASS(api::GemmArguments, "api.arguments.GemmArguments",
                           "a tilecraft.api.arguments.GemmArguments", "_native");
 TILECRAFT_DESCRIBED_CLASS(api::GroupedGemmArguments, "api.GroupedGemmArguments",
                           "a tilecraft.api.GroupedGemmArguments", "_native");
+TILECRAFT_DESCRIBED_CLASS(api::Conv2dArguments, "api.Conv2dArguments",
+                          "a tilecraft.api.Conv2dArguments", "_native");
 TILECRAFT_DESCRIBED_CLASS(api::Kernel, "api.Kernel", "a Kernel (from tilecraft.api.get_kernels)",
                           "_native");
 TILECRAFT_DESCRIBED_CLASS(CompiledArtifact, "api.CompiledArtifact",

@@ -1,5 +1,6 @@
 // The api.Kernel methods that take arguments (supports, compile, get_workspace_size, run), bound
-// once per arguments type: GEMM's (bind_api.cpp) and grouped GEMM's (bind_grouped_api.cpp).
+// once per arguments type: GEMM's (bind_api.cpp), grouped GEMM's (bind_grouped_api.cpp) and
+// convolutions' (bind_conv_api.cpp).
 #pragma once
 
 #include <nanobind/stl/optional.h>

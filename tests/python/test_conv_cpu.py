@@ -314,3 +314,53 @@ def test_sm90_arguments_refuse_parallel_split_k_and_a_missing_bias():
         Conv2dArguments(plain, p, x, w, None, y, plain.epilogue_type(1.0, 0.0),
                         bias=np.zeros(64, dtype=np.float16))
     assert not op.is_compiled() and not plain.is_compiled()
+
+
+# ---- the arguments-first API (tilecraft.api.Conv2dArguments) and tilecraft.conv2d ------------
+
+def channels_last(*shape, dtype=np.float16):
+    """A numpy (N, C, H, W) view whose memory is (N, H, W, C)."""
+    n, c, h, w = shape
+    return np.ones((n, h, w, c), dtype).transpose(0, 3, 1, 2)
+
+
+def test_api_conv_arguments_check_shapes_before_anything_else():
+    import tilecraft.api as api
+
+    x, w = channels_last(2, 64, 14, 14), channels_last(128, 64, 3, 3)
+    with pytest.raises(ValueError, match=r"A \(y\)|out \(y\): expected \(2, 128, 14, 14\)"):
+        api.Conv2dArguments(x, w, channels_last(2, 128, 12, 12), np.float32, padding=1)
+    with pytest.raises(ValueError, match=r"channels-first: call \.contiguous\(memory_format="
+                                         r"torch\.channels_last\)"):
+        api.Conv2dArguments(np.ascontiguousarray(x), w, channels_last(2, 128, 14, 14),
+                            np.float32, padding=1)
+    with pytest.raises(ValueError, match="B \\(w\\): expected 64 channels per filter"):
+        api.Conv2dArguments(x, channels_last(128, 32, 3, 3), channels_last(2, 128, 14, 14),
+                            np.float32, padding=1)
+    with pytest.raises(ValueError, match="kind: expected 'fprop', 'dgrad', 'wgrad'"):
+        api.Conv2dArguments(x, w, channels_last(2, 128, 14, 14), np.float32, kind="xgrad")
+    with pytest.raises(ValueError, match="^A: expected a CUDA tensor"):
+        api.Conv2dArguments(x, w, channels_last(2, 128, 14, 14), np.float32, padding=1)
+
+
+def test_api_conv_epilogue_takes_no_gemm_fusions():
+    import tilecraft.api as api
+
+    x, w, y = channels_last(2, 64, 14, 14), channels_last(128, 64, 3, 3), \
+        channels_last(2, 128, 14, 14)
+    with pytest.raises(ValueError, match="bias_per_row and fp8 scales are GEMM fusions"):
+        api.Conv2dArguments(x, w, y, np.float32, padding=1,
+                            epilogue=api.arguments.EpilogueArguments(bias_per_row=True))
+
+
+def test_api_lists_conv_kernel_classes():
+    import tilecraft.api as api
+
+    assert api.Sm80ConvKernel is not api.Sm90ConvKernel
+    assert "Conv2dArguments" in api.__all__
+
+
+def test_conv2d_takes_torch_cuda_tensors():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="^x: expected a torch CUDA tensor"):
+        cutlass.conv2d(torch.ones(1, 8, 4, 4), torch.ones(8, 8, 1, 1))

@@ -22,6 +22,7 @@
 namespace tilecraft::api {
 
 class GroupedGemmArguments;
+class Conv2dArguments;
 
 // ---- metadata ----------------------------------------------------------------------------------
 
@@ -61,11 +62,15 @@ struct EpilogueMetadata {
 
 struct KernelMetadata {
   std::string kernel_name;
-  std::string kernel_class;  // "Sm80GemmKernel" (CUTLASS 2.x) or "Sm90GemmKernel" (3.x)
+  // "Sm80GemmKernel" (CUTLASS 2.x) or "Sm90GemmKernel" (3.x); "...GroupedGemmKernel" and
+  // "...ConvKernel" for the grouped and convolution families.
+  std::string kernel_class;
   int min_cc = 80;
   GemmOperandsMetadata operands;
   DesignMetadata design;
   EpilogueMetadata epilogue;
+  // Convolution kernels: which convolution, iterator algorithm and stride specialization.
+  std::optional<ConvDescription> conv;
   // The ranking model's estimate for the arguments get_kernels ranked for: TFLOP/s on this
   // device (higher is better); 0 when listed without arguments. score_explain says how.
   double score = 0;
@@ -181,6 +186,16 @@ class Kernel {
              void* stream = nullptr, bool assume_supported_args = false, void* workspace = nullptr,
              size_t workspace_bytes = 0) const;
 
+  // The same for convolution kernels (kernel_class Sm80ConvKernel / Sm90ConvKernel), from
+  // get_kernels(Conv2dArguments). Runs of the same arguments object reuse the arguments prepared
+  // for the ABI.
+  Status supports(const Conv2dArguments& args) const;
+  Result<CompiledArtifact> compile(const Conv2dArguments& args) const;
+  Result<size_t> get_workspace_size(const Conv2dArguments& args) const;
+  Status run(const Conv2dArguments& args, const CompiledArtifact* compiled_artifact = nullptr,
+             void* stream = nullptr, bool assume_supported_args = false, void* workspace = nullptr,
+             size_t workspace_bytes = 0) const;
+
   // The operation behind the kernel (made on first use; compiled on its first run).
   Result<std::shared_ptr<GemmOperation>> operation() const;
 
@@ -189,6 +204,9 @@ class Kernel {
                                          const std::function<bool(const KernelMetadata&)>&,
                                          std::optional<int>);
   friend std::vector<Kernel> get_kernels(const GroupedGemmArguments&,
+                                         const std::function<bool(const KernelMetadata&)>&,
+                                         std::optional<int>);
+  friend std::vector<Kernel> get_kernels(const Conv2dArguments&,
                                          const std::function<bool(const KernelMetadata&)>&,
                                          std::optional<int>);
   friend Status compile_kernels(const std::vector<Kernel>&);

@@ -68,6 +68,8 @@ class GemmSpace {
   GemmDescription description(size_t instance) const;
   // Instance i with another epilogue; Status::invalid when its kernel cannot fuse that epilogue.
   Result<GemmDescription> description(size_t instance, const GemmEpilogue& epilogue) const;
+  // The design of instance i (convolution kernels are derived from it).
+  const GemmDesign& design_of(size_t instance) const;
   // The instances whose operand set is `operand_set`, in design order.
   const std::vector<uint32_t>& instances_of(size_t operand_set) const;
 

@@ -28,14 +28,29 @@ class Sm90GroupedGemmKernel:
     """Kernel class of CUTLASS 3.x pointer-array grouped GEMMs."""
 
 
+class Sm80ConvKernel:
+    """Kernel class of CUTLASS 2.x implicit-GEMM convolutions (``ImplicitGemmConvolution``)."""
+
+
+class Sm90ConvKernel:
+    """Kernel class of CUTLASS 3.x convolutions (``ConvUniversal``: TMA im2col, wgmma)."""
+
+
 _KERNEL_CLASSES = {"Sm80GemmKernel": Sm80GemmKernel, "Sm90GemmKernel": Sm90GemmKernel,
                    "Sm80GroupedGemmKernel": Sm80GroupedGemmKernel,
-                   "Sm90GroupedGemmKernel": Sm90GroupedGemmKernel}
+                   "Sm90GroupedGemmKernel": Sm90GroupedGemmKernel,
+                   "Sm80ConvKernel": Sm80ConvKernel, "Sm90ConvKernel": Sm90ConvKernel}
 GroupedGemmArguments = arguments.GroupedGemmArguments
+Conv2dArguments = arguments.Conv2dArguments
 
 
-def _grouped(args):
-    return isinstance(args, arguments.GroupedGemmArguments)
+def _family(args):
+    """The suffix of the native Kernel methods for the arguments' family ("" for GEMM)."""
+    if isinstance(args, arguments.GroupedGemmArguments):
+        return "_grouped"
+    if isinstance(args, arguments.Conv2dArguments):
+        return "_conv"
+    return ""
 
 
 class CompiledArtifact:
@@ -111,21 +126,15 @@ class Kernel:
     def supports(self, args):
         """A truthy Status, or a falsy one whose ``.error`` names the first requirement ``args``
         miss, e.g. "Operand `A` is unsupported: Expected element type Float16, got BFloat16"."""
-        if _grouped(args):
-            return Status(self._native.supports_grouped(args))
-        return Status(self._native.supports(args))  # args: checked by name in the binding
+        return Status(getattr(self._native, "supports" + _family(args))(args))
 
     def compile(self, args):
         """Compiles the kernel (or finds it in the cache) and returns its CompiledArtifact."""
-        if _grouped(args):
-            return CompiledArtifact(self._native.compile_grouped(args))
-        return CompiledArtifact(self._native.compile(args))
+        return CompiledArtifact(getattr(self._native, "compile" + _family(args))(args))
 
     def get_workspace_size(self, args):
         """Bytes of device workspace ``run`` needs for ``args`` (usually 0)."""
-        if _grouped(args):
-            return self._native.get_workspace_size_grouped(args)
-        return self._native.get_workspace_size(args)
+        return getattr(self._native, "get_workspace_size" + _family(args))(args)
 
     def run(self, args, compiled_artifact=None, stream=None, assume_supported_args=False,
             workspace=None):
@@ -133,7 +142,7 @@ class Kernel:
         Without ``compiled_artifact`` the kernel is compiled on first use. Nothing is launched
         when the arguments are not supported (ValueError with the reason)."""
         pointer, size = _workspace_pointer(workspace)
-        run = self._native.run_grouped if _grouped(args) else self._native.run
+        run = getattr(self._native, "run" + _family(args))
         run(args, compiled_artifact, _stream_handle(stream, args), assume_supported_args,
             pointer, size)
 
@@ -149,8 +158,11 @@ def get_kernels(args=None, metadata_filter=None, cc=None):
     if metadata_filter is not None and not callable(metadata_filter):
         raise TypeError(f"metadata_filter: expected None or a function of a KernelMetadata "
                         f"returning a bool, got {_core.given(metadata_filter)}")
-    if _grouped(args):
+    family = _family(args)
+    if family == "_grouped":
         kernels = [Kernel(k) for k in _core.api.get_grouped_kernels(args, cc)]
+    elif family == "_conv":
+        kernels = [Kernel(k) for k in _core.api.get_conv_kernels(args, cc)]
     else:
         kernels = [Kernel(k) for k in _core.api.get_kernels(args, cc)]
     if metadata_filter is not None:
@@ -166,6 +178,7 @@ def compile_kernels(kernels):
     _core.api.compile_kernels(kernels)  # kernels[i]: each a Kernel, checked by name
 
 
-__all__ = ["CompiledArtifact", "GroupedGemmArguments", "Kernel", "compile_kernels",
-           "Sm80GemmKernel", "Sm80GroupedGemmKernel", "Sm90GemmKernel", "Sm90GroupedGemmKernel",
+__all__ = ["CompiledArtifact", "Conv2dArguments", "GroupedGemmArguments", "Kernel",
+           "compile_kernels", "Sm80ConvKernel", "Sm80GemmKernel", "Sm80GroupedGemmKernel",
+           "Sm90ConvKernel", "Sm90GemmKernel", "Sm90GroupedGemmKernel",
            "Status", "arguments", "get_kernels", "metadata", "utils"]

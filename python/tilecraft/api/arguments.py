@@ -177,4 +177,103 @@ class GroupedGemmArguments(RuntimeArguments):
         return self._native.flops
 
 
-__all__ = ["RuntimeArguments", "GemmArguments", "GroupedGemmArguments", "EpilogueArguments"]
+def _pair(name, value):
+    """An int (both dimensions) or two ints, as a tuple of two."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name}: expected an int or two ints, got {_core.given(value)}")
+    if isinstance(value, int):
+        return (value, value)
+    return tuple(value) if isinstance(value, (list, tuple)) else value
+
+
+def _padding(value):
+    """An int, (rows, columns) or (top, bottom, left, right), as four ints."""
+    if isinstance(value, bool):
+        raise TypeError(f"padding: expected an int, two or four ints, got {_core.given(value)}")
+    if isinstance(value, int):
+        return (value,) * 4
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return (value[0], value[0], value[1], value[1])
+    return tuple(value) if isinstance(value, (list, tuple)) else value
+
+
+def _conv_kind(value):
+    if isinstance(value, str):
+        try:
+            return getattr(_core.ConvKind, value)
+        except AttributeError:
+            raise ValueError(f"kind: expected 'fprop', 'dgrad', 'wgrad' or a "
+                             f"tilecraft.conv.Operator, got {value!r}") from None
+    return value
+
+
+@dataclass
+class Conv2dArguments(RuntimeArguments):
+    """A 2-D convolution on channels-last CUDA tensors (``torch.channels_last``), in torch's
+    logical order: activations (N, C, H, W), filters (K, C, R, S). The operands of ``kind``:
+
+    * ``"fprop"``: ``A`` = x (N, C, H, W), ``B`` = w (K, C, R, S), ``out`` = y (N, K, P, Q)
+    * ``"dgrad"``: ``A`` = dy (N, K, P, Q), ``B`` = w, ``out`` = dx (N, C, H, W)
+    * ``"wgrad"``: ``A`` = dy, ``B`` = x, ``out`` = dw (K, C, R, S)
+
+    ``stride`` and ``dilation``: an int or (rows, columns); ``padding``: an int, (rows, columns)
+    or (top, bottom, left, right); ``groups``: 1 (grouped convolutions are not built yet);
+    ``mode``: ``conv.Mode.cross_correlation`` (torch's, the default) or ``convolution``.
+    ``epilogue`` (an EpilogueArguments): ``out = activation(alpha * conv + beta * C + bias)``,
+    ``C`` shaped like ``out``, ``bias`` one value per output channel (SM90 kernels fuse it; SM80
+    kernels read it as a C of one value per channel, so not beside a C). Checked on
+    construction; a mismatch raises ValueError naming the argument."""
+
+    A: Any
+    B: Any
+    out: Any
+    accumulator_type: Any = None
+    kind: Any = "fprop"
+    stride: Any = 1
+    padding: Any = 0
+    dilation: Any = 1
+    groups: int = 1
+    epilogue: Optional[EpilogueArguments] = None
+    mode: Any = None
+    _native: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        e = EpilogueArguments() if self.epilogue is None else self.epilogue
+        if not isinstance(e, EpilogueArguments):
+            raise TypeError(f"epilogue: expected a tilecraft.api.arguments.EpilogueArguments, "
+                            f"got {_core.given(e)}")
+        if e.bias_per_row or e.scale_a is not None or e.scale_b is not None:
+            raise ValueError("epilogue: a convolution's epilogue takes alpha, beta, C, an "
+                             "activation and a bias of one value per output channel "
+                             "(bias_per_row and fp8 scales are GEMM fusions)")
+        accumulator = DataType.f32 if self.accumulator_type is None else \
+            numeric_type("accumulator_type", self.accumulator_type)
+        mode = _core.ConvMode.cross_correlation if self.mode is None else self.mode
+        self._native = _core.api.Conv2dArguments.make(
+            _conv_kind(self.kind), _detached(self.A), _detached(self.B), _detached(self.out),
+            accumulator, _pair("stride", self.stride), _padding(self.padding),
+            _pair("dilation", self.dilation), self.groups, mode, _detached(e.C), e.alpha,
+            e.beta, _activation(e.activation), list(e.activation_args), _detached(e.bias))
+
+    @classmethod
+    def dgrad(cls, dy, w, dx, accumulator_type=None, **kwargs):
+        """The input gradient ``dx`` of a convolution from ``dy`` and its filter ``w``."""
+        return cls(dy, w, dx, accumulator_type, kind="dgrad", **kwargs)
+
+    @classmethod
+    def wgrad(cls, dy, x, dw, accumulator_type=None, **kwargs):
+        """The filter gradient ``dw`` of a convolution from ``dy`` and its input ``x``."""
+        return cls(dy, x, dw, accumulator_type, kind="wgrad", **kwargs)
+
+    @property
+    def problem_size(self):
+        """The conv.Conv2dProblemSize the tensors and geometry describe."""
+        return self._native.problem_size
+
+    @property
+    def flops(self):
+        return self._native.flops
+
+
+__all__ = ["RuntimeArguments", "GemmArguments", "GroupedGemmArguments", "Conv2dArguments",
+           "EpilogueArguments"]

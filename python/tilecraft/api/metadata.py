@@ -8,7 +8,7 @@ for (0 when listed without arguments).
 """
 
 from dataclasses import dataclass, field
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 from tilecraft._core import (Activation, BiasKind, DataType, EpilogueKind, EpilogueScheduleType,
                              KernelScheduleType, Layout, Swizzle, TileSchedulerType)
@@ -98,6 +98,16 @@ class KernelFacts:
 
 
 @dataclass(slots=True)
+class ConvMetadata:
+    """What a convolution kernel computes: ``kind`` (conv.Operator.fprop, dgrad, wgrad), its
+    ``iterator_algorithm`` and ``stride_support``."""
+
+    kind: Any
+    iterator_algorithm: Any
+    stride_support: Any
+
+
+@dataclass(slots=True)
 class KernelMetadata:
     kernel_name: str
     kernel_class: type
@@ -108,11 +118,12 @@ class KernelMetadata:
     score: float = 0.0
     score_explain: str = ""
     facts: KernelFacts = field(default_factory=KernelFacts)
+    conv: Optional[ConvMetadata] = None  # convolution kernels only
 
 
 def from_fields(fields, kernel_classes):
     """The Python view of a C++ tilecraft::api::KernelMetadata, from Kernel.metadata_fields."""
-    name, kernel_class, min_cc, operands, design, epilogue, score, explain, facts = fields
+    name, kernel_class, min_cc, operands, design, epilogue, score, explain, facts, conv = fields
     a, b, out, accumulator = operands
     arch, tile, cluster, warps, instruction, stages, kernel, epi, scheduler, swizzle = design
     if arch == 90:
@@ -126,9 +137,9 @@ def from_fields(fields, kernel_classes):
         operands=GemmOperandsMetadata(OperandMetadata(*a), OperandMetadata(*b),
                                       OperandMetadata(*out), accumulator),
         design=design, epilogue=EpilogueMetadata(*epilogue), score=score, score_explain=explain,
-        facts=KernelFacts(*facts))
+        facts=KernelFacts(*facts), conv=None if conv is None else ConvMetadata(*conv))
 
 
-__all__ = ["OperandMetadata", "OperandsMetadata", "GemmOperandsMetadata", "DesignMetadata",
+__all__ = ["ConvMetadata", "OperandMetadata", "OperandsMetadata", "GemmOperandsMetadata", "DesignMetadata",
            "Sm80DesignMetadata", "Sm90DesignMetadata", "Sm100DesignMetadata", "EpilogueMetadata",
            "KernelFacts", "KernelMetadata"]

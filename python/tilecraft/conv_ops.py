@@ -1,0 +1,66 @@
+"""``tilecraft.conv2d``: a convolution of channels-last torch tensors in one call.
+
+The kernel is the performance model's first ranked convolution kernel that compiles (compiled on
+the first call of a problem, a minute or so; cached on disk afterwards), remembered per problem
+for the process. Convolutions are not tuned by measurement yet.
+"""
+
+from tilecraft import _core
+from tilecraft.api import _stream_handle
+from tilecraft.api.arguments import Conv2dArguments, EpilogueArguments
+
+_last_pick = {}
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def _output_extent(x, w, stride, padding, dilation):
+    from tilecraft.api.arguments import _pair, _padding
+
+    (sh, sw), (dh, dw) = _pair("stride", stride), _pair("dilation", dilation)
+    top, bottom, left, right = _padding(padding)
+    n, _, h, wd = x.shape
+    k, _, r, s = w.shape
+    p = (h + top + bottom - dh * (r - 1) - 1) // sh + 1
+    q = (wd + left + right - dw * (s - 1) - 1) // sw + 1
+    return n, k, p, q
+
+
+def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activation=None,
+           activation_args=(), out=None, accumulator_type=None, stream=None):
+    """``activation(conv2d(x, w) + bias)`` in one kernel, as ``torch.nn.functional.conv2d``
+    computes it (cross-correlation), for CUDA tensors in ``torch.channels_last`` memory format:
+    ``x`` (N, C, H, W), ``w`` (K, C, R, S), ``bias`` (K,) or None. ``stride`` and ``dilation``:
+    an int or two; ``padding``: an int, two (rows, columns) or four (top, bottom, left, right).
+    ``activation``: None, "relu", "gelu", "silu", ... (the epilogue's). Returns ``out`` (N, K,
+    P, Q), channels-last, of x's dtype (allocated unless given). A channels-first tensor is
+    refused with the fix in the message; nothing is launched on bad input."""
+    torch = _torch()
+    for name, value in (("x", x), ("w", w)):
+        if not isinstance(value, torch.Tensor) or not value.is_cuda:
+            raise TypeError(f"{name}: expected a torch CUDA tensor (channels_last memory "
+                            f"format), got {_core.given(value)}")
+    if out is None:
+        out = torch.empty(_output_extent(x, w, stride, padding, dilation), dtype=x.dtype,
+                          device=x.device).contiguous(memory_format=torch.channels_last)
+    if accumulator_type is None:
+        accumulator_type = torch.float64 if x.dtype == torch.float64 else torch.float32
+    epilogue = EpilogueArguments(activation=activation, activation_args=activation_args,
+                                 bias=bias)
+    args = Conv2dArguments(x, w, out, accumulator_type, kind="fprop", stride=stride,
+                           padding=padding, dilation=dilation, groups=groups, epilogue=epilogue)
+    name, reason = _core.api.conv2d(args._native, _stream_handle(stream, args))
+    _last_pick["kernel_name"], _last_pick["reason"] = name, reason
+    return out
+
+
+def last_conv_pick():
+    """(kernel_name, reason) of the last conv2d call in this process."""
+    return _last_pick.get("kernel_name"), _last_pick.get("reason")
+
+
+__all__ = ["conv2d", "last_conv_pick"]

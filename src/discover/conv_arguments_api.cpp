@@ -1,0 +1,213 @@
+// tilecraft::api::Conv2dArguments: what the caller's channels-last tensors say about the
+// convolution they want.
+#include <cmath>
+#include <string>
+
+#include "discover/conv_prepared.hpp"
+#include "tilecraft/discover/conv_api.hpp"
+
+namespace tilecraft::api {
+namespace {
+
+using Extent = std::array<int64_t, 4>;  // torch's logical order: (N, C, H, W) or (K, C, R, S)
+
+std::string extent_text(const Extent& e) {
+  return "(" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) +
+         ", " + std::to_string(e[3]) + ")";
+}
+
+bool is_accumulator_type(DataType type) {
+  return type == DataType::f32 || type == DataType::f16 || type == DataType::s32 ||
+         type == DataType::f64;
+}
+
+// A 4-D tensor in torch's logical order whose memory is channels-last and packed: strides
+// (H*W*C, 1, W*C, C) for (N, C, H, W). Extents of 1 may carry any stride.
+Status check_channels_last(const char* name, const TensorView& t) {
+  if (!t.data) return Status::invalid(std::string(name) + ": expected a tensor, got none");
+  if (t.rank != 4) {
+    return Status::invalid(std::string(name) +
+                           ": expected a 4-D tensor in torch's (N, C, H, W) order, got " +
+                           t.describe());
+  }
+  const int64_t c = t.shape[1], h = t.shape[2], w = t.shape[3];
+  const Extent packed{h * w * c, 1, w * c, c};
+  for (int i = 0; i < 4; ++i) {
+    if (t.shape[i] > 1 && t.strides[i] != packed[i]) {
+      const bool channels_first = t.is_contiguous() && c > 1;
+      return Status::invalid(
+          std::string(name) + ": expected a packed channels-last tensor (strides " +
+          extent_text(packed) + ", torch.channels_last memory format), got " + t.describe() +
+          (channels_first ? " (channels-first: call .contiguous(memory_format="
+                            "torch.channels_last))"
+                          : ""));
+    }
+  }
+  return Status::ok();
+}
+
+Extent extent_of(const TensorView& t) { return {t.shape[0], t.shape[1], t.shape[2], t.shape[3]}; }
+
+// The widest access the channels (the contiguous extent) and the data pointer admit.
+int channel_alignment(const TensorView& t) {
+  const int bytes = storage_bytes(t.dtype);
+  const auto address = reinterpret_cast<uintptr_t>(t.data);
+  for (int a = 16 / bytes; a > 1; a /= 2) {
+    if (address % (static_cast<uintptr_t>(a) * bytes) == 0 && t.shape[1] % a == 0) return a;
+  }
+  return 1;
+}
+
+Status check_epilogue(const EpilogueArguments& e) {
+  for (const auto& [name, value] : {std::pair{"alpha", e.alpha}, std::pair{"beta", e.beta}}) {
+    if (!std::isfinite(value)) {
+      return Status::invalid(std::string("epilogue.") + name + ": expected a finite number, got " +
+                             std::to_string(value));
+    }
+  }
+  if (e.beta != 0 && !e.C.data) {
+    return Status::invalid("C: required when beta != 0 (beta = " + std::to_string(e.beta) + ")");
+  }
+  const int wanted = activation_argument_count(e.activation);
+  if (static_cast<int>(e.activation_args.size()) != wanted) {
+    return Status::invalid("epilogue.activation_args: " + std::string(to_string(e.activation)) +
+                           " takes " + std::to_string(wanted) + ", got " +
+                           std::to_string(e.activation_args.size()));
+  }
+  if (e.bias_per_row) {
+    return Status::invalid(
+        "epilogue.bias_per_row: a convolution's bias has one value per output channel");
+  }
+  if (e.scale_a.given || e.scale_b.given) {
+    return Status::invalid("epilogue.scale_a / scale_b: per-tensor scales are fp8 GEMM fusions");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::array<int64_t, 3> Conv2dArguments::gemm_mnk() const {
+  const Conv2dProblemSize& p = size_;
+  const int64_t npq = int64_t{p.n} * p.p * p.q, nhw = int64_t{p.n} * p.h * p.w;
+  const int64_t crs = int64_t{p.c} * p.r * p.s, krs = int64_t{p.k} * p.r * p.s;
+  switch (kind_) {
+    case ConvKind::Fprop:
+      return {npq, p.k, crs};
+    case ConvKind::Dgrad:
+      return {nhw, p.c, krs};
+    case ConvKind::Wgrad:
+      break;
+  }
+  return {p.k, crs, npq};
+}
+
+double Conv2dArguments::flops() const {
+  const auto [m, n, k] = gemm_mnk();
+  return 2.0 * double(m) * double(n) * double(k);
+}
+
+Result<Conv2dArguments> Conv2dArguments::make(ConvKind kind, const TensorView& A,
+                                              const TensorView& B, const TensorView& out,
+                                              DataType accumulator_type,
+                                              const Conv2dGeometry& geometry,
+                                              const EpilogueArguments& epilogue) {
+  if (!is_valid(kind)) return Status::invalid("kind: expected fprop, dgrad or wgrad");
+  if (!is_accumulator_type(accumulator_type)) {
+    return Status::invalid("accumulator_type: expected Float32, Float16, Int32 or Float64, got " +
+                           dsl_name(accumulator_type));
+  }
+  const char* names[3] = {"A", "B", "out"};
+  const TensorView* tensors[3] = {&A, &B, &out};
+  for (int i = 0; i < 3; ++i) TILECRAFT_RETURN_IF_ERROR(check_channels_last(names[i], *tensors[i]));
+  TILECRAFT_RETURN_IF_ERROR(check_epilogue(epilogue));
+  // Which tensor is x (N, C, H, W) and which the filter (K, C, R, S) for this kind.
+  const TensorView& x = kind == ConvKind::Fprop ? A : kind == ConvKind::Wgrad ? B : out;
+  const TensorView& w = kind == ConvKind::Wgrad ? out : B;
+  const TensorView& y = kind == ConvKind::Fprop ? out : A;
+  const Extent xe = extent_of(x), we = extent_of(w), ye = extent_of(y);
+  const char* x_name = kind == ConvKind::Fprop   ? "A (x)"
+                       : kind == ConvKind::Wgrad ? "B (x)"
+                                                 : "out (dx)";
+  const char* w_name = kind == ConvKind::Wgrad ? "out (dw)" : "B (w)";
+  const char* y_name = kind == ConvKind::Fprop ? "out (y)" : "A (dy)";
+  if (geometry.groups < 1 || xe[1] % geometry.groups != 0) {
+    return Status::invalid("groups: expected a divisor of the " + std::to_string(xe[1]) +
+                           " input channels, got " + std::to_string(geometry.groups));
+  }
+  if (we[1] * geometry.groups != xe[1]) {
+    return Status::invalid(std::string(w_name) + ": expected " +
+                           std::to_string(xe[1] / geometry.groups) +
+                           " channels per filter (C / groups, from " + x_name + " " +
+                           extent_text(xe) + "), got " + extent_text(we));
+  }
+  auto size = Conv2dProblemSize::make(
+      {static_cast<int>(xe[0]), static_cast<int>(xe[2]), static_cast<int>(xe[3]),
+       static_cast<int>(xe[1])},
+      {static_cast<int>(we[0]), static_cast<int>(we[2]), static_cast<int>(we[3]),
+       static_cast<int>(we[1])},
+      {geometry.padding[0], geometry.padding[1], geometry.padding[2], geometry.padding[3]},
+      {geometry.stride[0], geometry.stride[1]}, {geometry.dilation[0], geometry.dilation[1]},
+      geometry.mode, 1, geometry.groups);
+  if (!size) return size.status();
+  const Extent expected_y{size->n, size->k, size->p, size->q};
+  if (ye != expected_y) {
+    return Status::invalid(std::string(y_name) + ": expected " + extent_text(expected_y) +
+                           " (N, K, P, Q from " + x_name + " " + extent_text(xe) + ", " + w_name +
+                           " " + extent_text(we) + ", the stride, padding and dilation), got " +
+                           extent_text(ye));
+  }
+  if (A.dtype != B.dtype) {
+    return Status::invalid("B: expected " + dsl_name(A.dtype) + " like A, got " +
+                           dsl_name(B.dtype));
+  }
+  if (epilogue.C.data) {
+    TILECRAFT_RETURN_IF_ERROR(check_channels_last("C", epilogue.C));
+    if (extent_of(epilogue.C) != extent_of(out) || epilogue.C.dtype != out.dtype) {
+      return Status::invalid("C: expected a " + dsl_name(out.dtype) + " tensor shaped like out " +
+                             extent_text(extent_of(out)) + ", got " + epilogue.C.describe());
+    }
+  }
+  if (epilogue.bias.data) {
+    const int64_t channels = out.shape[1];
+    if (kind == ConvKind::Wgrad) {
+      return Status::invalid(
+          "epilogue.bias: wgrad writes a filter gradient; a bias belongs to "
+          "fprop or dgrad");
+    }
+    if (epilogue.bias.numel() != channels || !epilogue.bias.is_contiguous()) {
+      return Status::invalid("epilogue.bias: expected a contiguous tensor of " +
+                             std::to_string(channels) + " values (one per output channel), got " +
+                             epilogue.bias.describe());
+    }
+  }
+  int device = -1;
+  const TensorView* all[5] = {&A, &B, &out, &epilogue.C, &epilogue.bias};
+  const char* all_names[5] = {"A", "B", "out", "C", "bias"};
+  for (int i = 0; i < 5; ++i) {
+    const TensorView& t = *all[i];
+    if (!t.data) continue;
+    if (t.device != DeviceKind::kCuda) {
+      return Status::invalid(std::string(all_names[i]) + ": expected a CUDA tensor, got " +
+                             t.describe());
+    }
+    if (device < 0) device = t.device_id;
+    if (t.device_id != device) {
+      return Status::invalid(std::string(all_names[i]) + ": expected a tensor on cuda:" +
+                             std::to_string(device) + " like A, got " + t.describe());
+    }
+  }
+  Conv2dArguments args;
+  args.prepared_ = std::make_shared<Prepared>();
+  args.kind_ = kind;
+  args.size_ = *size;
+  args.a_ = A;
+  args.b_ = B;
+  args.out_ = out;
+  args.epilogue_ = epilogue;
+  args.accumulator_ = accumulator_type;
+  for (int i = 0; i < 3; ++i) args.alignment_[i] = channel_alignment(*tensors[i]);
+  args.alignment_c_ = epilogue.C.data ? channel_alignment(epilogue.C) : args.alignment_[2];
+  return args;
+}
+
+}  // namespace tilecraft::api

@@ -1,0 +1,312 @@
+// api::Kernel for convolutions, and get_kernels(Conv2dArguments): each design of the GEMM spaces
+// in its implicit-GEMM convolution variant (SM80: ImplicitGemmConvolution; SM90: ConvUniversal on
+// the TmaWarpSpecialized schedule), ranked by the performance model on the implicit GEMM.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "describe/conv2d_rules.hpp"
+#include "discover/conv_prepared.hpp"
+#include "discover/kernel_state.hpp"
+#include "tilecraft/discover/conv_api.hpp"
+
+namespace tilecraft::api {
+namespace {
+
+bool element_matches(DataType kernel, DataType tensor) {
+  return kernel == tensor || (kernel == DataType::tf32 && tensor == DataType::f32);
+}
+
+std::string kind_text(ConvKind kind) { return std::string(to_string(kind)); }
+
+Status unsupported(const char* what, const std::string& text) {
+  return Status::invalid(std::string(what) + " is unsupported: " + text);
+}
+
+Status check_operand(const char* name, const OperandMetadata& kernel, DataType dtype,
+                     int alignment) {
+  if (!element_matches(kernel.dtype, dtype)) {
+    return unsupported(
+        (std::string("Operand `") + name + "`").c_str(),
+        "Expected element type " + dsl_name(kernel.dtype) + ", got " + dsl_name(dtype));
+  }
+  if (alignment % kernel.alignment != 0) {
+    return unsupported((std::string("Operand `") + name + "`").c_str(),
+                       "Expected alignment " + std::to_string(kernel.alignment) +
+                           " elements (its channel count and data pointer), the tensor allows " +
+                           std::to_string(alignment));
+  }
+  return Status::ok();
+}
+
+// The GEMM operand layouts of a convolution's implicit GEMM (conv2d_rules' implicit_gemm_of).
+std::array<Layout, 3> gemm_layouts(ConvKind kind) {
+  switch (kind) {
+    case ConvKind::Fprop:
+      return {Layout::RowMajor, Layout::ColumnMajor, Layout::RowMajor};
+    case ConvKind::Dgrad:
+      return {Layout::RowMajor, Layout::RowMajor, Layout::RowMajor};
+    case ConvKind::Wgrad:
+      break;
+  }
+  return {Layout::ColumnMajor, Layout::RowMajor, Layout::RowMajor};
+}
+
+bool operands_match(const discover::GemmOperands& o, const Conv2dArguments& args) {
+  const auto layouts = gemm_layouts(args.kind());
+  return element_matches(o.a, args.A().dtype) && element_matches(o.b, args.B().dtype) &&
+         o.out == args.out().dtype && o.accumulator == args.accumulator_type() &&
+         o.layout_a == layouts[0] && o.layout_b == layouts[1] && o.layout_out == layouts[2] &&
+         args.alignment_a() % o.alignment_a == 0 && args.alignment_b() % o.alignment_b == 0 &&
+         args.alignment_out() % o.alignment_out == 0 && args.alignment_c() % o.alignment_out == 0 &&
+         !o.fast_accum && !o.scaled;
+}
+
+// The convolution variants of one GEMM description: the iterator algorithms and the stride
+// specialization the problem can use.
+std::vector<ConvDescription> conv_variants(const Conv2dArguments& args, int arch,
+                                           const discover::GemmOperands& o) {
+  const Conv2dProblemSize& p = args.problem_size();
+  const ConvKind kind = args.kind();
+  const bool unit_stride = p.stride_h == 1 && p.stride_w == 1;
+  StrideSupport stride = StrideSupport::Strided;
+  if (kind == ConvKind::Dgrad && (unit_stride || arch == 90)) stride = StrideSupport::Unity;
+  if (arch == 90) return {{kind, IteratorAlgorithm::Optimized, stride}};
+  std::vector<ConvDescription> out;
+  const bool small_filter = p.r <= 32 && p.s <= 32;
+  out.push_back(
+      {kind, small_filter ? IteratorAlgorithm::Optimized : IteratorAlgorithm::Analytic, stride});
+  // Few input channels: fprop's fixed-channel iterator loads a whole pixel per access.
+  if (kind == ConvKind::Fprop && o.math == discover::MathFamily::tensor_op &&
+      p.c == o.alignment_a) {
+    out.push_back({kind, IteratorAlgorithm::FixedChannels, stride});
+  }
+  return out;
+}
+
+Result<GemmDescription> conv_description(const GemmDescription& gemm, const ConvDescription& conv) {
+  return GemmDescription::make_conv2d(conv.kind, conv.iterator_algorithm, gemm.arch, gemm.tile,
+                                      {gemm.A.element, Layout::TensorNHWC, gemm.A.alignment},
+                                      {gemm.B.element, Layout::TensorNHWC, gemm.B.alignment},
+                                      {gemm.C.element, Layout::TensorNHWC, gemm.C.alignment},
+                                      conv.stride_support, gemm.epilogue, gemm.swizzle);
+}
+
+// What the problem needs of the kernel's convolution specialization, in words.
+Status check_geometry(const ConvDescription& conv, int arch, const Conv2dArguments& args) {
+  const Conv2dProblemSize& p = args.problem_size();
+  if (p.groups != 1) {
+    return unsupported("Groups", "Expected 1 (grouped convolutions are not built yet), got " +
+                                     std::to_string(p.groups));
+  }
+  const bool unit_stride = p.stride_h == 1 && p.stride_w == 1;
+  const bool dilated = p.dilation_h > 1 || p.dilation_w > 1;
+  if (conv.kind == ConvKind::Dgrad && conv.stride_support == StrideSupport::Unity && !unit_stride) {
+    return unsupported("Stride", "Expected (1, 1) for this unit-stride dgrad kernel, got (" +
+                                     std::to_string(p.stride_h) + ", " +
+                                     std::to_string(p.stride_w) + ")");
+  }
+  if (conv.kind == ConvKind::Dgrad && conv.stride_support == StrideSupport::Strided && dilated) {
+    return unsupported("Dilation", "Expected (1, 1) for the strided dgrad kernel, got (" +
+                                       std::to_string(p.dilation_h) + ", " +
+                                       std::to_string(p.dilation_w) + ")");
+  }
+  if (conv.iterator_algorithm == IteratorAlgorithm::Optimized && arch == 80 &&
+      (p.r > 32 || p.s > 32)) {
+    return unsupported("Filter", "Expected R and S up to 32 for the optimized iterators, got " +
+                                     std::to_string(p.r) + "x" + std::to_string(p.s));
+  }
+  if (conv.iterator_algorithm == IteratorAlgorithm::FixedChannels && p.c != args.alignment_a()) {
+    return unsupported("Channels", "Expected C equal to the fixed-channel access of " +
+                                       std::to_string(args.alignment_a()) + ", got " +
+                                       std::to_string(p.c));
+  }
+  if (arch == 90 && p.mode == ConvMode::Convolution) {
+    return unsupported("Mode", "Expected cross_correlation (SM90 kernels), got convolution");
+  }
+  return Status::ok();
+}
+
+Status check_epilogue(const KernelMetadata& m, const Conv2dArguments& args) {
+  const EpilogueArguments& e = args.epilogue();
+  if (m.epilogue.activation != e.activation) {
+    return unsupported("Epilogue", "Expected activation " +
+                                       std::string(to_string(m.epilogue.activation)) + ", got " +
+                                       std::string(to_string(e.activation)));
+  }
+  const bool fused_bias = m.epilogue.bias != BiasKind::none;
+  if (e.bias.data && m.design.arch == 80) {
+    // SM80 kernels read the bias as a C of one value per channel.
+    if (e.C.data) {
+      return unsupported("Epilogue",
+                         "Expected no C beside a bias (an SM80 kernel reads the bias "
+                         "as its C), got both");
+    }
+    if (e.bias.dtype != m.operands.out.dtype) {
+      return unsupported("Epilogue", "Expected a bias of " + dsl_name(m.operands.out.dtype) +
+                                         " (the output's type, read as C), got " +
+                                         dsl_name(e.bias.dtype));
+    }
+    return Status::ok();
+  }
+  if (fused_bias != (e.bias.data != nullptr) ||
+      (fused_bias && m.epilogue.bias_dtype != e.bias.dtype)) {
+    return unsupported(
+        "Epilogue",
+        "Expected " +
+            (fused_bias ? "a " + dsl_name(m.epilogue.bias_dtype) + " bias per output channel"
+                        : std::string("no bias")) +
+            ", got " + (e.bias.data ? "a " + dsl_name(e.bias.dtype) + " bias" : "none"));
+  }
+  return Status::ok();
+}
+
+Result<tilecraft::Conv2dProblem> problem_for(const Conv2dArguments& args,
+                                             const GemmOperation& operation) {
+  const EpilogueArguments& e = args.epilogue();
+  tilecraft::Conv2dProblem p;
+  p.problem_size = args.problem_size();
+  p.A = args.A();
+  p.B = args.B();
+  p.D = args.out();
+  p.C = e.C;
+  double beta = e.beta;
+  if (e.bias.data) {
+    if (operation.description().arch == 90) {
+      p.bias = e.bias;
+    } else {
+      p.C = e.bias;  // one value per channel, added with beta = 1
+      beta = 1.0;
+    }
+  }
+  auto output_op = operation.epilogue_type(e.alpha, beta, e.activation_args);
+  if (!output_op) return output_op.status();
+  p.output_op = *output_op;
+  return p;
+}
+
+}  // namespace
+
+Status Kernel::supports(const Conv2dArguments& args) const {
+  const KernelMetadata& m = metadata();
+  if (!m.conv) {
+    return Status::invalid("Kernel is unsupported: " + m.kernel_name +
+                           " is not a convolution; get_kernels(Conv2dArguments) lists "
+                           "convolution kernels");
+  }
+  if (m.conv->kind != args.kind()) {
+    return unsupported("Kernel", "Expected a " + kind_text(args.kind()) + " kernel, this one " +
+                                     "computes " + kind_text(m.conv->kind));
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_operand("A", m.operands.A, args.A().dtype, args.alignment_a()));
+  TILECRAFT_RETURN_IF_ERROR(check_operand("B", m.operands.B, args.B().dtype, args.alignment_b()));
+  TILECRAFT_RETURN_IF_ERROR(
+      check_operand("out", m.operands.out, args.out().dtype, args.alignment_out()));
+  if (m.operands.accumulator != args.accumulator_type()) {
+    return unsupported("Accumulator type", "Expected " + dsl_name(m.operands.accumulator) +
+                                               ", got " + dsl_name(args.accumulator_type()));
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_geometry(*m.conv, m.design.arch, args));
+  return check_epilogue(m, args);
+}
+
+Result<CompiledArtifact> Kernel::compile(const Conv2dArguments& args) const {
+  TILECRAFT_RETURN_IF_ERROR(supports(args));
+  return state_->artifact();
+}
+
+Result<size_t> Kernel::get_workspace_size(const Conv2dArguments& args) const {
+  TILECRAFT_RETURN_IF_ERROR(supports(args));
+  auto operation = state_->get_operation();
+  if (!operation) return operation.status();
+  auto problem = problem_for(args, **operation);
+  if (!problem) return problem.status();
+  auto prepared = tilecraft::Conv2dArguments::make(**operation, *problem);
+  if (!prepared) return prepared.status();
+  return (*prepared)->workspace_bytes();
+}
+
+Status Kernel::run(const Conv2dArguments& args, const CompiledArtifact* compiled_artifact,
+                   void* stream, bool assume_supported_args, void* workspace,
+                   size_t workspace_bytes) const {
+  if (!assume_supported_args) TILECRAFT_RETURN_IF_ERROR(supports(args));
+  state_->describe();
+  auto operation = state_->operation_using(compiled_artifact);
+  if (!operation) return operation.status();
+  Conv2dArguments::Prepared& cache = *args.prepared_;
+  std::lock_guard lock(cache.mutex);
+  auto& entry = cache.by_kernel[metadata().kernel_name];
+  if (!entry.abi || entry.workspace != workspace || entry.workspace_bytes != workspace_bytes) {
+    auto problem = problem_for(args, **operation);
+    if (!problem) return problem.status();
+    problem->workspace = workspace;
+    problem->workspace_bytes = workspace_bytes;
+    auto made = tilecraft::Conv2dArguments::make(**operation, *problem);
+    if (!made) return made.status();
+    entry = {workspace, workspace_bytes, std::move(*made)};
+  }
+  return (*operation)->run(*entry.abi, stream);
+}
+
+std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilter& metadata_filter,
+                                std::optional<int> cc) {
+  if (!cc) {
+    if (auto info = current_device_info(); info) cc = info->compute_capability;
+  }
+  std::vector<int> archs;
+  if (!cc) archs = {80, 90};
+  if (cc && *cc >= 80) archs.push_back(80);
+  if (cc && *cc == 90) archs.push_back(90);
+  const EpilogueArguments& e = args.epilogue();
+  const auto [m, n, k] = args.gemm_mnk();
+  std::vector<Kernel> kernels;
+  for (int arch : archs) {
+    discover::GemmEpilogue fusion;
+    fusion.activation = e.activation;
+    if (e.bias.data && arch == 90) {
+      fusion.bias = BiasKind::per_column;  // the implicit GEMM's N is the output channels
+      fusion.element_bias = e.bias.dtype;
+    }
+    const discover::GemmSpace& space = discover::GemmSpace::of(arch);
+    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch));
+    for (size_t set = 0; set < space.operand_sets().size(); ++set) {
+      const discover::GemmOperands& operands = space.operand_sets()[set];
+      if (!operands_match(operands, args)) continue;
+      for (uint32_t instance : space.instances_of(set)) {
+        discover::GemmDesign design = space.design_of(instance);
+        if (arch == 90) {
+          // CUTLASS 4.2 builds SM90 convolutions on the TmaWarpSpecialized schedule only: each
+          // ping-pong design (tile M up to 128) in that schedule, once.
+          if (design.kernel_schedule != KernelSchedule::TmaWarpSpecializedPingpong) continue;
+          design.kernel_schedule = KernelSchedule::TmaWarpSpecialized;
+        }
+        auto gemm = discover::make_description(arch, operands, design, fusion);
+        if (!gemm) continue;
+        for (const ConvDescription& variant : conv_variants(args, arch, operands)) {
+          if (!check_geometry(variant, arch, args)) continue;
+          auto conv = conv_description(*gemm, variant);
+          if (!conv) continue;
+          const auto estimate = discover::estimate(implicit_gemm_of(*conv), {m, n, k, 1}, traits);
+          Kernel kernel;
+          kernel.state_ = std::make_shared<Kernel::State>();
+          kernel.state_->arch = arch;
+          kernel.state_->instance = instance;
+          kernel.state_->metadata.score = estimate.score;
+          kernel.state_->metadata.score_explain = estimate.explain();
+          kernel.state_->adopt_once(std::move(*conv));
+          if (metadata_filter && !metadata_filter(kernel.metadata())) continue;
+          kernels.push_back(std::move(kernel));
+        }
+      }
+    }
+  }
+  std::stable_sort(kernels.begin(), kernels.end(), [](const Kernel& a, const Kernel& b) {
+    const KernelMetadata& x = a.metadata();
+    const KernelMetadata& y = b.metadata();
+    if (x.facts.spills() != y.facts.spills()) return y.facts.spills();
+    return x.score > y.score;
+  });
+  return kernels;
+}
+
+}  // namespace tilecraft::api

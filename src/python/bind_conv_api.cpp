@@ -1,0 +1,90 @@
+// The arguments-first API for convolutions (tilecraft.api.Conv2dArguments), the convolution
+// methods of api.Kernel and the one-call tilecraft.conv2d, for python/tilecraft.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "arguments.hpp"
+#include "common.hpp"
+#include "described.hpp"
+#include "kernel_methods.hpp"
+#include "tensor_adapter.hpp"
+#include "tilecraft/discover/conv_api.hpp"
+#include "tilecraft/tune/conv2d.hpp"
+
+namespace tilecraft::python {
+
+void bind_conv_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
+  using api::Conv2dArguments, api::Kernel;
+  auto arguments = nb::class_<Conv2dArguments>(m, "Conv2dArguments");
+  def_checked(
+      arguments, "make", "Conv2dArguments",
+      [](ConvKind kind, nb::ndarray<> A, nb::ndarray<> B, nb::ndarray<> out,
+         DataType accumulator_type, std::array<int, 2> stride, std::array<int, 4> padding,
+         std::array<int, 2> dilation, int groups, ConvMode mode, std::optional<nb::ndarray<>> C,
+         double alpha, double beta, Activation activation, std::vector<double> activation_args,
+         std::optional<nb::ndarray<>> bias) {
+        api::Conv2dGeometry geometry;
+        geometry.stride = stride;
+        geometry.padding = padding;
+        geometry.dilation = dilation;
+        geometry.groups = groups;
+        geometry.mode = mode;
+        api::EpilogueArguments e;
+        e.alpha = alpha;
+        e.beta = beta;
+        if (C) e.C = to_tensor_view("C", *C);
+        e.activation = activation;
+        e.activation_args = std::move(activation_args);
+        if (bias) e.bias = to_tensor_view("bias", *bias);
+        return unwrap(Conv2dArguments::make(kind, to_tensor_view("A", A), to_tensor_view("B", B),
+                                            to_tensor_view("out", out), accumulator_type, geometry,
+                                            e));
+      },
+      required<ConvKind>("kind", "a tilecraft.conv.Operator (fprop, dgrad or wgrad)"),
+      required<nb::ndarray<>>("A"), required<nb::ndarray<>>("B"), required<nb::ndarray<>>("out"),
+      required<DataType>("accumulator_type"),
+      optional<std::array<int, 2>>("stride", {1, 1}, "(1, 1)", "two ints"),
+      optional<std::array<int, 4>>("padding", {0, 0, 0, 0}, "(0, 0, 0, 0)",
+                                   "four ints (top, bottom, left, right)"),
+      optional<std::array<int, 2>>("dilation", {1, 1}, "(1, 1)", "two ints"),
+      optional<int>("groups", 1, "1"),
+      optional<ConvMode>("mode", ConvMode::CrossCorrelation, "conv.Mode.cross_correlation"),
+      optional<std::optional<nb::ndarray<>>>("C", std::nullopt, "None"),
+      optional<double>("alpha", 1.0, "1.0", "a number"),
+      optional<double>("beta", 0.0, "0.0", "a number"),
+      optional<Activation>("activation", Activation::identity, "Activation.identity"),
+      optional<std::vector<double>>("activation_args", {}, "()", "a list of numbers"),
+      optional<std::optional<nb::ndarray<>>>("bias", std::nullopt, "None"));
+  arguments.def_prop_ro("kind", &Conv2dArguments::kind)
+      .def_prop_ro("problem_size", &Conv2dArguments::problem_size)
+      .def_prop_ro("flops", &Conv2dArguments::flops)
+      .def_prop_ro("accumulator_type", &Conv2dArguments::accumulator_type)
+      .def_prop_ro("gemm_mnk", &Conv2dArguments::gemm_mnk)
+      .def_prop_ro("alignments", [](const Conv2dArguments& a) {
+        return std::array<int, 3>{a.alignment_a(), a.alignment_b(), a.alignment_out()};
+      });
+
+  def_kernel_methods<Conv2dArguments>(
+      kernel, {"supports_conv", "compile_conv", "get_workspace_size_conv", "run_conv"});
+  const auto args = required<Ref<Conv2dArguments>>("args");
+  def_checked(
+      m, "conv2d", "conv2d",
+      [](Ref<Conv2dArguments> a, uint64_t stream) {
+        ConvPick pick = unwrap(interruptible([&]() -> Result<ConvPick> {
+          return tilecraft::conv2d(*a, reinterpret_cast<void*>(static_cast<uintptr_t>(stream)));
+        }));
+        return nb::make_tuple(pick.kernel_name, pick.reason);
+      },
+      args, optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
+  def_checked(
+      m, "get_conv_kernels", "get_kernels",
+      [](Ref<Conv2dArguments> a, std::optional<int> cc) { return api::get_kernels(*a, {}, cc); },
+      args,
+      optional<std::optional<int>>("cc", std::nullopt, "None",
+                                   "an int (a compute capability such as 90) or None"));
+}
+
+}  // namespace tilecraft::python

@@ -1,0 +1,46 @@
+#include <string>
+
+#include "tilecraft/runtime/device.hpp"
+#include "tilecraft/tune/conv2d.hpp"
+#include "tune/ranked_pick.hpp"
+#include "tune/text.hpp"
+
+namespace tilecraft {
+namespace {
+
+std::string family_of(const api::Conv2dArguments& args, int cc) {
+  const Conv2dProblemSize& p = args.problem_size();
+  const api::EpilogueArguments& e = args.epilogue();
+  tune::Text key;
+  key << "conv;cc" << cc << ";" << to_string(args.kind()) << ";" << short_name(args.A().dtype)
+      << short_name(args.B().dtype) << short_name(args.out().dtype)
+      << short_name(args.accumulator_type()) << ";" << args.alignment_a() << "x"
+      << args.alignment_b() << "x" << args.alignment_out() << "x" << args.alignment_c() << ";"
+      << p.to_string() << ";" << to_string(e.activation) << (e.C.data ? ";C" : "")
+      << (e.bias.data ? ";bias_" + std::string(short_name(e.bias.dtype)) : "");
+  return key.str();
+}
+
+}  // namespace
+
+Result<ConvPick> conv2d(const api::Conv2dArguments& args, void* stream) {
+  auto info = current_device_info();
+  if (!info) return info.status();
+  auto pick = tune::run_ranked_first_pick(
+      family_of(args, info->compute_capability), args, stream, "convolution",
+      [&]() -> Result<std::vector<api::Kernel>> {
+        std::vector<api::Kernel> ranked = api::get_kernels(args, {}, info->compute_capability);
+        if (!ranked.empty()) return ranked;
+        const Conv2dProblemSize& p = args.problem_size();
+        return Status::unsupported(
+            "conv2d: no " + std::string(to_string(args.kind())) + " kernel takes " +
+            std::string(long_name(args.A().dtype)) + " operands with " +
+            std::string(long_name(args.out().dtype)) + " output and channel alignments " +
+            std::to_string(args.alignment_a()) + "/" + std::to_string(args.alignment_b()) + "/" +
+            std::to_string(args.alignment_out()) + " (" + p.to_string() + ")");
+      });
+  if (!pick) return pick.status();
+  return ConvPick{pick->kernel_name, pick->reason};
+}
+
+}  // namespace tilecraft

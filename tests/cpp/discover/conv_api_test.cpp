@@ -1,0 +1,163 @@
+// The arguments-first convolution API on the CPU: argument checks, listing, ranking and
+// supports() texts. TensorViews point at fake device addresses: nothing is launched.
+#include "tilecraft/discover/conv_api.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "fake_device_views.hpp"
+
+namespace tilecraft::api {
+namespace {
+
+using enum DataType;
+
+// A (N, C, H, W) view in torch.channels_last memory (strides H*W*C, 1, W*C, C).
+TensorView channels_last(DataType type, int64_t n, int64_t c, int64_t h, int64_t w) {
+  TensorView t = testing::cuda(type, {n, h, w, c});
+  t.shape = {n, c, h, w};
+  t.strides = {h * w * c, 1, w * c, c};
+  return t;
+}
+
+Conv2dGeometry pad1() {
+  Conv2dGeometry g;
+  g.padding = {1, 1, 1, 1};
+  return g;
+}
+
+Conv2dArguments fprop(DataType type = f16, EpilogueArguments e = {}) {
+  return Conv2dArguments::make(ConvKind::Fprop, channels_last(type, 2, 64, 14, 14),
+                               channels_last(type, 128, 64, 3, 3),
+                               channels_last(type, 2, 128, 14, 14), f32, pad1(), e)
+      .value();
+}
+
+std::string error_of(const Result<Conv2dArguments>& r) {
+  return r ? std::string("(no error)") : r.status().message();
+}
+
+TEST(ApiConv2dArguments, DerivesTheProblemAndTheImplicitGemm) {
+  const Conv2dArguments args = fprop();
+  EXPECT_EQ(args.problem_size().p, 14);
+  EXPECT_EQ(args.problem_size().k, 128);
+  EXPECT_EQ(args.alignment_a(), 8);
+  EXPECT_EQ(args.alignment_out(), 8);
+  const auto mnk = args.gemm_mnk();
+  EXPECT_EQ(mnk[0], 2 * 14 * 14);
+  EXPECT_EQ(mnk[1], 128);
+  EXPECT_EQ(mnk[2], 64 * 9);
+}
+
+TEST(ApiConv2dArguments, RefusesWhatDoesNotFit) {
+  const TensorView x = channels_last(f16, 2, 64, 14, 14), w = channels_last(f16, 128, 64, 3, 3);
+  EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, x, w,
+                                           channels_last(f16, 2, 128, 12, 12), f32, pad1()))
+                .find("out (y): expected (2, 128, 14, 14)"),
+            std::string::npos);
+  TensorView first = testing::cuda(f16, {2, 64, 14, 14});  // contiguous (N, C, H, W)
+  EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, first, w,
+                                           channels_last(f16, 2, 128, 14, 14), f32, pad1()))
+                .find("channels-first: call .contiguous(memory_format=torch.channels_last)"),
+            std::string::npos);
+  EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, x, channels_last(f16, 128, 32, 3, 3),
+                                           channels_last(f16, 2, 128, 14, 14), f32, pad1()))
+                .find("B (w): expected 64 channels per filter"),
+            std::string::npos);
+  EpilogueArguments bias_per_row;
+  bias_per_row.bias = testing::cuda(f16, {128});
+  bias_per_row.bias_per_row = true;
+  EXPECT_NE(
+      error_of(Conv2dArguments::make(ConvKind::Fprop, x, w, channels_last(f16, 2, 128, 14, 14), f32,
+                                     pad1(), bias_per_row))
+          .find("one value per output channel"),
+      std::string::npos);
+}
+
+TEST(ApiConv2dKernels, ListsBothArchitecturesRankedAndEveryKernelSupportsTheArguments) {
+  const Conv2dArguments args = fprop();
+  const std::vector<Kernel> kernels = get_kernels(args, {}, 90);
+  ASSERT_FALSE(kernels.empty());
+  std::set<std::string> classes;
+  double previous = 1e30;
+  for (const Kernel& k : kernels) {
+    const KernelMetadata& m = k.metadata();
+    classes.insert(m.kernel_class);
+    ASSERT_TRUE(m.conv.has_value()) << m.kernel_name;
+    EXPECT_EQ(m.conv->kind, ConvKind::Fprop);
+    EXPECT_TRUE(k.supports(args)) << m.kernel_name << ": " << k.supports(args).message();
+    if (!m.facts.spills()) {
+      EXPECT_LE(m.score, previous + 1e-9) << m.kernel_name;
+      previous = m.score;
+    }
+  }
+  EXPECT_TRUE(classes.count("Sm80ConvKernel"));
+  EXPECT_TRUE(classes.count("Sm90ConvKernel"));
+  EXPECT_GT(kernels.front().metadata().score, 0.0);
+}
+
+TEST(ApiConv2dKernels, StridedDgradListsNoUnitStrideOrSm90Kernels) {
+  Conv2dGeometry g = pad1();
+  g.stride = {2, 2};
+  auto args = Conv2dArguments::make(ConvKind::Dgrad, channels_last(f16, 2, 128, 7, 7),
+                                    channels_last(f16, 128, 64, 3, 3),
+                                    channels_last(f16, 2, 64, 14, 14), f32, g);
+  ASSERT_TRUE(args) << args.status().message();
+  const std::vector<Kernel> kernels = get_kernels(*args, {}, 90);
+  ASSERT_FALSE(kernels.empty());
+  for (const Kernel& k : kernels) {
+    EXPECT_EQ(k.metadata().kernel_class, "Sm80ConvKernel");
+    EXPECT_EQ(k.metadata().conv->stride_support, StrideSupport::Strided);
+  }
+}
+
+TEST(ApiConv2dKernels, ABiasIsFusedOnSm90AndReadAsCOnSm80) {
+  EpilogueArguments e;
+  e.bias = testing::cuda(f16, {128});
+  e.activation = Activation::relu;
+  const Conv2dArguments args = fprop(f16, e);
+  const std::vector<Kernel> kernels = get_kernels(args, {}, 90);
+  ASSERT_FALSE(kernels.empty());
+  for (const Kernel& k : kernels) {
+    const KernelMetadata& m = k.metadata();
+    EXPECT_EQ(m.epilogue.activation, Activation::relu);
+    EXPECT_EQ(m.epilogue.bias, m.design.arch == 90 ? BiasKind::per_column : BiasKind::none)
+        << m.kernel_name;
+  }
+  const Kernel plain = get_kernels(fprop(), {}, 90).front();
+  EXPECT_NE(plain.supports(args).message().find("Epilogue is unsupported: Expected activation "
+                                                "identity, got relu"),
+            std::string::npos);
+}
+
+TEST(ApiConv2dKernels, SupportsNamesTheFirstRequirementMissed) {
+  const Kernel kernel = get_kernels(fprop(), {}, 90).front();
+  EXPECT_NE(kernel.supports(fprop(bf16))
+                .message()
+                .find("Expected element type Float16, got "
+                      "BFloat16"),
+            std::string::npos);
+  auto dgrad = Conv2dArguments::make(ConvKind::Dgrad, channels_last(f16, 2, 128, 14, 14),
+                                     channels_last(f16, 128, 64, 3, 3),
+                                     channels_last(f16, 2, 64, 14, 14), f32, pad1());
+  ASSERT_TRUE(dgrad);
+  EXPECT_NE(kernel.supports(*dgrad).message().find("Expected a dgrad kernel, this one computes "
+                                                   "fprop"),
+            std::string::npos);
+  Conv2dGeometry grouped = pad1();
+  grouped.groups = 2;
+  auto two_groups = Conv2dArguments::make(ConvKind::Fprop, channels_last(f16, 2, 64, 14, 14),
+                                          channels_last(f16, 128, 32, 3, 3),
+                                          channels_last(f16, 2, 128, 14, 14), f32, grouped);
+  ASSERT_TRUE(two_groups) << two_groups.status().message();
+  EXPECT_TRUE(get_kernels(*two_groups, {}, 90).empty());
+  EXPECT_NE(kernel.supports(*two_groups).message().find("Groups is unsupported: Expected 1"),
+            std::string::npos);
+  const Kernel gemm = get_kernels(nullptr, {}, 90).front();
+  EXPECT_NE(gemm.supports(fprop()).message().find("is not a convolution"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tilecraft::api

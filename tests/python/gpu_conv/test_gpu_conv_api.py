@@ -1,0 +1,127 @@
+"""Convolutions through the arguments-first API (tilecraft.api.Conv2dArguments, get_kernels,
+Kernel.supports / compile / run, artifacts) and the one-call tilecraft.conv2d, on channels-last
+torch tensors, every element against torch's float64 convolution (its autograd gradients for
+dgrad and wgrad), outputs poisoned first.
+
+Random floats in [-1, 1]; the bound is the f32-accumulation error of the products plus one
+rounding of the output: |got - want| <= 2^-9 * scale + ulp(out) * |want|, scale the same
+convolution of the absolute values.
+"""
+
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+OUT_ULP = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23}
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def randn_cl(shape, dtype, gen):
+    torch = _torch()
+    t = torch.rand(shape, generator=gen, device="cuda", dtype=torch.float32) * 2 - 1
+    return t.to(dtype).contiguous(memory_format=torch.channels_last)
+
+
+def poisoned_like_cl(shape, dtype):
+    torch = _torch()
+    return torch.full(shape, float("nan"), dtype=dtype, device="cuda").contiguous(
+        memory_format=torch.channels_last)
+
+
+def reference(kind, x, w, dy, stride, padding, dilation):
+    """float64 fprop, dgrad or wgrad of torch's conv2d (symmetric padding (rows, columns))."""
+    torch = _torch()
+    F = torch.nn.functional
+    x64 = x.double().detach().requires_grad_(kind == "dgrad")
+    w64 = w.double().detach().requires_grad_(kind == "wgrad")
+    y = F.conv2d(x64, w64, stride=stride, padding=padding, dilation=dilation)
+    if kind == "fprop":
+        return y.detach()
+    (grad,) = torch.autograd.grad(y, x64 if kind == "dgrad" else w64, dy.double())
+    return grad.detach()
+
+
+def check(got, want, scale, what):
+    bound = 2.0 ** -9 * scale + OUT_ULP[str(got.dtype).replace("torch.", "")] * want.abs()
+    bad = ~((got.double() - want).abs() <= bound)  # NaN (unwritten) fails
+    assert not bool(bad.any()), (f"{what}: {int(bad.sum())} of {bad.numel()} elements off; "
+                                 f"first at {bad.nonzero()[0].tolist()}")
+
+
+@pytest.fixture
+def gen():
+    torch = _torch()
+    g = torch.Generator(device="cuda")
+    g.manual_seed(20261125)
+    return g
+
+
+@pytest.mark.parametrize("dtype_name", ["float16", "bfloat16"])
+@pytest.mark.parametrize("activation", [None, "relu"])
+def test_conv2d_one_call(gen, dtype_name, activation):
+    import tilecraft
+
+    torch = _torch()
+    dtype = getattr(torch, dtype_name)
+    x = randn_cl((4, 64, 17, 15), dtype, gen)
+    w = randn_cl((72, 64, 3, 3), dtype, gen)
+    bias = (torch.rand(72, generator=gen, device="cuda") * 2 - 1).to(dtype)
+    out = poisoned_like_cl((4, 72, 9, 8), dtype)
+    got = tilecraft.conv2d(x, w, bias=bias, stride=2, padding=1, activation=activation, out=out)
+    assert got is out
+    pre = reference("fprop", x, w, None, 2, 1, 1) + bias.double().view(1, -1, 1, 1)
+    want = torch.relu(pre) if activation == "relu" else pre
+    scale = reference("fprop", x.abs(), w.abs(), None, 2, 1, 1) + bias.double().abs().view(
+        1, -1, 1, 1)
+    check(got, want, scale, f"conv2d {dtype_name} {activation}")
+    name, reason = tilecraft.conv_ops.last_conv_pick()
+    assert name and "ranked first pick" in reason
+
+
+@pytest.mark.parametrize("kind", ["fprop", "dgrad", "wgrad"])
+def test_api_kernels_rank_compile_and_run(gen, kind, tmp_path):
+    import tilecraft
+    import tilecraft.api as api
+
+    torch = _torch()
+    dtype = torch.float16
+    x = randn_cl((2, 48, 12, 10), dtype, gen)
+    w = randn_cl((40, 48, 3, 3), dtype, gen)
+    dy = randn_cl((2, 40, 12, 10), dtype, gen)
+    shapes = {"fprop": (x, w, (2, 40, 12, 10)), "dgrad": (dy, w, (2, 48, 12, 10)),
+              "wgrad": (dy, x, (40, 48, 3, 3))}
+    a, b, out_shape = shapes[kind]
+    out = poisoned_like_cl(out_shape, dtype)
+    args = api.Conv2dArguments(a, b, out, torch.float32, kind=kind, padding=1)
+    kernels = api.get_kernels(args)
+    assert kernels, "no kernel listed"
+    assert all(k.metadata.conv.kind == getattr(tilecraft.conv.Operator, kind)
+               for k in kernels[:20])
+    kernel = kernels[0]
+    assert kernel.supports(args)
+    artifact = kernel.compile(args)
+    path = tmp_path / "conv.tca"
+    artifact.save(str(path))
+    loaded = api.CompiledArtifact.load(str(path))
+    kernel.run(args, loaded)
+    torch.cuda.synchronize()
+    want = reference(kind, x, w, dy, 1, 1, 1)
+    scale = reference(kind, x.abs(), w.abs(), dy.abs(), 1, 1, 1)
+    check(out, want, scale, f"api {kind} {kernel.metadata.kernel_name}")
+
+
+def test_conv2d_refuses_channels_first_and_launches_nothing(gen):
+    import tilecraft
+
+    torch = _torch()
+    x = torch.rand(2, 16, 8, 8, device="cuda", dtype=torch.float16)  # channels-first
+    w = randn_cl((16, 16, 3, 3), torch.float16, gen)
+    out = poisoned_like_cl((2, 16, 8, 8), torch.float16)
+    with pytest.raises(ValueError, match="channels-first: call .contiguous"):
+        tilecraft.conv2d(x, w, padding=1, out=out)
+    assert bool(out.isnan().all())
