@@ -250,13 +250,7 @@ Status Kernel::run(const Conv2dArguments& args, const CompiledArtifact* compiled
 
 std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilter& metadata_filter,
                                 std::optional<int> cc) {
-  if (!cc) {
-    if (auto info = current_device_info(); info) cc = info->compute_capability;
-  }
-  std::vector<int> archs;
-  if (!cc) archs = {80, 90};
-  if (cc && *cc >= 80) archs.push_back(80);
-  if (cc && *cc == 90) archs.push_back(90);
+  const std::vector<int> archs = detail::architectures_for(cc);
   const EpilogueArguments& e = args.epilogue();
   const auto [m, n, k] = args.gemm_mnk();
   std::vector<Kernel> kernels;
@@ -287,25 +281,15 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
           auto conv = conv_description(*gemm, variant);
           if (!conv) continue;
           const auto estimate = discover::estimate(implicit_gemm_of(*conv), {m, n, k, 1}, traits);
-          Kernel kernel;
-          kernel.state_ = std::make_shared<Kernel::State>();
-          kernel.state_->arch = arch;
-          kernel.state_->instance = instance;
-          kernel.state_->metadata.score = estimate.score;
-          kernel.state_->metadata.score_explain = estimate.explain();
-          kernel.state_->adopt_once(std::move(*conv));
+          Kernel kernel =
+              Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(*conv));
           if (metadata_filter && !metadata_filter(kernel.metadata())) continue;
           kernels.push_back(std::move(kernel));
         }
       }
     }
   }
-  std::stable_sort(kernels.begin(), kernels.end(), [](const Kernel& a, const Kernel& b) {
-    const KernelMetadata& x = a.metadata();
-    const KernelMetadata& y = b.metadata();
-    if (x.facts.spills() != y.facts.spills()) return y.facts.spills();
-    return x.score > y.score;
-  });
+  detail::sort_ranked(kernels);
   return kernels;
 }
 

@@ -189,13 +189,7 @@ Status Kernel::run(const GroupedGemmArguments& args, const CompiledArtifact* com
 
 std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
                                 const MetadataFilter& metadata_filter, std::optional<int> cc) {
-  if (!cc) {
-    if (auto info = current_device_info(); info) cc = info->compute_capability;
-  }
-  std::vector<int> archs;
-  if (!cc) archs = {80, 90};
-  if (cc && *cc >= 80) archs.push_back(80);
-  if (cc && *cc == 90) archs.push_back(90);
+  const std::vector<int> archs = detail::architectures_for(cc);
   const ShapeClasses classes = classes_of(args);
   discover::GemmEpilogue fusion;
   fusion.activation = args.epilogue().activation;
@@ -225,24 +219,14 @@ std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
         grouped.scheduler_mode = SchedulerMode::Device;
         if (!grouped.validate()) continue;  // not a design grouped kernels take
         const auto estimate = estimate_grouped(grouped, classes, traits);
-        Kernel kernel;
-        kernel.state_ = std::make_shared<Kernel::State>();
-        kernel.state_->arch = arch;
-        kernel.state_->instance = instance;
-        kernel.state_->metadata.score = estimate.score;
-        kernel.state_->metadata.score_explain = estimate.explain();
-        kernel.state_->adopt_once(std::move(grouped));
+        Kernel kernel =
+            Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(grouped));
         if (metadata_filter && !metadata_filter(kernel.metadata())) continue;
         kernels.push_back(std::move(kernel));
       }
     }
   }
-  std::stable_sort(kernels.begin(), kernels.end(), [](const Kernel& a, const Kernel& b) {
-    const KernelMetadata& x = a.metadata();
-    const KernelMetadata& y = b.metadata();
-    if (x.facts.spills() != y.facts.spills()) return y.facts.spills();
-    return x.score > y.score;
-  });
+  detail::sort_ranked(kernels);
   return kernels;
 }
 

@@ -242,14 +242,6 @@ Status Kernel::run(const GemmArguments& args, const CompiledArtifact* compiled_a
 
 namespace {
 
-std::vector<int> architectures_for(std::optional<int> cc) {
-  if (!cc) return {80, 90};
-  std::vector<int> archs;
-  if (*cc >= 80) archs.push_back(80);
-  if (*cc == 90) archs.push_back(90);  // sm_90a kernels run on compute capability 9.0 only
-  return archs;
-}
-
 bool operands_match(const discover::GemmOperands& o, const GemmArguments& args) {
   return element_matches(o.a, args.A().dtype) && element_matches(o.b, args.B().dtype) &&
          o.out == args.out().dtype && o.accumulator == args.accumulator_type() &&
@@ -275,26 +267,16 @@ discover::GemmEpilogue fusion_of(const EpilogueArguments& e) {
 
 std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter& metadata_filter,
                                 std::optional<int> cc) {
-  if (!cc) {
-    if (auto info = current_device_info(); info) cc = info->compute_capability;
-  }
+  const std::vector<int> archs = detail::architectures_for(cc);
   std::vector<Kernel> kernels;
-  auto add = [&](int arch, size_t instance, double score, std::string explain,
-                 std::optional<GemmDescription> described) {
-    Kernel kernel;
-    kernel.state_ = std::make_shared<Kernel::State>();
-    kernel.state_->arch = arch;
-    kernel.state_->instance = instance;
-    kernel.state_->metadata.score = score;
-    kernel.state_->metadata.score_explain = std::move(explain);
-    if (described) kernel.state_->adopt_once(std::move(*described));
+  auto add = [&](Kernel kernel) {
     if (metadata_filter && !metadata_filter(kernel.metadata())) return;
     kernels.push_back(std::move(kernel));
   };
-  for (int arch : architectures_for(cc)) {
+  for (int arch : archs) {
     const discover::GemmSpace& space = discover::GemmSpace::of(arch);
     if (args == nullptr) {
-      for (size_t i = 0; i < space.size(); ++i) add(arch, i, 0.0, {}, std::nullopt);
+      for (size_t i = 0; i < space.size(); ++i) add(Kernel::listed(arch, i, 0.0, {}, {}));
       continue;
     }
     const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch));
@@ -309,19 +291,12 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
         if (!fused) continue;  // this kernel cannot fuse what the arguments ask for
         GemmDescription description = std::move(*fused);
         const auto estimate = discover::estimate(description, shape, traits);
-        add(arch, instance, estimate.score, estimate.explain(), std::move(description));
+        add(Kernel::listed(arch, instance, estimate.score, estimate.explain(),
+                           std::move(description)));
       }
     }
   }
-  if (args != nullptr) {
-    // A kernel that spills (by the compiler, or predicted) never ranks above one that does not.
-    std::stable_sort(kernels.begin(), kernels.end(), [](const Kernel& a, const Kernel& b) {
-      const KernelMetadata& x = a.state_->metadata;
-      const KernelMetadata& y = b.state_->metadata;
-      if (x.facts.spills() != y.facts.spills()) return y.facts.spills();
-      return x.score > y.score;
-    });
-  }
+  if (args != nullptr) detail::sort_ranked(kernels);
   return kernels;
 }
 

@@ -2,10 +2,12 @@
 // grouped_kernel_api.cpp).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tilecraft/discover/api.hpp"
 #include "tilecraft/discover/gemm_space.hpp"
@@ -25,6 +27,30 @@ inline discover::DeviceTraits traits_for(int cc) {
     traits.sm_count = info->multiprocessor_count;
   }
   return traits;
+}
+
+// The architectures whose kernels run on compute capability `cc` (the current device's when
+// none is given; every architecture when there is no device either).
+inline std::vector<int> architectures_for(std::optional<int>& cc) {
+  if (!cc) {
+    if (auto info = current_device_info(); info) cc = info->compute_capability;
+  }
+  if (!cc) return {80, 90};
+  std::vector<int> archs;
+  if (*cc >= 80) archs.push_back(80);
+  if (*cc == 90) archs.push_back(90);  // sm_90a kernels run on compute capability 9.0 only
+  return archs;
+}
+
+// Best first by the model's score; a kernel that spills (by the compiler, or predicted) never
+// ranks above one that does not.
+inline void sort_ranked(std::vector<Kernel>& kernels) {
+  std::stable_sort(kernels.begin(), kernels.end(), [](const Kernel& a, const Kernel& b) {
+    const KernelMetadata& x = a.metadata();
+    const KernelMetadata& y = b.metadata();
+    if (x.facts.spills() != y.facts.spills()) return y.facts.spills();
+    return x.score > y.score;
+  });
 }
 
 }  // namespace detail
@@ -100,5 +126,17 @@ struct Kernel::State {
     return operation;
   }
 };
+
+inline Kernel Kernel::listed(int arch, size_t instance, double score, std::string score_explain,
+                             std::optional<GemmDescription> described) {
+  Kernel kernel;
+  kernel.state_ = std::make_shared<Kernel::State>();
+  kernel.state_->arch = arch;
+  kernel.state_->instance = instance;
+  kernel.state_->metadata.score = score;
+  kernel.state_->metadata.score_explain = std::move(score_explain);
+  if (described) kernel.state_->adopt_once(std::move(*described));
+  return kernel;
+}
 
 }  // namespace tilecraft::api

@@ -210,6 +210,10 @@ class Kernel {
                                          const std::function<bool(const KernelMetadata&)>&,
                                          std::optional<int>);
   friend Status compile_kernels(const std::vector<Kernel>&);
+  // A listed kernel: instance `instance` of the arch's space, scored, its description built
+  // already (get_kernels builds one to rank it) or, without one, on first use.
+  static Kernel listed(int arch, size_t instance, double score, std::string score_explain,
+                       std::optional<GemmDescription> described);
   struct State;
   std::shared_ptr<State> state_;
 };
