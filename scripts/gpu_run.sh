@@ -139,6 +139,7 @@ if want conv; then
     step example_conv_backtrace cuda-gdb -batch -ex run -ex bt -ex "info sharedlibrary" \
       --args $PY examples/python/seed002_conv.py
   fi
+  step example_cpp_conv "$TILECRAFT_BUILD_DIR/examples/cpp/conv2d"
   [ -d tests/python/gpu_conv ] && [ -n "${CONV_SANITIZER:-}" ] &&
     TILECRAFT_TEST_CHECK_LIVE=1 TILECRAFT_TEST_RELEASE_HELD_FRAMES=1 \
     step sanitizer_conv compute-sanitizer --tool memcheck --error-exitcode 1 \
