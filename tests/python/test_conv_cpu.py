@@ -364,3 +364,31 @@ def test_conv2d_takes_torch_cuda_tensors():
     torch = pytest.importorskip("torch")
     with pytest.raises(TypeError, match="^x: expected a torch CUDA tensor"):
         cutlass.conv2d(torch.ones(1, 8, 4, 4), torch.ones(8, 8, 1, 1))
+
+
+def test_split_k_parallel_flag_and_companions_are_checked():
+    op = conv()
+    with pytest.raises(TypeError, match="split_k_parallel: expected a bool, got 'yes'"):
+        cutlass.compiler.add_module([op], split_k_parallel="yes")
+    with pytest.raises(Unsupported, match="strided dgrad kernel has no parallel split-K"):
+        cutlass._core.compile_split_k_parallel([conv(Op.dgrad)._op])
+    with pytest.raises(Unsupported, match="SM90 convolutions .* have no parallel split-K form"):
+        cutlass._core.compile_split_k_parallel([conv(parts=sm90_parts(), arch=90)._op])
+    tile, A, B, C, epilogue = f16_parts()
+    row, col = cutlass.RowMajor, cutlass.ColumnMajor
+    grouped = GemmOperationGrouped(80, tile, TensorDescription(F16, row, 8),
+                                   TensorDescription(F16, col, 8), TensorDescription(F16, row, 8),
+                                   epilogue, cutlass.IdentitySwizzle1,
+                                   cutlass.SchedulerMode.Device)
+    with pytest.raises(ValueError, match=r"operations\[0\]: .* is a grouped GEMM, which has no "
+                                         "split-K-parallel form"):
+        cutlass._core.compile_split_k_parallel([grouped._op])
+
+
+def test_sm90_arguments_refuse_a_bias_of_the_wrong_type():
+    op = conv(parts=sm90_parts(bias="column", activation="relu"), arch=90)
+    p = problem(c=64, k=64)
+    x, w, y = operands(p)
+    with pytest.raises(ValueError, match="bias: expected float16 .* got float32"):
+        Conv2dArguments(op, p, x, w, None, y, op.epilogue_type(1.0, 0.0),
+                        bias=np.zeros(64, dtype=np.float32))

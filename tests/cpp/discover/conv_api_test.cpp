@@ -76,6 +76,57 @@ TEST(ApiConv2dArguments, RefusesWhatDoesNotFit) {
       std::string::npos);
 }
 
+TEST(ApiConv2dArguments, RefusesMixedTypesDevicesAndMisshapenEpilogueTensors) {
+  const TensorView x = channels_last(f16, 2, 64, 14, 14), w = channels_last(f16, 128, 64, 3, 3);
+  const TensorView y = channels_last(f16, 2, 128, 14, 14);
+  EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, x, channels_last(bf16, 128, 64, 3, 3),
+                                           y, f32, pad1()))
+                .find("B: expected Float16 like A, got BFloat16"),
+            std::string::npos);
+  TensorView elsewhere = y;
+  elsewhere.device_id = 1;
+  EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, x, w, elsewhere, f32, pad1()))
+                .find("out: expected a tensor on cuda:0 like A"),
+            std::string::npos);
+  EpilogueArguments short_bias;
+  short_bias.bias = testing::cuda(f16, {64});
+  EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, x, w, y, f32, pad1(), short_bias))
+                .find("epilogue.bias: expected a contiguous tensor of 128 values"),
+            std::string::npos);
+  EpilogueArguments small_c;
+  small_c.C = channels_last(f16, 2, 128, 7, 7);
+  small_c.beta = 1.0;
+  EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, x, w, y, f32, pad1(), small_c))
+                .find("C: expected a Float16 tensor shaped like out (2, 128, 14, 14)"),
+            std::string::npos);
+  EpilogueArguments beta_without_c;
+  beta_without_c.beta = 0.5;
+  EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, x, w, y, f32, pad1(), beta_without_c))
+                .find("C: required when beta != 0"),
+            std::string::npos);
+  EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, x, w, y, s8, pad1()))
+                .find("accumulator_type: expected Float32, Float16, Int32 or Float64"),
+            std::string::npos);
+}
+
+TEST(ApiConv2dKernels, SupportsNamesAnAlignmentTheChannelsDoNotAllow) {
+  const Kernel aligned8 =
+      get_kernels(
+          fprop(), [](const KernelMetadata& m) { return m.operands.A.alignment == 8; }, 90)
+          .front();
+  auto odd = Conv2dArguments::make(ConvKind::Fprop, channels_last(f16, 2, 60, 14, 14),
+                                   channels_last(f16, 128, 60, 3, 3),
+                                   channels_last(f16, 2, 128, 14, 14), f32, pad1());
+  ASSERT_TRUE(odd) << odd.status().message();
+  EXPECT_EQ(odd->alignment_a(), 4);
+  EXPECT_NE(aligned8.supports(*odd).message().find("Operand `A` is unsupported: Expected "
+                                                   "alignment 8 elements"),
+            std::string::npos);
+  for (const Kernel& k : get_kernels(*odd, {}, 90)) {
+    EXPECT_LE(k.metadata().operands.A.alignment, 4) << k.metadata().kernel_name;
+  }
+}
+
 TEST(ApiConv2dKernels, ListsBothArchitecturesRankedAndEveryKernelSupportsTheArguments) {
   const Conv2dArguments args = fprop();
   const std::vector<Kernel> kernels = get_kernels(args, {}, 90);
