@@ -233,19 +233,15 @@ Status Kernel::run(const Conv2dArguments& args, const CompiledArtifact* compiled
   state_->describe();
   auto operation = state_->operation_using(compiled_artifact);
   if (!operation) return operation.status();
-  Conv2dArguments::Prepared& cache = *args.prepared_;
-  std::lock_guard lock(cache.mutex);
-  auto& entry = cache.by_kernel[metadata().kernel_name];
-  if (!entry.abi || entry.workspace != workspace || entry.workspace_bytes != workspace_bytes) {
-    auto problem = problem_for(args, **operation);
-    if (!problem) return problem.status();
-    problem->workspace = workspace;
-    problem->workspace_bytes = workspace_bytes;
-    auto made = tilecraft::Conv2dArguments::make(**operation, *problem);
-    if (!made) return made.status();
-    entry = {workspace, workspace_bytes, std::move(*made)};
-  }
-  return (*operation)->run(*entry.abi, stream);
+  return args.prepared_->run(
+      metadata().kernel_name, **operation, stream, workspace, workspace_bytes,
+      [&](void* work, size_t work_bytes) -> Result<std::unique_ptr<tilecraft::Conv2dArguments>> {
+        auto problem = problem_for(args, **operation);
+        if (!problem) return problem.status();
+        problem->workspace = work;
+        problem->workspace_bytes = work_bytes;
+        return tilecraft::Conv2dArguments::make(**operation, *problem);
+      });
 }
 
 std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilter& metadata_filter,

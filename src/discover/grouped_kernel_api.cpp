@@ -172,19 +172,16 @@ Status Kernel::run(const GroupedGemmArguments& args, const CompiledArtifact* com
   state_->describe();
   auto operation = state_->operation_using(compiled_artifact);
   if (!operation) return operation.status();
-  GroupedGemmArguments::Prepared& cache = *args.prepared_;
-  std::lock_guard lock(cache.mutex);
-  auto& entry = cache.by_kernel[metadata().kernel_name];
-  if (!entry.abi || entry.workspace != workspace || entry.workspace_bytes != workspace_bytes) {
-    auto problem = problem_for(args, **operation);
-    if (!problem) return problem.status();
-    problem->workspace = workspace;
-    problem->workspace_bytes = workspace_bytes;
-    auto made = tilecraft::GroupedGemmArguments::make(**operation, *problem);
-    if (!made) return made.status();
-    entry = {workspace, workspace_bytes, std::move(*made)};
-  }
-  return (*operation)->run(*entry.abi, stream);
+  return args.prepared_->run(
+      metadata().kernel_name, **operation, stream, workspace, workspace_bytes,
+      [&](void* work,
+          size_t work_bytes) -> Result<std::unique_ptr<tilecraft::GroupedGemmArguments>> {
+        auto problem = problem_for(args, **operation);
+        if (!problem) return problem.status();
+        problem->workspace = work;
+        problem->workspace_bytes = work_bytes;
+        return tilecraft::GroupedGemmArguments::make(**operation, *problem);
+      });
 }
 
 std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,

@@ -454,6 +454,32 @@ size_t split_k_workspace_size(const tc_gemm_args* args) {
   return partials_bytes<Partial>(*args);
 }
 
+// Sums `partitions` slices of rows x columns accumulators (row-major, `slice` elements apart) from
+// the workspace into D (leading dimension ldd) through the epilogue, reading C with ldc (0: one
+// value per column). The second launch of a split-K-parallel entry, GEMM's and convolution's.
+template <typename Reduction>
+int32_t reduce_split_k(const tc_gemm_args& a, void* workspace, int rows, int columns,
+                       int partitions, size_t slice, int64_t ldd, int64_t ldc,
+                       cudaStream_t stream, tc_image::HostAdapter& adapter, char* error,
+                       size_t capacity) {
+  using Output = typename Reduction::OutputOp;
+  using ElementOutput = typename Output::ElementOutput;
+  using Layout = cutlass::layout::RowMajor;
+  typename Reduction::Arguments reduction_args(
+      cutlass::MatrixCoord(rows, columns), partitions, slice,
+      {static_cast<typename Reduction::ElementWorkspace*>(workspace), Layout(columns)},
+      {static_cast<ElementOutput*>(a.D), Layout(ldd)},
+      {const_cast<ElementOutput*>(static_cast<const ElementOutput*>(a.C)), Layout(ldc)},
+      epilogue_params<Output>(a));
+  Reduction reduction;
+  cutlass::Status status = reduction.initialize(reduction_args, nullptr, stream);
+  if (status == cutlass::Status::kSuccess) status = reduction.run(stream, &adapter, 1);
+  if (status != cutlass::Status::kSuccess) {
+    return cuda_failure("ReduceSplitK::run", status, adapter, error, capacity);
+  }
+  return TC_OK;
+}
+
 template <typename Partial, typename Reduction>
 int32_t split_k_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
                     size_t capacity, const char* partial_name, const char* reduction_name) {
@@ -498,25 +524,10 @@ int32_t split_k_run(const tc_gemm_args* args, void* workspace, void* stream, cha
     return cuda_failure("GemmUniversal::run (split-K partials)", status, adapter, error,
                         capacity);
   }
-  using Output = typename Reduction::OutputOp;
-  using ElementOutput = typename Output::ElementOutput;
-  using Layout = cutlass::layout::RowMajor;
-  typename Reduction::Arguments reduction_args(
-      cutlass::MatrixCoord(int(SplitKLayout<Partial>::rows(a)),
-                           int(SplitKLayout<Partial>::columns(a))),
-      partitions, size_t(SplitKLayout<Partial>::slice(a)),
-      {static_cast<typename Reduction::ElementWorkspace*>(workspace),
-       Layout(SplitKLayout<Partial>::columns(a))},
-      {static_cast<ElementOutput*>(a.D), Layout(a.ldd)},
-      {const_cast<ElementOutput*>(static_cast<const ElementOutput*>(a.C)), Layout(a.ldc)},
-      epilogue_params<Output>(a));
-  Reduction reduction;
-  status = reduction.initialize(reduction_args, nullptr, cuda_stream);
-  if (status == cutlass::Status::kSuccess) status = reduction.run(cuda_stream, &adapter, 1);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("ReduceSplitK::run", status, adapter, error, capacity);
-  }
-  return TC_OK;
+  return reduce_split_k<Reduction>(a, workspace, int(SplitKLayout<Partial>::rows(a)),
+                                   int(SplitKLayout<Partial>::columns(a)), partitions,
+                                   size_t(SplitKLayout<Partial>::slice(a)), a.ldd, a.ldc,
+                                   cuda_stream, adapter, error, capacity);
 }
 
 }  // namespace tc_gemm

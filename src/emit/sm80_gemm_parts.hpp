@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "emit/device_image_text.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
 
 namespace tilecraft::emit {
@@ -29,5 +30,22 @@ int epilogue_max_k(const EpilogueFunctor& epilogue);
 // tc_can_implement_<index>, tc_workspace_size_<index>, tc_run_<index>.
 std::string universal_entry_text(const GemmEntry& entry, int index);
 std::string split_k_parallel_entry_text(const GemmEntry& entry, int index);
+
+// What the split-K-parallel partial kernel writes: accumulators, in C's layout, with a
+// LinearCombination of at most 128-bit stores.
+GemmOutput split_k_partial_output(const GemmDescription& description);
+
+// The parts of a split-K-parallel entry that differ between GEMM and convolution partials.
+struct SplitKParallelForm {
+  std::string partial_type;   // the device-level partial kernel (split_k_partial_output)
+  std::string kernel_member;  // its launched kernel type: "GemmKernel", "UnderlyingKernel"
+  KernelForm kernel_form;     // how the device half defines that kernel
+  std::string adapters;       // the namespace of split_k_can_implement / _workspace_size / _run
+};
+
+// Entry `index`: the partial type, the ReduceSplitK type applying the description's epilogue,
+// the two kernels of the device half and the three static ABI functions.
+std::string split_k_parallel_text(const GemmDescription& description, int index,
+                                  const SplitKParallelForm& form);
 
 }  // namespace tilecraft::emit

@@ -365,22 +365,9 @@ int32_t split_k_run(const tc_gemm_args* args, void* workspace, void* stream, cha
                         capacity);
   }
   const cutlass::gemm::GemmCoord mnk = implicit_gemm<Partial>(a);
-  using Layout = cutlass::layout::RowMajor;
-  const int64_t ldc = a.conv.c_per_channel ? 0 : mnk.n();
-  typename Reduction::Arguments reduction_args(
-      cutlass::MatrixCoord(mnk.m(), mnk.n()), partitions<Partial>(a),
-      size_t(mnk.m()) * size_t(mnk.n()),
-      {static_cast<typename Reduction::ElementWorkspace*>(workspace), Layout(mnk.n())},
-      {static_cast<ElementOutput*>(a.D), Layout(mnk.n())},
-      {const_cast<ElementOutput*>(static_cast<const ElementOutput*>(a.C)), Layout(ldc)},
-      epilogue_params<Output>(a));
-  Reduction reduction;
-  status = reduction.initialize(reduction_args, nullptr, cuda_stream);
-  if (status == cutlass::Status::kSuccess) status = reduction.run(cuda_stream, &adapter, 1);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("ReduceSplitK::run", status, adapter, error, capacity);
-  }
-  return TC_OK;
+  return tc_gemm::reduce_split_k<Reduction>(
+      a, workspace, mnk.m(), mnk.n(), partitions<Partial>(a), size_t(mnk.m()) * size_t(mnk.n()),
+      mnk.n(), a.conv.c_per_channel ? 0 : mnk.n(), cuda_stream, adapter, error, capacity);
 }
 
 }  // namespace tc_conv

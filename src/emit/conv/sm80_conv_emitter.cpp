@@ -118,46 +118,9 @@ std::string conv_entry_text(const GemmEntry& entry, int index) {
         "implicit GEMM's row-major output); got " +
         std::string(to_string(d.C.layout))));
   }
-  const DataType acc = d.tile.math_instruction.element_accumulator;
-  const std::string acc_type = cutlass_element(acc);
-  const int partial_count = std::max(1, std::min(d.C.alignment, 128 / size_in_bits(acc)));
-  const std::string partial_epilogue = "cutlass::epilogue::thread::LinearCombination<" + acc_type +
-                                       ", " + std::to_string(partial_count) + ", " + acc_type +
-                                       ", " + acc_type + ">";
-  const int count = d.epilogue.elements_per_access;
-  const std::string partial = "TcPartial" + i;
-  const std::string reduction = "TcReduction" + i;
-  out += "using " + partial + " = " +
-         implicit_gemm_convolution_type(d, {acc, d.C.layout, partial_epilogue}) + ";\n";
-  out += "using " + reduction + " = cutlass::reduction::device::ReduceSplitK<\n";
-  out += "    cutlass::reduction::kernel::ReduceSplitK<cutlass::MatrixShape<4, " +
-         std::to_string(32 * count) + ">,\n";
-  out += "        " + cutlass_epilogue(d.epilogue) + ",\n";
-  out += "        cutlass::reduction::thread::ReduceAdd<" + acc_type + ", " + acc_type + ", " +
-         std::to_string(count) + ">>>;\n";
-  const std::string both = partial + ", " + reduction;
-  const std::string partial_kernel = "tc_kernel_" + i + "_partial";
-  const std::string reduction_kernel = "tc_kernel_" + i + "_reduction";
-  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-  out +=
-      kernel_definition_text(KernelForm::kKernel, partial + "::UnderlyingKernel", partial_kernel);
-  out += kernel_definition_text(KernelForm::kKernel, reduction + "::ReductionKernel",
-                                reduction_kernel);
-  out += "#else\n";
-  out += "static int32_t tc_can_implement_" + i +
-         "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
-  out += "  return tc_conv::split_k_can_implement<" + both + ">(args, error, capacity, " + max_k +
-         ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
-  out += "  return tc_conv::split_k_workspace_size<" + partial + ">(args);\n}\n";
-  out += "static int32_t tc_run_" + i +
-         "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
-         "    size_t capacity) {\n";
-  out += "  return tc_conv::split_k_run<" + both +
-         ">(args, workspace, stream, error, capacity, \"" + partial_kernel + "\", \"" +
-         reduction_kernel + "\");\n}\n";
-  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-  return out;
+  return split_k_parallel_text(d, index,
+                               {implicit_gemm_convolution_type(d, split_k_partial_output(d)),
+                                "UnderlyingKernel", KernelForm::kKernel, "tc_conv"});
 }
 
 std::string emit_sm80_conv_module(const std::vector<GemmEntry>& entries) {
@@ -171,6 +134,7 @@ std::string emit_sm80_conv_module(const std::vector<GemmEntry>& entries) {
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += device_image_runtime_text();
   out += gemm_universal_adapter_text();
+  out += gemm_split_k_parallel_adapter_text();  // its ReduceSplitK launch
   out += conv_checks_text();
   out += conv_adapter_text();
   out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
