@@ -25,6 +25,7 @@ for _dir in (_HERE, _HERE.parent / "gpu"):
         sys.path.insert(0, str(_dir))
 
 from conv_kernels import KERNELS  # noqa: E402
+from gpu_seeding import seeded_fixtures  # noqa: E402
 
 SEED = int(os.environ.get("TILECRAFT_GPU_TEST_SEED") or random.SystemRandom().randrange(2 ** 31))
 _STATE = {}
@@ -168,21 +169,4 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"tilecraft convolution suite: seed {SEED}")
 
 
-@pytest.fixture
-def rng(request):
-    return random.Random(f"{SEED}/{request.node.nodeid}")
-
-
-@pytest.fixture
-def gen(rng):
-    import torch
-
-    g = torch.Generator(device="cuda")
-    g.manual_seed(rng.getrandbits(62))
-    return g
-
-
-@pytest.fixture
-def seed_note(request):
-    return (f"[seed {SEED}: rerun with TILECRAFT_GPU_TEST_SEED={SEED} python -m pytest "
-            f"'{request.node.nodeid}']")
+rng, gen, seed_note = seeded_fixtures(SEED)
