@@ -1,9 +1,10 @@
-"""Convolutions (CUTLASS 2.x implicit GEMM, SM80 kernels run on the GPU at hand) beside cuDNN
-through torch (``cudnn.benchmark`` on, channels-last tensors), in the same process on the same
-tensors.
+"""Convolutions (tilecraft's SM80 CUTLASS 2.x and SM90 CUTLASS 3.x implicit-GEMM kernels, and
+``tilecraft.conv2d``) beside cuDNN through torch (``cudnn.benchmark`` on, channels-last tensors),
+in the same process on the same tensors.
 
   python bench/bench_conv.py [--set resnet50|unet ...] [--kind fprop|dgrad|wgrad|fused ...]
-                             [--dtype f16|bf16 ...] [--batch 1 --batch 32 ...] [--json FILE]
+                             [--dtype f16|bf16 ...] [--batch 1 --batch 32 ...] [--no-sm90]
+                             [--no-one-call] [--one-call-tuning off|auto|blocking] [--json FILE]
 
 Sets:
   resnet50  the ResNet-50 layers of shared/HOPPER-NOTES.md (N, C, H, W, K, R, S, stride, pad)
@@ -11,19 +12,22 @@ Sets:
             channel input and output convolutions, a stride-2 downsampling), batches 1, 32 and
             128 (``--batch`` to choose)
 
-Kinds: fprop (y = conv(x, w)), dgrad (dx from dy and w), wgrad (dw from dy and x; tilecraft tries
-serial and parallel split-K), fused (y = relu(conv(x, w) + bias): our one kernel, whose epilogue
-adds the bias as a per-channel C, against torch's ``relu(conv2d(x, w, bias))``).
+Kinds: fprop (y = conv(x, w)), dgrad (dx from dy and w), wgrad (dw from dy and x; SM80 kernels
+also with serial and parallel split-K, up to 128 slices), fused (y = relu(conv(x, w) + bias): our
+one kernel, the bias a per-channel C on SM80 and the epilogue's bias on SM90, against torch's
+``relu(conv2d(x, w, bias))``).
 
-tilecraft side: for each problem, every candidate kernel of the kind (a few CUTLASS tile shapes,
-the optimized iterators; dgrad of a unit-stride layer uses the unit-stride kernel, of a strided
-layer the strided one; a 3-channel input is zero-padded to 4 channels, outside the timing, and
-runs the fixed_channels kernel) is compiled in one ``compiler.add_module``, checked against
-cuDNN's output (max |ours - cuDNN| / max |cuDNN| <= 1e-2) and timed; the table gives the fastest
-and the ratio cuDNN time / ours (above 1: we are faster), and the geometric mean per kind and
-dtype. Timing: ``tilecraft.profiling.Timer`` (median of launches, each after a write of twice
-the L2 size; both sides measured twice, alternately, the faster kept). Without a usable GPU the
-script says why and exits 0.
+tilecraft side: for each problem, every candidate of the kind (SM80 tile shapes; SM90 tiles,
+clusters and stage counts where TMA can take the layer: channels multiples of 8, dgrad of unit
+stride; the optimized iterators; a 3-channel image zero-padded to 4 or 8 channels outside the
+timing for the fixed_channels kernels; ``tilecraft.conv2d`` for 1x1 fprop and fused layers, which
+it runs as a GEMM) is compiled up front, checked against cuDNN's output (max |ours - cuDNN| /
+max |cuDNN| <= 1e-2) and timed; the table gives the fastest and the ratio cuDNN time / ours
+(above 1: we are faster), and the geometric mean per kind and dtype; ``--json`` keeps every
+candidate's time. Timing: ``tilecraft.profiling.Timer`` (median of launches, each after a write
+of twice the L2 size and a 0.2 ms device spin, so host dispatch is not counted on either side;
+both sides measured twice, the faster kept). Without a usable GPU the script says why and
+exits 0.
 """
 
 import argparse
@@ -47,12 +51,28 @@ TILES = [((128, 128, 32), 3, (2, 2, 1)), ((256, 128, 32), 3, (4, 2, 1)),
          ((128, 256, 32), 3, (2, 4, 1)), ((128, 64, 32), 4, (2, 2, 1)),
          ((64, 64, 64), 4, (2, 2, 1))]
 # Layers of fewer than 8 channels on a side (a 3-channel image, a 4-channel latent): these only.
-SMALL_TILES = [TILES[0], TILES[3], TILES[4]]
-# SM90 (CUTLASS 3.x ConvUniversal, TmaWarpSpecialized: one consumer warpgroup): (tile, cluster).
+SMALL_TILES = [TILES[0], TILES[3], TILES[4], ((256, 64, 32), 3, (4, 1, 1)),
+               ((128, 64, 64), 3, (2, 2, 1))]
+# SM90 (CUTLASS 3.x ConvUniversal, TmaWarpSpecialized: one consumer warpgroup, not persistent):
+# (tile, cluster, stages; 0 = as many as shared memory holds). Fewer stages let two CTAs share an
+# SM, so one CTA's epilogue overlaps the other's main loop (CUTLASS has no persistent conv kernel).
 # TMA im2col needs channel counts that are multiples of 8 (16 bytes); dgrad unit strides.
-SM90_TILES = [((128, 128, 64), (1, 1, 1)), ((128, 128, 64), (2, 1, 1)),
-              ((128, 64, 64), (1, 1, 1)), ((64, 128, 64), (1, 1, 1)), ((64, 64, 64), (1, 1, 1))]
-WGRAD_SPLITS = (1, 2, 4, 8, 16)
+SM90_TILES = [((128, 128, 64), (1, 1, 1), 0), ((128, 128, 64), (2, 1, 1), 0),
+              ((128, 128, 64), (1, 1, 1), 3), ((128, 64, 64), (1, 1, 1), 0),
+              ((128, 64, 64), (1, 1, 1), 4), ((64, 128, 64), (1, 1, 1), 0)]
+
+
+def wgrad_splits(layer, tile):
+    """Split-K slice counts worth trying for an SM80 wgrad: powers of two while every slice keeps
+    at least 1024 of the implicit GEMM's K (N*P*Q), the grid stays within 16 waves of CTAs and the
+    count within 128."""
+    gemm_k = layer.n * layer.p * layer.q
+    ctas = math.ceil(layer.k / tile[0]) * math.ceil(layer.c_kernel * layer.r * layer.s / tile[1])
+    splits = [1]
+    while (splits[-1] < 128 and gemm_k // (splits[-1] * 2) >= 1024 and
+           ctas * splits[-1] * 2 <= 16 * 132):
+        splits.append(splits[-1] * 2)
+    return splits
 TOLERANCE = 1e-2
 
 
@@ -110,17 +130,17 @@ def sm90_applies(kind, layer):
     return layer.c % 8 == 0 and layer.k % 8 == 0 and (kind != "dgrad" or layer.stride == 1)
 
 
-def make_op(kind, dtype, tile, layer, fused=False, arch=80):
+def make_op(kind, dtype, tile, layer, fused=False, arch=80, c_pad=None):
     import tilecraft as cutlass
 
     el = {"f16": cutlass.float16, "bf16": cutlass.bfloat16}[dtype]
     if arch == 90:
-        shape, cluster = tile
+        shape, cluster, stages = tile
         math_inst = cutlass.MathInstruction([64, shape[1], 16], el, el, cutlass.float32,
                                             cutlass.OpClass.TensorOp,
                                             cutlass.MathOperation.multiply_add)
         tile_desc = cutlass.TileDescription(
-            list(shape), 0, None, math_inst, cluster_shape=list(cluster),
+            list(shape), stages, None, math_inst, cluster_shape=list(cluster),
             kernel_schedule=cutlass.KernelScheduleType.TmaWarpSpecialized)
     else:
         shape, stages, warps = tile
@@ -129,7 +149,7 @@ def make_op(kind, dtype, tile, layer, fused=False, arch=80):
                                             cutlass.MathOperation.multiply_add)
         tile_desc = cutlass.TileDescription(list(shape), stages, list(warps), math_inst)
     few = kind == "fprop" and layer.c < 8
-    c, k = layer.c_kernel, layer.k
+    c, k = c_pad or layer.c_kernel, layer.k
     contiguous = {"fprop": (c, c, k), "dgrad": (k, c, c), "wgrad": (k, c, c)}[kind]
     align_a, align_b, align_c = (min(8, ch & -ch) for ch in contiguous)
     A = cutlass.TensorDescription(el, cutlass.TensorNHWC, align_a)
@@ -202,13 +222,23 @@ def cudnn_call(kind, layer, x, w, dy, bias):
     return backward
 
 
-def problem_size(layer, split=1):
+def kernel_channels(op, layer):
+    """Channels op reads: a fixed_channels kernel exactly its access size (the image is padded to
+    it), any other the layer's (3-channel images padded to 4)."""
     import tilecraft as cutlass
 
-    p = layer.pad
+    if op.iterator_algorithm == cutlass.conv.IteratorAlgorithm.fixed_channels:
+        return op.A.alignment
+    return layer.c_kernel
+
+
+def problem_size(layer, split=1, c=None):
+    import tilecraft as cutlass
+
+    p, c = layer.pad, c or layer.c_kernel
     return cutlass.conv.Conv2dProblemSize(
-        cutlass.Tensor4DCoord(layer.n, layer.h, layer.w, layer.c_kernel),
-        cutlass.Tensor4DCoord(layer.k, layer.r, layer.s, layer.c_kernel),
+        cutlass.Tensor4DCoord(layer.n, layer.h, layer.w, c),
+        cutlass.Tensor4DCoord(layer.k, layer.r, layer.s, c),
         cutlass.Tensor4DCoord(p, p, p, p), cutlass.MatrixCoord(layer.stride, layer.stride),
         cutlass.MatrixCoord(1, 1), cutlass.conv.Mode.cross_correlation, split, 1)
 
@@ -217,7 +247,8 @@ def our_arguments(kind, op, layer, x, w, dy, bias, out, split=1, parallel=False)
     import tilecraft as cutlass
 
     mode = cutlass.conv.SplitKMode.Parallel if parallel else cutlass.conv.SplitKMode.Serial
-    xk, wk = pad_channels(x, layer.c_kernel), pad_channels(w, layer.c_kernel)
+    c_kernel = kernel_channels(op, layer) if kind in ("fprop", "fused") else layer.c_kernel
+    xk, wk = pad_channels(x, c_kernel), pad_channels(w, c_kernel)
     epilogue_bias = None
     if kind in ("fprop", "fused"):
         a, b, c = xk, wk, (bias if kind == "fused" else None)
@@ -228,8 +259,43 @@ def our_arguments(kind, op, layer, x, w, dy, bias, out, split=1, parallel=False)
     else:
         a, b, c = dy, xk, None
     beta = 1.0 if c is not None else 0.0
-    return cutlass.Conv2dArguments(op, problem_size(layer, split), a, b, c, out,
+    return cutlass.Conv2dArguments(op, problem_size(layer, split, c_kernel), a, b, c, out,
                                    op.epilogue_type(1.0, beta), mode, split, bias=epilogue_bias)
+
+
+class OneCallConv:
+    """``tilecraft.conv2d`` as a candidate beside the Conv2dOperation kernels: a 1x1, unit-stride,
+    unpadded layer runs there as a GEMM (``tilecraft.gemm``'s pick; ``--one-call-tuning``)."""
+
+    arch = "conv2d"
+    tile_description = None
+
+    def __init__(self, kind, tuning):
+        self.kind, self.tuning, self.kernel = kind, tuning, "?"
+
+    @staticmethod
+    def applies(kind, layer):
+        return (kind in ("fprop", "fused") and layer.r == layer.s == 1 and layer.stride == 1 and
+                layer.pad == 0)
+
+    def prepare(self, x, w, bias, out):
+        """The call to time, made once here (its first call compiles or tunes)."""
+        import tilecraft
+
+        fused = self.kind == "fused"
+
+        def call():
+            tilecraft.conv2d(x, w, bias=bias if fused else None,
+                             activation="relu" if fused else None, out=out, tuning=self.tuning)
+        call()
+        self.kernel = tilecraft.conv_ops.last_conv_pick()[0]
+        return call
+
+    def run(self, call):
+        call()
+
+    def procedural_name(self):
+        return f"tilecraft.conv2d -> {self.kernel}"
 
 
 def relative_error(got, want):
@@ -265,19 +331,27 @@ def run(args):
                 tiles = [(t, 80) for t in (SMALL_TILES if small else TILES)]
                 if args.sm90 and sm90_applies(op_kind, layer):
                     tiles += [(t, 90) for t in SM90_TILES]
-                for tile, arch in tiles:
+                pads = (None,)
+                if op_kind == "fprop" and layer.c < 8:  # fixed_channels reads 4 or 8 at a time
+                    pads = (None, 8)
+                for (tile, arch), c_pad in ((t, c) for t in tiles for c in pads):
+                    if c_pad and arch == 90:
+                        continue
                     try:
                         op = make_op(op_kind, dtype, tile, layer, fused=kind == "fused",
-                                     arch=arch)
+                                     arch=arch, c_pad=c_pad)
                     except Exception as error:  # noqa: BLE001 - a tile the rules refuse
                         print(f"  ({layer.label} {kind} {dtype} {tile[0]}: {error})")
                         continue
                     ops.setdefault(op.procedural_name(), op)
                     cands.append(ops[op.procedural_name()])
+                if args.one_call and OneCallConv.applies(kind, layer):
+                    cands.append(OneCallConv(kind, args.one_call_tuning))
                 work.append((layer, kind, dtype, cands))
     start = time.monotonic()
     tilecraft.compiler.add_module(list(ops.values()))
-    wgrad_ops = [op for name, op in ops.items() if "_wgrad_" in name and op.arch == 80]
+    wgrad_ops = [op for op in ops.values()
+                 if op.conv_kind == tilecraft.conv.Operator.wgrad and op.arch == 80]
     if wgrad_ops and args.parallel_split_k:
         tilecraft.compiler.add_module(wgrad_ops, split_k_parallel=True)
     print(f"compiled {len(ops)} kernels in {time.monotonic() - start:.1f} s")
@@ -297,14 +371,17 @@ def run(args):
                               device="cuda").contiguous(memory_format=torch.channels_last)
         best = None
         errors = []
+        timings = []
         for op in cands:
-            splits = WGRAD_SPLITS if kind == "wgrad" and op.arch == 80 else (1,)
+            splits = (wgrad_splits(layer, op.tile_description.threadblock_shape)
+                      if kind == "wgrad" and op.arch == 80 else (1,))
             for split in splits:
                 for parallel in ((False, True) if split > 1 and args.parallel_split_k else
                                  (False,)):
                     try:
-                        ours = our_arguments(kind, op, layer, x, w, dy, bias, out, split,
-                                             parallel)
+                        ours = (op.prepare(x, w, bias, out) if isinstance(op, OneCallConv) else
+                                our_arguments(kind, op, layer, x, w, dy, bias, out, split,
+                                              parallel))
                     except Exception as error:  # noqa: BLE001 - this kernel cannot take it
                         errors.append(f"{op.procedural_name()} split {split}: {error}")
                         continue
@@ -318,6 +395,9 @@ def run(args):
                                       f"error {err:.3g}")
                         continue
                     us = timer.median_us(lambda: op.run(ours))  # noqa: B023
+                    timings.append((op.procedural_name() + (f" split {split}"
+                                                            f"{'p' if parallel else 's'}"
+                                                            if split > 1 else ""), round(us, 2)))
                     if best is None or us < best[0]:
                         best = (us, op, split, parallel, err, ours)
         if best is None:
@@ -329,8 +409,11 @@ def run(args):
         us = min(best[0], timer.median_us(lambda: best[1].run(ours)))  # noqa: B023
         cudnn_us = min(timer.median_us(reference_fn), timer.median_us(reference_fn))
         ratio = cudnn_us / us
-        tile = best[1].tile_description.threadblock_shape
-        arch_text = f"sm{best[1].arch} "
+        td = best[1].tile_description
+        tile = td.threadblock_shape if td is not None else ()
+        arch_text = f"sm{best[1].arch} " if td is not None else "tilecraft.conv2d (GEMM)"
+        if best[1].arch == 90:
+            arch_text += f"c{'x'.join(map(str, td.cluster_shape[:2]))} s{td.stages} "
         split_text = f" split {best[2]}{'p' if best[3] else 's'}" if best[2] > 1 else ""
         record = {"layer": layer.label, "set": layer.set, "kind": kind, "dtype": dtype,
                   "cudnn_us": round(cudnn_us, 2), "ours_us": round(us, 2),
@@ -338,7 +421,7 @@ def run(args):
                   "cudnn_tflops": round(layer.flops / cudnn_us / 1e6, 1),
                   "kernel": best[1].procedural_name() + split_text,
                   "tile": arch_text + "x".join(map(str, tile)) + split_text,
-                  "rel_err": best[4]}
+                  "rel_err": best[4], "candidates": sorted(timings, key=lambda t: t[1])}
         records.append(record)
         print(f"{layer.label:42s} {kind:6s} {dtype:4s} cuDNN {cudnn_us:9.1f} us "
               f"({record['cudnn_tflops']:6.1f} TF)  ours {us:9.1f} us ({record['tflops']:6.1f} "
@@ -374,6 +457,12 @@ def main():
     parser.add_argument("--no-parallel-split-k", dest="parallel_split_k", action="store_false")
     parser.add_argument("--no-sm90", dest="sm90", action="store_false",
                         help="SM80 (CUTLASS 2.x) candidates only")
+    parser.add_argument("--no-one-call", dest="one_call", action="store_false",
+                        help="leave tilecraft.conv2d (1x1 layers as GEMMs) out of the candidates")
+    parser.add_argument("--one-call-tuning", default="off",
+                        choices=("off", "auto", "blocking", "force"),
+                        help="tilecraft.conv2d's tuning= for its GEMM route (default off: the "
+                             "ranked first pick)")
     parser.add_argument("--json")
     args = parser.parse_args()
     args.set = args.set or ["resnet50", "unet"]

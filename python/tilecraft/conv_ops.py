@@ -1,8 +1,12 @@
 """``tilecraft.conv2d``: a convolution of channels-last torch tensors in one call.
 
-The kernel is the performance model's first ranked convolution kernel that compiles (compiled on
-the first call of a problem, a minute or so; cached on disk afterwards), remembered per problem
-for the process. Convolutions are not tuned by measurement yet.
+A 1x1 convolution of unit stride and no padding is the GEMM ``x[N*H*W, C] @ w[K, C]^T`` on the
+same memory (channels-last), so it runs through ``tilecraft.gemm`` and its tuning (``tuning=``,
+as for ``gemm``: by default the ranked first pick serves while candidates are timed in the
+background). Any other convolution runs the performance model's first ranked convolution kernel
+that compiles (compiled on the first call of a problem, a minute or so; cached on disk
+afterwards), remembered per problem for the process; those are not tuned by measurement yet.
+``last_conv_pick()`` says which kernel ran and why.
 """
 
 from tilecraft import _core
@@ -30,15 +34,34 @@ def _output_extent(x, w, stride, padding, dilation):
     return n, k, p, q
 
 
+def _as_gemm_operands(x, w, out, stride, padding, groups):
+    """(A, B, D) views for a 1x1, unit-stride, unpadded convolution, or None for any other."""
+    from tilecraft.api.arguments import _pair, _padding
+
+    if (tuple(w.shape[2:]) != (1, 1) or _pair("stride", stride) != (1, 1) or
+            any(_padding(padding)) or groups != 1):
+        return None
+    n, c, h, wd = x.shape
+    k = w.shape[0]
+    try:
+        a = x.permute(0, 2, 3, 1).view(n * h * wd, c)
+        b = w.permute(0, 2, 3, 1).view(k, c).t()
+        d = out.permute(0, 2, 3, 1).view(n * h * wd, k)
+    except RuntimeError:  # not viewable as matrices: the convolution kernels take it
+        return None
+    return a, b, d
+
+
 def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activation=None,
-           activation_args=(), out=None, accumulator_type=None, stream=None):
+           activation_args=(), out=None, accumulator_type=None, stream=None, tuning=None):
     """``activation(conv2d(x, w) + bias)`` in one kernel, as ``torch.nn.functional.conv2d``
     computes it (cross-correlation), for CUDA tensors in ``torch.channels_last`` memory format:
     ``x`` (N, C, H, W), ``w`` (K, C, R, S), ``bias`` (K,) or None. ``stride`` and ``dilation``:
     an int or two; ``padding``: an int, two (rows, columns) or four (top, bottom, left, right).
     ``activation``: None, "relu", "gelu", "silu", ... (the epilogue's). Returns ``out`` (N, K,
     P, Q), channels-last, of x's dtype (allocated unless given). A channels-first tensor is
-    refused with the fix in the message; nothing is launched on bad input."""
+    refused with the fix in the message; nothing is launched on bad input. ``tuning``: for a
+    1x1 convolution run as a GEMM, as ``tilecraft.gemm``'s (see the module's documentation)."""
     torch = _torch()
     for name, value in (("x", x), ("w", w)):
         if not isinstance(value, torch.Tensor) or not value.is_cuda:
@@ -53,6 +76,19 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
                                  bias=bias)
     args = Conv2dArguments(x, w, out, accumulator_type, kind="fprop", stride=stride,
                            padding=padding, dilation=dilation, groups=groups, epilogue=epilogue)
+    operands = _as_gemm_operands(x, w, out, stride, padding, groups)
+    if operands is not None:
+        from tilecraft.ops import plan_gemm
+
+        a, b, d = operands
+        plan = plan_gemm(a, b, d, bias=bias, activation=activation,
+                         activation_args=activation_args, accumulator_type=accumulator_type,
+                         tuning=tuning)
+        plan._launch(a, b, d, None, bias, stream)
+        _last_pick["kernel_name"] = plan.kernel_name
+        _last_pick["reason"] = ("1x1 unit-stride convolution run as the GEMM x[N*H*W, C] @ "
+                                f"w[K, C]^T: {plan.state['reason']}")
+        return out
     name, reason = _core.api.conv2d(args._native, _stream_handle(stream, args))
     _last_pick["kernel_name"], _last_pick["reason"] = name, reason
     return out

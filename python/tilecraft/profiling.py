@@ -202,7 +202,14 @@ def gemm_kwargs(problem, extra):
 
 
 class Timer:
-    """Median device time of a launch on the current stream, each launch after an L2 flush."""
+    """Median device time of a launch on the current stream, each launch after an L2 flush.
+
+    Between the flush and the start event the stream spins for about 0.2 ms (``torch.cuda._sleep``)
+    so that the host has queued the launch before the start event fires: the time is the device's
+    alone, not the host's dispatch of ``fn`` (torch's ``relu(conv2d(x, w, b))`` spends tens of
+    microseconds on the host in three launches, which would otherwise count as device time)."""
+
+    HOST_SLACK_CYCLES = 400_000  # ~0.2 ms at the H100's clocks
 
     def __init__(self, device="cuda"):
         torch = _torch()
@@ -220,6 +227,7 @@ class Timer:
         deadline = time.perf_counter() + max_seconds
         for _ in range(repeats):
             self.flush.zero_()
+            torch.cuda._sleep(self.HOST_SLACK_CYCLES)
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             fn()

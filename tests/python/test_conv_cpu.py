@@ -392,3 +392,29 @@ def test_sm90_arguments_refuse_a_bias_of_the_wrong_type():
     with pytest.raises(ValueError, match="bias: expected float16 .* got float32"):
         Conv2dArguments(op, p, x, w, None, y, op.epilogue_type(1.0, 0.0),
                         bias=np.zeros(64, dtype=np.float32))
+
+
+def test_one_by_one_convolutions_are_the_gemm_on_the_same_memory():
+    """conv2d's 1x1 route: the GEMM views of channels-last tensors compute torch's convolution
+    (CPU tensors, float64); other shapes, strides, paddings and groups keep the conv kernels."""
+    torch = pytest.importorskip("torch")
+    from tilecraft.conv_ops import _as_gemm_operands
+
+    g = torch.Generator().manual_seed(14)
+    cl = torch.channels_last
+    x = (torch.rand(3, 24, 5, 7, generator=g, dtype=torch.float64) * 2 - 1).contiguous(
+        memory_format=cl)
+    w = (torch.rand(40, 24, 1, 1, generator=g, dtype=torch.float64) * 2 - 1).contiguous(
+        memory_format=cl)
+    out = torch.full((3, 40, 5, 7), float("nan"), dtype=torch.float64).contiguous(
+        memory_format=cl)
+    a, b, d = _as_gemm_operands(x, w, out, 1, 0, 1)
+    assert a.data_ptr() == x.data_ptr() and d.data_ptr() == out.data_ptr()  # views, no copies
+    d.copy_(a @ b)
+    want = torch.nn.functional.conv2d(x, w)
+    assert torch.equal(out, want) or float((out - want).abs().max()) < 1e-12
+    w3 = torch.zeros(40, 24, 3, 3, dtype=torch.float64).contiguous(memory_format=cl)
+    assert _as_gemm_operands(x, w3, out, 1, 1, 1) is None
+    assert _as_gemm_operands(x, w, out, 2, 0, 1) is None
+    assert _as_gemm_operands(x, w, out, 1, (0, 0, 1, 0), 1) is None
+    assert _as_gemm_operands(x, w, out, 1, 0, 2) is None

@@ -83,6 +83,26 @@ def test_conv2d_one_call(gen, dtype_name, activation):
     assert name and "ranked first pick" in reason
 
 
+@pytest.mark.parametrize("activation", [None, "relu"])
+def test_conv2d_one_by_one_runs_as_a_gemm(gen, activation):
+    import tilecraft
+
+    torch = _torch()
+    x = randn_cl((3, 64, 11, 13), torch.float16, gen)
+    w = randn_cl((72, 64, 1, 1), torch.float16, gen)
+    bias = (torch.rand(72, generator=gen, device="cuda") * 2 - 1).half()
+    out = poisoned_like_cl((3, 72, 11, 13), torch.float16)
+    got = tilecraft.conv2d(x, w, bias=bias, activation=activation, out=out, tuning="off")
+    assert got is out
+    pre = reference("fprop", x, w, None, 1, 0, 1) + bias.double().view(1, -1, 1, 1)
+    want = torch.relu(pre) if activation == "relu" else pre
+    scale = reference("fprop", x.abs(), w.abs(), None, 1, 0, 1) + bias.double().abs().view(
+        1, -1, 1, 1)
+    check(got, want, scale, f"conv2d 1x1 {activation}")
+    name, reason = tilecraft.conv_ops.last_conv_pick()
+    assert "as the GEMM" in reason and "fprop" not in name, (name, reason)
+
+
 @pytest.mark.parametrize("kind", ["fprop", "dgrad", "wgrad"])
 def test_api_kernels_rank_compile_and_run(gen, kind, tmp_path):
     import tilecraft
