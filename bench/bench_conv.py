@@ -303,26 +303,11 @@ def relative_error(got, want):
     return float((g - w).abs().max() / w.abs().max().clamp_min(1e-30))
 
 
-def run(args):
-    import torch
-
-    import tilecraft
-    from tilecraft.profiling import Timer
-
-    sys.path.insert(0, __file__.rsplit("/", 1)[0])
-    from common import device_line
-
-    torch.backends.cudnn.benchmark = True
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    print(device_line())
-    timer = Timer()
-    layers = layers_of(args.set, args.batch)
-
-    # Describe every candidate of every (layer, kind, dtype), then compile them in one call.
+def describe_candidates(args):
+    """[(layer, kind, dtype, candidates)] and {name: operation} of every candidate kernel."""
     work = []
     ops = {}
-    for layer in layers:
+    for layer in layers_of(args.set, args.batch):
         for kind in args.kind:
             for dtype in args.dtype:
                 op_kind = "fprop" if kind == "fused" else kind
@@ -348,6 +333,14 @@ def run(args):
                 if args.one_call and OneCallConv.applies(kind, layer):
                     cands.append(OneCallConv(kind, args.one_call_tuning))
                 work.append((layer, kind, dtype, cands))
+    return work, ops
+
+
+def compile_candidates(args, ops):
+    """Every candidate in one add_module, and the SM80 wgrad kernels' parallel split-K variants
+    in another (tilecraft.conv2d's GEMMs compile on their first call)."""
+    import tilecraft
+
     start = time.monotonic()
     tilecraft.compiler.add_module(list(ops.values()))
     wgrad_ops = [op for op in ops.values()
@@ -355,6 +348,29 @@ def run(args):
     if wgrad_ops and args.parallel_split_k:
         tilecraft.compiler.add_module(wgrad_ops, split_k_parallel=True)
     print(f"compiled {len(ops)} kernels in {time.monotonic() - start:.1f} s")
+
+
+def write_json(path, records, summary=None):
+    if path:
+        with open(path, "w") as f:
+            json.dump({"records": records, "summary": summary or {}}, f, indent=1)
+
+
+def run(args):
+    import torch
+
+    from tilecraft.profiling import Timer
+
+    sys.path.insert(0, __file__.rsplit("/", 1)[0])
+    from common import device_line
+
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    print(device_line())
+    timer = Timer()
+    work, ops = describe_candidates(args)
+    compile_candidates(args, ops)
 
     records = []
     for layer, kind, dtype, cands in work:
@@ -427,6 +443,7 @@ def run(args):
               f"({record['cudnn_tflops']:6.1f} TF)  ours {us:9.1f} us ({record['tflops']:6.1f} "
               f"TF)  ratio {ratio:5.2f}  {record['tile']}", flush=True)
         del ours, best
+        write_json(args.json, records)  # kept row by row: a run stopped early keeps its rows
 
     print()
     print("| set | kind | dtype | layers | geomean cuDNN/ours | min | max |")
@@ -443,9 +460,7 @@ def run(args):
                 summary[f"{set_name}/{kind}/{dtype}"] = geo
                 print(f"| {set_name} | {kind} | {dtype} | {len(ratios)} | {geo:.3f} | "
                       f"{min(ratios):.2f} | {max(ratios):.2f} |")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"records": records, "summary": summary}, f, indent=1)
+    write_json(args.json, records, summary)
 
 
 def main():
@@ -463,12 +478,19 @@ def main():
                         choices=("off", "auto", "blocking", "force"),
                         help="tilecraft.conv2d's tuning= for its GEMM route (default off: the "
                              "ranked first pick)")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="compile every candidate into the kernel cache and exit (no GPU "
+                             "needed: a cache made here can be carried to the GPU machine)")
     parser.add_argument("--json")
     args = parser.parse_args()
     args.set = args.set or ["resnet50", "unet"]
     args.kind = args.kind or ["fprop", "dgrad", "wgrad", "fused"]
     args.dtype = args.dtype or ["f16", "bf16"]
     args.batch = args.batch or [1, 32, 128]
+    if args.compile_only:
+        args.one_call = False
+        compile_candidates(args, describe_candidates(args)[1])
+        return 0
     reason = skip_reason()
     if reason:
         print(f"bench_conv: skipped: {reason}")

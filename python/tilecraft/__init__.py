@@ -47,7 +47,7 @@ from tilecraft.conv_arguments import Conv2dArguments
 from tilecraft.conv import StrideSupport
 from tilecraft.memory import get_allocated_size, get_memory_pool
 from tilecraft import compiler, conv, gemm, tuning
-from tilecraft.ops import GemmPlan, plan_gemm
+from tilecraft.ops import GemmPlan, clear_plans, plan_gemm
 from tilecraft.grouped_ops import grouped_gemm
 from tilecraft.conv_ops import conv2d
 
@@ -94,6 +94,7 @@ __all__ = [
     "hardswish",
     "leaky_relu",
     "plan_gemm",
+    "clear_plans",
     "relu",
     "sigmoid",
     "silu",

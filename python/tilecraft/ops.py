@@ -272,4 +272,13 @@ def gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation=None
     return plan._launch(A, B, out, C, bias, stream)
 
 
-__all__ = ["GemmPlan", "gemm", "plan_gemm"]
+def clear_plans():
+    """Drops the plans ``gemm``, ``plan_gemm`` and ``conv2d``'s GEMM route keep for the process
+    (and the loaded kernels only they hold); their kernels stay compiled in the disk cache and a
+    later call makes its plan again. Returns how many were dropped."""
+    dropped = len(_plans)
+    _plans.clear()
+    return dropped
+
+
+__all__ = ["GemmPlan", "clear_plans", "gemm", "plan_gemm"]
