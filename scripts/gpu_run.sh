@@ -123,8 +123,9 @@ if want grouped; then
   fi
 fi
 # conv: the convolution compile tests (every kind; CONV_COMPILE_TEST=0 skips them), the GPU suite
-# (CONV_K: pytest -k), its sanitizer subset (CONV_SANITIZER=1), the seed's conv example (a crash
-# gets a native backtrace from cuda-gdb) and the conv benchmark (CONV_BENCH: its arguments; unset:
+# (CONV_K: pytest -k; CONV_SKIP_PYTEST=1 skips it), its sanitizer subset (CONV_SANITIZER=1), the
+# seed's conv example (a crash gets a native backtrace from cuda-gdb) and the C++ one
+# (CONV_SKIP_EXAMPLES=1 skips both) and the conv benchmark (CONV_BENCH: its arguments; unset:
 # not run; its log and JSON go straight to $OUT).
 if want conv; then
   [ "${CONV_COMPILE_TEST:-1}" != 0 ] && TILECRAFT_FULL_COMPILE_TESTS=1 step conv_compile \
@@ -134,12 +135,12 @@ if want conv; then
   [ -d tests/python/gpu_conv ] && [ -z "${CONV_SKIP_PYTEST:-}" ] && TILECRAFT_TEST_CHECK_LIVE=1 step pytest_conv \
     timeout -s ABRT "${CONV_TIMEOUT:-3600}" $PY -X faulthandler -m pytest tests/python/gpu_conv -rs -v \
     --durations=15 ${CONV_K:+-k "$CONV_K"} ${CONV_PYTEST_ARGS:-}
-  if [ -f examples/python/seed002_conv.py ] && ! step example_conv $PY -X faulthandler examples/python/seed002_conv.py &&
+  if [ -z "${CONV_SKIP_EXAMPLES:-}" ] && [ -f examples/python/seed002_conv.py ] && ! step example_conv $PY -X faulthandler examples/python/seed002_conv.py &&
      command -v cuda-gdb >/dev/null; then
     step example_conv_backtrace cuda-gdb -batch -ex run -ex bt -ex "info sharedlibrary" \
       --args $PY examples/python/seed002_conv.py
   fi
-  step example_cpp_conv "$TILECRAFT_BUILD_DIR/examples/cpp/conv2d"
+  [ -z "${CONV_SKIP_EXAMPLES:-}" ] && step example_cpp_conv "$TILECRAFT_BUILD_DIR/examples/cpp/conv2d"
   [ -d tests/python/gpu_conv ] && [ -n "${CONV_SANITIZER:-}" ] &&
     TILECRAFT_TEST_CHECK_LIVE=1 TILECRAFT_TEST_RELEASE_HELD_FRAMES=1 \
     step sanitizer_conv compute-sanitizer --tool memcheck --error-exitcode 1 \
