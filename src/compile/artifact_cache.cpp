@@ -198,6 +198,13 @@ std::string manifest_text(const std::string& signing_key, const std::string& key
          to_hex(hmac_sha256(signing_key, message)) + "\n";
 }
 
+std::string alias_text(const std::string& signing_key, const std::string& kernel_key,
+                       const std::string& unit_key) {
+  const std::string body = "kernel " + kernel_key + "\nunit " + unit_key + "\n";
+  return "tilecraft-alias v1\n" + body + "hmac-sha256 " +
+         to_hex(hmac_sha256(signing_key, "tilecraft-alias v1\n" + body)) + "\n";
+}
+
 ArtifactCache ArtifactCache::open(const Settings& settings) {
   return open(settings.cache_dir, settings.signing_key_file);
 }
@@ -424,6 +431,35 @@ Result<std::string> ArtifactCache::commit(const std::string& key, BuildDir& buil
   build.release();
   TILECRAFT_RETURN_IF_ERROR(fsync_path(parent));
   return final_dir + "/module.so";
+}
+
+void ArtifactCache::record_alias(const std::string& kernel_key, const std::string& unit_key) const {
+  if (!writable_ || kernel_key.size() < 2 || kernel_key == unit_key) return;
+  const std::string dir = v1() + "/aliases/" + kernel_key.substr(0, 2);
+  if (!ensure_own_dir(v1() + "/aliases") || !ensure_own_dir(dir)) return;
+  // Written beside its final name and renamed over it, so a reader sees a whole record or none.
+  const std::string path = dir + "/" + kernel_key;
+  const std::string partial = path + ".partial-" + std::to_string(getpid());
+  if (!write_file_synced(partial, alias_text(key_, kernel_key, unit_key)) ||
+      rename(partial.c_str(), path.c_str()) != 0) {
+    remove_path(partial);
+  }
+}
+
+std::optional<std::string> ArtifactCache::alias_of(const std::string& kernel_key) const {
+  if (!readable_ || kernel_key.size() < 2) return std::nullopt;
+  std::string text;
+  if (!read_entry_file(v1() + "/aliases/" + kernel_key.substr(0, 2) + "/" + kernel_key, &text)) {
+    return std::nullopt;
+  }
+  const std::string marker = "\nunit ";
+  const size_t at = text.find(marker);
+  if (at == std::string::npos) return std::nullopt;
+  const size_t end = text.find('\n', at + marker.size());
+  if (end == std::string::npos) return std::nullopt;
+  std::string unit_key = text.substr(at + marker.size(), end - at - marker.size());
+  if (!constant_time_equal(text, alias_text(key_, kernel_key, unit_key))) return std::nullopt;
+  return unit_key;
 }
 
 std::string ArtifactCache::keep_failed(const std::string& name, const std::string& key,

@@ -4,6 +4,10 @@
 //                                       its builder lives; renamed into place when complete
 //   <root>/v1/locks/<key>.lock          flock()ed while a process compiles that key
 //   <root>/v1/failed/<name>-<key8>.cu   sources nvcc rejected, with nvcc's log beside them
+//   <root>/v1/aliases/<key[0:2]>/<key>  "this kernel's own key is served by that unit's module":
+//                                       kernels built together in one translation unit are
+//                                       found again when later asked for alone or in other
+//                                       company (signed like manifests)
 // Each manifest holds an HMAC of its module under the signing key (compile/signing_key.hpp),
 // which lives outside every cache: an entry verifies only if a process of this user wrote it.
 // A root that is missing and cannot be created, not writable, or not safely owned still works:
@@ -96,6 +100,15 @@ class ArtifactCache {
   Result<std::string> commit(const std::string& key, BuildDir& build,
                              const std::string& key_text) const;
 
+  // Records that the module of `unit_key` (a translation unit of several kernels) holds the
+  // kernel whose single-kernel request has key `kernel_key`. Best effort: does nothing when the
+  // cache is not writable or the write fails (the kernel is then compiled again when asked for
+  // in other company).
+  void record_alias(const std::string& kernel_key, const std::string& unit_key) const;
+
+  // The unit key recorded for `kernel_key`, when its alias verifies under the signing key.
+  std::optional<std::string> alias_of(const std::string& kernel_key) const;
+
   // Keeps a source nvcc rejected (and nvcc's log beside it); returns the kept source's path, or
   // says why it could not be kept.
   std::string keep_failed(const std::string& name, const std::string& key, BuildDir& build,
@@ -111,6 +124,11 @@ class ArtifactCache {
   std::string reason_;
   std::vector<std::string> repairs_;
 };
+
+// An alias record: binds a kernel's key to the unit key whose module holds it, under the
+// signing key.
+std::string alias_text(const std::string& signing_key, const std::string& kernel_key,
+                       const std::string& unit_key);
 
 // The manifest of a module: binds the bytes to the key they were built for, under the signing key.
 std::string manifest_text(const std::string& signing_key, const std::string& key,

@@ -322,8 +322,25 @@ std::vector<std::optional<CompiledModule>> find_cached_modules(
     std::shared_ptr<KeyState> state = key_state(cache.root(), job.key);
     std::unique_lock lock(state->mutex, std::try_to_lock);
     if (lock.owns_lock()) out[i] = find_existing(cache, job, *state, nullptr);
+    if (out[i]) continue;
+    if (std::optional<std::string> unit_key = cache.alias_of(job.key)) {
+      LookupResult unit = cache.lookup(*unit_key);
+      if (unit.module_path) out[i] = CompiledModule{*unit.module_path, *unit_key, true, 0.0, true};
+    }
   }
   return out;
+}
+
+void record_unit_serves(const CompiledModule& unit, const std::vector<CompileRequest>& kernels) {
+  const Settings s = settings();
+  ArtifactCache cache = ArtifactCache::open(s);
+  if (!cache.writable()) return;
+  Result<std::shared_ptr<const Toolchain>> toolchain = find_toolchain(s);
+  if (!toolchain) return;
+  for (const CompileRequest& kernel : kernels) {
+    if (kernel.source.empty()) continue;
+    cache.record_alias(key_of(key_text(**toolchain, kernel), kernel.source), unit.key);
+  }
 }
 
 Result<CompiledModule> build_module(const CompileRequest& request, const ProgressFn& progress) {

@@ -147,7 +147,11 @@ Result<size_t> prune_kernel_cache(uint64_t max_bytes) {
     total -= std::min(total, entry.bytes);
     ++removed;
   }
-  if (max_bytes == 0) remove_path(settings().cache_dir + "/facts");
+  // An alias left by a pruned unit leads nowhere and reads as a miss; a clear removes them all.
+  if (max_bytes == 0) {
+    remove_path(settings().cache_dir + "/facts");
+    remove_path(cache.root() + "/v1/aliases");
+  }
   return removed;
 }
 

@@ -221,6 +221,12 @@ std::vector<Status> build_and_attach(const Work& all_work, const compile::Progre
       results.push_back(std::move(built));
   }
   for (size_t u = 0; u < units.size(); ++u) {
+    if (units[u].size() < 2 || !results[u]) continue;
+    std::vector<compile::CompileRequest> members;
+    for (size_t i : units[u]) members.push_back(singles[i]);
+    compile::record_unit_serves(*results[u], members);
+  }
+  for (size_t u = 0; u < units.size(); ++u) {
     Status unit_status;
     std::optional<std::shared_ptr<const LoadedModule>> module;
     if (!results[u]) {
@@ -230,7 +236,7 @@ std::vector<Status> build_and_attach(const Work& all_work, const compile::Progre
     } else {
       module = *loaded;
     }
-    if (module) record_unit_facts(work, units[u], (*module)->path());
+    if (module && !results[u]->shared_unit) record_unit_facts(work, units[u], (*module)->path());
     for (size_t i : units[u]) {
       outcome[work_index[i]] =
           module ? attach(*work[i].first, work[i].second, *module) : unit_status;

@@ -23,6 +23,9 @@ struct CompiledModule {
   std::string key;   // the cache key (hex SHA-256)
   bool from_cache = false;
   double compile_seconds = 0.0;  // 0 when from the cache
+  // Found for a single-kernel request through a unit's alias (record_unit_serves): the module
+  // holds other kernels too, and its resource report numbers its kernels in the unit's order.
+  bool shared_unit = false;
 };
 
 // Lets the thread that starts compiles stop them. While a scope lives on a thread, compiles
@@ -61,9 +64,16 @@ std::string cache_key(const CompileRequest& request);
 std::vector<Result<CompiledModule>> build_modules(const std::vector<CompileRequest>& requests,
                                                   const ProgressFn& progress = default_progress);
 
-// The requests already in the cache (nothing is compiled); nullopt for the others.
+// The requests already in the cache (nothing is compiled); nullopt for the others. A request of
+// one kernel is also found in a module built for several (see record_unit_serves).
 std::vector<std::optional<CompiledModule>> find_cached_modules(
     const std::vector<CompileRequest>& requests);
+
+// Records that `unit`, a module built from one request holding several kernels, serves each of
+// `kernels` (their single-kernel requests), so that find_cached_modules finds it for them later
+// in any company: kernels compiled together are not compiled again when next asked for alone or
+// grouped otherwise. Best effort (nothing is recorded in a cache that is not writable).
+void record_unit_serves(const CompiledModule& unit, const std::vector<CompileRequest>& kernels);
 Result<CompiledModule> build_module(const CompileRequest& request,
                                     const ProgressFn& progress = default_progress);
 

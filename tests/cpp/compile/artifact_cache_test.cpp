@@ -242,6 +242,56 @@ TEST(ArtifactCache, SigningKeyIsStableAcrossOpens) {
   EXPECT_EQ(read_file(scope.signing_key_file()), key);
 }
 
+TEST(ArtifactCache, AliasesVerifyUnderTheSigningKeyOnly) {
+  ScopedCache scope("aliases");
+  const std::string kernel(64, 'a'), unit(64, 'b'), other(64, 'c');
+  ArtifactCache cache = ArtifactCache::open(tilecraft::settings());
+  ASSERT_TRUE(cache.writable());
+  EXPECT_FALSE(cache.alias_of(kernel));
+  cache.record_alias(kernel, unit);
+  EXPECT_EQ(cache.alias_of(kernel), unit);
+  EXPECT_FALSE(cache.alias_of(other));
+
+  const std::string path = scope.cache_dir() + "/v1/aliases/aa/" + kernel;
+  const std::string record = read_file(path);
+  // Pointed at another unit without the key: refused.
+  std::string forged = record;
+  forged.replace(forged.find(unit), unit.size(), other);
+  write_file(path, forged);
+  EXPECT_FALSE(cache.alias_of(kernel));
+  // Signed with another user's (here: another) key: refused.
+  write_file(path, alias_text(std::string(32, 'k'), kernel, unit));
+  EXPECT_FALSE(cache.alias_of(kernel));
+  write_file(path, "tilecraft-alias v1\n");
+  EXPECT_FALSE(cache.alias_of(kernel));
+  write_file(path, record);
+  EXPECT_EQ(cache.alias_of(kernel), unit);
+}
+
+// A kernel built in a unit with others is found again for its own request, as the unit's module.
+TEST(ArtifactCache, AKernelRecordedAsServedByAUnitIsFoundAlone) {
+  ScopedCache scope("unit-serves");
+  CompileRequest unit_request = tiny_request("unit", unique_marker("unit"));
+  CompileRequest alone = tiny_request("alone", unique_marker("alone"));
+  Result<CompiledModule> unit = build_module(unit_request);
+  ASSERT_TRUE(unit) << unit.status().message();
+  EXPECT_FALSE(find_cached_modules({alone}).front());
+
+  record_unit_serves(*unit, {alone});
+  std::optional<CompiledModule> found = find_cached_modules({alone}).front();
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->path, unit->path);
+  EXPECT_EQ(found->key, unit->key);
+  EXPECT_TRUE(found->shared_unit);
+  std::optional<CompiledModule> own = find_cached_modules({unit_request}).front();
+  ASSERT_TRUE(own);
+  EXPECT_FALSE(own->shared_unit);
+
+  // The unit's entry gone (pruned, or never there): the alias leads nowhere, a plain miss.
+  fs::remove_all(fs::path(unit->path).parent_path());
+  EXPECT_FALSE(find_cached_modules({alone}).front());
+}
+
 TEST(ArtifactCache, ThreadsRacingOnOneKeyCompileOnce) {
   ScopedCache scope("threads", 4);
   CompileRequest request = tiny_request("threads", unique_marker("threads"));

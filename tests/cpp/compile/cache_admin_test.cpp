@@ -63,10 +63,20 @@ TEST(KernelCacheAdmin, StatsListPruneAndClear) {
   EXPECT_FALSE(std::filesystem::exists(paths[0]));
   EXPECT_TRUE(std::filesystem::exists(paths[1]));
 
+  // An alias (a kernel served by module 1's unit) is no entry of its own, and a clear takes it.
+  CompileRequest served = tiny_request("served", unique_marker("served"));
+  auto unit = build_modules({requests[1]});
+  ASSERT_TRUE(unit[0] && unit[0]->from_cache);
+  record_unit_serves(*unit[0], {served});
+  ASSERT_TRUE(find_cached_modules({served})[0]);
+  EXPECT_EQ(kernel_cache_stats()->entries, 1u);
+
   removed = clear_kernel_cache();
   ASSERT_TRUE(removed);
   EXPECT_EQ(*removed, 1u);
   EXPECT_EQ(kernel_cache_stats()->entries, 0u);
+  EXPECT_FALSE(std::filesystem::exists(cache.cache_dir() + "/v1/aliases"));
+  EXPECT_FALSE(find_cached_modules({served})[0]);
   // What is gone is compiled again, not half found.
   auto again = build_modules({requests[1]});
   ASSERT_TRUE(again[0]);

@@ -7,6 +7,8 @@
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/sm90_test_descriptions.hpp"
 #include "runtime/simt_kernel.hpp"
+#include "tilecraft/emit/gemm_emitter.hpp"
+#include "tilecraft/runtime/module.hpp"
 #include "tilecraft/tilecraft.hpp"
 
 namespace tilecraft {
@@ -33,6 +35,32 @@ TEST(LoadedKernels, AKernelBuiltInASharedUnitIsFoundAgainByDescription) {
   ASSERT_TRUE(entry) << entry.status().message();
   EXPECT_EQ(*entry, built);
   ASSERT_TRUE(compile_operations({runtime_test::simt_f32(Layout::ColumnMajor, 3)}));
+}
+
+// Kernels compiled together in one unit are found in the disk cache when later asked for alone
+// (a later process, or other company): the unit's module, not a new compile of the kernel.
+TEST(LoadedKernels, AKernelBuiltInASharedUnitIsFoundOnDiskWhenAskedForAlone) {
+  const std::string missing = runtime_test::missing_toolchain();
+  if (!missing.empty()) GTEST_SKIP() << missing;
+  compile::testing::ScopedCache cache("unit-alias", /*compile_jobs=*/1);
+  auto row = runtime_test::simt_f32(Layout::RowMajor, 5);
+  auto column = runtime_test::simt_f32(Layout::ColumnMajor, 5);
+  ASSERT_TRUE(compile_operations({row, column}));
+
+  for (const auto& op : {row, column}) {
+    const emit::GemmEntry entry{op->description(), emit::GemmEntryKind::kUniversal};
+    compile::CompileRequest alone;
+    alone.name = emit::entry_name(entry);
+    alone.source = emit::emit_gemm_module({entry});
+    alone.arch_flags = emit::gemm_module_arch_flags(op->description().arch);
+    std::optional<compile::CompiledModule> found = compile::find_cached_modules({alone}).front();
+    ASSERT_TRUE(found) << alone.name;
+    EXPECT_TRUE(found->shared_unit);
+    // The module found is the one the operation runs (loading is per path): same entry.
+    auto module = LoadedModule::load(found->path);
+    ASSERT_TRUE(module) << module.status().message();
+    EXPECT_EQ((*module)->find(alone.name), op->entry(GemmMode::Gemm).value());
+  }
 }
 
 // More kernels than compile jobs: kernels share translation units, but a unit holds one arch.
