@@ -64,6 +64,12 @@ def pytest_sessionfinish(session, exitstatus):
         cleared = live_objects.release_frames_held_outside_python()
         sys.stderr.write(f"\ncleared {cleared} frames held outside Python\n")
 
+    try:  # the one-call plans live for the process by design: not a leak
+        import tilecraft
+
+        tilecraft.clear_plans()
+    except ImportError:
+        pass
     alive = live_objects.report(sys.stderr, deep=bool(report))
     if check and alive and session.exitstatus == 0:
         session.exitstatus = 1

@@ -170,15 +170,3 @@ def pytest_terminal_summary(terminalreporter):
 
 
 rng, gen, seed_note = seeded_fixtures(SEED)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def one_call_plans_dropped_at_the_end():
-    """The one-call plans live for the process by design; they are dropped after the session, so
-    that the live-object check (TILECRAFT_TEST_CHECK_LIVE) reports only what leaked."""
-    yield
-    try:
-        import tilecraft
-    except ImportError:
-        return
-    tilecraft.clear_plans()

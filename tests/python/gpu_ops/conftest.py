@@ -30,15 +30,3 @@ def pytest_collection_modifyitems(config, items):
             reason = _skip_reason() or ""
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
-
-
-@pytest.fixture(scope="session", autouse=True)
-def one_call_plans_dropped_at_the_end():
-    """The one-call plans live for the process by design; they are dropped after the session, so
-    that the live-object check (TILECRAFT_TEST_CHECK_LIVE) reports only what leaked."""
-    yield
-    try:
-        import tilecraft
-    except ImportError:
-        return
-    tilecraft.clear_plans()
