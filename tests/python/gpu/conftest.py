@@ -17,6 +17,7 @@ if str(_HERE) not in sys.path:  # the helpers are plain modules next to the test
 
 from gpu_helpers import Operations  # noqa: E402
 from gpu_kernels import KERNELS  # noqa: E402
+from gpu_seeding import seeded_fixtures  # noqa: E402
 
 SEED = int(os.environ.get("TILECRAFT_GPU_TEST_SEED") or random.SystemRandom().randrange(2 ** 31))
 _USED_KEYS = set()
@@ -126,22 +127,4 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"tilecraft GPU suite: seed {SEED}")
 
 
-@pytest.fixture
-def rng(request):
-    """A random.Random seeded by the run's seed and the test's id."""
-    return random.Random(f"{SEED}/{request.node.nodeid}")
-
-
-@pytest.fixture
-def gen(rng):
-    import torch
-
-    g = torch.Generator(device="cuda")
-    g.manual_seed(rng.getrandbits(62))
-    return g
-
-
-@pytest.fixture
-def seed_note(request):
-    return (f"[seed {SEED}: rerun with TILECRAFT_GPU_TEST_SEED={SEED} python -m pytest "
-            f"'{request.node.nodeid}']")
+rng, gen, seed_note = seeded_fixtures(SEED)

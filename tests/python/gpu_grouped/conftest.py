@@ -25,6 +25,8 @@ for _dir in (_HERE, _HERE.parent / "gpu", _HERE.parent / "gpu90"):
     if str(_dir) not in sys.path:  # plain helper modules of the SM80 / SM90 suites
         sys.path.insert(0, str(_dir))
 
+from gpu_seeding import seeded_fixtures  # noqa: E402
+
 SEED = int(os.environ.get("TILECRAFT_GPU_TEST_SEED") or random.SystemRandom().randrange(2 ** 31))
 SM90_PREFIX = "g90_"   # kernel keys of arch=90 (CUTLASS 3.x pointer-array) grouped kernels
 SM80_PREFIX = "g80_"   # kernel keys of arch=80 (CUTLASS 2.x GemmGrouped) kernels
@@ -156,22 +158,4 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"tilecraft grouped GEMM suite: seed {SEED}")
 
 
-@pytest.fixture
-def rng(request):
-    """A random.Random seeded by the run's seed and the test's id."""
-    return random.Random(f"{SEED}/{request.node.nodeid}")
-
-
-@pytest.fixture
-def gen(rng):
-    import torch
-
-    g = torch.Generator(device="cuda")
-    g.manual_seed(rng.getrandbits(62))
-    return g
-
-
-@pytest.fixture
-def seed_note(request):
-    return (f"[seed {SEED}: rerun with TILECRAFT_GPU_TEST_SEED={SEED} python -m pytest "
-            f"'{request.node.nodeid}']")
+rng, gen, seed_note = seeded_fixtures(SEED)
