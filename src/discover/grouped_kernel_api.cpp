@@ -158,11 +158,8 @@ Result<size_t> Kernel::get_workspace_size(const GroupedGemmArguments& args) cons
   TILECRAFT_RETURN_IF_ERROR(supports(args));
   auto operation = state_->get_operation();
   if (!operation) return operation.status();
-  auto problem = problem_for(args, **operation);
-  if (!problem) return problem.status();
-  auto prepared = tilecraft::GroupedGemmArguments::make(**operation, *problem);
-  if (!prepared) return prepared.status();
-  return (*prepared)->workspace_bytes();
+  return detail::prepared_workspace_bytes<tilecraft::GroupedGemmArguments>(
+      **operation, problem_for(args, **operation));
 }
 
 Status Kernel::run(const GroupedGemmArguments& args, const CompiledArtifact* compiled_artifact,
@@ -172,16 +169,11 @@ Status Kernel::run(const GroupedGemmArguments& args, const CompiledArtifact* com
   state_->describe();
   auto operation = state_->operation_using(compiled_artifact);
   if (!operation) return operation.status();
-  return args.prepared_->run(
-      metadata().kernel_name, **operation, stream, workspace, workspace_bytes,
-      [&](void* work,
-          size_t work_bytes) -> Result<std::unique_ptr<tilecraft::GroupedGemmArguments>> {
-        auto problem = problem_for(args, **operation);
-        if (!problem) return problem.status();
-        problem->workspace = work;
-        problem->workspace_bytes = work_bytes;
-        return tilecraft::GroupedGemmArguments::make(**operation, *problem);
-      });
+  return args.prepared_->run(metadata().kernel_name, **operation, stream, workspace,
+                             workspace_bytes, [&](void* work, size_t work_bytes) {
+                               return detail::make_prepared<tilecraft::GroupedGemmArguments>(
+                                   **operation, problem_for(args, **operation), work, work_bytes);
+                             });
 }
 
 std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,

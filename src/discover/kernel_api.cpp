@@ -5,6 +5,7 @@
 
 #include "discover/kernel_problem.hpp"
 #include "discover/kernel_state.hpp"
+#include "discover/prepared_by_kernel.hpp"
 #include "tilecraft/discover/api.hpp"
 #include "tilecraft/discover/gemm_space.hpp"
 #include "tilecraft/discover/performance_model.hpp"
@@ -202,11 +203,8 @@ Result<size_t> Kernel::get_workspace_size(const GemmArguments& args) const {
   TILECRAFT_RETURN_IF_ERROR(supports(args));
   auto operation = state_->get_operation();
   if (!operation) return operation.status();
-  auto problem = detail::problem_for(args, **operation);
-  if (!problem) return problem.status();
-  auto prepared = tilecraft::GemmArguments::make(**operation, *problem);
-  if (!prepared) return prepared.status();
-  return (*prepared)->workspace_bytes();
+  return detail::prepared_workspace_bytes<tilecraft::GemmArguments>(
+      **operation, detail::problem_for(args, **operation));
 }
 
 Result<std::shared_ptr<GemmOperation>> Kernel::operation() const { return state_->get_operation(); }
@@ -230,11 +228,8 @@ Status Kernel::run(const GemmArguments& args, const CompiledArtifact* compiled_a
       return (*operation)->run(*prepared.abi, stream);
     }
   }
-  auto problem = detail::problem_for(args, **operation);
-  if (!problem) return problem.status();
-  problem->workspace = workspace;
-  problem->workspace_bytes = workspace_bytes;
-  auto made = tilecraft::GemmArguments::make(**operation, *problem);
+  auto made = detail::make_prepared<tilecraft::GemmArguments>(
+      **operation, detail::problem_for(args, **operation), workspace, workspace_bytes);
   if (!made) return made.status();
   prepared = {args, std::move(*made), stream, workspace, workspace_bytes};
   return (*operation)->run(*prepared.abi, stream);
