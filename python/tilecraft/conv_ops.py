@@ -13,7 +13,8 @@ from tilecraft import _core
 from tilecraft.api import _stream_handle
 from tilecraft.api.arguments import Conv2dArguments, EpilogueArguments
 
-_last_pick = {}
+_last_pick = {}  # the last call's kernel_name and reason, or its GEMM plan's key (read lazily)
+_GEMM_ROUTE = "1x1 unit-stride convolution run as the GEMM x[N*H*W, C] @ w[K, C]^T: "
 
 
 def _torch():
@@ -62,6 +63,9 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
     P, Q), channels-last, of x's dtype (allocated unless given). A channels-first tensor is
     refused with the fix in the message; nothing is launched on bad input. ``tuning``: for a
     1x1 convolution run as a GEMM, as ``tilecraft.gemm``'s (see the module's documentation)."""
+    from tilecraft.ops import _check_tuning
+
+    _check_tuning(tuning, None, None, None)
     torch = _torch()
     for name, value in (("x", x), ("w", w)):
         if not isinstance(value, torch.Tensor) or not value.is_cuda:
@@ -85,17 +89,24 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
                          activation_args=activation_args, accumulator_type=accumulator_type,
                          tuning=tuning)
         plan._launch(a, b, d, None, bias, stream)
-        _last_pick["kernel_name"] = plan.kernel_name
-        _last_pick["reason"] = ("1x1 unit-stride convolution run as the GEMM x[N*H*W, C] @ "
-                                f"w[K, C]^T: {plan.state['reason']}")
+        _last_pick.clear()
+        _last_pick["plan_key"] = plan._key
         return out
     name, reason = _core.api.conv2d(args._native, _stream_handle(stream, args))
-    _last_pick["kernel_name"], _last_pick["reason"] = name, reason
+    _last_pick.clear()
+    _last_pick.update(kernel_name=name, reason=reason)
     return out
 
 
 def last_conv_pick():
     """(kernel_name, reason) of the last conv2d call in this process."""
+    if "plan_key" in _last_pick:
+        from tilecraft import ops
+
+        plan = ops._plans.get(_last_pick["plan_key"])
+        if plan is None:
+            return None, _GEMM_ROUTE + "its plan has been dropped (tilecraft.clear_plans)"
+        return plan.kernel_name, _GEMM_ROUTE + plan.state["reason"]
     return _last_pick.get("kernel_name"), _last_pick.get("reason")
 
 

@@ -418,3 +418,10 @@ def test_one_by_one_convolutions_are_the_gemm_on_the_same_memory():
     assert _as_gemm_operands(x, w, out, 2, 0, 1) is None
     assert _as_gemm_operands(x, w, out, 1, (0, 0, 1, 0), 1) is None
     assert _as_gemm_operands(x, w, out, 1, 0, 2) is None
+
+
+def test_conv2d_refuses_a_bad_tuning_mode_first():
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(1, 8, 4, 4)
+    with pytest.raises(ValueError, match=r"tuning: expected None or one of .*got 'fast'"):
+        cutlass.conv2d(x, x, tuning="fast")
