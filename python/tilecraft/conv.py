@@ -2,12 +2,14 @@
 
 ``conv.Operator.{fprop, dgrad, wgrad}``, ``conv.IteratorAlgorithm.{analytic, optimized,
 fixed_channels, few_channels}``, ``conv.StrideSupport.{Strided, Unity}``,
-``conv.Mode.{cross_correlation, convolution}``, ``conv.SplitKMode.{Serial, Parallel}``.
+``conv.Mode.{cross_correlation, convolution}``, ``conv.SplitKMode.{Serial, Parallel}``,
+``conv.GroupMode.{NoneGroup, SingleGroup, MultipleGroup, Depthwise}`` (``cutlass_library``'s
+names: how a grouped fprop kernel maps groups onto CTAs).
 """
 
 from tilecraft import _core
-from tilecraft._core import (ConvKind as Operator, ConvMode as Mode, IteratorAlgorithm,
-                             SplitKMode, StrideSupport)
+from tilecraft._core import (ConvKind as Operator, ConvMode as Mode, GroupMode,
+                             IteratorAlgorithm, SplitKMode, StrideSupport)
 
 
 def Conv2dProblemSize(*args, **kwargs):  # noqa: N802  (the seed's spelling)
@@ -22,5 +24,5 @@ def Conv2dProblemSize(*args, **kwargs):  # noqa: N802  (the seed's spelling)
     return _core.Conv2dProblemSize.make(*args, **kwargs)
 
 
-__all__ = ["Conv2dProblemSize", "IteratorAlgorithm", "Mode", "Operator", "SplitKMode",
+__all__ = ["Conv2dProblemSize", "GroupMode", "IteratorAlgorithm", "Mode", "Operator", "SplitKMode",
            "StrideSupport"]

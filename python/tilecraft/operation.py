@@ -103,6 +103,11 @@ class Conv2dOperation(GemmOperationUniversal):
     ``StrideSupport.Strided`` or ``Unity`` (a dgrad specialized for unit strides). A, B and C are
     ``TensorNHWC`` descriptions (int8 fprop also ``TensorNC32HW32`` / ``TensorC32RSK32``).
     ``arch=80`` builds CUTLASS 2.x ``ImplicitGemmConvolution`` kernels, which also run on Hopper.
+
+    ``group_mode`` (keyword, default ``conv.GroupMode.NoneGroup``): a grouped fprop kernel for
+    ``Conv2dProblemSize(..., groups > 1)``, arch 80: ``SingleGroup`` (tensor cores; K / groups a
+    multiple of the tile's N), ``MultipleGroup`` (tensor cores, analytic; the tile's N a multiple
+    of K / groups) or ``Depthwise`` (CUDA cores, analytic, 2 stages; C == K == groups).
     """
 
     def __init__(self, *args, **kwargs):
@@ -115,6 +120,7 @@ class Conv2dOperation(GemmOperationUniversal):
         self.conv_kind = description.conv_kind
         self.iterator_algorithm = description.iterator_algorithm
         self.stride_support = description.stride_support
+        self.group_mode = description.group_mode
 
     def run(self, arguments):
         """Launches on the current stream of the framework the tensors came from (the default

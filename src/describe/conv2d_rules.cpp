@@ -85,6 +85,69 @@ Status check_iterator(const GemmDescription& d) {
   return Status::ok();
 }
 
+// CUTLASS 2.x grouped fprop: DefaultConv2dGroupFprop (tensor-op; analytic iterators for either
+// mapping of groups to CTAs, optimized ones for one group per CTA) and DefaultDepthwiseFprop
+// (CUDA cores, analytic, two stages, one element per global load).
+Status check_group_mode(const GemmDescription& d) {
+  TILECRAFT_RETURN_IF_ERROR(
+      describe::check_enumerator("", "group_mode", "GroupMode", d.conv.group_mode));
+  const GroupMode mode = d.conv.group_mode;
+  if (mode == GroupMode::None) return Status::ok();
+  const std::string what = "group_mode " + std::string(to_string(mode));
+  if (d.arch != 80) {
+    return Status::unsupported(what +
+                               ": grouped convolutions are CUTLASS 2.x kernels; describe arch=80 "
+                               "(they run on Hopper too), got arch=" +
+                               std::to_string(d.arch));
+  }
+  if (d.conv.kind != ConvKind::Fprop) {
+    return Status::unsupported(what + " is for fprop (CUTLASS builds grouped fprop only), got " +
+                               "conv_kind " + std::string(to_string(d.conv.kind)));
+  }
+  if (is_interleaved_conv(d)) {
+    return Status::unsupported(what + ": grouped convolutions take TensorNHWC operands");
+  }
+  const OpClass op_class = d.tile.math_instruction.opcode_class;
+  const IteratorAlgorithm algorithm = d.conv.iterator_algorithm;
+  if (mode == GroupMode::Depthwise) {
+    if (op_class != OpClass::Simt) {
+      return Status::unsupported(what + " kernels run on CUDA cores: describe a SIMT math "
+                                        "instruction (for tensor cores, use single_group or "
+                                        "multiple_group)");
+    }
+    if (algorithm != IteratorAlgorithm::Analytic) {
+      return Status::unsupported(what + " takes iterator_algorithm analytic, got " +
+                                 std::string(to_string(algorithm)));
+    }
+    if (d.tile.stages != 2) {
+      return Status::unsupported(what + " kernels are two-stage pipelines; describe stages=2, "
+                                        "got " +
+                                 std::to_string(d.tile.stages));
+    }
+    if (d.A.alignment != 1 || d.B.alignment != 1) {
+      return Status::invalid(what + ": CUTLASS's depthwise kernel loads x and w one element at a "
+                                    "time; describe alignment 1 for A and B, got " +
+                             std::to_string(d.A.alignment) + " and " +
+                             std::to_string(d.B.alignment));
+    }
+    return Status::ok();
+  }
+  if (op_class != OpClass::TensorOp) {
+    return Status::unsupported(what + " kernels use tensor cores; describe a TensorOp math "
+                                      "instruction (depthwise runs on SIMT)");
+  }
+  if (algorithm == IteratorAlgorithm::Optimized && mode != GroupMode::SingleGroup) {
+    return Status::unsupported(what +
+                               ": CUTLASS's optimized grouped iterators compute one group per "
+                               "CTA; describe iterator_algorithm analytic, or single_group");
+  }
+  if (algorithm != IteratorAlgorithm::Analytic && algorithm != IteratorAlgorithm::Optimized) {
+    return Status::unsupported(what + " takes iterator_algorithm analytic or optimized, got " +
+                               std::string(to_string(algorithm)));
+  }
+  return Status::ok();
+}
+
 Status check_epilogue(const GemmDescription& d) {
   if (d.epilogue.kind == EpilogueKind::FastLinearCombinationClamp &&
       d.tile.math_instruction.element_a != DataType::s8) {
@@ -225,6 +288,11 @@ GemmDescription implicit_gemm_of(const GemmDescription& conv) {
 }
 
 Status check_parallel_split_k(const GemmDescription& d) {
+  if (d.is_conv() && d.conv.group_mode != GroupMode::None) {
+    return Status::unsupported(
+        "split_k_mode Parallel: grouped convolutions do not split K (CUTLASS's group kernels "
+        "take split_k_slices=1)");
+  }
   if (d.is_conv() && d.arch == 90) {
     return Status::unsupported(
         "split_k_mode Parallel: SM90 convolutions (CUTLASS 3.x) have no parallel split-K form; "
@@ -247,6 +315,7 @@ Status validate_conv2d(const GemmDescription& d) {
   TILECRAFT_RETURN_IF_ERROR(
       describe::check_enumerator("", "stride_support", "StrideSupport", d.conv.stride_support));
   TILECRAFT_RETURN_IF_ERROR(check_layouts(d));
+  TILECRAFT_RETURN_IF_ERROR(check_group_mode(d));
   if (d.arch == 90) return validate_sm90_conv2d(d);
   TILECRAFT_RETURN_IF_ERROR(check_iterator(d));
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(d));

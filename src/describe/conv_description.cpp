@@ -44,4 +44,20 @@ std::string_view to_string(StrideSupport support) {
 
 bool is_valid(StrideSupport support) { return to_string(support) != "?"; }
 
+std::string_view to_string(GroupMode mode) {
+  switch (mode) {
+    case GroupMode::None:
+      return "none";
+    case GroupMode::SingleGroup:
+      return "single_group";
+    case GroupMode::MultipleGroup:
+      return "multiple_group";
+    case GroupMode::Depthwise:
+      return "depthwise";
+  }
+  return "?";
+}
+
+bool is_valid(GroupMode mode) { return to_string(mode) != "?"; }
+
 }  // namespace tilecraft

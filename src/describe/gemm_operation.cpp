@@ -138,9 +138,10 @@ Result<GemmDescription> GemmDescription::make_grouped(
 Result<GemmDescription> GemmDescription::make_conv2d(
     ConvKind conv_kind, IteratorAlgorithm iterator_algorithm, int arch, const TileDescription& tile,
     const TensorDescription& A, const TensorDescription& B, const TensorDescription& C,
-    StrideSupport stride_support, const EpilogueFunctor& epilogue, Swizzle swizzle) {
+    StrideSupport stride_support, const EpilogueFunctor& epilogue, Swizzle swizzle,
+    GroupMode group_mode) {
   GemmDescription d{arch, tile, A, B, C, epilogue, swizzle, GemmKind::Conv2d};
-  d.conv = {conv_kind, iterator_algorithm, stride_support};
+  d.conv = {conv_kind, iterator_algorithm, stride_support, group_mode};
   if (Status status = d.validate(); !status) return status;
   return d;
 }
@@ -230,6 +231,7 @@ std::string GemmDescription::procedural_name() const {
     out += std::string(to_string(conv.kind)) + "_" +
            std::string(to_string(conv.iterator_algorithm)) +
            (conv.stride_support == StrideSupport::Unity ? "_unity_" : "_");
+    if (conv.group_mode != GroupMode::None) out += std::string(to_string(conv.group_mode)) + "_";
   } else {
     out += "gemm_";
   }

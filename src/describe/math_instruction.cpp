@@ -26,6 +26,8 @@ std::vector<MathInstructionRule> build_rules() {
       {OpClass::TensorOp, {16, 8, 32}, s8, s32, multiply_add_saturate},
       {OpClass::Simt, {1, 1, 1}, f64, f64, multiply_add},
       {OpClass::Simt, {1, 1, 1}, f32, f32, multiply_add},
+      // CUTLASS's "hgemm" on CUDA cores (its depthwise convolutions are built on it).
+      {OpClass::Simt, {1, 1, 1}, f16, f16, multiply_add},
   };
   // f32 operands on tensor cores: rounded to tf32 (multiply_add), 3xTF32 (fast_f32), or
   // converted to f16 / bf16 (fast_f16 / fast_bf16).

@@ -89,7 +89,10 @@ Status check_epilogue(const EpilogueArguments& e) {
 std::array<int64_t, 3> Conv2dArguments::gemm_mnk() const {
   const Conv2dProblemSize& p = size_;
   const int64_t npq = int64_t{p.n} * p.p * p.q, nhw = int64_t{p.n} * p.h * p.w;
-  const int64_t crs = int64_t{p.c} * p.r * p.s, krs = int64_t{p.k} * p.r * p.s;
+  // A grouped convolution reduces over one group's channels.
+  const int groups = p.groups > 0 ? p.groups : 1;
+  const int64_t crs = int64_t{p.c / groups} * p.r * p.s;
+  const int64_t krs = int64_t{p.k / groups} * p.r * p.s;
   switch (kind_) {
     case ConvKind::Fprop:
       return {npq, p.k, crs};

@@ -2,6 +2,7 @@
 // in its implicit-GEMM convolution variant (SM80: ImplicitGemmConvolution; SM90: ConvUniversal on
 // the TmaWarpSpecialized schedule), ranked by the performance model on the implicit GEMM.
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,11 +63,36 @@ bool operands_match(const discover::GemmOperands& o, const Conv2dArguments& args
          !o.fast_accum && !o.scaled;
 }
 
+// The grouped variants of a fprop with groups > 1 (arch 80 only): depthwise (C == K == groups) on
+// CUDA cores; otherwise tensor-op kernels mapping one group per CTA (optimized or analytic
+// iterators) or several (analytic). check_geometry keeps those whose tile N fits the groups.
+std::vector<ConvDescription> group_variants(const Conv2dArguments& args, int arch,
+                                            const discover::GemmOperands& o) {
+  const Conv2dProblemSize& p = args.problem_size();
+  if (arch != 80 || args.kind() != ConvKind::Fprop) return {};
+  const ConvKind kind = ConvKind::Fprop;
+  const StrideSupport stride = StrideSupport::Strided;
+  if (p.c == p.groups && p.k == p.groups) {
+    if (o.math != discover::MathFamily::simt) return {};
+    return {{kind, IteratorAlgorithm::Analytic, stride, GroupMode::Depthwise}};
+  }
+  if (o.math != discover::MathFamily::tensor_op) return {};
+  std::vector<ConvDescription> out;
+  if (p.r <= 32 && p.s <= 32) {
+    out.push_back({kind, IteratorAlgorithm::Optimized, stride, GroupMode::SingleGroup});
+  } else {
+    out.push_back({kind, IteratorAlgorithm::Analytic, stride, GroupMode::SingleGroup});
+  }
+  out.push_back({kind, IteratorAlgorithm::Analytic, stride, GroupMode::MultipleGroup});
+  return out;
+}
+
 // The convolution variants of one GEMM description: the iterator algorithms and the stride
 // specialization the problem can use.
 std::vector<ConvDescription> conv_variants(const Conv2dArguments& args, int arch,
                                            const discover::GemmOperands& o) {
   const Conv2dProblemSize& p = args.problem_size();
+  if (p.groups != 1) return group_variants(args, arch, o);
   const ConvKind kind = args.kind();
   const bool unit_stride = p.stride_h == 1 && p.stride_w == 1;
   StrideSupport stride = StrideSupport::Strided;
@@ -84,21 +110,78 @@ std::vector<ConvDescription> conv_variants(const Conv2dArguments& args, int arch
   return out;
 }
 
+// A depthwise kernel (CUTLASS's DefaultDepthwiseFprop) is a two-stage CUDA-core pipeline.
 Result<GemmDescription> conv_description(const GemmDescription& gemm, const ConvDescription& conv) {
-  return GemmDescription::make_conv2d(conv.kind, conv.iterator_algorithm, gemm.arch, gemm.tile,
+  TileDescription tile = gemm.tile;
+  if (conv.group_mode == GroupMode::Depthwise) tile.stages = 2;
+  return GemmDescription::make_conv2d(conv.kind, conv.iterator_algorithm, gemm.arch, tile,
                                       {gemm.A.element, Layout::TensorNHWC, gemm.A.alignment},
                                       {gemm.B.element, Layout::TensorNHWC, gemm.B.alignment},
                                       {gemm.C.element, Layout::TensorNHWC, gemm.C.alignment},
-                                      conv.stride_support, gemm.epilogue, gemm.swizzle);
+                                      conv.stride_support, gemm.epilogue, gemm.swizzle,
+                                      conv.group_mode);
+}
+
+// What of a kernel's design the geometry checks read.
+struct KernelShape {
+  int tile_n = 0;
+  int align_a = 1, align_b = 1;
+};
+
+// The groups of the problem against the kernel's group mode, tile N and alignments.
+Status check_groups(const ConvDescription& conv, const KernelShape& shape,
+                    const Conv2dArguments& args) {
+  const int tile_n = shape.tile_n, align_a = shape.align_a, align_b = shape.align_b;
+  const Conv2dProblemSize& p = args.problem_size();
+  const std::string mode(to_string(conv.group_mode));
+  if (conv.group_mode == GroupMode::None) {
+    if (p.groups == 1) return Status::ok();
+    return unsupported("Groups", "Expected 1 for an ungrouped kernel (grouped fprop runs on "
+                                 "arch-80 group kernels), got " +
+                                     std::to_string(p.groups));
+  }
+  if (p.groups == 1) {
+    return unsupported("Groups", "Expected groups > 1 for a " + mode + " kernel, got 1");
+  }
+  const int k_per_group = p.k / p.groups;
+  const int c_per_group = p.c / p.groups;
+  if (conv.group_mode == GroupMode::Depthwise) {
+    if (p.c != p.groups || p.k != p.groups) {
+      return unsupported("Groups", "Expected C == K == groups for a depthwise kernel, got C=" +
+                                       std::to_string(p.c) + " K=" + std::to_string(p.k) +
+                                       " groups=" + std::to_string(p.groups));
+    }
+    return Status::ok();
+  }
+  if (conv.group_mode == GroupMode::SingleGroup && k_per_group % tile_n != 0) {
+    return unsupported("Groups", "Expected K / groups a multiple of this single_group kernel's "
+                                 "tile N=" +
+                                     std::to_string(tile_n) + ", got " +
+                                     std::to_string(k_per_group));
+  }
+  if (conv.group_mode == GroupMode::MultipleGroup && tile_n % k_per_group != 0) {
+    return unsupported("Groups", "Expected K / groups dividing this multiple_group kernel's "
+                                 "tile N=" +
+                                     std::to_string(tile_n) + ", got " +
+                                     std::to_string(k_per_group));
+  }
+  for (const auto& [name, alignment] : {std::pair{"A", align_a}, std::pair{"B", align_b}}) {
+    if (c_per_group % alignment != 0) {
+      return unsupported("Groups", std::string("Expected C / groups a multiple of operand ") +
+                                       name + "'s alignment of " + std::to_string(alignment) +
+                                       " elements (each group's channels start a new access), "
+                                       "got " +
+                                       std::to_string(c_per_group));
+    }
+  }
+  return Status::ok();
 }
 
 // What the problem needs of the kernel's convolution specialization, in words.
-Status check_geometry(const ConvDescription& conv, int arch, const Conv2dArguments& args) {
+Status check_geometry(const ConvDescription& conv, int arch, const KernelShape& shape,
+                      const Conv2dArguments& args) {
   const Conv2dProblemSize& p = args.problem_size();
-  if (p.groups != 1) {
-    return unsupported("Groups", "Expected 1 (grouped convolutions are not built yet), got " +
-                                     std::to_string(p.groups));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_groups(conv, shape, args));
   const bool unit_stride = p.stride_h == 1 && p.stride_w == 1;
   const bool dilated = p.dilation_h > 1 || p.dilation_w > 1;
   if (conv.kind == ConvKind::Dgrad && conv.stride_support == StrideSupport::Unity && !unit_stride) {
@@ -206,7 +289,9 @@ Status Kernel::supports(const Conv2dArguments& args) const {
     return unsupported("Accumulator type", "Expected " + dsl_name(m.operands.accumulator) +
                                                ", got " + dsl_name(args.accumulator_type()));
   }
-  TILECRAFT_RETURN_IF_ERROR(check_geometry(*m.conv, m.design.arch, args));
+  TILECRAFT_RETURN_IF_ERROR(check_geometry(
+      *m.conv, m.design.arch,
+      {m.design.tile_shape[1], m.operands.A.alignment, m.operands.B.alignment}, args));
   return check_epilogue(m, args);
 }
 
@@ -243,6 +328,7 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
   const EpilogueArguments& e = args.epilogue();
   const auto [m, n, k] = args.gemm_mnk();
   std::vector<Kernel> kernels;
+  std::set<std::string> listed_names;
   for (int arch : archs) {
     discover::GemmEpilogue fusion;
     fusion.activation = e.activation;
@@ -266,9 +352,13 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
         auto gemm = discover::make_description(arch, operands, design, fusion);
         if (!gemm) continue;
         for (const ConvDescription& variant : conv_variants(args, arch, operands)) {
-          if (!check_geometry(variant, arch, args)) continue;
           auto conv = conv_description(*gemm, variant);
           if (!conv) continue;
+          const KernelShape shape{conv->tile.threadblock_shape[1], conv->A.alignment,
+                                  conv->B.alignment};
+          if (!check_geometry(variant, arch, shape, args)) continue;
+          // Depthwise kernels have two stages whatever the design's count: list each once.
+          if (!listed_names.insert(conv->procedural_name()).second) continue;
           const auto estimate = discover::estimate(implicit_gemm_of(*conv), {m, n, k, 1}, traits);
           Kernel kernel =
               Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(*conv));

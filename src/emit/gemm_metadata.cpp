@@ -32,6 +32,7 @@ std::string gemm_metadata(const GemmEntry& entry) {
     add(out, "conv_kind", to_string(d.conv.kind));
     add(out, "iterator_algorithm", to_string(d.conv.iterator_algorithm));
     add(out, "stride_support", to_string(d.conv.stride_support));
+    if (d.conv.group_mode != GroupMode::None) add(out, "group_mode", to_string(d.conv.group_mode));
   }
   add(out, "arch", std::to_string(d.arch));
   add(out, "op_class", to_string(math.opcode_class));

@@ -193,7 +193,7 @@ void bind_api(nb::module_& root) {
                            m.facts.spill_store_bytes, m.facts.spill_load_bytes, m.facts.stack_bytes,
                            m.facts.static_smem_bytes, m.facts.max_ctas_per_sm),
             m.conv ? nb::object(nb::make_tuple(m.conv->kind, m.conv->iterator_algorithm,
-                                               m.conv->stride_support))
+                                               m.conv->stride_support, m.conv->group_mode))
                    : nb::none());
       });
   def_kernel_methods<GemmArguments>(kernel, {"supports", "compile", "get_workspace_size", "run"});

@@ -1,5 +1,5 @@
 // Convolution for the seed surface: the conv vocabulary (cutlass.conv.Operator, IteratorAlgorithm,
-// StrideSupport, Mode, SplitKMode), Conv2dProblemSize, Conv2dOperation's constructor and run, and
+// StrideSupport, GroupMode, Mode, SplitKMode), Conv2dProblemSize, Conv2dOperation's constructor and run, and
 // Conv2dArguments.
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -31,6 +31,11 @@ void bind_conv_vocabulary(nb::module_& m) {
   nb::enum_<StrideSupport>(m, "StrideSupport")
       .value("Strided", StrideSupport::Strided)
       .value("Unity", StrideSupport::Unity);
+  nb::enum_<GroupMode>(m, "GroupMode")
+      .value("NoneGroup", GroupMode::None)
+      .value("SingleGroup", GroupMode::SingleGroup)
+      .value("MultipleGroup", GroupMode::MultipleGroup)
+      .value("Depthwise", GroupMode::Depthwise);
   nb::enum_<ConvMode>(m, "ConvMode")
       .value("cross_correlation", ConvMode::CrossCorrelation)
       .value("convolution", ConvMode::Convolution);
@@ -90,9 +95,11 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
       ops, "make_conv2d", "Conv2dOperation",
       [](ConvKind kind, IteratorAlgorithm algorithm, int arch, Ref<TileDescription> tile,
          Ref<TensorDescription> A, Ref<TensorDescription> B, Ref<TensorDescription> C,
-         StrideSupport stride_support, Ref<EpilogueFunctor> epilogue, Swizzle swizzle) {
-        auto description = GemmDescription::make_conv2d(kind, algorithm, arch, *tile, *A, *B, *C,
-                                                        stride_support, *epilogue, swizzle);
+         StrideSupport stride_support, Ref<EpilogueFunctor> epilogue, Swizzle swizzle,
+         GroupMode group_mode) {
+        auto description = GemmDescription::make_conv2d(
+            kind, algorithm, arch, *tile, *A, *B, *C, stride_support, *epilogue, swizzle,
+            group_mode);
         if (!description) throw Error(description.status());
         return unwrap(GemmOperation::make(*description));
       },
@@ -106,7 +113,8 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
       optional<StrideSupport>("stride_support", StrideSupport::Strided,
                               "cutlass.conv.StrideSupport.Strided"),
       required<Ref<EpilogueFunctor>>("epilogue_functor"),
-      optional<Swizzle>("swizzling_functor", Swizzle::IdentitySwizzle1, "IdentitySwizzle1"));
+      optional<Swizzle>("swizzling_functor", Swizzle::IdentitySwizzle1, "IdentitySwizzle1"),
+      optional<GroupMode>("group_mode", GroupMode::None, "conv.GroupMode.NoneGroup"));
   def_method(
       ops, "run_conv", "run",
       [](const GemmOperation& op, Ref<Conv2dArguments> args, uint64_t stream) {

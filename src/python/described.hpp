@@ -72,6 +72,9 @@ TILECRAFT_DESCRIBED_ENUM(IteratorAlgorithm, "conv.IteratorAlgorithm",
                          "or few_channels)");
 TILECRAFT_DESCRIBED_ENUM(StrideSupport, "conv.StrideSupport",
                          "a tilecraft.conv.StrideSupport (Strided or Unity)");
+TILECRAFT_DESCRIBED_ENUM(GroupMode, "conv.GroupMode",
+                         "a tilecraft.conv.GroupMode (NoneGroup, SingleGroup, MultipleGroup or "
+                         "Depthwise)");
 TILECRAFT_DESCRIBED_ENUM(ConvMode, "conv.Mode",
                          "a tilecraft.conv.Mode (cross_correlation or convolution)");
 TILECRAFT_DESCRIBED_ENUM(SplitKMode, "conv.SplitKMode",

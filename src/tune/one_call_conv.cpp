@@ -21,6 +21,17 @@ std::string family_of(const api::Conv2dArguments& args, int cc) {
   return key.str();
 }
 
+std::string groups_hint(const Conv2dProblemSize& p) {
+  if (p.c == p.groups && p.k == p.groups) {
+    return "; depthwise convolutions run on CUDA-core kernels, which the arch-80 space lists "
+           "for float32 and float64 (describe a SIMT float16 Conv2dOperation with "
+           "conv.GroupMode.Depthwise for half precision)";
+  }
+  return "; grouped fprop runs on arch-80 tensor-op group kernels, whose accesses must divide "
+         "C / groups = " +
+         std::to_string(p.c / p.groups) + " (dgrad and wgrad are not grouped in CUTLASS)";
+}
+
 }  // namespace
 
 Result<ConvPick> conv2d(const api::Conv2dArguments& args, void* stream) {
@@ -37,7 +48,8 @@ Result<ConvPick> conv2d(const api::Conv2dArguments& args, void* stream) {
             std::string(long_name(args.A().dtype)) + " operands with " +
             std::string(long_name(args.out().dtype)) + " output and channel alignments " +
             std::to_string(args.alignment_a()) + "/" + std::to_string(args.alignment_b()) + "/" +
-            std::to_string(args.alignment_out()) + " (" + p.to_string() + ")");
+            std::to_string(args.alignment_out()) + " (" + p.to_string() + ")" +
+            (p.groups > 1 ? groups_hint(p) : std::string()));
       });
   if (!pick) return pick.status();
   return ConvPick{pick->kernel_name, pick->reason};

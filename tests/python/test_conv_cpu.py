@@ -41,11 +41,18 @@ def simt_parts():
             TensorDescription(F32, NHWC, 1), LinearCombination(F32, 1, F32, F32))
 
 
-def conv(kind=None, algorithm=None, parts=None, stride=None, arch=80, swizzle=None):
+def depthwise_parts(element=F16, stages=2, align_a=1, align_b=1, op_class=SIMT):
+    math = MathInstruction([1, 1, 1], element, element, element, op_class, MA)
+    tile = TileDescription([64, 64, 8], stages, [2, 2, 1], math)
+    return (tile, TensorDescription(element, NHWC, align_a), TensorDescription(element, NHWC, align_b),
+            TensorDescription(element, NHWC, 1), LinearCombination(element, 1, element, element))
+
+
+def conv(kind=None, algorithm=None, parts=None, stride=None, arch=80, swizzle=None, **kwargs):
     tile, A, B, C, epilogue = parts or f16_parts()
     return Conv2dOperation(kind or Op.fprop, algorithm or Alg.optimized, arch, tile, A, B, C,
                            stride or Stride.Strided, epilogue,
-                           swizzle or cutlass.IdentitySwizzle1)
+                           swizzle or cutlass.IdentitySwizzle1, **kwargs)
 
 
 def problem(n=2, h=9, w=11, c=40, k=72, r=3, s=3, pad=(1, 1, 1, 1), stride=(1, 1),
@@ -94,6 +101,71 @@ def test_gemm_layouts_are_refused():
     with pytest.raises(Unsupported, match="A: a convolution operand is TensorNHWC .* got RowMajor"):
         Conv2dOperation(Op.fprop, Alg.optimized, 80, tile, row, B, C, Stride.Strided, epilogue,
                         cutlass.IdentitySwizzle1)
+
+
+Group = cutlass.conv.GroupMode
+
+
+@pytest.mark.parametrize("mode,algorithm,parts", [
+    ("SingleGroup", "optimized", None), ("SingleGroup", "analytic", None),
+    ("MultipleGroup", "analytic", None), ("Depthwise", "analytic", "depthwise_f16"),
+    ("Depthwise", "analytic", "depthwise_f32")])
+def test_group_modes_are_described_and_named(mode, algorithm, parts):
+    parts = {None: None, "depthwise_f16": depthwise_parts(),
+             "depthwise_f32": depthwise_parts(F32)}[parts]
+    op = conv(Op.fprop, getattr(Alg, algorithm), parts=parts, group_mode=getattr(Group, mode))
+    assert op.group_mode == getattr(Group, mode)
+    snake = {"SingleGroup": "single_group", "MultipleGroup": "multiple_group",
+             "Depthwise": "depthwise"}[mode]
+    assert f"fprop_{algorithm}_{snake}_" in op.procedural_name()
+    assert op.procedural_name() != conv(Op.fprop, getattr(Alg, algorithm),
+                                        parts=parts).procedural_name()
+    assert conv().group_mode == Group.NoneGroup
+    assert not op.is_compiled()
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"kind": "dgrad", "mode": "SingleGroup"}, "group_mode single_group is for fprop .* got "
+                                               "conv_kind dgrad"),
+    ({"mode": "MultipleGroup"}, "optimized grouped iterators compute one group per CTA"),
+    ({"mode": "SingleGroup", "algorithm": "few_channels"}, "analytic or optimized, got "
+                                                           "few_channels"),
+    ({"mode": "SingleGroup", "arch": 90}, "grouped convolutions are CUTLASS 2.x kernels; "
+                                          "describe arch=80"),
+    ({"mode": "SingleGroup", "parts": "simt"}, "kernels use tensor cores"),
+    ({"mode": "Depthwise"}, "depthwise kernels run on CUDA cores"),
+    ({"mode": "Depthwise", "parts": "depthwise", "algorithm": "optimized"},
+     "depthwise takes iterator_algorithm analytic, got optimized"),
+    ({"mode": "Depthwise", "parts": "depthwise3"}, "two-stage pipelines; describe stages=2, got 3"),
+    ({"mode": "Depthwise", "parts": "depthwise_a4"}, "one element at a time; describe alignment 1 "
+                                                     "for A and B, got 4 and 1"),
+    ({"mode": "Depthwise", "parts": "depthwise_b2"}, "describe alignment 1 for A and B, got 1 "
+                                                     "and 2"),
+])
+def test_group_mode_refusals_name_the_rule(kwargs, match):
+    parts = {None: None, "simt": simt_parts(), "depthwise": depthwise_parts(),
+             "depthwise3": depthwise_parts(stages=3), "depthwise_a4": depthwise_parts(align_a=4),
+             "depthwise_b2": depthwise_parts(align_b=2)}[kwargs.get("parts")]
+    arch = kwargs.get("arch", 80)
+    if arch == 90:
+        parts = sm90_parts()
+    algorithm = getattr(Alg, kwargs.get("algorithm", "analytic" if "parts" in kwargs
+                                        else "optimized"))
+    with pytest.raises((ValueError, Unsupported), match=match):
+        conv(getattr(Op, kwargs.get("kind", "fprop")), algorithm, parts=parts, arch=arch,
+             group_mode=getattr(Group, kwargs["mode"]))
+
+
+def test_grouped_arguments_take_the_grouped_filter_and_refuse_parallel_split_k():
+    op = conv(Op.fprop, Alg.analytic, group_mode=Group.MultipleGroup)
+    p = problem(c=64, k=64, groups=4)
+    x, w, y = operands(p)
+    assert w.shape == (64, 3, 3, 16)  # taken: the GPU suite runs it
+    with pytest.raises(ValueError, match=r"B \(w\): expected 9216 elements \(64, 3, 3, 16\)"):
+        Conv2dArguments(op, p, x, np.ones((64, 3, 3, 64), np.float16), None, y,
+                        op.epilogue_type(1.0, 0.0))
+    with pytest.raises(Unsupported, match="grouped convolutions do not split K"):
+        cutlass._core.compile_split_k_parallel([op._op])
 
 
 def test_conv_layouts_are_refused_by_gemm():
@@ -180,7 +252,7 @@ def test_problem_size_checks_groups_against_channels():
 
 def operands(p, dtype=np.float16):
     x = np.ones((p.N, p.H, p.W, p.C), dtype=dtype)
-    w = np.ones((p.K, p.R, p.S, p.C), dtype=dtype)
+    w = np.ones((p.K, p.R, p.S, p.C // p.groups), dtype=dtype)
     y = np.zeros((p.N, p.P, p.Q, p.K), dtype=dtype)
     return x, w, y
 

@@ -28,10 +28,22 @@ enum class StrideSupport : uint8_t { Strided, Unity };
 std::string_view to_string(StrideSupport support);  // "strided", "unity"
 bool is_valid(StrideSupport support);
 
+// CUTLASS conv::GroupMode: how a grouped fprop (Conv2dProblemSize groups > 1) maps groups onto
+// CTAs. None: ungrouped kernels (groups = 1).
+enum class GroupMode : uint8_t {
+  None,
+  SingleGroup,    // a CTA computes one group or part of one: K / groups a multiple of tile N
+  MultipleGroup,  // a CTA computes several whole groups: tile N a multiple of K / groups
+  Depthwise,      // C == K == groups, one filter channel per group (CUDA-core kernels)
+};
+std::string_view to_string(GroupMode mode);  // "none", "single_group", "multiple_group", ...
+bool is_valid(GroupMode mode);
+
 struct ConvDescription {
   ConvKind kind = ConvKind::Fprop;
   IteratorAlgorithm iterator_algorithm = IteratorAlgorithm::Optimized;
   StrideSupport stride_support = StrideSupport::Strided;
+  GroupMode group_mode = GroupMode::None;
   friend bool operator==(const ConvDescription&, const ConvDescription&) = default;
 };
 

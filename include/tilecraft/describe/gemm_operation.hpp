@@ -59,14 +59,13 @@ struct GemmDescription {
                                               SchedulerMode scheduler_mode);
   // Conv2dOperation (seed 002): A is the implicit GEMM's A operand (fprop: the activation x;
   // dgrad: the output gradient dy; wgrad: dy), B its B operand (fprop, dgrad: the filter w;
-  // wgrad: x), C the output (fprop: y; dgrad: dx; wgrad: dw), all channels-last.
-  static Result<GemmDescription> make_conv2d(ConvKind conv_kind,
-                                             IteratorAlgorithm iterator_algorithm, int arch,
-                                             const TileDescription& tile,
-                                             const TensorDescription& A, const TensorDescription& B,
-                                             const TensorDescription& C,
-                                             StrideSupport stride_support,
-                                             const EpilogueFunctor& epilogue, Swizzle swizzle);
+  // wgrad: x), C the output (fprop: y; dgrad: dx; wgrad: dw), all channels-last. group_mode:
+  // GroupMode::None for ungrouped kernels; the others are arch-80 fprop kernels for groups > 1.
+  static Result<GemmDescription> make_conv2d(
+      ConvKind conv_kind, IteratorAlgorithm iterator_algorithm, int arch,
+      const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
+      const TensorDescription& C, StrideSupport stride_support, const EpilogueFunctor& epilogue,
+      Swizzle swizzle, GroupMode group_mode = GroupMode::None);
   Status validate() const;
 
   // CUTLASS-style: tilecraft_sm80_tensorop_f16_s16816gemm_f16_128x128_32x3_tn_align8x8x8 ...

@@ -217,7 +217,9 @@ class Conv2dArguments(RuntimeArguments):
     * ``"wgrad"``: ``A`` = dy, ``B`` = x, ``out`` = dw (K, C, R, S)
 
     ``stride`` and ``dilation``: an int or (rows, columns); ``padding``: an int, (rows, columns)
-    or (top, bottom, left, right); ``groups``: 1 (grouped convolutions are not built yet);
+    or (top, bottom, left, right); ``groups``: 1, or a divisor of C and K for a grouped fprop
+    (w is (K, C // groups, R, S); arch-80 group kernels; C == K == groups is depthwise, on CUDA
+    cores, listed for f32 and f64);
     ``mode``: ``conv.Mode.cross_correlation`` (torch's, the default) or ``convolution``.
     ``epilogue`` (an EpilogueArguments): ``out = activation(alpha * conv + beta * C + bias)``,
     ``C`` shaped like ``out``, ``bias`` one value per output channel (SM90 kernels fuse it; SM80

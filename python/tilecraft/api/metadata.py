@@ -100,11 +100,12 @@ class KernelFacts:
 @dataclass(slots=True)
 class ConvMetadata:
     """What a convolution kernel computes: ``kind`` (conv.Operator.fprop, dgrad, wgrad), its
-    ``iterator_algorithm`` and ``stride_support``."""
+    ``iterator_algorithm``, ``stride_support`` and ``group_mode`` (conv.GroupMode)."""
 
     kind: Any
     iterator_algorithm: Any
     stride_support: Any
+    group_mode: Any
 
 
 @dataclass(slots=True)

@@ -37,9 +37,45 @@ inline std::string check_shape(const tc_conv_problem& c) {
   if (c.split_k_slices < 1) {
     return "split_k_slices " + std::to_string(c.split_k_slices) + " must be at least 1";
   }
-  if (c.groups != 1) {
-    return "groups=" + std::to_string(c.groups) +
-           ": this kernel computes ungrouped convolutions (groups=1)";
+  if (c.groups < 1) return "groups " + std::to_string(c.groups) + " must be at least 1";
+  return {};
+}
+
+// The groups of a problem against a kernel's group mode (0 none, 1 single group, 2 multiple
+// groups, 3 depthwise) and its tile's N: what CUTLASS's grouped kernels take, in words.
+inline std::string check_groups(const tc_conv_problem& c, int group_mode, int tile_n) {
+  const std::string groups = "groups=" + std::to_string(c.groups);
+  if (group_mode == 0) {
+    if (c.groups == 1) return {};
+    return groups +
+           ": this kernel computes ungrouped convolutions (groups=1); grouped fprop runs on a "
+           "kernel of group_mode single_group, multiple_group or depthwise";
+  }
+  if (c.c % c.groups != 0 || c.k % c.groups != 0) {
+    return groups + ": C=" + std::to_string(c.c) + " and K=" + std::to_string(c.k) +
+           " must both be multiples of the group count";
+  }
+  if (c.split_k_slices != 1) {
+    return "split_k_slices " + std::to_string(c.split_k_slices) +
+           ": grouped convolutions do not split K (split_k_slices=1)";
+  }
+  const int k_per_group = c.k / c.groups;
+  if (group_mode == 3) {
+    if (c.c != c.groups || c.k != c.groups) {
+      return groups + ": a depthwise kernel takes C == K == groups, got C=" +
+             std::to_string(c.c) + " K=" + std::to_string(c.k);
+    }
+    return {};
+  }
+  if (group_mode == 1 && k_per_group % tile_n != 0) {
+    return groups + ": K / groups = " + std::to_string(k_per_group) +
+           " output channels per group must be a multiple of this single_group kernel's tile N=" +
+           std::to_string(tile_n) + " (a multiple_group kernel takes groups smaller than its tile)";
+  }
+  if (group_mode == 2 && tile_n % k_per_group != 0) {
+    return groups + ": this multiple_group kernel's tile N=" + std::to_string(tile_n) +
+           " must be a multiple of K / groups = " + std::to_string(k_per_group) +
+           " output channels per group (a single_group kernel takes larger groups)";
   }
   return {};
 }
@@ -62,10 +98,20 @@ inline std::string check_multiple(const char* operand, const char* extent_name, 
 
 // The channel counts against the kernel's accesses: each operand's contiguous extent (its
 // channels) must be a multiple of the elements it moves at once.
+// Grouped fprop reads C / groups channels per group (depthwise: each pixel's C channels at once).
 inline std::string check_channels(const tc_conv_problem& c, int align_a, int align_b,
-                                  int align_c) {
+                                  int align_c, bool depthwise = false) {
   std::string why;
-  if (c.kind == 0) {
+  if (c.kind == 0 && c.groups > 1) {
+    const int per_group = c.c / c.groups;
+    why = depthwise ? check_multiple("A (x)", "C", c.c, align_a, "access of the activation")
+                    : check_multiple("A (x)", "C / groups", per_group, align_a,
+                                     "alignment of the activation");
+    if (why.empty()) {
+      why = check_multiple("B (w)", "C / groups", per_group, align_b, "alignment of the filter");
+    }
+    if (why.empty()) why = check_multiple("C/D (y)", "K", c.k, align_c, "alignment of the output");
+  } else if (c.kind == 0) {
     why = check_multiple("A (x)", "C", c.c, align_a, "alignment of the activation");
     if (why.empty()) why = check_multiple("B (w)", "C", c.c, align_b, "alignment of the filter");
     if (why.empty()) why = check_multiple("C/D (y)", "K", c.k, align_c, "alignment of the output");

@@ -16,7 +16,11 @@
 namespace tilecraft::emit {
 namespace {
 
-std::string conv_default_kernel(ConvKind kind) {
+// Grouped fprop has its own default kernels: DefaultConv2dGroupFprop (its GroupMode a template
+// argument after the math operator) and DefaultDepthwiseFprop.
+std::string conv_default_kernel(ConvKind kind, GroupMode group_mode) {
+  if (group_mode == GroupMode::Depthwise) return "cutlass::conv::kernel::DefaultDepthwiseFprop";
+  if (group_mode != GroupMode::None) return "cutlass::conv::kernel::DefaultConv2dGroupFprop";
   switch (kind) {
     case ConvKind::Fprop:
       return "cutlass::conv::kernel::DefaultConv2dFprop";
@@ -43,6 +47,11 @@ std::string conv_iterator(IteratorAlgorithm algorithm) {
   throw Error(Status(StatusCode::kInternal, "emit: iterator algorithm"));
 }
 
+std::string cutlass_group_mode(GroupMode mode) {
+  return mode == GroupMode::SingleGroup ? "cutlass::conv::GroupMode::kSingleGroup"
+                                        : "cutlass::conv::GroupMode::kMultipleGroup";
+}
+
 // A strided dgrad kernel (ImplicitGemmConvolutionStridedDgrad) walks its tiles with CUTLASS's
 // strided-dgrad form of the identity swizzle.
 std::string conv_swizzle(const GemmDescription& d) {
@@ -61,8 +70,9 @@ std::string conv_swizzle(const GemmDescription& d) {
 
 std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmOutput& output) {
   const MathInstruction& math = d.tile.math_instruction;
+  const GroupMode group_mode = d.conv.group_mode;
   std::string out = "cutlass::conv::device::ImplicitGemmConvolution<typename " +
-                    conv_default_kernel(d.conv.kind) + "<\n";
+                    conv_default_kernel(d.conv.kind, group_mode) + "<\n";
   out += "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) + ",\n";
   out += "    " + cutlass_element(d.B.element) + ", " + cutlass_layout(d.B.layout) + ",\n";
   out += "    " + cutlass_element(output.element) + ", " + cutlass_layout(output.layout) + ",\n";
@@ -75,6 +85,9 @@ std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmO
   out += "    " + conv_swizzle(d) + ",\n";
   out += "    " + std::to_string(d.tile.stages) + ", " +
          cutlass_math_operator(math.math_operation) + ",\n";
+  if (group_mode == GroupMode::SingleGroup || group_mode == GroupMode::MultipleGroup) {
+    out += "    " + cutlass_group_mode(group_mode) + ",\n";
+  }
   out += "    " + conv_iterator(d.conv.iterator_algorithm) + ",\n";
   out += std::string("    cutlass::conv::StrideSupport::") +
          (d.conv.stride_support == StrideSupport::Unity ? "kUnity" : "kStrided") + ",\n";
@@ -131,6 +144,11 @@ std::string emit_sm80_conv_module(const std::vector<GemmEntry>& entries) {
   out += device_image_prelude_text();
   out += gemm_module_includes(true);
   out += conv_module_includes();
+  if (std::any_of(entries.begin(), entries.end(), [](const GemmEntry& entry) {
+        return entry.description.conv.group_mode != GroupMode::None;
+      })) {
+    out += conv_group_includes();
+  }
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += device_image_runtime_text();
   out += gemm_universal_adapter_text();

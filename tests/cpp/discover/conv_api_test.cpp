@@ -203,11 +203,86 @@ TEST(ApiConv2dKernels, SupportsNamesTheFirstRequirementMissed) {
                                           channels_last(f16, 128, 32, 3, 3),
                                           channels_last(f16, 2, 128, 14, 14), f32, grouped);
   ASSERT_TRUE(two_groups) << two_groups.status().message();
-  EXPECT_TRUE(get_kernels(*two_groups, {}, 90).empty());
-  EXPECT_NE(kernel.supports(*two_groups).message().find("Groups is unsupported: Expected 1"),
+  EXPECT_NE(kernel.supports(*two_groups)
+                .message()
+                .find("Groups is unsupported: Expected 1 for an ungrouped kernel"),
             std::string::npos);
   const Kernel gemm = get_kernels(nullptr, {}, 90).front();
   EXPECT_NE(gemm.supports(fprop()).message().find("is not a convolution"), std::string::npos);
+}
+
+Conv2dArguments grouped_fprop(DataType type, int c, int k, int groups) {
+  Conv2dGeometry g = pad1();
+  g.groups = groups;
+  auto args = Conv2dArguments::make(ConvKind::Fprop, channels_last(type, 2, c, 14, 14),
+                                    channels_last(type, k, c / groups, 3, 3),
+                                    channels_last(type, 2, k, 14, 14), type == f64 ? f64 : f32, g);
+  EXPECT_TRUE(args) << args.status().message();
+  return args.value();
+}
+
+TEST(ApiConv2dKernels, GroupedFpropListsArch80GroupKernelsWhoseTilesFitTheGroups) {
+  const Conv2dArguments args = grouped_fprop(f16, 128, 256, 4);  // 64 output channels per group
+  const std::vector<Kernel> kernels = get_kernels(args, {}, 90);
+  ASSERT_FALSE(kernels.empty());
+  std::set<GroupMode> modes;
+  for (const Kernel& k : kernels) {
+    const KernelMetadata& m = k.metadata();
+    EXPECT_EQ(m.kernel_class, "Sm80ConvKernel") << m.kernel_name;
+    modes.insert(m.conv->group_mode);
+    const int tile_n = m.design.tile_shape[1];
+    if (m.conv->group_mode == GroupMode::SingleGroup) {
+      EXPECT_EQ(64 % tile_n, 0) << m.kernel_name;
+    } else {
+      EXPECT_EQ(tile_n % 64, 0) << m.kernel_name;
+    }
+    EXPECT_TRUE(k.supports(args)) << m.kernel_name << ": " << k.supports(args).message();
+  }
+  EXPECT_EQ(modes, (std::set<GroupMode>{GroupMode::SingleGroup, GroupMode::MultipleGroup}));
+  EXPECT_GT(kernels.front().metadata().score, 0.0);
+
+  // 12 input channels per group: no access of 8 halves starts each group's channels.
+  const Conv2dArguments narrow = grouped_fprop(f16, 48, 64, 4);
+  for (const Kernel& k : get_kernels(narrow, {}, 90)) {
+    EXPECT_EQ(12 % k.metadata().operands.A.alignment, 0) << k.metadata().kernel_name;
+  }
+  const Kernel wide = get_kernels(args, [](const KernelMetadata& m) {
+                        return m.operands.A.alignment == 8;
+                      }).front();
+  // The filter holds C / groups channels: its alignment is the first requirement missed.
+  EXPECT_NE(wide.supports(narrow).message().find("Operand `B` is unsupported: Expected alignment 8 "
+                                                 "elements"),
+            std::string::npos)
+      << wide.supports(narrow).message();
+}
+
+TEST(ApiConv2dKernels, DepthwiseFpropRunsOnCudaCoreKernels) {
+  const Conv2dArguments args = grouped_fprop(f32, 32, 32, 32);
+  const std::vector<Kernel> kernels = get_kernels(args, {}, 90);
+  ASSERT_FALSE(kernels.empty());
+  std::set<std::string> names;
+  for (const Kernel& k : kernels) {
+    const KernelMetadata& m = k.metadata();
+    EXPECT_EQ(m.conv->group_mode, GroupMode::Depthwise) << m.kernel_name;
+    EXPECT_EQ(m.design.stages, 2) << m.kernel_name;
+    EXPECT_EQ(m.operands.A.alignment, 1) << m.kernel_name;
+    EXPECT_TRUE(names.insert(m.kernel_name).second) << "listed twice: " << m.kernel_name;
+    EXPECT_TRUE(k.supports(args)) << m.kernel_name << ": " << k.supports(args).message();
+  }
+  EXPECT_NE(kernels.front().supports(grouped_fprop(f32, 64, 64, 32)).message().find(
+                "Expected C == K == groups for a depthwise kernel"),
+            std::string::npos);
+  EXPECT_TRUE(kernels.front().supports(grouped_fprop(f32, 30, 30, 30)));  // any channel count
+}
+
+TEST(ApiConv2dKernels, GroupedDgradAndWgradListNothing) {
+  Conv2dGeometry g = pad1();
+  g.groups = 2;
+  auto dgrad = Conv2dArguments::make(ConvKind::Dgrad, channels_last(f16, 2, 128, 14, 14),
+                                     channels_last(f16, 128, 32, 3, 3),
+                                     channels_last(f16, 2, 64, 14, 14), f32, g);
+  ASSERT_TRUE(dgrad) << dgrad.status().message();
+  EXPECT_TRUE(get_kernels(*dgrad, {}, 90).empty());
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 // By default (CI) one SM80 module of three entries is compiled (f16 fprop optimized, its parallel
 // split-K companion, SIMT f32 strided dgrad) and one SM90 module (CUTLASS 3.x ConvUniversal: bf16
 // fprop with a fused bias and relu, f16 wgrad); TILECRAFT_FULL_COMPILE_TESTS=1 adds a module of
-// every other kind and algorithm, and SM90 dgrad and tf32 fprop.
+// every other kind and algorithm, and SM90 dgrad and tf32 fprop. A module of grouped fprop
+// (single group, multiple groups, depthwise f16 and f32) always compiles.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -27,11 +28,16 @@ using namespace tilecraft::emit::testing;
 alignas(256) unsigned char g_dummy[256];
 
 GemmDescription conv(ConvKind kind, IteratorAlgorithm algorithm, StrideSupport stride,
-                     const GemmDescription& gemm) {
+                     const GemmDescription& gemm, GroupMode group_mode = GroupMode::None) {
   TensorDescription a = gemm.A, b = gemm.B, c = gemm.C;
   a.layout = b.layout = c.layout = Layout::TensorNHWC;
-  auto made = GemmDescription::make_conv2d(kind, algorithm, 80, gemm.tile, a, b, c, stride,
-                                           gemm.epilogue, gemm.swizzle);
+  TileDescription tile = gemm.tile;
+  if (group_mode == GroupMode::Depthwise) {  // two stages, one element per load
+    tile.stages = 2;
+    a.alignment = b.alignment = 1;
+  }
+  auto made = GemmDescription::make_conv2d(kind, algorithm, 80, tile, a, b, c, stride,
+                                           gemm.epilogue, gemm.swizzle, group_mode);
   EXPECT_TRUE(bool(made)) << made.status().message();
   return made.value();
 }
@@ -133,6 +139,79 @@ void check_conv_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
   EXPECT_NE(refused.text.find("mode"), std::string::npos) << refused.text;
 }
 
+// Grouped fprop: a problem each group mode takes (tile N 128), and the ones it must refuse.
+void check_group_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
+  const GemmDescription& d = spec.description;
+  const GroupMode mode = d.conv.group_mode;
+  EXPECT_NE(std::string(entry.metadata).find("group_mode=" + std::string(to_string(mode))),
+            std::string::npos)
+      << entry.metadata;
+  tc_gemm_args good = conv_args(d, spec);
+  tc_conv_problem& c = good.conv;
+  if (mode == GroupMode::SingleGroup) {
+    c.groups = 2, c.c = 64, c.k = 256;  // 128 output channels per group: one tile N
+  } else if (mode == GroupMode::MultipleGroup) {
+    c.groups = 4, c.c = 64, c.k = 64;  // 16 per group: eight groups per tile
+  } else {
+    c.groups = c.c = c.k = 32;
+  }
+  Verdict ok = can_implement(entry, good);
+  EXPECT_EQ(ok.status, TC_OK) << ok.text;
+
+  tc_gemm_args unfit = good;  // a group count that leaves the tile's N unfit
+  if (mode == GroupMode::SingleGroup) {
+    unfit.conv.k = 2 * 64;
+    Verdict refused = can_implement(entry, unfit);
+    EXPECT_NE(refused.text.find("multiple of this single_group kernel's tile N=128"),
+              std::string::npos)
+        << refused.text;
+  } else if (mode == GroupMode::MultipleGroup) {
+    unfit.conv.k = 4 * 48;
+    Verdict refused = can_implement(entry, unfit);
+    EXPECT_NE(refused.text.find("must be a multiple of K / groups = 48"), std::string::npos)
+        << refused.text;
+  } else {
+    unfit.conv.k = 64;
+    Verdict refused = can_implement(entry, unfit);
+    EXPECT_NE(refused.text.find("C == K == groups"), std::string::npos) << refused.text;
+  }
+  tc_gemm_args split = good;
+  split.conv.split_k_slices = 2;
+  Verdict refused = can_implement(entry, split);
+  EXPECT_NE(refused.text.find("do not split K"), std::string::npos) << refused.text;
+
+  tc_gemm_args odd = good;
+  if (mode == GroupMode::Depthwise) {  // one element per load: any channel count
+    odd.conv.groups = odd.conv.c = odd.conv.k = 30;
+    Verdict taken = can_implement(entry, odd);
+    EXPECT_EQ(taken.status, TC_OK) << taken.text;
+  } else {  // channels per group off the activation's access
+    odd.conv.c = odd.conv.groups * 12;
+    refused = can_implement(entry, odd);
+    EXPECT_EQ(refused.status, TC_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(refused.text.find("A (x)"), std::string::npos) << refused.text;
+  }
+}
+
+std::vector<ModuleSpec> group_specs() {
+  using enum ConvKind;
+  using enum IteratorAlgorithm;
+  const GemmDescription simt_f16 = [] {
+    using enum DataType;
+    return gemm(math({1, 1, 1}, f16, f16, OpClass::Simt), {64, 64, 8}, 2, {2, 2, 1},
+                {f16, Layout::RowMajor, 1}, {f16, Layout::RowMajor, 1}, {f16, Layout::RowMajor, 1},
+                epilogue(EpilogueKind::LinearCombination, f16, 1, f16, f16));
+  }();
+  return {{"conv_sm80_groups",
+           {{conv(Fprop, Optimized, StrideSupport::Strided, tensorop_f16_tn(),
+                  GroupMode::SingleGroup)},
+            {conv(Fprop, Analytic, StrideSupport::Strided, tensorop_f16_tn(),
+                  GroupMode::MultipleGroup)},
+            {conv(Fprop, Analytic, StrideSupport::Strided, simt_f16, GroupMode::Depthwise)},
+            {conv(Fprop, Analytic, StrideSupport::Strided, simt_f32_seed(),
+                  GroupMode::Depthwise)}}}};
+}
+
 std::vector<ModuleSpec> ci_specs() {
   using enum ConvKind;
   using enum IteratorAlgorithm;
@@ -192,6 +271,12 @@ TEST(ConvModuleCompile, Sm90DgradAndTf32) {
 
 TEST(ConvModuleCompile, Sm80ImplicitGemmConvolution) {
   auto modules = compile_and_check("tilecraft_conv_sm80_", ci_specs(), 80, check_conv_entry);
+  EXPECT_EQ(modules.size(), 1u);
+}
+
+TEST(ConvModuleCompile, Sm80GroupedAndDepthwiseFprop) {
+  auto modules = compile_and_check("tilecraft_conv_sm80_groups_", group_specs(), 80,
+                                   check_group_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 

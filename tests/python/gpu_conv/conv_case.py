@@ -60,7 +60,8 @@ def build_operation(spec):
         getattr(cutlass.conv.IteratorAlgorithm, ALGORITHMS[spec.algorithm]), spec.arch, tile, A,
         B, C,
         getattr(cutlass.conv.StrideSupport, STRIDES[spec.stride]), epilogue,
-        getattr(cutlass, spec.swizzle))
+        getattr(cutlass, spec.swizzle), group_mode=getattr(cutlass.conv.GroupMode,
+                                                           spec.group_mode))
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ class Shape:
     pad: tuple = (0, 0, 0, 0)      # top, bottom, left, right
     stride: tuple = (1, 1)
     dilation: tuple = (1, 1)
+    groups: int = 1
 
     @property
     def p(self):
@@ -88,7 +90,8 @@ class Shape:
 
     def __str__(self):
         return (f"N{self.n} H{self.h} W{self.w} C{self.c} K{self.k} R{self.r} S{self.s} "
-                f"pad{self.pad} stride{self.stride} dil{self.dilation}")
+                f"pad{self.pad} stride{self.stride} dil{self.dilation}"
+                + (f" groups{self.groups}" if self.groups != 1 else ""))
 
 
 @dataclass(frozen=True)
@@ -171,13 +174,14 @@ def reference(kind, x, w, dy, shape, mode):
     if x is None:
         x = torch.zeros((shape.n, shape.h, shape.w, shape.c), dtype=torch.float64, device="cuda")
     if w is None:
-        w = torch.zeros((shape.k, shape.r, shape.s, shape.c), dtype=torch.float64, device="cuda")
+        w = torch.zeros((shape.k, shape.r, shape.s, shape.c // shape.groups), dtype=torch.float64,
+                        device="cuda")
     x64 = x.double().permute(0, 3, 1, 2).clone().requires_grad_(kind == "dgrad")
     w64 = w.double().permute(0, 3, 1, 2).clone().requires_grad_(kind == "wgrad")
     top, bottom, left, right = shape.pad
     filt = w64.flip(-1, -2) if mode == "convolution" else w64
     y = F.conv2d(F.pad(x64, (left, right, top, bottom)), filt, stride=shape.stride,
-                 dilation=shape.dilation)
+                 dilation=shape.dilation, groups=shape.groups)
     if kind == "fprop":
         return y.permute(0, 2, 3, 1).detach()
     (grad,) = torch.autograd.grad(y, x64 if kind == "dgrad" else w64,
@@ -187,7 +191,7 @@ def reference(kind, x, w, dy, shape, mode):
 
 def extents(spec, shape):
     x = (shape.n, shape.h, shape.w, shape.c)
-    w = (shape.k, shape.r, shape.s, shape.c)
+    w = (shape.k, shape.r, shape.s, shape.c // shape.groups)
     y = (shape.n, shape.p, shape.q, shape.k)
     return {"fprop": (x, w, y), "dgrad": (y, w, x), "wgrad": (y, x, w)}[spec.kind]
 
@@ -204,10 +208,10 @@ def problem_size(case, shape):
 
     return cutlass.conv.Conv2dProblemSize(
         cutlass.Tensor4DCoord(shape.n, shape.h, shape.w, shape.c),
-        cutlass.Tensor4DCoord(shape.k, shape.r, shape.s, shape.c),
+        cutlass.Tensor4DCoord(shape.k, shape.r, shape.s, shape.c // shape.groups),
         cutlass.Tensor4DCoord(*shape.pad), cutlass.MatrixCoord(*shape.stride),
         cutlass.MatrixCoord(*shape.dilation), getattr(cutlass.conv.Mode, case.mode),
-        case.split_k, 1)
+        case.split_k, shape.groups)
 
 
 def run_case(ops, case, gen):
@@ -291,7 +295,7 @@ def check_case(ops, case, gen, seed_note=""):
 def shape_k(shape, kind):
     """The implicit GEMM's K."""
     if kind == "fprop":
-        return shape.c * shape.r * shape.s
+        return shape.c // shape.groups * shape.r * shape.s
     if kind == "dgrad":
         return shape.k * shape.r * shape.s
     return shape.n * shape.p * shape.q

@@ -48,6 +48,7 @@ class ConvSpec:
     arch: int = 80             # 90: CUTLASS 3.x ConvUniversal (TMA im2col, wgmma)
     cluster: tuple = (1, 1, 1)
     bias: bool = False         # SM90 epilogue bias of one value per output channel
+    group_mode: str = "NoneGroup"  # conv.GroupMode: SingleGroup, MultipleGroup, Depthwise
 
     @property
     def clamps(self):
@@ -172,6 +173,18 @@ _add(S90, "s90_bf16_fprop_bias_silu", element="bf16", out="bf16", bias=True,
 _add(S90, "s90_f16_dgrad_gelu", kind="dgrad", stride="un", epilogue="LinearCombinationGeneric",
      activation="gelu")
 
+# ---- grouped fprop (arch 80): DefaultConv2dGroupFprop and DefaultDepthwiseFprop --------------
+GROUPED = replace(F16, tile=(64, 64, 32), warps=(2, 2, 1), stages=3)
+_add(GROUPED, "f16_fprop_opt_sg", group_mode="SingleGroup")
+_add(GROUPED, "f16_fprop_an_sg", algorithm="an", group_mode="SingleGroup")
+_add(GROUPED, "f16_fprop_an_mg", algorithm="an", group_mode="MultipleGroup")
+_add(GROUPED, "bf16_fprop_an_mg_align4", algorithm="an", group_mode="MultipleGroup",
+     element="bf16", out="bf16", align_a=4, align_b=4, align_c=4)
+_add(SIMT32, "simt32_fprop_an_dw", algorithm="an", group_mode="Depthwise", tile=(64, 64, 8),
+     warps=(2, 2, 1), stages=2)
+_add(SIMT32, "simt16_fprop_an_dw", algorithm="an", group_mode="Depthwise", tile=(64, 64, 8),
+     warps=(2, 2, 1), stages=2, element="f16", acc="f16", out="f16", compute="f16")
+
 # ---- groups the tests use -------------------------------------------------------------------
 # Linear epilogues whose serial split-K result stays exact with small-integer data. Serial
 # split-K keeps each slice's running sum in D's element: bf16 (8 significant bits) would round
@@ -186,7 +199,9 @@ ACTIVATION_KERNELS = tuple(k for k, s in KERNELS.items() if s.activation)
 CLAMP_KERNELS = tuple(k for k, s in KERNELS.items() if s.clamps)
 # Every (kind, algorithm, stride support) of the matrix, with one key each at least.
 MATRIX = tuple(k for k, s in KERNELS.items()
-               if s.epilogue == "LinearCombination" and not s.interleaved and not s.bias)
+               if s.epilogue == "LinearCombination" and not s.interleaved and not s.bias
+               and s.group_mode == "NoneGroup")
+GROUPED_KERNELS = tuple(k for k, s in KERNELS.items() if s.group_mode != "NoneGroup")
 SM90 = tuple(k for k, s in KERNELS.items() if s.arch == 90)
 BIAS_KERNELS = tuple(k for k, s in KERNELS.items() if s.bias)
 
@@ -197,7 +212,8 @@ def _check_table():
             assert key in KERNELS, key
     for key in SERIAL_SPLIT_K:  # serial split-K re-reads D: only linear epilogues stay exact
         assert KERNELS[key].epilogue == "LinearCombination", key
-    seen = {(s.kind, s.algorithm, s.stride) for s in KERNELS.values() if s.arch == 80}
+    seen = {(s.kind, s.algorithm, s.stride) for s in KERNELS.values()
+            if s.arch == 80 and s.group_mode == "NoneGroup"}
     for kind in KINDS:
         for alg in ("an", "opt"):
             for st in ("st", "un"):

@@ -18,8 +18,8 @@ from dataclasses import replace
 import pytest
 
 from conv_case import ConvCase, Shape, check_case, to_layout
-from conv_kernels import (ACTIVATION_KERNELS, BIAS_KERNELS, CLAMP_KERNELS, KERNELS, MATRIX,
-                          PARALLEL_SPLIT_K, SERIAL_SPLIT_K, SM90)
+from conv_kernels import (ACTIVATION_KERNELS, BIAS_KERNELS, CLAMP_KERNELS, GROUPED_KERNELS,
+                          KERNELS, MATRIX, PARALLEL_SPLIT_K, SERIAL_SPLIT_K, SM90)
 
 pytestmark = pytest.mark.gpu
 
@@ -187,17 +187,51 @@ def test_larger_problem(ops, gen, seed_note, key):
                seed_note)
 
 
+# (groups, C, K) each grouped kernel takes (tile N 64): one group per CTA or more CTAs per group
+# (single group), several groups per CTA with K a multiple of the tile or not (multiple group),
+# and depthwise channel counts on and off a multiple of 8.
+GROUP_CONFIGS = {
+    "f16_fprop_opt_sg": [(2, 48, 128), (3, 48, 192), (2, 16, 256)],
+    "f16_fprop_an_sg": [(2, 48, 128), (4, 32, 256)],
+    "f16_fprop_an_mg": [(4, 32, 64), (8, 64, 64), (12, 96, 96), (2, 16, 64)],
+    "bf16_fprop_an_mg_align4": [(4, 16, 64), (8, 32, 32)],
+    "simt32_fprop_an_dw": [(40, 40, 40), (37, 37, 37)],
+    "simt16_fprop_an_dw": [(24, 24, 24), (72, 72, 72)],
+}
+GROUP_CASES = [(key, config, name) for key in GROUPED_KERNELS for config in GROUP_CONFIGS[key]
+               for name in ("3x3", "asym_stride_dil", "5x3_stride2")]
+
+
+@pytest.mark.parametrize("key,config,shape_name", GROUP_CASES)
+def test_grouped_fprop(ops, gen, seed_note, key, config, shape_name):
+    """Grouped and depthwise fprop (Conv2dProblemSize groups > 1) against torch's grouped
+    convolution in float64; beta != 0 with a full C, channels-last tensors, and once in
+    convolution mode."""
+    groups, c, k = config
+    n, h, w, r, s, pad, stride, dil = BASE_SHAPES[shape_name]
+    shape = Shape(n, h, w, c, k, r, s, pad, stride, dil, groups)
+    mode = "convolution" if shape_name == "5x3_stride2" else "cross_correlation"
+    case = ConvCase(key, shape, alpha=1.5, beta=-0.5, mode=mode, form="channels_last")
+    check_case(ops, case, gen, seed_note)
+
+
 @pytest.mark.sanitizer
 @pytest.mark.parametrize("key,extra", [
     ("f16_fprop_opt_st", {}), ("f16_dgrad_an_st", {}), ("f16_wgrad_opt_un", {}),
     ("f16_fprop_few", {}), ("f16_fprop_fixed", {}),
     ("f16_wgrad_opt_st", {"split_k": 3, "split_mode": "Parallel"}),
     ("f16_fprop_opt_st", {"split_k": 3}), ("i8_fprop_opt_interleaved", {}),
+    ("f16_fprop_an_mg", {"groups": (12, 96, 96)}), ("simt32_fprop_an_dw", {"groups": (37, 37, 37)}),
 ])
 def test_sanitizer_subset(ops, gen, seed_note, key, extra):
     """Small problems with ragged edges: what compute-sanitizer memcheck runs."""
     spec = KERNELS[key]
-    case = ConvCase(key, shape_for(spec, "asym_stride_dil"), alpha=1.0, beta=0.5, **extra)
+    extra = dict(extra)
+    shape = shape_for(spec, "asym_stride_dil")
+    if "groups" in extra:
+        groups, c, k = extra.pop("groups")
+        shape = replace(shape, c=c, k=k, groups=groups)
+    case = ConvCase(key, shape, alpha=1.0, beta=0.5, **extra)
     check_case(ops, case, gen, seed_note)
 
 
@@ -283,6 +317,28 @@ def test_refuses_channels_first_tensor(ops):
 
     _refused(ops, "f16_fprop_opt_st", shape, "channels-first tensor", form="nhwc",
              mutate=channels_first)
+
+
+@pytest.mark.conv_kernels("f16_fprop_opt_st", "f16_fprop_opt_sg", "f16_fprop_an_mg",
+                          "simt32_fprop_an_dw")
+def test_refuses_groups_a_kernel_cannot_take(ops):
+    """groups on an ungrouped kernel; K / groups off a single-group kernel's tile or above a
+    multiple-group kernel's; C != groups on a depthwise kernel; split K on a grouped kernel."""
+    spec = KERNELS["f16_fprop_opt_st"]
+    base = shape_for(spec, "3x3")
+    _refused(ops, "f16_fprop_opt_st", replace(base, c=32, k=64, groups=2),
+             "groups=2: this kernel computes ungrouped convolutions")
+    _refused(ops, "f16_fprop_opt_sg", replace(base, c=32, k=64, groups=2),
+             "K / groups = 32 output channels per group must be a multiple of this "
+             "single_group kernel's tile N=64")
+    _refused(ops, "f16_fprop_an_mg", replace(base, c=32, k=256, groups=2),
+             "multiple_group kernel's tile N=64 must be a multiple of K / groups = 128")
+    _refused(ops, "f16_fprop_an_mg", replace(base, c=48, k=64, groups=4),
+             r"A \(x\): C / groups=12 is not a multiple of the 8-element alignment")
+    _refused(ops, "simt32_fprop_an_dw", replace(base, c=32, k=32, groups=16),
+             "a depthwise kernel takes C == K == groups")
+    _refused(ops, "f16_fprop_opt_sg", replace(base, c=32, k=128, groups=2),
+             "grouped convolutions do not split K", split_k=2)
 
 
 @pytest.mark.conv_kernels("f16_dgrad_opt_un")

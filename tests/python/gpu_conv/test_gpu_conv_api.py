@@ -33,13 +33,13 @@ def poisoned_like_cl(shape, dtype):
         memory_format=torch.channels_last)
 
 
-def reference(kind, x, w, dy, stride, padding, dilation):
+def reference(kind, x, w, dy, stride, padding, dilation, groups=1):
     """float64 fprop, dgrad or wgrad of torch's conv2d (symmetric padding (rows, columns))."""
     torch = _torch()
     F = torch.nn.functional
     x64 = x.double().detach().requires_grad_(kind == "dgrad")
     w64 = w.double().detach().requires_grad_(kind == "wgrad")
-    y = F.conv2d(x64, w64, stride=stride, padding=padding, dilation=dilation)
+    y = F.conv2d(x64, w64, stride=stride, padding=padding, dilation=dilation, groups=groups)
     if kind == "fprop":
         return y.detach()
     (grad,) = torch.autograd.grad(y, x64 if kind == "dgrad" else w64, dy.double())
@@ -134,6 +134,50 @@ def test_api_kernels_rank_compile_and_run(gen, kind, tmp_path):
     want = reference(kind, x, w, dy, 1, 1, 1)
     scale = reference(kind, x.abs(), w.abs(), dy.abs(), 1, 1, 1)
     check(out, want, scale, f"api {kind} {kernel.metadata.kernel_name}")
+
+
+@pytest.mark.parametrize("dtype_name,groups,c,k", [
+    ("float16", 4, 128, 256), ("float16", 8, 64, 64), ("bfloat16", 2, 96, 64),
+    ("float32", 32, 32, 32), ("float32", 6, 48, 48)])
+def test_conv2d_grouped_and_depthwise(gen, dtype_name, groups, c, k):
+    """The one-call conv2d and the api's ranked kernels for groups > 1: group kernels fitting the
+    groups (tensor-op single or multiple group; depthwise on CUDA cores), with a bias."""
+    import tilecraft
+    import tilecraft.api as api
+
+    torch = _torch()
+    dtype = getattr(torch, dtype_name)
+    x = randn_cl((2, c, 13, 11), dtype, gen)
+    w = randn_cl((k, c // groups, 3, 3), dtype, gen)
+    bias = (torch.rand(k, generator=gen, device="cuda") * 2 - 1).to(dtype)
+    out = poisoned_like_cl((2, k, 7, 6), dtype)
+    got = tilecraft.conv2d(x, w, bias=bias, stride=2, padding=1, groups=groups, out=out)
+    assert got is out
+    pre = reference("fprop", x, w, None, 2, 1, 1, groups) + bias.double().view(1, -1, 1, 1)
+    scale = reference("fprop", x.abs(), w.abs(), None, 2, 1, 1, groups) + \
+        bias.double().abs().view(1, -1, 1, 1)
+    check(got, pre, scale, f"conv2d {dtype_name} groups={groups}")
+    name, reason = tilecraft.conv_ops.last_conv_pick()
+    depthwise = c == k == groups
+    assert ("depthwise" if depthwise else "group") in name, name
+
+    args = api.Conv2dArguments(x, w, out, torch.float32, padding=1, stride=2, groups=groups)
+    kernels = api.get_kernels(args)
+    assert kernels and all(k.metadata.conv.group_mode != tilecraft.conv.GroupMode.NoneGroup
+                           for k in kernels)
+
+
+def test_conv2d_half_depthwise_says_which_kernels_exist(gen):
+    import tilecraft
+
+    torch = _torch()
+    x = randn_cl((2, 16, 8, 8), torch.float16, gen)
+    w = randn_cl((16, 1, 3, 3), torch.float16, gen)
+    out = poisoned_like_cl((2, 16, 8, 8), torch.float16)
+    with pytest.raises(tilecraft.UnsupportedError, match="depthwise convolutions run on "
+                                                         "CUDA-core kernels"):
+        tilecraft.conv2d(x, w, padding=1, groups=16, out=out)
+    assert bool(out.isnan().all())
 
 
 def test_conv2d_refuses_channels_first_and_launches_nothing(gen):
