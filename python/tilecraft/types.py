@@ -20,6 +20,7 @@ ColumnMajor = Layout.ColumnMajor
 RowMajorInterleaved32 = Layout.RowMajorInterleaved32
 ColumnMajorInterleaved32 = Layout.ColumnMajorInterleaved32
 TensorNHWC = Layout.TensorNHWC
+TensorNDHWC = Layout.TensorNDHWC
 TensorNC32HW32 = Layout.TensorNC32HW32
 TensorC32RSK32 = Layout.TensorC32RSK32
 
@@ -36,7 +37,7 @@ __all__ = [
     "bfloat16", "BFloat16", "int8", "Int8", "uint8", "Uint8", "UInt8", "int32", "Int32",
     "float8_e4m3", "Float8E4M3", "e4m3", "float8_e5m2", "Float8E5M2", "e5m2",
     "RowMajor", "ColumnMajor", "RowMajorInterleaved32", "ColumnMajorInterleaved32",
-    "TensorNHWC", "TensorNC32HW32", "TensorC32RSK32",
+    "TensorNHWC", "TensorNDHWC", "TensorNC32HW32", "TensorC32RSK32",
     "IdentitySwizzle1", "IdentitySwizzle2", "IdentitySwizzle4", "IdentitySwizzle8",
     "HorizontalSwizzle", "BatchedIdentitySwizzle",
 ]

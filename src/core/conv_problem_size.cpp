@@ -100,7 +100,78 @@ Result<Conv2dProblemSize> Conv2dProblemSize::make(Tensor4DCoord input, Tensor4DC
   return p;
 }
 
+Result<Conv2dProblemSize> Conv2dProblemSize::make_3d(std::array<int, 5> input,
+                                                     std::array<int, 5> filter,
+                                                     std::array<int, 6> padding,
+                                                     std::array<int, 3> stride,
+                                                     std::array<int, 3> dilation, ConvMode mode,
+                                                     int split_k_slices, int groups) {
+  // The 2-D problem of the rows and columns validates those; depth is checked here.
+  auto planar = make({input[0], input[2], input[3], input[4]},
+                     {filter[0], filter[2], filter[3], filter[4]},
+                     {padding[2], padding[3], padding[4], padding[5]}, {stride[1], stride[2]},
+                     {dilation[1], dilation[2]}, mode, split_k_slices, groups);
+  if (!planar) return planar.status();
+  Conv2dProblemSize p = *planar;
+  p.spatial_dims = 3;
+  p.d = input[1];
+  p.t = filter[1];
+  p.pad_front = padding[0];
+  p.pad_back = padding[1];
+  p.stride_d = stride[0];
+  p.dilation_d = dilation[0];
+  if (p.d < 1 || p.t < 1) {
+    return Status::invalid("input_size D and filter_size T: expected >= 1, got " +
+                           pair_text(p.d, p.t));
+  }
+  if (p.stride_d < 1 || p.dilation_d < 1) {
+    return Status::invalid("stride and dilation: expected >= 1 in depth, got " +
+                           pair_text(p.stride_d, p.dilation_d));
+  }
+  const int64_t span =
+      int64_t{p.d} + p.pad_front + p.pad_back - int64_t{p.dilation_d} * (p.t - 1) - 1;
+  if (span < 0) {
+    return Status::invalid("filter_size: the dilated depth T=" + std::to_string(p.t) +
+                           " (dilation " + std::to_string(p.dilation_d) +
+                           ") is deeper than the padded input depth " +
+                           std::to_string(int64_t{p.d} + p.pad_front + p.pad_back));
+  }
+  p.z = static_cast<int>(std::min(kMaxInt, span / p.stride_d + 1));
+  TILECRAFT_RETURN_IF_ERROR(p.validate());
+  return p;
+}
+
 Status Conv2dProblemSize::validate() const {
+  if (spatial_dims != 2 && spatial_dims != 3) {
+    return Status::invalid("problem_size: spatial_dims must be 2 or 3, got " +
+                           std::to_string(spatial_dims));
+  }
+  if (spatial_dims == 2 && (d != 1 || t != 1 || z != 1 || pad_front != 0 || pad_back != 0 ||
+                            stride_d != 1 || dilation_d != 1)) {
+    return Status::invalid("problem_size: a 2-D problem has D = T = Z = 1 and no depth padding, "
+                           "stride or dilation (" +
+                           to_string() + ")");
+  }
+  if (spatial_dims == 3) {
+    for (auto [name, value] : {std::pair{"D", d}, std::pair{"T", t}, std::pair{"Z", z},
+                               std::pair{"stride_d", stride_d},
+                               std::pair{"dilation_d", dilation_d}}) {
+      if (value < 1) {
+        return Status::invalid(std::string("problem_size: ") + name + " must be >= 1, got " +
+                               std::to_string(value) + " (" + to_string() + ")");
+      }
+    }
+    if (pad_front < 0 || pad_back < 0) {
+      return Status::invalid("padding: expected >= 0 in depth, got " +
+                             pair_text(pad_front, pad_back));
+    }
+    const int64_t span = int64_t{d} + pad_front + pad_back - int64_t{dilation_d} * (t - 1) - 1;
+    if (span < 0 || span / stride_d + 1 != z) {
+      return Status::invalid("problem_size: output depth Z = " + std::to_string(z) +
+                             " does not follow from the input, padding, stride and dilation (" +
+                             to_string() + ")");
+    }
+  }
   for (auto [name, value] : {std::pair{"N", n}, std::pair{"H", h}, std::pair{"W", w},
                              std::pair{"C", c}, std::pair{"K", k}, std::pair{"R", r},
                              std::pair{"S", s}, std::pair{"P", p}, std::pair{"Q", q}}) {
@@ -153,6 +224,19 @@ Status Conv2dProblemSize::validate() const {
 }
 
 std::string Conv2dProblemSize::to_string() const {
+  if (spatial_dims == 3) {
+    return "N=" + std::to_string(n) + " D=" + std::to_string(d) + " H=" + std::to_string(h) +
+           " W=" + std::to_string(w) + " C=" + std::to_string(c) + " K=" + std::to_string(k) +
+           " T=" + std::to_string(t) + " R=" + std::to_string(r) + " S=" + std::to_string(s) +
+           " Z=" + std::to_string(z) + " P=" + std::to_string(p) + " Q=" + std::to_string(q) +
+           " pad (" + std::to_string(pad_front) + "," + std::to_string(pad_back) + "," +
+           std::to_string(pad_top) + "," + std::to_string(pad_bottom) + "," +
+           std::to_string(pad_left) + "," + std::to_string(pad_right) + ") stride (" +
+           std::to_string(stride_d) + ", " + std::to_string(stride_h) + ", " +
+           std::to_string(stride_w) + ") dilation (" + std::to_string(dilation_d) + ", " +
+           std::to_string(dilation_h) + ", " + std::to_string(dilation_w) + ")" +
+           (groups != 1 ? " groups " + std::to_string(groups) : std::string());
+  }
   return "N=" + std::to_string(n) + " H=" + std::to_string(h) + " W=" + std::to_string(w) +
          " C=" + std::to_string(c) + " K=" + std::to_string(k) + " R=" + std::to_string(r) +
          " S=" + std::to_string(s) + " P=" + std::to_string(p) + " Q=" + std::to_string(q) +

@@ -102,6 +102,8 @@ std::string_view to_string(Layout layout) {
       return "TensorNC32HW32";
     case Layout::TensorC32RSK32:
       return "TensorC32RSK32";
+    case Layout::TensorNDHWC:
+      return "TensorNDHWC";
   }
   return "?";
 }
@@ -122,6 +124,8 @@ std::string_view short_name(Layout layout) {
       return "nc32hw32";
     case Layout::TensorC32RSK32:
       return "c32rsk32";
+    case Layout::TensorNDHWC:
+      return "ndhwc";
   }
   return "?";
 }

@@ -51,13 +51,20 @@ Status check_layouts(const GemmDescription& d) {
     }
     return Status::ok();
   }
+  const Layout layout = d.A.layout;  // TensorNHWC (2-D) or TensorNDHWC (3-D), all alike
   for (const auto& [which, operand] :
        {std::pair{"A", &d.A}, std::pair{"B", &d.B}, std::pair{"C", &d.C}}) {
-    if (operand->layout != Layout::TensorNHWC) {
+    if (operand->layout != Layout::TensorNHWC && operand->layout != Layout::TensorNDHWC) {
       return Status::unsupported(std::string(which) +
-                                 ": a convolution operand is TensorNHWC "
-                                 "(or, for int8 fprop, TensorNC32HW32 / TensorC32RSK32), got " +
+                                 ": a convolution operand is TensorNHWC, TensorNDHWC (3-D) "
+                                 "or, for int8 fprop, TensorNC32HW32 / TensorC32RSK32; got " +
                                  name(operand->layout));
+    }
+    if (operand->layout != layout) {
+      return Status::unsupported("layouts: A, B and C are all TensorNHWC (2-D) or all "
+                                 "TensorNDHWC (3-D); got A " +
+                                 name(d.A.layout) + ", B " + name(d.B.layout) + ", C " +
+                                 name(d.C.layout));
     }
   }
   if (size_in_bits(d.A.element) == 8 && kind != ConvKind::Fprop) {
@@ -104,8 +111,9 @@ Status check_group_mode(const GemmDescription& d) {
     return Status::unsupported(what + " is for fprop (CUTLASS builds grouped fprop only), got " +
                                "conv_kind " + std::string(to_string(d.conv.kind)));
   }
-  if (is_interleaved_conv(d)) {
-    return Status::unsupported(what + ": grouped convolutions take TensorNHWC operands");
+  if (d.A.layout != Layout::TensorNHWC) {
+    return Status::unsupported(what + ": grouped convolutions take TensorNHWC operands, got " +
+                               name(d.A.layout));
   }
   const OpClass op_class = d.tile.math_instruction.opcode_class;
   const IteratorAlgorithm algorithm = d.conv.iterator_algorithm;
@@ -148,6 +156,57 @@ Status check_group_mode(const GemmDescription& d) {
   return Status::ok();
 }
 
+// CUTLASS 2.x Conv3d (DefaultConv3dFprop / Dgrad / Wgrad): analytic and optimized iterators,
+// accesses of 128 bits on tensor cores (one element on CUDA cores), dgrad strided analytic or
+// unit-stride optimized, wgrad strided.
+Status check_conv3d(const GemmDescription& d) {
+  if (d.A.layout != Layout::TensorNDHWC) return Status::ok();
+  const std::string what = "layouts TensorNDHWC (a 3-D convolution)";
+  if (d.arch != 80) {
+    return Status::unsupported(what + ": 3-D convolutions are CUTLASS 2.x kernels here; describe "
+                                      "arch=80 (they run on Hopper too), got arch=" +
+                               std::to_string(d.arch));
+  }
+  if (d.conv.group_mode != GroupMode::None) {
+    return Status::unsupported(what + ": CUTLASS has no grouped 3-D convolution; describe "
+                                      "group_mode NoneGroup");
+  }
+  const IteratorAlgorithm algorithm = d.conv.iterator_algorithm;
+  if (algorithm != IteratorAlgorithm::Analytic && algorithm != IteratorAlgorithm::Optimized) {
+    return Status::unsupported(what + " takes iterator_algorithm analytic or optimized, got " +
+                               std::string(to_string(algorithm)));
+  }
+  if (size_in_bits(d.A.element) == 8) {
+    return Status::unsupported(what + ": 8-bit 3-D convolutions are not built, got " +
+                               name(d.A.element));
+  }
+  const ConvKind kind = d.conv.kind;
+  const StrideSupport stride = d.conv.stride_support;
+  if (kind == ConvKind::Dgrad &&
+      !(algorithm == IteratorAlgorithm::Analytic && stride == StrideSupport::Strided) &&
+      !(algorithm == IteratorAlgorithm::Optimized && stride == StrideSupport::Unity)) {
+    return Status::unsupported(what + ": CUTLASS's 3-D dgrad is analytic with stride_support "
+                                      "strided, or optimized with unity; got " +
+                               std::string(to_string(algorithm)) + " with " +
+                               std::string(to_string(stride)));
+  }
+  if (kind == ConvKind::Wgrad && stride != StrideSupport::Strided) {
+    return Status::unsupported(what + ": CUTLASS's 3-D wgrad takes stride_support strided");
+  }
+  const bool simt = d.tile.math_instruction.opcode_class == OpClass::Simt;
+  for (const auto& [which, operand] : {std::pair{"A", &d.A}, std::pair{"B", &d.B}}) {
+    const int access = simt ? 1 : 128 / size_in_bits(operand->element);
+    if (operand->alignment != access) {
+      return Status::invalid(std::string(which) + ": " + what + " loads " +
+                             (simt ? std::string("one element at a time on CUDA cores")
+                                   : std::string("128 bits at a time on tensor cores")) +
+                             "; describe alignment " + std::to_string(access) + ", got " +
+                             std::to_string(operand->alignment));
+    }
+  }
+  return Status::ok();
+}
+
 Status check_epilogue(const GemmDescription& d) {
   if (d.epilogue.kind == EpilogueKind::FastLinearCombinationClamp &&
       d.tile.math_instruction.element_a != DataType::s8) {
@@ -162,7 +221,7 @@ Status check_swizzle(const GemmDescription& d) {
   // CUTLASS's strided dgrad kernel (ImplicitGemmConvolutionStridedDgrad) exists for its own
   // identity swizzles of 1, 4 and 8 only.
   if (d.conv.kind == ConvKind::Dgrad && d.conv.stride_support == StrideSupport::Strided &&
-      d.swizzle == Swizzle::IdentitySwizzle2) {
+      d.A.layout != Layout::TensorNDHWC && d.swizzle == Swizzle::IdentitySwizzle2) {
     return Status::unsupported(
         "swizzling_functor: a strided dgrad kernel takes IdentitySwizzle1, 4 or 8 (CUTLASS's "
         "StridedDgradIdentityThreadblockSwizzle has no 2), got IdentitySwizzle2");
@@ -316,6 +375,7 @@ Status validate_conv2d(const GemmDescription& d) {
       describe::check_enumerator("", "stride_support", "StrideSupport", d.conv.stride_support));
   TILECRAFT_RETURN_IF_ERROR(check_layouts(d));
   TILECRAFT_RETURN_IF_ERROR(check_group_mode(d));
+  TILECRAFT_RETURN_IF_ERROR(check_conv3d(d));
   if (d.arch == 90) return validate_sm90_conv2d(d);
   TILECRAFT_RETURN_IF_ERROR(check_iterator(d));
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(d));

@@ -49,6 +49,8 @@ std::string cutlass_layout(Layout layout) {
       return "cutlass::layout::ColumnMajorInterleaved<32>";
     case Layout::TensorNHWC:
       return "cutlass::layout::TensorNHWC";
+    case Layout::TensorNDHWC:
+      return "cutlass::layout::TensorNDHWC";
     case Layout::TensorNC32HW32:
       return "cutlass::layout::TensorNCxHWx<32>";
     case Layout::TensorC32RSK32:

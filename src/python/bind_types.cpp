@@ -33,6 +33,7 @@ void bind_types(nb::module_& m) {
       .value("RowMajorInterleaved32", Layout::RowMajorInterleaved32)
       .value("ColumnMajorInterleaved32", Layout::ColumnMajorInterleaved32)
       .value("TensorNHWC", Layout::TensorNHWC)
+      .value("TensorNDHWC", Layout::TensorNDHWC)
       .value("TensorNC32HW32", Layout::TensorNC32HW32)
       .value("TensorC32RSK32", Layout::TensorC32RSK32);
 

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "describe/conv2d_rules.hpp"
 #include "operand_check.hpp"
@@ -10,23 +11,30 @@
 namespace tilecraft {
 namespace {
 
-using Extent = std::array<int64_t, 4>;
+// Extents in the layout's order: (N, H, W, C) and (K, R, S, C), or (N, D, H, W, C) and
+// (K, T, R, S, C) for a 3-D convolution.
+using Extent = std::vector<int64_t>;
 
 std::string extent_text(const Extent& e) {
-  return "(" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) +
-         ", " + std::to_string(e[3]) + ")";
+  std::string out = "(";
+  for (size_t i = 0; i < e.size(); ++i) out += (i ? ", " : "") + std::to_string(e[i]);
+  return out + ")";
 }
 
 struct Operand {
   std::string name;  // "A (x)"
-  Extent extent;     // in the layout's order: (N, H, W, C) or (K, R, S, C)
+  Extent extent;
 };
 
 // The three operands of the implicit GEMM for a convolution kind.
 std::array<Operand, 3> operands_of(ConvKind kind, const Conv2dProblemSize& p) {
-  const Extent x{p.n, p.h, p.w, p.c};
-  const Extent w{p.k, p.r, p.s, p.c / p.groups};
-  const Extent y{p.n, p.p, p.q, p.k};
+  const int64_t per_group = p.c / (p.groups > 0 ? p.groups : 1);
+  Extent x{p.n, p.h, p.w, p.c}, w{p.k, p.r, p.s, per_group}, y{p.n, p.p, p.q, p.k};
+  if (p.is_3d()) {
+    x = {p.n, p.d, p.h, p.w, p.c};
+    w = {p.k, p.t, p.r, p.s, per_group};
+    y = {p.n, p.z, p.p, p.q, p.k};
+  }
   switch (kind) {
     case ConvKind::Fprop:
       return {Operand{"A (x)", x}, Operand{"B (w)", w}, Operand{"D (y)", y}};
@@ -38,9 +46,18 @@ std::array<Operand, 3> operands_of(ConvKind kind, const Conv2dProblemSize& p) {
   return {Operand{"A (dy)", y}, Operand{"B (x)", x}, Operand{"D (dw)", w}};
 }
 
-int64_t count(const Extent& e) { return e[0] * e[1] * e[2] * e[3]; }
+int64_t count(const Extent& e) {
+  int64_t n = 1;
+  for (int64_t v : e) n *= v;
+  return n;
+}
 
-// Whether t holds the extent packed in `layout`'s order (or its channels-last NCHW view).
+bool is_channels_last(Layout layout) {
+  return layout == Layout::TensorNHWC || layout == Layout::TensorNDHWC;
+}
+
+// Whether t holds the extent packed in `layout`'s order (or its torch channels-last view:
+// (N, C, H, W) or (N, C, D, H, W)).
 Status check_packed(const std::string& who, const TensorView& t, const Extent& e, Layout layout,
                     DataType element) {
   if (!t.data) return Status::invalid(who + ": expected a tensor, got a null data pointer");
@@ -53,50 +70,54 @@ Status check_packed(const std::string& who, const TensorView& t, const Extent& e
                            extent_text(e) + " in " + std::string(to_string(layout)) + ", got " +
                            t.describe());
   }
-  if (t.rank == 1 || (t.rank != 4 && layout != Layout::TensorNHWC)) {
+  const int rank = static_cast<int>(e.size());
+  if (t.rank == 1 || (t.rank != rank && !is_channels_last(layout))) {
     if (t.is_contiguous()) return Status::ok();
     return Status::invalid(who + ": a flat operand must be contiguous; got " + t.describe());
   }
-  if (t.rank != 4) {
-    return Status::invalid(who + ": expected a 4-D tensor " + extent_text(e) +
-                           " or a flat one of " + std::to_string(count(e)) + " elements, got " +
-                           t.describe());
+  if (t.rank != rank) {
+    return Status::invalid(who + ": expected a " + std::to_string(rank) + "-D tensor " +
+                           extent_text(e) + " or a flat one of " + std::to_string(count(e)) +
+                           " elements, got " + t.describe());
   }
-  if (layout != Layout::TensorNHWC) {
+  if (!is_channels_last(layout)) {
     if (t.is_contiguous()) return Status::ok();
     return Status::invalid(who + ": an " + std::string(to_string(layout)) +
                            " operand must be packed (contiguous); got " + t.describe());
   }
-  const Extent nhwc_strides{e[1] * e[2] * e[3], e[2] * e[3], e[3], 1};
-  bool as_nhwc = true, as_nchw = true;
-  // Extents of 1 may have any stride.
-  for (int i = 0; i < 4; ++i) {
-    if (t.shape[i] != e[i] || (e[i] > 1 && t.strides[i] != nhwc_strides[i])) as_nhwc = false;
+  Extent packed_strides(rank, 1);
+  for (int i = rank - 2; i >= 0; --i) packed_strides[i] = packed_strides[i + 1] * e[i + 1];
+  // torch's order: tensor dim i holds layout dim torch_order[i] (N, C, then the spatial dims).
+  std::vector<int> torch_order{0, rank - 1};
+  for (int i = 1; i < rank - 1; ++i) torch_order.push_back(i);
+  bool as_layout = true, as_torch = true;
+  for (int i = 0; i < rank; ++i) {  // extents of 1 may have any stride
+    if (t.shape[i] != e[i] || (e[i] > 1 && t.strides[i] != packed_strides[i])) as_layout = false;
+    const int l = torch_order[i];
+    if (t.shape[i] != e[l] || (e[l] > 1 && t.strides[i] != packed_strides[l])) as_torch = false;
   }
-  const int nchw_order[4] = {0, 3, 1, 2};  // tensor dim i holds layout dim nchw_order[i]
-  for (int i = 0; i < 4; ++i) {
-    const int d = nchw_order[i];
-    if (t.shape[i] != e[d] || (e[d] > 1 && t.strides[i] != nhwc_strides[d])) as_nchw = false;
-  }
-  if (as_nhwc || as_nchw) return Status::ok();
-  return Status::invalid(who + ": expected a channels-last tensor: shape " + extent_text(e) +
-                         " packed, or (N, C, H, W) = (" + std::to_string(e[0]) + ", " +
-                         std::to_string(e[3]) + ", " + std::to_string(e[1]) + ", " +
-                         std::to_string(e[2]) + ") in torch.channels_last memory format; got " +
-                         t.describe() +
-                         (t.is_contiguous() && t.shape[1] == e[3]
-                              ? " (a channels-first tensor: call .to(memory_format="
-                                "torch.channels_last))"
-                              : ""));
+  if (as_layout || as_torch) return Status::ok();
+  Extent torch_extent;
+  for (int l : torch_order) torch_extent.push_back(e[l]);
+  const bool three_d = rank == 5;
+  return Status::invalid(
+      who + ": expected a channels-last tensor: shape " + extent_text(e) + " packed, or " +
+      (three_d ? "(N, C, D, H, W) = " : "(N, C, H, W) = ") + extent_text(torch_extent) +
+      " in torch." + (three_d ? "channels_last_3d" : "channels_last") + " memory format; got " +
+      t.describe() +
+      (t.is_contiguous() && t.shape[1] == e[rank - 1]
+           ? std::string(" (a channels-first tensor: call .to(memory_format=torch.") +
+                 (three_d ? "channels_last_3d" : "channels_last") + "))"
+           : ""));
 }
 
-// C given as one value per output channel: 1-D of `channels` values, or 4-D with stride 0 on
-// every dimension but the channels.
-bool is_per_channel(const TensorView& t, int64_t channels, int64_t full_count) {
+// C given as one value per output channel: 1-D of `channels` values, or a tensor of the
+// output's rank with stride 0 on every dimension but the channels.
+bool is_per_channel(const TensorView& t, int64_t channels, int64_t full_count, int rank) {
   if (t.rank == 1) return t.shape[0] == channels && channels != full_count && t.strides[0] == 1;
-  if (t.rank != 4) return false;
+  if (t.rank != rank) return false;
   int channel_dims = 0;
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < rank; ++i) {
     if (t.shape[i] == channels && t.strides[i] == 1 && channels > 1) {
       ++channel_dims;
     } else if (t.shape[i] > 1 && t.strides[i] != 0) {
@@ -161,6 +182,15 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   }
   const Conv2dProblemSize& size = problem.problem_size;
   TILECRAFT_RETURN_IF_ERROR(size.validate());
+  const bool three_d_operation = d.A.layout == Layout::TensorNDHWC;
+  if (three_d_operation != size.is_3d()) {
+    return Status::invalid(
+        std::string("problem_size: ") +
+        (three_d_operation ? "a 3-D operation (TensorNDHWC) needs a conv.Conv3dProblemSize"
+                           : "a 3-D problem (conv.Conv3dProblemSize) needs an operation of "
+                             "TensorNDHWC operands") +
+        ", got " + size.to_string());
+  }
   if (!is_valid(problem.split_k_mode)) {
     return Status::invalid("split_k_mode: expected cutlass.conv.SplitKMode.Serial or Parallel");
   }
@@ -181,8 +211,8 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   if (has_C) {
     const Extent& out = ops[2].extent;
     const std::string who = "C" + ops[2].name.substr(1);
-    if (d.C.layout == Layout::TensorNHWC && d.conv.kind != ConvKind::Wgrad &&
-        is_per_channel(problem.C, out[3], count(out))) {
+    if (is_channels_last(d.C.layout) && d.conv.kind != ConvKind::Wgrad &&
+        is_per_channel(problem.C, out.back(), count(out), static_cast<int>(out.size()))) {
       c_per_channel = true;
       if (!detail::dtype_matches(problem.C.dtype, d.C.element)) {
         return Status::invalid(who + ": expected " + std::string(long_name(d.C.element)) +
@@ -193,7 +223,7 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
       TILECRAFT_RETURN_IF_ERROR(check_packed(who, problem.C, out, d.C.layout, d.C.element));
     }
   }
-  TILECRAFT_RETURN_IF_ERROR(check_bias(problem.bias, d, ops[2].extent[3]));
+  TILECRAFT_RETURN_IF_ERROR(check_bias(problem.bias, d, ops[2].extent.back()));
   TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
   TILECRAFT_RETURN_IF_ERROR(detail::check_device_runs(d.arch, operation.procedural_name()));
 
@@ -215,10 +245,11 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   TILECRAFT_RETURN_IF_ERROR(out->stage(problem.D, count(ops[2].extent), !has_C, true, &dev_D));
   a.D = const_cast<void*>(dev_D);
   if (problem.bias.data) {
-    TILECRAFT_RETURN_IF_ERROR(out->stage(problem.bias, ops[2].extent[3], true, false, &a.bias));
+    TILECRAFT_RETURN_IF_ERROR(
+        out->stage(problem.bias, ops[2].extent.back(), true, false, &a.bias));
   }
   if (has_C) {
-    const int64_t c_count = c_per_channel ? ops[2].extent[3] : count(ops[2].extent);
+    const int64_t c_count = c_per_channel ? ops[2].extent.back() : count(ops[2].extent);
     TILECRAFT_RETURN_IF_ERROR(out->stage(problem.C, c_count, true, false, &a.C));
   } else {
     a.C = a.D;
@@ -255,6 +286,14 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   c.split_k_slices = size.split_k_slices;
   c.groups = size.groups;
   c.c_per_channel = c_per_channel ? 1 : 0;
+  c.spatial_dims = size.spatial_dims;
+  c.d = size.d;
+  c.t = size.t;
+  c.z = size.z;
+  c.pad_front = size.pad_front;
+  c.pad_back = size.pad_back;
+  c.stride_d = size.stride_d;
+  c.dilation_d = size.dilation_d;
   TILECRAFT_RETURN_IF_ERROR(
       out->finish(operation.procedural_name(), problem.workspace, problem.workspace_bytes));
   return out;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TILECRAFT_ABI_VERSION 6
+#define TILECRAFT_ABI_VERSION 7
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,6 +56,12 @@ typedef struct tc_conv_problem {
   /* Since version 6: the bottom and right padding (SM90 kernels describe the problem by its
    * padding on both sides; P and Q follow from them). */
   int32_t pad_bottom, pad_right;
+  /* Since version 7: 3-D convolutions (spatial_dims 3; 2 or 0 for 2-D ones): the depth d of x,
+   * t of the filter and z of y, the front and back padding, the depth stride and dilation. */
+  int32_t spatial_dims;
+  int32_t d, t, z;
+  int32_t pad_front, pad_back;
+  int32_t stride_d, dilation_d;
 } tc_conv_problem;
 
 typedef struct tc_gemm_args {

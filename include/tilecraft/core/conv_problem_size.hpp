@@ -1,6 +1,7 @@
 // Conv2dProblemSize (seed 002, cutlass.conv.Conv2dProblemSize): the extents of a 2-D convolution.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,6 +34,13 @@ struct Conv2dProblemSize {
   ConvMode mode = ConvMode::CrossCorrelation;
   int split_k_slices = 1;
   int groups = 1;
+  // A 3-D convolution (CUTLASS's Conv3dProblemSize, made by make_3d): x is N x D x H x W x C,
+  // the filter K x T x R x S x (C / groups), y N x Z x P x Q x K, padded pad_front / pad_back in
+  // depth. A 2-D problem has spatial_dims 2, D = T = Z = 1 and no depth padding.
+  int spatial_dims = 2;
+  int d = 1, t = 1, z = 1;
+  int pad_front = 0, pad_back = 0;
+  int stride_d = 1, dilation_d = 1;
 
   // The seed's constructor: input (N, H, W, C), filter (K, R, S, C / groups), padding (top,
   // bottom, left, right: CUTLASS's pad_h, upper pad_h, pad_w, upper pad_w), stride and
@@ -43,11 +51,21 @@ struct Conv2dProblemSize {
                                         MatrixCoord dilation,
                                         ConvMode mode = ConvMode::CrossCorrelation,
                                         int split_k_slices = 1, int groups = 1);
+  // input (N, D, H, W, C), filter (K, T, R, S, C / groups), padding (front, back, top, bottom,
+  // left, right), stride and dilation (depth, rows, columns); Z, P and Q as torch computes them.
+  static Result<Conv2dProblemSize> make_3d(std::array<int, 5> input, std::array<int, 5> filter,
+                                           std::array<int, 6> padding, std::array<int, 3> stride,
+                                           std::array<int, 3> dilation,
+                                           ConvMode mode = ConvMode::CrossCorrelation,
+                                           int split_k_slices = 1, int groups = 1);
   Status validate() const;
+  bool is_3d() const { return spatial_dims == 3; }
 
-  int64_t activation_elements() const { return int64_t{n} * h * w * c; }
-  int64_t filter_elements() const { return int64_t{k} * r * s * (c / (groups > 0 ? groups : 1)); }
-  int64_t output_elements() const { return int64_t{n} * p * q * k; }
+  int64_t activation_elements() const { return int64_t{n} * d * h * w * c; }
+  int64_t filter_elements() const {
+    return int64_t{k} * t * r * s * (c / (groups > 0 ? groups : 1));
+  }
+  int64_t output_elements() const { return int64_t{n} * z * p * q * k; }
   std::string to_string() const;  // "N=32 H=56 W=56 C=64 K=64 R=3 S=3 P=56 Q=56 pad (1,1,1,1) ..."
   friend bool operator==(const Conv2dProblemSize&, const Conv2dProblemSize&) = default;
 };

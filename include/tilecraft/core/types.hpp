@@ -31,6 +31,7 @@ enum class Layout : uint8_t {
   TensorNHWC,
   TensorNC32HW32,
   TensorC32RSK32,
+  TensorNDHWC,  // 3-D convolutions: N x D x H x W x C (filters K x T x R x S x C)
 };
 inline constexpr Layout kAllLayouts[] = {Layout::RowMajor,
                                          Layout::ColumnMajor,
@@ -38,7 +39,8 @@ inline constexpr Layout kAllLayouts[] = {Layout::RowMajor,
                                          Layout::ColumnMajorInterleaved32,
                                          Layout::TensorNHWC,
                                          Layout::TensorNC32HW32,
-                                         Layout::TensorC32RSK32};
+                                         Layout::TensorC32RSK32,
+                                         Layout::TensorNDHWC};
 
 std::string_view to_string(Layout layout);
 // CUTLASS's one-letter tag: t (row-major, "transposed"), n (column-major), and so on.

@@ -24,6 +24,15 @@ std::string_view conv_group_includes() {
   return kText;
 }
 
+std::string_view conv3d_includes() {
+  static constexpr std::string_view kText = R"tc(#include "cutlass/conv/conv3d_problem_size.h"
+#include "cutlass/conv/kernel/default_conv3d_dgrad.h"
+#include "cutlass/conv/kernel/default_conv3d_fprop.h"
+#include "cutlass/conv/kernel/default_conv3d_wgrad.h"
+)tc";
+  return kText;
+}
+
 std::string_view conv_adapter_text() {
   static constexpr std::string_view kText = R"tc(
 // ---- tilecraft adapters: tc_gemm_args (conv) -> CUTLASS ImplicitGemmConvolution ------------
@@ -49,20 +58,36 @@ constexpr int group_mode_of() {
                                                                         : 3;
 }
 
-inline cutlass::conv::Conv2dProblemSize problem(const tc_conv_problem& c) {
-  return cutlass::conv::Conv2dProblemSize(
-      c.n, c.h, c.w, c.c, c.k, c.r, c.s, c.p, c.q, c.pad_h, c.pad_w, c.stride_h, c.stride_w,
-      c.dilation_h, c.dilation_w,
-      c.mode == 1 ? cutlass::conv::Mode::kConvolution : cutlass::conv::Mode::kCrossCorrelation,
-      c.split_k_slices, c.groups);
+inline cutlass::conv::Mode mode_of(const tc_conv_problem& c) {
+  return c.mode == 1 ? cutlass::conv::Mode::kConvolution : cutlass::conv::Mode::kCrossCorrelation;
 }
 
-template <typename Layout>
-struct IsNhwc : std::is_same<Layout, cutlass::layout::TensorNHWC> {};
+// CUTLASS's problem size of the kernel's dimension: P, Q (and Z) follow from the padding on both
+// sides, so the top, left (and front) padding is all CUTLASS reads.
+template <typename Conv>
+typename Conv::UnderlyingKernel::ConvProblemSize problem(const tc_conv_problem& c) {
+  if constexpr (Conv::UnderlyingKernel::kConvDim == 3) {
+    return cutlass::conv::Conv3dProblemSize(
+        c.n, c.d, c.h, c.w, c.c, c.k, c.t, c.r, c.s, c.z, c.p, c.q, c.pad_front, c.pad_h,
+        c.pad_w, c.stride_d, c.stride_h, c.stride_w, c.dilation_d, c.dilation_h, c.dilation_w,
+        mode_of(c), c.split_k_slices, c.groups);
+  } else {
+    return cutlass::conv::Conv2dProblemSize(c.n, c.h, c.w, c.c, c.k, c.r, c.s, c.p, c.q, c.pad_h,
+                                            c.pad_w, c.stride_h, c.stride_w, c.dilation_h,
+                                            c.dilation_w, mode_of(c), c.split_k_slices, c.groups);
+  }
+}
 
-// A packed tensor of the layout over the operand's extent; C per channel is stride 0 (NHWC).
+// Channels-last layouts (2-D or 3-D), as opposed to CUTLASS's interleaved int8 ones.
+template <typename Layout>
+struct IsNhwc : std::integral_constant<bool, std::is_same<Layout, cutlass::layout::TensorNHWC>::value ||
+                                                 std::is_same<Layout, cutlass::layout::TensorNDHWC>::value> {};
+
+// A packed tensor of the layout over the operand's extent (4-D, or 5-D for NDHWC); C per channel
+// is stride 0.
 template <typename Element, typename Layout>
-cutlass::TensorRef<Element, Layout> packed(const void* pointer, cutlass::Tensor4DCoord extent) {
+cutlass::TensorRef<Element, Layout> packed(const void* pointer,
+                                           typename Layout::TensorCoord extent) {
   return cutlass::TensorRef<Element, Layout>(static_cast<Element*>(const_cast<void*>(pointer)),
                                              Layout::packed(extent));
 }
@@ -84,7 +109,7 @@ typename Conv::Arguments arguments(const tc_gemm_args& a, const void* c_pointer,
   using ElementB = typename Conv::ElementB;
   using ElementC = typename Conv::ElementC;
   constexpr cutlass::conv::Operator kOp = Conv::kConvolutionalOperator;
-  const cutlass::conv::Conv2dProblemSize size = problem(a.conv);
+  const auto size = problem<Conv>(a.conv);
   auto ref_c = packed<ElementC, typename Conv::LayoutC>(
       c_pointer, cutlass::conv::implicit_gemm_tensor_c_extent(kOp, size));
   if constexpr (IsNhwc<typename Conv::LayoutC>::value) {
@@ -112,6 +137,7 @@ std::string check_problem(const tc_gemm_args& a, int c_alignment, bool partials)
            ", got " + kind_name(c.kind);
   }
   std::string why = check_shape(c);
+  if (why.empty()) why = check_dimensions(c, Conv::UnderlyingKernel::kConvDim);
   if (why.empty()) why = check_groups(c, group_mode_of<Conv>(), Conv::ThreadblockShape::kN);
   if (!why.empty()) return why;
   constexpr int kAlignA = Conv::UnderlyingKernel::Mma::IteratorA::AccessType::kElements;
@@ -159,9 +185,12 @@ std::string check_problem(const tc_gemm_args& a, int c_alignment, bool partials)
     }
   }
   if (!why.empty()) return why;
-  if (kAlgorithm == cutlass::conv::IteratorAlgorithm::kOptimized && (c.r > 32 || c.s > 32)) {
-    return "filter R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) +
-           ": the optimized iterators take R and S up to 32; describe the analytic algorithm";
+  if (kAlgorithm == cutlass::conv::IteratorAlgorithm::kOptimized &&
+      (c.r > 32 || c.s > 32 || (c.spatial_dims == 3 && c.t > 32))) {
+    return "filter " + std::string(c.spatial_dims == 3 ? "T=" + std::to_string(c.t) + " " : "") +
+           "R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) +
+           ": the optimized iterators take filter extents up to 32; describe the analytic "
+           "algorithm";
   }
   if (partials && c.c_per_channel && kind == 2) {
     return "C: a per-channel C is not taken by wgrad";
@@ -286,7 +315,7 @@ constexpr const char* kStridedDgradHasNoParallelSplitK =
 template <typename Partial>
 cutlass::gemm::GemmCoord implicit_gemm(const tc_gemm_args& a) {
   return cutlass::conv::implicit_gemm_problem_size(Partial::kConvolutionalOperator,
-                                                   problem(a.conv));
+                                                   problem<Partial>(a.conv));
 }
 
 template <typename Partial>
@@ -294,7 +323,7 @@ int partitions(const tc_gemm_args& a) {
   using Shape = typename Partial::ThreadblockShape;
   typename Partial::ThreadblockSwizzle swizzle;
   return swizzle
-      .get_tiled_shape(Partial::kConvolutionalOperator, problem(a.conv),
+      .get_tiled_shape(Partial::kConvolutionalOperator, problem<Partial>(a.conv),
                        {Shape::kM, Shape::kN, Shape::kK}, a.conv.split_k_slices)
       .k();
 }

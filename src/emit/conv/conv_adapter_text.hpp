@@ -13,6 +13,9 @@ std::string_view conv_module_includes();
 // The #include lines of grouped and depthwise fprop kernels, added where a module has one.
 std::string_view conv_group_includes();
 
+// The #include lines of 3-D (TensorNDHWC) kernels, added where a module has one.
+std::string_view conv3d_includes();
+
 // Namespace tc_conv: can_implement, workspace_size and run for serial entries, and the same for
 // parallel split-K entries (a partial convolution into the workspace, then ReduceSplitK).
 std::string_view conv_adapter_text();

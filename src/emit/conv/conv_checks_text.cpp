@@ -38,7 +38,26 @@ inline std::string check_shape(const tc_conv_problem& c) {
     return "split_k_slices " + std::to_string(c.split_k_slices) + " must be at least 1";
   }
   if (c.groups < 1) return "groups " + std::to_string(c.groups) + " must be at least 1";
+  if (c.spatial_dims == 3) {
+    if (c.d < 1 || c.t < 1 || c.z < 1) {
+      return problem_text(c) + " D=" + std::to_string(c.d) + " T=" + std::to_string(c.t) +
+             " Z=" + std::to_string(c.z) + ": every extent must be positive";
+    }
+    if (c.pad_front < 0 || c.pad_back < 0 || c.stride_d < 1 || c.dilation_d < 1) {
+      return "depth padding (" + std::to_string(c.pad_front) + ", " + std::to_string(c.pad_back) +
+             ") must not be negative, and the depth stride " + std::to_string(c.stride_d) +
+             " and dilation " + std::to_string(c.dilation_d) + " must be at least 1";
+    }
+  }
   return {};
+}
+
+// A 2-D problem on a 2-D kernel, a 3-D one on a 3-D kernel.
+inline std::string check_dimensions(const tc_conv_problem& c, int kernel_dims) {
+  const int dims = c.spatial_dims == 3 ? 3 : 2;
+  if (dims == kernel_dims) return {};
+  return "problem: this entry computes " + std::to_string(kernel_dims) +
+         "-D convolutions, got a " + std::to_string(dims) + "-D problem";
 }
 
 // The groups of a problem against a kernel's group mode (0 none, 1 single group, 2 multiple

@@ -18,16 +18,19 @@ namespace {
 
 // Grouped fprop has its own default kernels: DefaultConv2dGroupFprop (its GroupMode a template
 // argument after the math operator) and DefaultDepthwiseFprop.
-std::string conv_default_kernel(ConvKind kind, GroupMode group_mode) {
+// 3-D convolutions have DefaultConv3d*, which take no alignments (128-bit accesses).
+std::string conv_default_kernel(ConvKind kind, GroupMode group_mode, bool three_d) {
   if (group_mode == GroupMode::Depthwise) return "cutlass::conv::kernel::DefaultDepthwiseFprop";
   if (group_mode != GroupMode::None) return "cutlass::conv::kernel::DefaultConv2dGroupFprop";
+  const std::string prefix = three_d ? "cutlass::conv::kernel::DefaultConv3d"
+                                     : "cutlass::conv::kernel::DefaultConv2d";
   switch (kind) {
     case ConvKind::Fprop:
-      return "cutlass::conv::kernel::DefaultConv2dFprop";
+      return prefix + "Fprop";
     case ConvKind::Dgrad:
-      return "cutlass::conv::kernel::DefaultConv2dDgrad";
+      return prefix + "Dgrad";
     case ConvKind::Wgrad:
-      return "cutlass::conv::kernel::DefaultConv2dWgrad";
+      return prefix + "Wgrad";
   }
   throw Error(Status(StatusCode::kInternal, "emit: conv kind"));
 }
@@ -52,10 +55,11 @@ std::string cutlass_group_mode(GroupMode mode) {
                                         : "cutlass::conv::GroupMode::kMultipleGroup";
 }
 
-// A strided dgrad kernel (ImplicitGemmConvolutionStridedDgrad) walks its tiles with CUTLASS's
-// strided-dgrad form of the identity swizzle.
+// A 2-D strided dgrad kernel (ImplicitGemmConvolutionStridedDgrad) walks its tiles with
+// CUTLASS's strided-dgrad form of the identity swizzle (3-D dgrad has no such kernel).
 std::string conv_swizzle(const GemmDescription& d) {
-  if (d.conv.kind != ConvKind::Dgrad || d.conv.stride_support != StrideSupport::Strided) {
+  if (d.conv.kind != ConvKind::Dgrad || d.conv.stride_support != StrideSupport::Strided ||
+      d.A.layout == Layout::TensorNDHWC) {
     return cutlass_swizzle(d.swizzle);
   }
   const int n = d.swizzle == Swizzle::IdentitySwizzle2   ? 2
@@ -71,8 +75,9 @@ std::string conv_swizzle(const GemmDescription& d) {
 std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmOutput& output) {
   const MathInstruction& math = d.tile.math_instruction;
   const GroupMode group_mode = d.conv.group_mode;
+  const bool three_d = d.A.layout == Layout::TensorNDHWC;
   std::string out = "cutlass::conv::device::ImplicitGemmConvolution<typename " +
-                    conv_default_kernel(d.conv.kind, group_mode) + "<\n";
+                    conv_default_kernel(d.conv.kind, group_mode, three_d) + "<\n";
   out += "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) + ",\n";
   out += "    " + cutlass_element(d.B.element) + ", " + cutlass_layout(d.B.layout) + ",\n";
   out += "    " + cutlass_element(output.element) + ", " + cutlass_layout(output.layout) + ",\n";
@@ -90,9 +95,10 @@ std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmO
   }
   out += "    " + conv_iterator(d.conv.iterator_algorithm) + ",\n";
   out += std::string("    cutlass::conv::StrideSupport::") +
-         (d.conv.stride_support == StrideSupport::Unity ? "kUnity" : "kStrided") + ",\n";
-  out +=
-      "    " + std::to_string(d.A.alignment) + ", " + std::to_string(d.B.alignment) + ">::Kernel>";
+         (d.conv.stride_support == StrideSupport::Unity ? "kUnity" : "kStrided");
+  if (three_d) return out + ">::Kernel>";
+  out += ",\n    " + std::to_string(d.A.alignment) + ", " + std::to_string(d.B.alignment) +
+         ">::Kernel>";
   return out;
 }
 
@@ -125,7 +131,7 @@ std::string conv_entry_text(const GemmEntry& entry, int index) {
     out += "#endif  // TILECRAFT_DEVICE_HALF\n";
     return out;
   }
-  if (d.C.layout != Layout::TensorNHWC) {
+  if (d.C.layout != Layout::TensorNHWC && d.C.layout != Layout::TensorNDHWC) {
     throw Error(Status::unsupported(
         "emit: parallel split-K convolutions need a TensorNHWC output (ReduceSplitK reads the "
         "implicit GEMM's row-major output); got " +
@@ -148,6 +154,11 @@ std::string emit_sm80_conv_module(const std::vector<GemmEntry>& entries) {
         return entry.description.conv.group_mode != GroupMode::None;
       })) {
     out += conv_group_includes();
+  }
+  if (std::any_of(entries.begin(), entries.end(), [](const GemmEntry& entry) {
+        return entry.description.A.layout == Layout::TensorNDHWC;
+      })) {
+    out += conv3d_includes();
   }
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += device_image_runtime_text();

@@ -7,7 +7,8 @@
 // split-K companion, SIMT f32 strided dgrad) and one SM90 module (CUTLASS 3.x ConvUniversal: bf16
 // fprop with a fused bias and relu, f16 wgrad); TILECRAFT_FULL_COMPILE_TESTS=1 adds a module of
 // every other kind and algorithm, and SM90 dgrad and tf32 fprop. A module of grouped fprop
-// (single group, multiple groups, depthwise f16 and f32) always compiles.
+// (single group, multiple groups, depthwise f16 and f32) and one of 3-D convolutions (CUTLASS's
+// Conv3d: fprop, both dgrad forms, wgrad with parallel split-K, SIMT) always compile.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -212,6 +213,59 @@ std::vector<ModuleSpec> group_specs() {
                   GroupMode::Depthwise)}}}};
 }
 
+// 3-D (TensorNDHWC) entries: 128-bit accesses on tensor cores, one element on CUDA cores.
+GemmDescription conv3d(ConvKind kind, IteratorAlgorithm algorithm, StrideSupport stride,
+                       const GemmDescription& gemm) {
+  TensorDescription a = gemm.A, b = gemm.B, c = gemm.C;
+  a.layout = b.layout = c.layout = Layout::TensorNDHWC;
+  auto made = GemmDescription::make_conv2d(kind, algorithm, 80, gemm.tile, a, b, c, stride,
+                                           gemm.epilogue, gemm.swizzle);
+  EXPECT_TRUE(bool(made)) << made.status().message();
+  return made.value();
+}
+
+void check_conv3d_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
+  const GemmDescription& d = spec.description;
+  tc_gemm_args good = conv_args(d, spec);
+  tc_conv_problem& c = good.conv;
+  c.spatial_dims = 3;
+  c.d = c.z = 5;
+  c.t = 3;
+  c.pad_front = c.pad_back = 1;
+  c.stride_d = c.dilation_d = 1;
+  Verdict ok = can_implement(entry, good);
+  EXPECT_EQ(ok.status, TC_OK) << ok.text;
+
+  tc_gemm_args planar = conv_args(d, spec);  // a 2-D problem
+  Verdict refused = can_implement(entry, planar);
+  EXPECT_NE(refused.text.find("this entry computes 3-D convolutions, got a 2-D problem"),
+            std::string::npos)
+      << refused.text;
+  tc_gemm_args no_depth = good;
+  no_depth.conv.t = 0;
+  refused = can_implement(entry, no_depth);
+  EXPECT_NE(refused.text.find("every extent must be positive"), std::string::npos) << refused.text;
+  if (d.A.alignment > 1) {
+    tc_gemm_args odd = good;
+    odd.conv.c = good.conv.c + 1;
+    odd.conv.k = good.conv.k + 1;
+    refused = can_implement(entry, odd);
+    EXPECT_NE(refused.text.find("alignment"), std::string::npos) << refused.text;
+  }
+}
+
+std::vector<ModuleSpec> conv3d_specs() {
+  using enum ConvKind;
+  using enum IteratorAlgorithm;
+  return {{"conv3d_sm80",
+           {{conv3d(Fprop, Optimized, StrideSupport::Strided, tensorop_f16_tn())},
+            {conv3d(Dgrad, Optimized, StrideSupport::Unity, tensorop_f16_tn())},
+            {conv3d(Dgrad, Analytic, StrideSupport::Strided, tensorop_f16_tn())},
+            {conv3d(Wgrad, Optimized, StrideSupport::Strided, tensorop_f16_tn()),
+             GemmEntryKind::kSplitKParallel},
+            {conv3d(Fprop, Analytic, StrideSupport::Strided, simt_f32_seed())}}}};
+}
+
 std::vector<ModuleSpec> ci_specs() {
   using enum ConvKind;
   using enum IteratorAlgorithm;
@@ -277,6 +331,12 @@ TEST(ConvModuleCompile, Sm80ImplicitGemmConvolution) {
 TEST(ConvModuleCompile, Sm80GroupedAndDepthwiseFprop) {
   auto modules = compile_and_check("tilecraft_conv_sm80_groups_", group_specs(), 80,
                                    check_group_entry);
+  EXPECT_EQ(modules.size(), 1u);
+}
+
+TEST(ConvModuleCompile, Sm80Conv3d) {
+  auto modules = compile_and_check("tilecraft_conv3d_sm80_", conv3d_specs(), 80,
+                                   check_conv3d_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 
