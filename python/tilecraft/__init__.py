@@ -40,7 +40,8 @@ from tilecraft.epilogue import (
     silu,
     tanh,
 )
-from tilecraft.operation import Conv2dOperation, GemmOperationGrouped, GemmOperationUniversal
+from tilecraft.operation import (Conv2dOperation, Conv3dOperation, GemmOperationGrouped,
+                                 GemmOperationUniversal)
 from tilecraft.arguments import GemmArguments
 from tilecraft.grouped import GemmGroupedArguments
 from tilecraft.conv_arguments import Conv2dArguments
@@ -49,7 +50,7 @@ from tilecraft.memory import get_allocated_size, get_memory_pool
 from tilecraft import compiler, conv, gemm, tuning
 from tilecraft.ops import GemmPlan, clear_plans, plan_gemm
 from tilecraft.grouped_ops import grouped_gemm
-from tilecraft.conv_ops import conv2d
+from tilecraft.conv_ops import conv2d, conv3d
 
 __version__ = "0.1.0"
 
@@ -57,7 +58,9 @@ __all__ = [
     "CompileError",
     "Conv2dArguments",
     "Conv2dOperation",
+    "Conv3dOperation",
     "conv2d",
+    "conv3d",
     "StrideSupport",
     "conv",
     "CudaError",

@@ -24,5 +24,18 @@ def Conv2dProblemSize(*args, **kwargs):  # noqa: N802  (the seed's spelling)
     return _core.Conv2dProblemSize.make(*args, **kwargs)
 
 
-__all__ = ["Conv2dProblemSize", "GroupMode", "IteratorAlgorithm", "Mode", "Operator", "SplitKMode",
+def Conv3dProblemSize(*args, **kwargs):  # noqa: N802  (CUTLASS's spelling)
+    """``Conv3dProblemSize(input_size, filter_size, padding, stride, dilation,
+    mode=Mode.cross_correlation, split_k_slices=1, groups=1)`` for a 3-D convolution (run by
+    a ``Conv2dOperation`` / ``Conv3dOperation`` of ``TensorNDHWC`` operands).
+
+    ``input_size`` is (N, D, H, W, C), ``filter_size`` (K, T, R, S, C // groups), ``padding``
+    (front, back, top, bottom, left, right), ``stride`` and ``dilation`` (depth, rows,
+    columns). The output extent Z x P x Q follows as torch computes it. Bad extents raise
+    ValueError naming the argument.
+    """
+    return _core.Conv2dProblemSize.make_3d(*args, **kwargs)
+
+
+__all__ = ["Conv2dProblemSize", "Conv3dProblemSize", "GroupMode", "IteratorAlgorithm", "Mode", "Operator", "SplitKMode",
            "StrideSupport"]

@@ -1,4 +1,4 @@
-"""``tilecraft.conv2d``: a convolution of channels-last torch tensors in one call.
+"""``tilecraft.conv2d`` and ``conv3d``: a convolution of channels-last torch tensors in one call.
 
 A 1x1 convolution of unit stride and no padding is the GEMM ``x[N*H*W, C] @ w[K, C]^T`` on the
 same memory (channels-last), so it runs through ``tilecraft.gemm`` and its tuning (``tuning=``,
@@ -11,7 +11,7 @@ afterwards), remembered per problem for the process; those are not tuned by meas
 
 from tilecraft import _core
 from tilecraft.api import _stream_handle
-from tilecraft.api.arguments import Conv2dArguments, EpilogueArguments
+from tilecraft.api.arguments import Conv2dArguments, Conv3dArguments, EpilogueArguments
 
 _last_pick = {}  # the last call's kernel_name and reason, or its GEMM plan's key (read lazily)
 _GEMM_ROUTE = "1x1 unit-stride convolution run as the GEMM x[N*H*W, C] @ w[K, C]^T: "
@@ -98,8 +98,54 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
     return out
 
 
+def _output_extent_3d(x, w, stride, padding, dilation):
+    from tilecraft.api.arguments import _padding_3d, _triple
+
+    strides, dilations = _triple("stride", stride), _triple("dilation", dilation)
+    pads = _padding_3d(padding)
+    n, k = x.shape[0], w.shape[0]
+    out = [n, k]
+    for i in range(3):
+        extent, taps = x.shape[2 + i], w.shape[2 + i]
+        span = extent + pads[2 * i] + pads[2 * i + 1] - dilations[i] * (taps - 1) - 1
+        out.append(span // strides[i] + 1)
+    return tuple(out)
+
+
+def conv3d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activation=None,
+           activation_args=(), out=None, accumulator_type=None, stream=None):
+    """``activation(conv3d(x, w) + bias)`` in one kernel, as ``torch.nn.functional.conv3d``
+    computes it, for CUDA tensors in ``torch.channels_last_3d`` memory format: ``x`` (N, C, D, H,
+    W), ``w`` (K, C, T, R, S), ``bias`` (K,) or None. ``stride`` and ``dilation``: an int or
+    three (depth, rows, columns); ``padding``: an int, three, or six (front, back, top, bottom,
+    left, right). Runs the performance model's first ranked 3-D kernel that compiles (CUTLASS
+    2.x Conv3d, arch 80: C and K multiples of 8 halves / 4 floats on tensor cores). Returns
+    ``out`` (N, K, Z, P, Q), channels-last-3d, of x's dtype (allocated unless given)."""
+    torch = _torch()
+    for name, value in (("x", x), ("w", w)):
+        if not isinstance(value, torch.Tensor) or not value.is_cuda:
+            raise TypeError(f"{name}: expected a torch CUDA tensor (channels_last_3d memory "
+                            f"format), got {_core.given(value)}")
+    if x.dim() != 5 or w.dim() != 5:
+        raise ValueError(f"x, w: expected 5-D tensors (N, C, D, H, W) and (K, C, T, R, S), got "
+                         f"{tuple(x.shape)} and {tuple(w.shape)}")
+    if out is None:
+        out = torch.empty(_output_extent_3d(x, w, stride, padding, dilation), dtype=x.dtype,
+                          device=x.device).contiguous(memory_format=torch.channels_last_3d)
+    if accumulator_type is None:
+        accumulator_type = torch.float64 if x.dtype == torch.float64 else torch.float32
+    epilogue = EpilogueArguments(activation=activation, activation_args=activation_args,
+                                 bias=bias)
+    args = Conv3dArguments(x, w, out, accumulator_type, kind="fprop", stride=stride,
+                           padding=padding, dilation=dilation, groups=groups, epilogue=epilogue)
+    name, reason = _core.api.conv2d(args._native, _stream_handle(stream, args))
+    _last_pick.clear()
+    _last_pick.update(kernel_name=name, reason=reason)
+    return out
+
+
 def last_conv_pick():
-    """(kernel_name, reason) of the last conv2d call in this process."""
+    """(kernel_name, reason) of the last conv2d or conv3d call in this process."""
     if "plan_key" in _last_pick:
         from tilecraft import ops
 
@@ -110,4 +156,4 @@ def last_conv_pick():
     return _last_pick.get("kernel_name"), _last_pick.get("reason")
 
 
-__all__ = ["conv2d", "last_conv_pick"]
+__all__ = ["conv2d", "conv3d", "last_conv_pick"]

@@ -133,4 +133,16 @@ class Conv2dOperation(GemmOperationUniversal):
         return f"Conv2dOperation({self.procedural_name()})"
 
 
-__all__ = ["GemmOperationUniversal", "GemmOperationGrouped", "Conv2dOperation", "EpilogueParams"]
+class Conv3dOperation(Conv2dOperation):
+    """A described 3-D implicit-GEMM convolution kernel: ``Conv2dOperation``'s arguments with
+    ``TensorNDHWC`` descriptions (CUTLASS 2.x ``Conv3d`` kernels, ``arch=80``; on tensor cores
+    A and B have alignment 128 bits, one element on CUDA cores; dgrad is ``analytic`` with
+    ``StrideSupport.Strided`` or ``optimized`` with ``Unity``). Run with ``Conv2dArguments`` and
+    a ``conv.Conv3dProblemSize``."""
+
+    def __repr__(self):
+        return f"Conv3dOperation({self.procedural_name()})"
+
+
+__all__ = ["GemmOperationUniversal", "GemmOperationGrouped", "Conv2dOperation", "Conv3dOperation",
+           "EpilogueParams"]

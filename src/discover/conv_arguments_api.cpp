@@ -9,11 +9,13 @@
 namespace tilecraft::api {
 namespace {
 
-using Extent = std::array<int64_t, 4>;  // torch's logical order: (N, C, H, W) or (K, C, R, S)
+// torch's logical order: (N, C, H, W) or (K, C, R, S); with depth (N, C, D, H, W).
+using Extent = std::vector<int64_t>;
 
 std::string extent_text(const Extent& e) {
-  return "(" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) +
-         ", " + std::to_string(e[3]) + ")";
+  std::string out = "(";
+  for (size_t i = 0; i < e.size(); ++i) out += (i ? ", " : "") + std::to_string(e[i]);
+  return out + ")";
 }
 
 bool is_accumulator_type(DataType type) {
@@ -21,32 +23,43 @@ bool is_accumulator_type(DataType type) {
          type == DataType::f64;
 }
 
-// A 4-D tensor in torch's logical order whose memory is channels-last and packed: strides
-// (H*W*C, 1, W*C, C) for (N, C, H, W). Extents of 1 may carry any stride.
+// A 4-D (or 5-D) tensor in torch's logical order whose memory is channels-last and packed:
+// strides (H*W*C, 1, W*C, C) for (N, C, H, W), (D*H*W*C, 1, H*W*C, W*C, C) for (N, C, D, H, W).
+// Extents of 1 may carry any stride.
 Status check_channels_last(const char* name, const TensorView& t) {
   if (!t.data) return Status::invalid(std::string(name) + ": expected a tensor, got none");
-  if (t.rank != 4) {
+  if (t.rank != 4 && t.rank != 5) {
     return Status::invalid(std::string(name) +
-                           ": expected a 4-D tensor in torch's (N, C, H, W) order, got " +
+                           ": expected a 4-D tensor in torch's (N, C, H, W) order (5-D (N, C, D, "
+                           "H, W) for a 3-D convolution), got " +
                            t.describe());
   }
-  const int64_t c = t.shape[1], h = t.shape[2], w = t.shape[3];
-  const Extent packed{h * w * c, 1, w * c, c};
-  for (int i = 0; i < 4; ++i) {
+  const int rank = t.rank;
+  const int64_t c = t.shape[1];
+  Extent packed(rank, 0);
+  packed[1] = 1;
+  int64_t stride = c;
+  for (int i = rank - 1; i >= 2; --i) {
+    packed[i] = stride;
+    stride *= t.shape[i];
+  }
+  packed[0] = stride;
+  const char* format = rank == 5 ? "torch.channels_last_3d" : "torch.channels_last";
+  for (int i = 0; i < rank; ++i) {
     if (t.shape[i] > 1 && t.strides[i] != packed[i]) {
       const bool channels_first = t.is_contiguous() && c > 1;
       return Status::invalid(
           std::string(name) + ": expected a packed channels-last tensor (strides " +
-          extent_text(packed) + ", torch.channels_last memory format), got " + t.describe() +
-          (channels_first ? " (channels-first: call .contiguous(memory_format="
-                            "torch.channels_last))"
-                          : ""));
+          extent_text(packed) + ", " + format + " memory format), got " + t.describe() +
+          (channels_first
+               ? " (channels-first: call .contiguous(memory_format=" + std::string(format) + "))"
+               : std::string()));
     }
   }
   return Status::ok();
 }
 
-Extent extent_of(const TensorView& t) { return {t.shape[0], t.shape[1], t.shape[2], t.shape[3]}; }
+Extent extent_of(const TensorView& t) { return Extent(t.shape.begin(), t.shape.begin() + t.rank); }
 
 // The widest access the channels (the contiguous extent) and the data pointer admit.
 int channel_alignment(const TensorView& t) {
@@ -88,11 +101,12 @@ Status check_epilogue(const EpilogueArguments& e) {
 
 std::array<int64_t, 3> Conv2dArguments::gemm_mnk() const {
   const Conv2dProblemSize& p = size_;
-  const int64_t npq = int64_t{p.n} * p.p * p.q, nhw = int64_t{p.n} * p.h * p.w;
+  // D = T = Z = 1 for a 2-D convolution.
+  const int64_t npq = int64_t{p.n} * p.z * p.p * p.q, nhw = int64_t{p.n} * p.d * p.h * p.w;
   // A grouped convolution reduces over one group's channels.
   const int groups = p.groups > 0 ? p.groups : 1;
-  const int64_t crs = int64_t{p.c / groups} * p.r * p.s;
-  const int64_t krs = int64_t{p.k / groups} * p.r * p.s;
+  const int64_t crs = int64_t{p.c / groups} * p.t * p.r * p.s;
+  const int64_t krs = int64_t{p.k / groups} * p.t * p.r * p.s;
   switch (kind_) {
     case ConvKind::Fprop:
       return {npq, p.k, crs};
@@ -122,6 +136,16 @@ Result<Conv2dArguments> Conv2dArguments::make(ConvKind kind, const TensorView& A
   const char* names[3] = {"A", "B", "out"};
   const TensorView* tensors[3] = {&A, &B, &out};
   for (int i = 0; i < 3; ++i) TILECRAFT_RETURN_IF_ERROR(check_channels_last(names[i], *tensors[i]));
+  const int rank = A.rank;
+  for (int i = 1; i < 3; ++i) {
+    if (tensors[i]->rank != rank) {
+      return Status::invalid(std::string(names[i]) + ": expected a " + std::to_string(rank) +
+                             "-D tensor like A (4-D for a 2-D convolution, 5-D for a 3-D one), "
+                             "got " +
+                             tensors[i]->describe());
+    }
+  }
+  const bool three_d = rank == 5;
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(epilogue));
   // Which tensor is x (N, C, H, W) and which the filter (K, C, R, S) for this kind.
   const TensorView& x = kind == ConvKind::Fprop ? A : kind == ConvKind::Wgrad ? B : out;
@@ -143,19 +167,35 @@ Result<Conv2dArguments> Conv2dArguments::make(ConvKind kind, const TensorView& A
                            " channels per filter (C / groups, from " + x_name + " " +
                            extent_text(xe) + "), got " + extent_text(we));
   }
-  auto size = Conv2dProblemSize::make(
-      {static_cast<int>(xe[0]), static_cast<int>(xe[2]), static_cast<int>(xe[3]),
-       static_cast<int>(xe[1])},
-      {static_cast<int>(we[0]), static_cast<int>(we[2]), static_cast<int>(we[3]),
-       static_cast<int>(we[1])},
-      {geometry.padding[0], geometry.padding[1], geometry.padding[2], geometry.padding[3]},
-      {geometry.stride[0], geometry.stride[1]}, {geometry.dilation[0], geometry.dilation[1]},
-      geometry.mode, 1, geometry.groups);
+  const auto i32 = [](int64_t v) { return static_cast<int>(v); };
+  const std::array<int, 4>& pad = geometry.padding;
+  auto size =
+      three_d
+          ? Conv2dProblemSize::make_3d(
+                {i32(xe[0]), i32(xe[2]), i32(xe[3]), i32(xe[4]), i32(xe[1])},
+                {i32(we[0]), i32(we[2]), i32(we[3]), i32(we[4]), i32(we[1])},
+                {geometry.padding_d[0], geometry.padding_d[1], pad[0], pad[1], pad[2], pad[3]},
+                {geometry.stride_d, geometry.stride[0], geometry.stride[1]},
+                {geometry.dilation_d, geometry.dilation[0], geometry.dilation[1]}, geometry.mode,
+                1, geometry.groups)
+          : Conv2dProblemSize::make({i32(xe[0]), i32(xe[2]), i32(xe[3]), i32(xe[1])},
+                                    {i32(we[0]), i32(we[2]), i32(we[3]), i32(we[1])},
+                                    {pad[0], pad[1], pad[2], pad[3]},
+                                    {geometry.stride[0], geometry.stride[1]},
+                                    {geometry.dilation[0], geometry.dilation[1]}, geometry.mode, 1,
+                                    geometry.groups);
   if (!size) return size.status();
-  const Extent expected_y{size->n, size->k, size->p, size->q};
+  if (!three_d && (geometry.stride_d != 1 || geometry.dilation_d != 1 ||
+                   geometry.padding_d[0] != 0 || geometry.padding_d[1] != 0)) {
+    return Status::invalid("stride, padding, dilation: depth values are for 5-D (3-D "
+                           "convolution) tensors; the tensors are 4-D");
+  }
+  const Extent expected_y = three_d ? Extent{size->n, size->k, size->z, size->p, size->q}
+                                    : Extent{size->n, size->k, size->p, size->q};
   if (ye != expected_y) {
     return Status::invalid(std::string(y_name) + ": expected " + extent_text(expected_y) +
-                           " (N, K, P, Q from " + x_name + " " + extent_text(xe) + ", " + w_name +
+                           (three_d ? " (N, K, Z, P, Q from " : " (N, K, P, Q from ") + x_name +
+                           " " + extent_text(xe) + ", " + w_name +
                            " " + extent_text(we) + ", the stride, padding and dilation), got " +
                            extent_text(ye));
   }

@@ -89,9 +89,34 @@ std::vector<ConvDescription> group_variants(const Conv2dArguments& args, int arc
 
 // The convolution variants of one GEMM description: the iterator algorithms and the stride
 // specialization the problem can use.
+// The 3-D variants (arch 80, CUTLASS's Conv3d): 128-bit accesses on tensor cores, one element on
+// CUDA cores; dgrad analytic strided, or optimized at unit strides.
+std::vector<ConvDescription> conv3d_variants(const Conv2dArguments& args, int arch,
+                                             const discover::GemmOperands& o) {
+  const Conv2dProblemSize& p = args.problem_size();
+  if (arch != 80 || p.groups != 1 || size_in_bits(o.a) == 8) return {};
+  if (o.math == discover::MathFamily::tensor_op &&
+      (o.alignment_a != 128 / size_in_bits(o.a) || o.alignment_b != 128 / size_in_bits(o.b))) {
+    return {};
+  }
+  const ConvKind kind = args.kind();
+  const bool small_filter = p.t <= 32 && p.r <= 32 && p.s <= 32;
+  const IteratorAlgorithm fast =
+      small_filter ? IteratorAlgorithm::Optimized : IteratorAlgorithm::Analytic;
+  if (kind == ConvKind::Dgrad) {
+    const bool unit_stride = p.stride_d == 1 && p.stride_h == 1 && p.stride_w == 1;
+    if (unit_stride && small_filter) {
+      return {{kind, IteratorAlgorithm::Optimized, StrideSupport::Unity}};
+    }
+    return {{kind, IteratorAlgorithm::Analytic, StrideSupport::Strided}};
+  }
+  return {{kind, fast, StrideSupport::Strided}};
+}
+
 std::vector<ConvDescription> conv_variants(const Conv2dArguments& args, int arch,
                                            const discover::GemmOperands& o) {
   const Conv2dProblemSize& p = args.problem_size();
+  if (p.is_3d()) return conv3d_variants(args, arch, o);
   if (p.groups != 1) return group_variants(args, arch, o);
   const ConvKind kind = args.kind();
   const bool unit_stride = p.stride_h == 1 && p.stride_w == 1;
@@ -111,13 +136,15 @@ std::vector<ConvDescription> conv_variants(const Conv2dArguments& args, int arch
 }
 
 // A depthwise kernel (CUTLASS's DefaultDepthwiseFprop) is a two-stage CUDA-core pipeline.
-Result<GemmDescription> conv_description(const GemmDescription& gemm, const ConvDescription& conv) {
+Result<GemmDescription> conv_description(const GemmDescription& gemm, const ConvDescription& conv,
+                                         bool three_d) {
   TileDescription tile = gemm.tile;
   if (conv.group_mode == GroupMode::Depthwise) tile.stages = 2;
+  const Layout layout = three_d ? Layout::TensorNDHWC : Layout::TensorNHWC;
   return GemmDescription::make_conv2d(conv.kind, conv.iterator_algorithm, gemm.arch, tile,
-                                      {gemm.A.element, Layout::TensorNHWC, gemm.A.alignment},
-                                      {gemm.B.element, Layout::TensorNHWC, gemm.B.alignment},
-                                      {gemm.C.element, Layout::TensorNHWC, gemm.C.alignment},
+                                      {gemm.A.element, layout, gemm.A.alignment},
+                                      {gemm.B.element, layout, gemm.B.alignment},
+                                      {gemm.C.element, layout, gemm.C.alignment},
                                       conv.stride_support, gemm.epilogue, gemm.swizzle,
                                       conv.group_mode);
 }
@@ -184,7 +211,8 @@ Status check_geometry(const ConvDescription& conv, int arch, const KernelShape& 
   TILECRAFT_RETURN_IF_ERROR(check_groups(conv, shape, args));
   const bool unit_stride = p.stride_h == 1 && p.stride_w == 1;
   const bool dilated = p.dilation_h > 1 || p.dilation_w > 1;
-  if (conv.kind == ConvKind::Dgrad && conv.stride_support == StrideSupport::Unity && !unit_stride) {
+  if (conv.kind == ConvKind::Dgrad && conv.stride_support == StrideSupport::Unity &&
+      (!unit_stride || p.stride_d != 1)) {
     return unsupported("Stride", "Expected (1, 1) for this unit-stride dgrad kernel, got (" +
                                      std::to_string(p.stride_h) + ", " +
                                      std::to_string(p.stride_w) + ")");
@@ -195,8 +223,9 @@ Status check_geometry(const ConvDescription& conv, int arch, const KernelShape& 
                                        std::to_string(p.dilation_w) + ")");
   }
   if (conv.iterator_algorithm == IteratorAlgorithm::Optimized && arch == 80 &&
-      (p.r > 32 || p.s > 32)) {
-    return unsupported("Filter", "Expected R and S up to 32 for the optimized iterators, got " +
+      (p.r > 32 || p.s > 32 || p.t > 32)) {
+    return unsupported("Filter", "Expected T, R and S up to 32 for the optimized iterators, got " +
+                                     (p.is_3d() ? std::to_string(p.t) + "x" : std::string()) +
                                      std::to_string(p.r) + "x" + std::to_string(p.s));
   }
   if (conv.iterator_algorithm == IteratorAlgorithm::FixedChannels && p.c != args.alignment_a()) {
@@ -281,6 +310,13 @@ Status Kernel::supports(const Conv2dArguments& args) const {
     return unsupported("Kernel", "Expected a " + kind_text(args.kind()) + " kernel, this one " +
                                      "computes " + kind_text(m.conv->kind));
   }
+  const bool three_d_kernel = m.operands.A.layout == Layout::TensorNDHWC;
+  if (three_d_kernel != args.problem_size().is_3d()) {
+    return unsupported("Kernel", std::string("Expected a ") +
+                                     (args.problem_size().is_3d() ? "3-D" : "2-D") +
+                                     " convolution kernel, this one computes " +
+                                     (three_d_kernel ? "3-D" : "2-D") + " convolutions");
+  }
   TILECRAFT_RETURN_IF_ERROR(check_operand("A", m.operands.A, args.A().dtype, args.alignment_a()));
   TILECRAFT_RETURN_IF_ERROR(check_operand("B", m.operands.B, args.B().dtype, args.alignment_b()));
   TILECRAFT_RETURN_IF_ERROR(
@@ -352,7 +388,7 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
         auto gemm = discover::make_description(arch, operands, design, fusion);
         if (!gemm) continue;
         for (const ConvDescription& variant : conv_variants(args, arch, operands)) {
-          auto conv = conv_description(*gemm, variant);
+          auto conv = conv_description(*gemm, variant, args.problem_size().is_3d());
           if (!conv) continue;
           const KernelShape shape{conv->tile.threadblock_shape[1], conv->A.alignment,
                                   conv->B.alignment};

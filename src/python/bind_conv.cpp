@@ -61,7 +61,31 @@ void bind_problem_size(nb::module_& m) {
       required<Ref<MatrixCoord>>("dilation", "a cutlass.MatrixCoord(dilation_h, dilation_w)"),
       optional<ConvMode>("mode", ConvMode::CrossCorrelation, "conv.Mode.cross_correlation"),
       optional<int>("split_k_slices", 1, "1"), optional<int>("groups", 1, "1"));
+  def_checked(
+      size, "make_3d", "Conv3dProblemSize",
+      [](std::array<int, 5> input, std::array<int, 5> filter, std::array<int, 6> padding,
+         std::array<int, 3> stride, std::array<int, 3> dilation, ConvMode mode,
+         int split_k_slices, int groups) {
+        return unwrap(Conv2dProblemSize::make_3d(input, filter, padding, stride, dilation, mode,
+                                                 split_k_slices, groups));
+      },
+      required<std::array<int, 5>>("input_size", "five ints (N, D, H, W, C)"),
+      required<std::array<int, 5>>("filter_size", "five ints (K, T, R, S, C // groups)"),
+      required<std::array<int, 6>>("padding",
+                                   "six ints (front, back, top, bottom, left, right)"),
+      required<std::array<int, 3>>("stride", "three ints (depth, rows, columns)"),
+      required<std::array<int, 3>>("dilation", "three ints (depth, rows, columns)"),
+      optional<ConvMode>("mode", ConvMode::CrossCorrelation, "conv.Mode.cross_correlation"),
+      optional<int>("split_k_slices", 1, "1"), optional<int>("groups", 1, "1"));
   size.def_ro("N", &Conv2dProblemSize::n)
+      .def_ro("D", &Conv2dProblemSize::d)
+      .def_ro("T", &Conv2dProblemSize::t)
+      .def_ro("Z", &Conv2dProblemSize::z)
+      .def_ro("pad_d", &Conv2dProblemSize::pad_front)
+      .def_ro("pad_back", &Conv2dProblemSize::pad_back)
+      .def_ro("stride_d", &Conv2dProblemSize::stride_d)
+      .def_ro("dilation_d", &Conv2dProblemSize::dilation_d)
+      .def_ro("spatial_dims", &Conv2dProblemSize::spatial_dims)
       .def_ro("H", &Conv2dProblemSize::h)
       .def_ro("W", &Conv2dProblemSize::w)
       .def_ro("C", &Conv2dProblemSize::c)
@@ -82,8 +106,9 @@ void bind_problem_size(nb::module_& m) {
       .def_ro("groups", &Conv2dProblemSize::groups)
       .def_rw("split_k_slices", &Conv2dProblemSize::split_k_slices)
       .def("__eq__", [](const Conv2dProblemSize& a, const Conv2dProblemSize& b) { return a == b; })
-      .def("__repr__",
-           [](const Conv2dProblemSize& p) { return "Conv2dProblemSize(" + p.to_string() + ")"; });
+      .def("__repr__", [](const Conv2dProblemSize& p) {
+        return (p.is_3d() ? "Conv3dProblemSize(" : "Conv2dProblemSize(") + p.to_string() + ")";
+      });
 }
 
 }  // namespace

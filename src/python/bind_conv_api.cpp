@@ -25,11 +25,15 @@ void bind_conv_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
          DataType accumulator_type, std::array<int, 2> stride, std::array<int, 4> padding,
          std::array<int, 2> dilation, int groups, ConvMode mode, std::optional<nb::ndarray<>> C,
          double alpha, double beta, Activation activation, std::vector<double> activation_args,
-         std::optional<nb::ndarray<>> bias) {
+         std::optional<nb::ndarray<>> bias, int stride_d, std::array<int, 2> padding_d,
+         int dilation_d) {
         api::Conv2dGeometry geometry;
         geometry.stride = stride;
         geometry.padding = padding;
         geometry.dilation = dilation;
+        geometry.stride_d = stride_d;
+        geometry.padding_d = padding_d;
+        geometry.dilation_d = dilation_d;
         geometry.groups = groups;
         geometry.mode = mode;
         api::EpilogueArguments e;
@@ -57,7 +61,10 @@ void bind_conv_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
       optional<double>("beta", 0.0, "0.0", "a number"),
       optional<Activation>("activation", Activation::identity, "Activation.identity"),
       optional<std::vector<double>>("activation_args", {}, "()", "a list of numbers"),
-      optional<std::optional<nb::ndarray<>>>("bias", std::nullopt, "None"));
+      optional<std::optional<nb::ndarray<>>>("bias", std::nullopt, "None"),
+      optional<int>("stride_d", 1, "1"),
+      optional<std::array<int, 2>>("padding_d", {0, 0}, "(0, 0)", "two ints (front, back)"),
+      optional<int>("dilation_d", 1, "1"));
   arguments.def_prop_ro("kind", &Conv2dArguments::kind)
       .def_prop_ro("problem_size", &Conv2dArguments::problem_size)
       .def_prop_ro("flops", &Conv2dArguments::flops)

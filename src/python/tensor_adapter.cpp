@@ -73,7 +73,8 @@ TensorView to_tensor_view(const char* name, const nb::ndarray<>& array) {
   }
   const int rank = static_cast<int>(array.ndim());
   if (rank > TensorView::kMaxRank) {
-    throw Error(Status::invalid(who + ": expected a tensor of rank 0 to 4, got rank " +
+    throw Error(Status::invalid(who + ": expected a tensor of rank 0 to " +
+                                std::to_string(TensorView::kMaxRank) + ", got rank " +
                                 std::to_string(rank)));
   }
   if (rank == 0) {  // a scalar tensor (a scale): one element

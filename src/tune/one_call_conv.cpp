@@ -49,7 +49,11 @@ Result<ConvPick> conv2d(const api::Conv2dArguments& args, void* stream) {
             std::string(long_name(args.out().dtype)) + " output and channel alignments " +
             std::to_string(args.alignment_a()) + "/" + std::to_string(args.alignment_b()) + "/" +
             std::to_string(args.alignment_out()) + " (" + p.to_string() + ")" +
-            (p.groups > 1 ? groups_hint(p) : std::string()));
+            (p.groups > 1 ? groups_hint(p) : std::string()) +
+            (p.is_3d() ? "; 3-D convolutions run on arch-80 Conv3d kernels, which move 128 bits "
+                         "of channels at a time on tensor cores (C and K multiples of 8 halves "
+                         "or 4 floats) or one element on CUDA cores (float32, float64)"
+                       : std::string()));
       });
   if (!pick) return pick.status();
   return ConvPick{pick->kernel_name, pick->reason};

@@ -98,7 +98,8 @@ def test_few_channel_iterators_are_fprop_tensor_op_only(algorithm):
 def test_gemm_layouts_are_refused():
     tile, A, B, C, epilogue = f16_parts()
     row = TensorDescription(F16, cutlass.RowMajor, 8)
-    with pytest.raises(Unsupported, match="A: a convolution operand is TensorNHWC .* got RowMajor"):
+    with pytest.raises(Unsupported,
+                       match="A: a convolution operand is TensorNHWC, TensorNDHWC .* got RowMajor"):
         Conv2dOperation(Op.fprop, Alg.optimized, 80, tile, row, B, C, Stride.Strided, epilogue,
                         cutlass.IdentitySwizzle1)
 
@@ -166,6 +167,99 @@ def test_grouped_arguments_take_the_grouped_filter_and_refuse_parallel_split_k()
                         op.epilogue_type(1.0, 0.0))
     with pytest.raises(Unsupported, match="grouped convolutions do not split K"):
         cutlass._core.compile_split_k_parallel([op._op])
+
+
+NDHWC = cutlass.TensorNDHWC
+
+
+def conv3d_parts(element=F16, align=8, simt=False):
+    if simt:
+        tile, A, B, C, epilogue = simt_parts()
+    else:
+        tile, A, B, C, epilogue = f16_parts(align)
+    return (tile, TensorDescription(A.element, NDHWC, A.alignment),
+            TensorDescription(B.element, NDHWC, B.alignment),
+            TensorDescription(C.element, NDHWC, C.alignment), epilogue)
+
+
+def problem3d(n=2, d=5, h=7, w=6, c=32, k=48, t=3, r=3, s=3, pad=(1, 1, 1, 1, 1, 1),
+              stride=(1, 1, 1), dilation=(1, 1, 1)):
+    return cutlass.conv.Conv3dProblemSize((n, d, h, w, c), (k, t, r, s, c), pad, stride, dilation)
+
+
+@pytest.mark.parametrize("kind,algorithm,stride", [
+    ("fprop", "optimized", "Strided"), ("fprop", "analytic", "Unity"),
+    ("dgrad", "optimized", "Unity"), ("dgrad", "analytic", "Strided"),
+    ("wgrad", "optimized", "Strided"), ("wgrad", "analytic", "Strided")])
+def test_conv3d_operations_are_described(kind, algorithm, stride):
+    op = cutlass.Conv3dOperation(getattr(Op, kind), getattr(Alg, algorithm), 80,
+                                 *conv3d_parts()[:4], getattr(Stride, stride), conv3d_parts()[4])
+    assert "ndhwcndhwcndhwc" in op.procedural_name()
+    assert repr(op).startswith("Conv3dOperation(")
+    assert conv(getattr(Op, kind), getattr(Alg, algorithm), parts=conv3d_parts(),
+                stride=getattr(Stride, stride)).procedural_name() == op.procedural_name()
+    assert conv(getattr(Op, kind), getattr(Alg, algorithm), parts=conv3d_parts(simt=True),
+                stride=getattr(Stride, stride))
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"arch": 90}, "3-D convolutions are CUTLASS 2.x kernels here; describe arch=80"),
+    ({"kind": "dgrad", "stride": "Strided"}, "3-D dgrad is analytic with stride_support "
+                                             "strided, or optimized with unity"),
+    ({"kind": "dgrad", "algorithm": "analytic", "stride": "Unity"}, "3-D dgrad is analytic"),
+    ({"kind": "wgrad", "stride": "Unity"}, "3-D wgrad takes stride_support strided"),
+    ({"align": 4}, "loads 128 bits at a time on tensor cores; describe alignment 8, got 4"),
+    ({"algorithm": "few_channels"}, "takes iterator_algorithm analytic or optimized"),
+    ({"mixed": True}, "A, B and C are all TensorNHWC .2-D. or all TensorNDHWC .3-D."),
+    ({"group": True}, "grouped convolutions take TensorNHWC operands, got TensorNDHWC"),
+])
+def test_conv3d_refusals_name_the_rule(kwargs, match):
+    parts = conv3d_parts(align=kwargs.get("align", 8))
+    if kwargs.get("arch") == 90:
+        tile, A, B, C, epilogue = sm90_parts()
+        parts = (tile, TensorDescription(F16, NDHWC, 8), TensorDescription(F16, NDHWC, 8),
+                 TensorDescription(F16, NDHWC, 8), epilogue)
+    if kwargs.get("mixed"):
+        parts = parts[:3] + (TensorDescription(F16, NHWC, 8),) + parts[4:]
+    extra = {"group_mode": cutlass.conv.GroupMode.SingleGroup} if kwargs.get("group") else {}
+    kind = getattr(Op, kwargs.get("kind", "fprop"))
+    stride = getattr(Stride, kwargs.get("stride", "Unity" if kind == Op.dgrad else "Strided"))
+    with pytest.raises((ValueError, Unsupported), match=match):
+        conv(kind, getattr(Alg, kwargs.get("algorithm", "optimized")), parts=parts,
+             stride=stride, arch=kwargs.get("arch", 80), **extra)
+
+
+def test_conv3d_problem_size_follows_torch_and_names_bad_extents():
+    p = problem3d(d=9, pad=(1, 0, 1, 1, 0, 2), stride=(2, 1, 2), dilation=(1, 2, 1))
+    assert (p.spatial_dims, p.D, p.T, p.Z, p.P, p.Q) == (3, 9, 3, 4, 5, 3)
+    assert repr(p).startswith("Conv3dProblemSize(N=2 D=9 ")
+    with pytest.raises(ValueError, match="filter_size: the dilated depth T=5 .* deeper than the "
+                                         "padded input depth 4"):
+        problem3d(d=2, t=5)
+    with pytest.raises(ValueError, match="stride and dilation: expected >= 1 in depth"):
+        problem3d(stride=(0, 1, 1))
+    with pytest.raises(ValueError, match=r"padding: expected six ints \(front, back, top, "
+                                         r"bottom, left, right\), got \(1, 1, 1, 1\)"):
+        cutlass.conv.Conv3dProblemSize((2, 5, 7, 6, 32), (48, 3, 3, 3, 32), (1, 1, 1, 1),
+                                       (1, 1, 1), (1, 1, 1))
+
+
+def test_conv3d_operation_refuses_a_2d_problem_and_the_other_way_round():
+    op3 = conv(Op.fprop, Alg.optimized, parts=conv3d_parts())
+    p2, p3 = problem(c=32, k=48), problem3d()
+    x, w, y = operands(p2)
+    with pytest.raises(ValueError, match="a 3-D operation .TensorNDHWC. needs a "
+                                         "conv.Conv3dProblemSize"):
+        Conv2dArguments(op3, p2, x, w, None, y, op3.epilogue_type(1.0, 0.0))
+    op2 = conv()
+    x3 = np.ones((p3.N, p3.D, p3.H, p3.W, p3.C), np.float16)
+    w3 = np.ones((p3.K, p3.T, p3.R, p3.S, p3.C), np.float16)
+    y3 = np.zeros((p3.N, p3.Z, p3.P, p3.Q, p3.K), np.float16)
+    with pytest.raises(ValueError, match="a 3-D problem .conv.Conv3dProblemSize. needs an "
+                                         "operation of TensorNDHWC operands"):
+        Conv2dArguments(op2, p3, x3, w3, None, y3, op2.epilogue_type(1.0, 0.0))
+    with pytest.raises(ValueError, match=r"B \(w\): expected 41472 elements \(48, 3, 3, 3, 32\)"):
+        Conv2dArguments(op3, p3, x3, w3[:, :2], None, y3, op3.epilogue_type(1.0, 0.0))
 
 
 def test_conv_layouts_are_refused_by_gemm():

@@ -12,7 +12,7 @@ namespace tilecraft {
 enum class DeviceKind : uint8_t { kCpu, kCuda };
 
 struct TensorView {
-  static constexpr int kMaxRank = 4;
+  static constexpr int kMaxRank = 5;  // 5-D: 3-D convolutions
 
   void* data = nullptr;
   DataType dtype = DataType::f32;

@@ -17,18 +17,23 @@
 namespace tilecraft::api {
 
 // Stride, padding and dilation of a convolution; groups (1: every output channel sees every
-// input channel; only 1 is built yet).
+// input channel; more: a grouped fprop, C == K == groups a depthwise one).
 struct Conv2dGeometry {
   std::array<int, 2> stride{1, 1};         // rows, columns
   std::array<int, 4> padding{0, 0, 0, 0};  // top, bottom, left, right
   std::array<int, 2> dilation{1, 1};       // rows, columns
   int groups = 1;
   ConvMode mode = ConvMode::CrossCorrelation;
+  // Depth, for 5-D tensors (a 3-D convolution).
+  int stride_d = 1;
+  std::array<int, 2> padding_d{0, 0};  // front, back
+  int dilation_d = 1;
 };
 
 // The tensors are in torch's logical order and channels-last memory (torch.channels_last):
-// activations (N, C, H, W) and (N, K, P, Q), filters (K, C, R, S), each with unit stride on the
-// channels. The three operands of a kind (as CUTLASS names them):
+// activations (N, C, H, W) and (N, K, P, Q), filters (K, C / groups, R, S), each with unit stride
+// on the channels. 5-D tensors (torch.channels_last_3d) make a 3-D convolution: (N, C, D, H, W),
+// (N, K, Z, P, Q), (K, C, T, R, S), with the geometry's depth fields. The three operands of a kind (as CUTLASS names them):
 //   fprop: A = x (N, C, H, W), B = w (K, C, R, S), out = y  (N, K, P, Q)
 //   dgrad: A = dy (N, K, P, Q), B = w (K, C, R, S), out = dx (N, C, H, W)
 //   wgrad: A = dy (N, K, P, Q), B = x (N, C, H, W), out = dw (K, C, R, S)

@@ -42,6 +42,7 @@ _KERNEL_CLASSES = {"Sm80GemmKernel": Sm80GemmKernel, "Sm90GemmKernel": Sm90GemmK
                    "Sm80ConvKernel": Sm80ConvKernel, "Sm90ConvKernel": Sm90ConvKernel}
 GroupedGemmArguments = arguments.GroupedGemmArguments
 Conv2dArguments = arguments.Conv2dArguments
+Conv3dArguments = arguments.Conv3dArguments
 
 
 def _family(args):
@@ -178,7 +179,7 @@ def compile_kernels(kernels):
     _core.api.compile_kernels(kernels)  # kernels[i]: each a Kernel, checked by name
 
 
-__all__ = ["CompiledArtifact", "Conv2dArguments", "GroupedGemmArguments", "Kernel",
+__all__ = ["CompiledArtifact", "Conv2dArguments", "Conv3dArguments", "GroupedGemmArguments", "Kernel",
            "compile_kernels", "Sm80ConvKernel", "Sm80GemmKernel", "Sm80GroupedGemmKernel",
            "Sm90ConvKernel", "Sm90GemmKernel", "Sm90GroupedGemmKernel",
            "Status", "arguments", "get_kernels", "metadata", "utils"]

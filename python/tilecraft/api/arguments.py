@@ -253,9 +253,13 @@ class Conv2dArguments(RuntimeArguments):
         mode = _core.ConvMode.cross_correlation if self.mode is None else self.mode
         self._native = _core.api.Conv2dArguments.make(
             _conv_kind(self.kind), _detached(self.A), _detached(self.B), _detached(self.out),
-            accumulator, _pair("stride", self.stride), _padding(self.padding),
-            _pair("dilation", self.dilation), self.groups, mode, _detached(e.C), e.alpha,
-            e.beta, _activation(e.activation), list(e.activation_args), _detached(e.bias))
+            accumulator, groups=self.groups, mode=mode, C=_detached(e.C), alpha=e.alpha,
+            beta=e.beta, activation=_activation(e.activation),
+            activation_args=list(e.activation_args), bias=_detached(e.bias), **self._geometry())
+
+    def _geometry(self):
+        return {"stride": _pair("stride", self.stride), "padding": _padding(self.padding),
+                "dilation": _pair("dilation", self.dilation)}
 
     @classmethod
     def dgrad(cls, dy, w, dx, accumulator_type=None, **kwargs):
@@ -277,5 +281,53 @@ class Conv2dArguments(RuntimeArguments):
         return self._native.flops
 
 
+def _triple(name, value):
+    """An int (every dimension) or (depth, rows, columns), as a tuple of three."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name}: expected an int or three ints, got {_core.given(value)}")
+    if isinstance(value, int):
+        return (value,) * 3
+    if not isinstance(value, (list, tuple)) or len(value) != 3:
+        raise TypeError(f"{name}: expected an int or three ints (depth, rows, columns), got "
+                        f"{_core.given(value)}")
+    return tuple(value)
+
+
+def _padding_3d(value):
+    """An int, (depth, rows, columns) or (front, back, top, bottom, left, right), as six."""
+    if isinstance(value, bool):
+        raise TypeError(f"padding: expected an int, three or six ints, got {_core.given(value)}")
+    if isinstance(value, int):
+        return (value,) * 6
+    if isinstance(value, (list, tuple)) and len(value) == 3:
+        return (value[0], value[0], value[1], value[1], value[2], value[2])
+    if isinstance(value, (list, tuple)) and len(value) == 6:
+        return tuple(value)
+    raise TypeError(f"padding: expected an int, three ints (depth, rows, columns) or six (front, "
+                    f"back, top, bottom, left, right), got {_core.given(value)}")
+
+
+@dataclass
+class Conv3dArguments(Conv2dArguments):
+    """A 3-D convolution on channels-last CUDA tensors (``torch.channels_last_3d``), in torch's
+    logical order: activations (N, C, D, H, W), filters (K, C, T, R, S), outputs (N, K, Z, P, Q);
+    the operands of ``kind`` as for ``Conv2dArguments``. ``stride`` and ``dilation``: an int or
+    (depth, rows, columns); ``padding``: an int, (depth, rows, columns) or (front, back, top,
+    bottom, left, right). Runs on CUTLASS 2.x Conv3d kernels (arch 80: 128-bit channel accesses
+    on tensor cores, so C and K multiples of 8 halves / 4 floats, or CUDA cores); groups 1."""
+
+    def _geometry(self):
+        sd, sh, sw = _triple("stride", self.stride)
+        dd, dh, dw = _triple("dilation", self.dilation)
+        front, back, top, bottom, left, right = _padding_3d(self.padding)
+        return {"stride": (sh, sw), "padding": (top, bottom, left, right), "dilation": (dh, dw),
+                "stride_d": sd, "padding_d": (front, back), "dilation_d": dd}
+
+    @property
+    def problem_size(self):
+        """The conv.Conv3dProblemSize the tensors and geometry describe."""
+        return self._native.problem_size
+
+
 __all__ = ["RuntimeArguments", "GemmArguments", "GroupedGemmArguments", "Conv2dArguments",
-           "EpilogueArguments"]
+           "Conv3dArguments", "EpilogueArguments"]

@@ -285,5 +285,111 @@ TEST(ApiConv2dKernels, GroupedDgradAndWgradListNothing) {
   EXPECT_TRUE(get_kernels(*dgrad, {}, 90).empty());
 }
 
+// A (N, C, D, H, W) view in torch.channels_last_3d memory.
+TensorView channels_last_3d(DataType type, int64_t n, int64_t c, int64_t d, int64_t h,
+                            int64_t w) {
+  TensorView t = testing::cuda(type, {n, d, h, w, c});
+  t.shape = {n, c, d, h, w};
+  t.strides = {d * h * w * c, 1, h * w * c, w * c, c};
+  return t;
+}
+
+Conv2dGeometry pad1_3d(int stride = 1) {
+  Conv2dGeometry g = pad1();
+  g.padding_d = {1, 1};
+  g.stride = {stride, stride};
+  g.stride_d = stride;
+  return g;
+}
+
+TEST(ApiConv3dArguments, FiveDimensionalTensorsMakeA3dProblem) {
+  auto args = Conv2dArguments::make(ConvKind::Fprop, channels_last_3d(f16, 2, 32, 6, 10, 9),
+                                    channels_last_3d(f16, 48, 32, 3, 3, 3),
+                                    channels_last_3d(f16, 2, 48, 3, 5, 5), f32, pad1_3d(2));
+  ASSERT_TRUE(args) << args.status().message();
+  EXPECT_TRUE(args->problem_size().is_3d());
+  EXPECT_EQ(args->problem_size().z, 3);
+  const auto mnk = args->gemm_mnk();
+  EXPECT_EQ(mnk[0], 2 * 3 * 5 * 5);
+  EXPECT_EQ(mnk[2], 32 * 27);
+  auto wrong = Conv2dArguments::make(ConvKind::Fprop, channels_last_3d(f16, 2, 32, 6, 10, 9),
+                                     channels_last_3d(f16, 48, 32, 3, 3, 3),
+                                     channels_last_3d(f16, 2, 48, 6, 10, 9), f32, pad1_3d(2));
+  EXPECT_NE(error_of(wrong).find("out (y): expected (2, 48, 3, 5, 5) (N, K, Z, P, Q"),
+            std::string::npos)
+      << error_of(wrong);
+  auto mixed = Conv2dArguments::make(ConvKind::Fprop, channels_last_3d(f16, 2, 32, 6, 10, 9),
+                                     channels_last(f16, 48, 32, 3, 3),
+                                     channels_last_3d(f16, 2, 48, 3, 5, 5), f32, pad1_3d(2));
+  EXPECT_NE(error_of(mixed).find("B: expected a 5-D tensor like A"), std::string::npos)
+      << error_of(mixed);
+  TensorView first = testing::cuda(f16, {2, 32, 6, 10, 9});  // contiguous (N, C, D, H, W)
+  auto channels_first =
+      Conv2dArguments::make(ConvKind::Fprop, first, channels_last_3d(f16, 48, 32, 3, 3, 3),
+                            channels_last_3d(f16, 2, 48, 3, 5, 5), f32, pad1_3d(2));
+  EXPECT_NE(error_of(channels_first).find("channels_last_3d"), std::string::npos)
+      << error_of(channels_first);
+  Conv2dGeometry depth_on_2d = pad1();
+  depth_on_2d.stride_d = 2;
+  EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, channels_last(f16, 2, 64, 14, 14),
+                                           channels_last(f16, 128, 64, 3, 3),
+                                           channels_last(f16, 2, 128, 14, 14), f32, depth_on_2d))
+                .find("depth values are for 5-D"),
+            std::string::npos);
+}
+
+TEST(ApiConv3dKernels, ListsArch80Conv3dKernelsOfEveryKind) {
+  const TensorView x = channels_last_3d(f16, 2, 32, 6, 10, 9),
+                   w = channels_last_3d(f16, 48, 32, 3, 3, 3),
+                   y = channels_last_3d(f16, 2, 48, 6, 10, 9);
+  struct Case {
+    ConvKind kind;
+    TensorView a, b, out;
+    Conv2dGeometry geometry;
+  };
+  Conv2dGeometry strided = pad1_3d(2);
+  const TensorView y_strided = channels_last_3d(f16, 2, 48, 3, 5, 5);
+  for (const Case& c : {Case{ConvKind::Fprop, x, w, y, pad1_3d()},
+                        Case{ConvKind::Dgrad, y, w, x, pad1_3d()},
+                        Case{ConvKind::Dgrad, y_strided, w, x, strided},
+                        Case{ConvKind::Wgrad, y, x, w, pad1_3d()}}) {
+    auto args = Conv2dArguments::make(c.kind, c.a, c.b, c.out, f32, c.geometry);
+    ASSERT_TRUE(args) << args.status().message();
+    const std::vector<Kernel> kernels = get_kernels(*args, {}, 90);
+    ASSERT_FALSE(kernels.empty()) << to_string(c.kind);
+    for (const Kernel& k : kernels) {
+      const KernelMetadata& m = k.metadata();
+      EXPECT_EQ(m.kernel_class, "Sm80ConvKernel") << m.kernel_name;
+      EXPECT_EQ(m.operands.A.layout, Layout::TensorNDHWC) << m.kernel_name;
+      EXPECT_EQ(m.operands.A.alignment, 8) << m.kernel_name;
+      if (c.kind == ConvKind::Dgrad) {
+        EXPECT_EQ(m.conv->stride_support,
+                  c.geometry.stride_d == 1 ? StrideSupport::Unity : StrideSupport::Strided);
+      }
+      EXPECT_TRUE(k.supports(*args)) << m.kernel_name << ": " << k.supports(*args).message();
+    }
+    const std::string refusal =
+        c.kind == ConvKind::Fprop
+            ? "Expected a 3-D convolution kernel, this one computes 2-D convolutions"
+            : "Expected a " + std::string(to_string(c.kind));
+    EXPECT_NE(get_kernels(fprop(), {}, 90).front().supports(*args).message().find(refusal),
+              std::string::npos);
+  }
+  // 20 halves (18 floats): no 128-bit access, so no tensor-op Conv3d kernel; f32 has CUDA-core
+  // ones.
+  auto odd = Conv2dArguments::make(ConvKind::Fprop, channels_last_3d(f16, 2, 20, 6, 10, 9),
+                                   channels_last_3d(f16, 48, 20, 3, 3, 3), y, f32, pad1_3d());
+  ASSERT_TRUE(odd) << odd.status().message();
+  EXPECT_TRUE(get_kernels(*odd, {}, 90).empty());
+  auto f32_odd = Conv2dArguments::make(
+      ConvKind::Fprop, channels_last_3d(f32, 2, 18, 6, 10, 9),
+      channels_last_3d(f32, 48, 18, 3, 3, 3), channels_last_3d(f32, 2, 48, 6, 10, 9), f32,
+      pad1_3d());
+  ASSERT_TRUE(f32_odd) << f32_odd.status().message();
+  const std::vector<Kernel> simt = get_kernels(*f32_odd, {}, 90);
+  ASSERT_FALSE(simt.empty());
+  for (const Kernel& k : simt) EXPECT_EQ(k.metadata().operands.A.alignment, 1);
+}
+
 }  // namespace
 }  // namespace tilecraft::api

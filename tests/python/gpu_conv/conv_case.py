@@ -37,6 +37,8 @@ def build_operation(spec):
     fusions = {"bias": "column", "element_bias": dt(spec.out)} if spec.bias else {}
     if spec.interleaved:
         la, lb, lc = cutlass.TensorNC32HW32, cutlass.TensorC32RSK32, cutlass.TensorNC32HW32
+    elif spec.spatial_dims == 3:
+        la = lb = lc = cutlass.TensorNDHWC
     else:
         la = lb = lc = cutlass.TensorNHWC
     A = cutlass.TensorDescription(dt(spec.element), la, spec.align_a)
@@ -55,7 +57,8 @@ def build_operation(spec):
         epilogue = cutlass.LinearCombinationGeneric(activation(dt(spec.compute)), dt(spec.out),
                                                     spec.align_c, dt(spec.acc), dt(spec.compute),
                                                     **fusions)
-    return cutlass.Conv2dOperation(
+    make = cutlass.Conv3dOperation if spec.spatial_dims == 3 else cutlass.Conv2dOperation
+    return make(
         getattr(cutlass.conv.Operator, spec.kind),
         getattr(cutlass.conv.IteratorAlgorithm, ALGORITHMS[spec.algorithm]), spec.arch, tile, A,
         B, C,
@@ -77,6 +80,13 @@ class Shape:
     stride: tuple = (1, 1)
     dilation: tuple = (1, 1)
     groups: int = 1
+    # 3-D: (D, T, pad front, pad back, stride, dilation) of the depth; None for 2-D
+    depth: tuple = None
+
+    @property
+    def z(self):
+        d, t, front, back, stride, dil = self.depth
+        return (d + front + back - dil * (t - 1) - 1) // stride + 1
 
     @property
     def p(self):
@@ -91,7 +101,8 @@ class Shape:
     def __str__(self):
         return (f"N{self.n} H{self.h} W{self.w} C{self.c} K{self.k} R{self.r} S{self.s} "
                 f"pad{self.pad} stride{self.stride} dil{self.dilation}"
-                + (f" groups{self.groups}" if self.groups != 1 else ""))
+                + (f" groups{self.groups}" if self.groups != 1 else "")
+                + (f" depth(D, T, front, back, stride, dil)={self.depth}" if self.depth else ""))
 
 
 @dataclass(frozen=True)
@@ -152,11 +163,17 @@ def to_layout(t, role, spec, form):
         return t.flatten()
     if form == "nhwc":
         return t
+    if t.dim() == 5:
+        return t.permute(0, 4, 1, 2, 3)   # (N, C, D, H, W) view, channels-last-3d strides
     return t.permute(0, 3, 1, 2)   # (N, C, H, W) view with channels-last strides
 
 
 def from_layout(passed, spec, extent, form):
-    """D (as passed to Conv2dArguments) back as a logical NHWC tensor."""
+    """D (as passed to Conv2dArguments) back as a logical NHWC (NDHWC) tensor."""
+    if len(extent) == 5:
+        if form == "channels_last":
+            return passed.permute(0, 2, 3, 4, 1)
+        return passed.reshape(extent)
     n, h, w, c = extent
     if spec.interleaved:
         return passed.reshape(n, c // 32, h, w, 32).permute(0, 2, 3, 1, 4).reshape(n, h, w, c)
@@ -167,32 +184,50 @@ def from_layout(passed, spec, extent, form):
 
 def reference(kind, x, w, dy, shape, mode):
     """float64 fprop output, input gradient (dgrad) or filter gradient (wgrad), as logical
-    NHWC / KRSC tensors; x, w and dy are logical NHWC / KRSC tensors (the one a kind does not
-    read may be None)."""
+    NHWC / KRSC tensors (NDHWC / KTRSC in 3-D); x, w and dy are such tensors (the one a kind does
+    not read may be None)."""
     torch = _torch()
     F = torch.nn.functional
+    x_ext, w_ext, _ = extents(None, shape)
     if x is None:
-        x = torch.zeros((shape.n, shape.h, shape.w, shape.c), dtype=torch.float64, device="cuda")
+        x = torch.zeros(x_ext, dtype=torch.float64, device="cuda")
     if w is None:
-        w = torch.zeros((shape.k, shape.r, shape.s, shape.c // shape.groups), dtype=torch.float64,
-                        device="cuda")
-    x64 = x.double().permute(0, 3, 1, 2).clone().requires_grad_(kind == "dgrad")
-    w64 = w.double().permute(0, 3, 1, 2).clone().requires_grad_(kind == "wgrad")
+        w = torch.zeros(w_ext, dtype=torch.float64, device="cuda")
+    three_d = shape.depth is not None
+    to_torch = (0, 4, 1, 2, 3) if three_d else (0, 3, 1, 2)
+    to_layout_order = (0, 2, 3, 4, 1) if three_d else (0, 2, 3, 1)
+    x64 = x.double().permute(*to_torch).clone().requires_grad_(kind == "dgrad")
+    w64 = w.double().permute(*to_torch).clone().requires_grad_(kind == "wgrad")
     top, bottom, left, right = shape.pad
-    filt = w64.flip(-1, -2) if mode == "convolution" else w64
-    y = F.conv2d(F.pad(x64, (left, right, top, bottom)), filt, stride=shape.stride,
-                 dilation=shape.dilation, groups=shape.groups)
+    spatial = (-1, -2, -3) if three_d else (-1, -2)
+    filt = w64.flip(*spatial) if mode == "convolution" else w64
+    if three_d:
+        _, _, front, back, stride_d, dil_d = shape.depth
+        y = F.conv3d(F.pad(x64, (left, right, top, bottom, front, back)), filt,
+                     stride=(stride_d,) + tuple(shape.stride),
+                     dilation=(dil_d,) + tuple(shape.dilation), groups=shape.groups)
+    else:
+        y = F.conv2d(F.pad(x64, (left, right, top, bottom)), filt, stride=shape.stride,
+                     dilation=shape.dilation, groups=shape.groups)
     if kind == "fprop":
-        return y.permute(0, 2, 3, 1).detach()
+        return y.permute(*to_layout_order).detach()
     (grad,) = torch.autograd.grad(y, x64 if kind == "dgrad" else w64,
-                                  dy.double().permute(0, 3, 1, 2))
-    return grad.permute(0, 2, 3, 1).detach()
+                                  dy.double().permute(*to_torch))
+    return grad.permute(*to_layout_order).detach()
 
 
 def extents(spec, shape):
+    """(A, B, D) extents of a kind in layout order; with spec None, (x, w, y)."""
     x = (shape.n, shape.h, shape.w, shape.c)
     w = (shape.k, shape.r, shape.s, shape.c // shape.groups)
     y = (shape.n, shape.p, shape.q, shape.k)
+    if shape.depth is not None:
+        d, t = shape.depth[0], shape.depth[1]
+        x = (shape.n, d, shape.h, shape.w, shape.c)
+        w = (shape.k, t, shape.r, shape.s, shape.c // shape.groups)
+        y = (shape.n, shape.z, shape.p, shape.q, shape.k)
+    if spec is None:
+        return x, w, y
     return {"fprop": (x, w, y), "dgrad": (y, w, x), "wgrad": (y, x, w)}[spec.kind]
 
 
@@ -206,6 +241,14 @@ def amax_of(spec, shape):
 def problem_size(case, shape):
     import tilecraft as cutlass
 
+    if shape.depth is not None:
+        d, t, front, back, stride_d, dil_d = shape.depth
+        return cutlass.conv.Conv3dProblemSize(
+            (shape.n, d, shape.h, shape.w, shape.c),
+            (shape.k, t, shape.r, shape.s, shape.c // shape.groups),
+            (front, back) + tuple(shape.pad), (stride_d,) + tuple(shape.stride),
+            (dil_d,) + tuple(shape.dilation), getattr(cutlass.conv.Mode, case.mode),
+            case.split_k, shape.groups)
     return cutlass.conv.Conv2dProblemSize(
         cutlass.Tensor4DCoord(shape.n, shape.h, shape.w, shape.c),
         cutlass.Tensor4DCoord(shape.k, shape.r, shape.s, shape.c // shape.groups),
@@ -228,7 +271,7 @@ def run_case(ops, case, gen):
     amax = amax_of(spec, shape)
     a = _random(a_ext, spec.element, case.data, amax, gen)
     b = _random(b_ext, spec.element, case.data, amax, gen)
-    channels = d_ext[3]
+    channels = d_ext[-1]
     if case.c_form == "full":
         c = _random(d_ext, spec.out, case.data, amax, gen)
     elif case.c_form == "bias":
@@ -294,8 +337,9 @@ def check_case(ops, case, gen, seed_note=""):
 
 def shape_k(shape, kind):
     """The implicit GEMM's K."""
+    t, z = (shape.depth[1], shape.z) if shape.depth else (1, 1)
     if kind == "fprop":
-        return shape.c // shape.groups * shape.r * shape.s
+        return shape.c // shape.groups * t * shape.r * shape.s
     if kind == "dgrad":
-        return shape.k * shape.r * shape.s
-    return shape.n * shape.p * shape.q
+        return shape.k * t * shape.r * shape.s
+    return shape.n * z * shape.p * shape.q

@@ -49,6 +49,7 @@ class ConvSpec:
     cluster: tuple = (1, 1, 1)
     bias: bool = False         # SM90 epilogue bias of one value per output channel
     group_mode: str = "NoneGroup"  # conv.GroupMode: SingleGroup, MultipleGroup, Depthwise
+    spatial_dims: int = 2      # 3: a Conv3d kernel (TensorNDHWC)
 
     @property
     def clamps(self):
@@ -185,6 +186,19 @@ _add(SIMT32, "simt32_fprop_an_dw", algorithm="an", group_mode="Depthwise", tile=
 _add(SIMT32, "simt16_fprop_an_dw", algorithm="an", group_mode="Depthwise", tile=(64, 64, 8),
      warps=(2, 2, 1), stages=2, element="f16", acc="f16", out="f16", compute="f16")
 
+# ---- 3-D (CUTLASS 2.x Conv3d, TensorNDHWC): 128-bit accesses on tensor cores ------------------
+# (dgrad: analytic strided or optimized unity; wgrad strided)
+_add(F16, "f16_fprop3d_opt", spatial_dims=3)
+_add(F16, "f16_fprop3d_an", algorithm="an", spatial_dims=3)
+_add(F16, "f16_dgrad3d_opt_un", kind="dgrad", stride="un", spatial_dims=3)
+_add(F16, "f16_dgrad3d_an_st", kind="dgrad", algorithm="an", spatial_dims=3)
+_add(F16, "f16_wgrad3d_opt", kind="wgrad", spatial_dims=3)
+_add(BF16, "bf16_fprop3d_opt_relu", spatial_dims=3, epilogue="LinearCombinationGeneric",
+     activation="relu")
+_add(TF32, "tf32_wgrad3d_an", kind="wgrad", algorithm="an", spatial_dims=3)
+_add(SIMT32, "simt32_fprop3d_an", algorithm="an", spatial_dims=3)
+_add(SIMT32, "simt32_dgrad3d_opt_un", kind="dgrad", stride="un", spatial_dims=3)
+
 # ---- groups the tests use -------------------------------------------------------------------
 # Linear epilogues whose serial split-K result stays exact with small-integer data. Serial
 # split-K keeps each slice's running sum in D's element: bf16 (8 significant bits) would round
@@ -195,12 +209,13 @@ SERIAL_SPLIT_K = ("f16_fprop_opt_st", "f16_dgrad_opt_un", "f16_wgrad_opt_st", "f
 # CUTLASS's strided dgrad kernel has no parallel split-K (refused: see test_gpu_conv.py).
 PARALLEL_SPLIT_K = ("f16_fprop_opt_st", "f16_wgrad_opt_st", "f16_dgrad_opt_un",
                     "simt32_wgrad_an", "f16_dgrad_an_un", "bf16_fprop_opt")
-ACTIVATION_KERNELS = tuple(k for k, s in KERNELS.items() if s.activation)
+ACTIVATION_KERNELS = tuple(k for k, s in KERNELS.items() if s.activation and s.spatial_dims == 2)
 CLAMP_KERNELS = tuple(k for k, s in KERNELS.items() if s.clamps)
 # Every (kind, algorithm, stride support) of the issue's matrix, with one key each at least.
 MATRIX = tuple(k for k, s in KERNELS.items()
                if s.epilogue == "LinearCombination" and not s.interleaved and not s.bias
-               and s.group_mode == "NoneGroup")
+               and s.group_mode == "NoneGroup" and s.spatial_dims == 2)
+CONV3D = tuple(k for k, s in KERNELS.items() if s.spatial_dims == 3)
 GROUPED_KERNELS = tuple(k for k, s in KERNELS.items() if s.group_mode != "NoneGroup")
 SM90 = tuple(k for k, s in KERNELS.items() if s.arch == 90)
 BIAS_KERNELS = tuple(k for k, s in KERNELS.items() if s.bias)
@@ -213,7 +228,7 @@ def _check_table():
     for key in SERIAL_SPLIT_K:  # serial split-K re-reads D: only linear epilogues stay exact
         assert KERNELS[key].epilogue == "LinearCombination", key
     seen = {(s.kind, s.algorithm, s.stride) for s in KERNELS.values()
-            if s.arch == 80 and s.group_mode == "NoneGroup"}
+            if s.arch == 80 and s.group_mode == "NoneGroup" and s.spatial_dims == 2}
     for kind in KINDS:
         for alg in ("an", "opt"):
             for st in ("st", "un"):

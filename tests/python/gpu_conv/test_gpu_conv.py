@@ -18,8 +18,8 @@ from dataclasses import replace
 import pytest
 
 from conv_case import ConvCase, Shape, check_case, to_layout
-from conv_kernels import (ACTIVATION_KERNELS, BIAS_KERNELS, CLAMP_KERNELS, GROUPED_KERNELS,
-                          KERNELS, MATRIX, PARALLEL_SPLIT_K, SERIAL_SPLIT_K, SM90)
+from conv_kernels import (ACTIVATION_KERNELS, BIAS_KERNELS, CLAMP_KERNELS, CONV3D,
+                          GROUPED_KERNELS, KERNELS, MATRIX, PARALLEL_SPLIT_K, SERIAL_SPLIT_K, SM90)
 
 pytestmark = pytest.mark.gpu
 
@@ -215,6 +215,61 @@ def test_grouped_fprop(ops, gen, seed_note, key, config, shape_name):
     check_case(ops, case, gen, seed_note)
 
 
+# 3-D: (N, D, H, W, T, R, S, pad (front, back, top, bottom, left, right), stride (depth, rows,
+# columns), dilation)
+CONV3D_SHAPES = {
+    "3x3x3": (2, 6, 7, 5, 3, 3, 3, (1, 1, 1, 1, 1, 1), (1, 1, 1), (1, 1, 1)),
+    "asym_stride": (1, 9, 8, 10, 3, 3, 2, (1, 0, 0, 2, 1, 1), (2, 1, 2), (1, 1, 1)),
+    "dilated": (2, 7, 9, 6, 3, 2, 3, (2, 1, 1, 1, 0, 2), (1, 1, 1), (2, 1, 2)),
+    "1x1x1": (1, 4, 5, 6, 1, 1, 1, (0, 0, 0, 0, 0, 0), (1, 1, 1), (1, 1, 1)),
+}
+
+
+def shape_3d(spec, name):
+    """A 3-D base shape with the channel counts the kernel's alignments take (none a multiple of
+    a tile) and the strides a unity dgrad takes."""
+    n, d, h, w, t, r, s, pad, stride, dil = CONV3D_SHAPES[name]
+    m_c, m_k = spec.channel_multiples()
+    if spec.kind == "dgrad" and spec.stride == "un":
+        stride = (1, 1, 1)
+    return Shape(n, h, w, C_VALUES[m_c], K_VALUES[m_k], r, s, pad[2:], stride[1:], dil[1:],
+                 depth=(d, t, pad[0], pad[1], stride[0], dil[0]))
+
+
+@pytest.mark.parametrize("key,shape_name", [(k, n) for k in CONV3D for n in CONV3D_SHAPES])
+def test_conv3d(ops, gen, seed_note, key, shape_name):
+    """CUTLASS's Conv3d kernels (fprop, both dgrad forms, wgrad; tensor cores and CUDA cores)
+    against torch's float64 conv3d and its gradients; beta != 0, a full C, channels-last-3d
+    tensors, and convolution mode on the dilated shape."""
+    spec = KERNELS[key]
+    mode = "convolution" if shape_name == "dilated" else "cross_correlation"
+    case = ConvCase(key, shape_3d(spec, shape_name), alpha=1.5, beta=-0.5, mode=mode,
+                    form="channels_last")
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.parametrize("key,extra", [
+    ("f16_fprop3d_opt", {"split_k": 3}), ("f16_wgrad3d_opt", {"split_k": 4,
+                                                              "split_mode": "Parallel"}),
+    ("f16_fprop3d_an", {"c_form": "bias", "beta": 1.0}), ("f16_dgrad3d_opt_un", {"form": "flat"}),
+])
+def test_conv3d_split_k_bias_and_forms(ops, gen, seed_note, key, extra):
+    spec = KERNELS[key]
+    case = ConvCase(key, shape_3d(spec, "3x3x3"), **{"alpha": 1.0, "beta": 0.5, **extra})
+    check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.conv_kernels("f16_fprop3d_opt", "f16_fprop_opt_st")
+def test_refuses_a_problem_of_the_other_dimension(ops):
+    spec = KERNELS["f16_fprop3d_opt"]
+    three_d = shape_3d(spec, "3x3x3")
+    planar = shape_for(KERNELS["f16_fprop_opt_st"], "3x3")
+    _refused(ops, "f16_fprop3d_opt", three_d, "a 3-D operation .TensorNDHWC. needs a "
+             "conv.Conv3dProblemSize", problem_shape=planar)
+    _refused(ops, "f16_fprop_opt_st", planar, "a 3-D problem .conv.Conv3dProblemSize. needs an "
+             "operation of TensorNDHWC operands", problem_shape=three_d)
+
+
 @pytest.mark.sanitizer
 @pytest.mark.parametrize("key,extra", [
     ("f16_fprop_opt_st", {}), ("f16_dgrad_an_st", {}), ("f16_wgrad_opt_un", {}),
@@ -222,6 +277,7 @@ def test_grouped_fprop(ops, gen, seed_note, key, config, shape_name):
     ("f16_wgrad_opt_st", {"split_k": 3, "split_mode": "Parallel"}),
     ("f16_fprop_opt_st", {"split_k": 3}), ("i8_fprop_opt_interleaved", {}),
     ("f16_fprop_an_mg", {"groups": (12, 96, 96)}), ("simt32_fprop_an_dw", {"groups": (37, 37, 37)}),
+    ("f16_dgrad3d_an_st", {"conv3d": "asym_stride"}), ("f16_wgrad3d_opt", {"conv3d": "dilated"}),
 ])
 def test_sanitizer_subset(ops, gen, seed_note, key, extra):
     """Small problems with ragged edges: what compute-sanitizer memcheck runs."""
@@ -231,6 +287,8 @@ def test_sanitizer_subset(ops, gen, seed_note, key, extra):
     if "groups" in extra:
         groups, c, k = extra.pop("groups")
         shape = replace(shape, c=c, k=k, groups=groups)
+    if "conv3d" in extra:
+        shape = shape_3d(spec, extra.pop("conv3d"))
     case = ConvCase(key, shape, alpha=1.0, beta=0.5, **extra)
     check_case(ops, case, gen, seed_note)
 

@@ -180,6 +180,75 @@ def test_conv2d_half_depthwise_says_which_kernels_exist(gen):
     assert bool(out.isnan().all())
 
 
+def randn_cl3d(shape, dtype, gen):
+    torch = _torch()
+    t = torch.rand(shape, generator=gen, device="cuda", dtype=torch.float32) * 2 - 1
+    return t.to(dtype).contiguous(memory_format=torch.channels_last_3d)
+
+
+def poisoned_cl3d(shape, dtype):
+    torch = _torch()
+    return torch.full(shape, float("nan"), dtype=dtype, device="cuda").contiguous(
+        memory_format=torch.channels_last_3d)
+
+
+def reference3d(kind, x, w, dy, stride, padding, dilation):
+    torch = _torch()
+    F = torch.nn.functional
+    x64 = x.double().detach().requires_grad_(kind == "dgrad")
+    w64 = w.double().detach().requires_grad_(kind == "wgrad")
+    y = F.conv3d(x64, w64, stride=stride, padding=padding, dilation=dilation)
+    if kind == "fprop":
+        return y.detach()
+    (grad,) = torch.autograd.grad(y, x64 if kind == "dgrad" else w64, dy.double())
+    return grad.detach()
+
+
+@pytest.mark.parametrize("dtype_name", ["float16", "bfloat16"])
+def test_conv3d_one_call(gen, dtype_name):
+    """tilecraft.conv3d with a bias and relu, strided and padded, against torch's conv3d."""
+    import tilecraft
+
+    torch = _torch()
+    dtype = getattr(torch, dtype_name)
+    x = randn_cl3d((2, 24, 7, 9, 8), dtype, gen)
+    w = randn_cl3d((40, 24, 3, 3, 3), dtype, gen)
+    bias = (torch.rand(40, generator=gen, device="cuda") * 2 - 1).to(dtype)
+    out = poisoned_cl3d((2, 40, 4, 5, 4), dtype)
+    got = tilecraft.conv3d(x, w, bias=bias, stride=2, padding=1, activation="relu", out=out)
+    assert got is out
+    pre = reference3d("fprop", x, w, None, 2, 1, 1) + bias.double().view(1, -1, 1, 1, 1)
+    scale = reference3d("fprop", x.abs(), w.abs(), None, 2, 1, 1) + \
+        bias.double().abs().view(1, -1, 1, 1, 1)
+    check(got, torch.relu(pre), scale, f"conv3d {dtype_name}")
+    name, _ = tilecraft.conv_ops.last_conv_pick()
+    assert "ndhwc" in name, name
+
+
+@pytest.mark.parametrize("kind", ["dgrad", "wgrad"])
+def test_api_conv3d_gradients(gen, kind):
+    import tilecraft.api as api
+
+    torch = _torch()
+    dtype = torch.float16
+    x = randn_cl3d((2, 16, 6, 7, 5), dtype, gen)
+    w = randn_cl3d((24, 16, 3, 3, 3), dtype, gen)
+    dy = randn_cl3d((2, 24, 6, 7, 5), dtype, gen)
+    a, b, out_shape = {"dgrad": (dy, w, (2, 16, 6, 7, 5)),
+                       "wgrad": (dy, x, (24, 16, 3, 3, 3))}[kind]
+    out = poisoned_cl3d(out_shape, dtype)
+    args = api.Conv3dArguments(a, b, out, torch.float32, kind=kind, padding=1)
+    assert args.problem_size.Z == 6
+    kernels = api.get_kernels(args)
+    assert kernels, "no kernel listed"
+    kernel = kernels[0]
+    kernel.run(args, kernel.compile(args))
+    torch.cuda.synchronize()
+    want = reference3d(kind, x, w, dy, 1, 1, 1)
+    scale = reference3d(kind, x.abs(), w.abs(), dy.abs(), 1, 1, 1)
+    check(out, want, scale, f"api conv3d {kind} {kernel.metadata.kernel_name}")
+
+
 def test_conv2d_refuses_channels_first_and_launches_nothing(gen):
     import tilecraft
 
