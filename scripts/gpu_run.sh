@@ -122,7 +122,8 @@ if want grouped; then
     tail -n 60 "$OUT/bench_grouped.log"
   fi
 fi
-# conv: the convolution compile tests (every kind; CONV_COMPILE_TEST=0 skips them), the GPU suite
+# conv: the convolution compile tests (every kind; CONV_COMPILE_TEST=0 skips them), the api
+# tests' kernels compiled at once (CONV_PREWARM=1), the GPU suite
 # (CONV_K: pytest -k; CONV_SKIP_PYTEST=1 skips it), its sanitizer subset (CONV_SANITIZER=1), the
 # seed's conv example (a crash gets a native backtrace from cuda-gdb) and the C++ one
 # (CONV_SKIP_EXAMPLES=1 skips both) and the conv benchmark (CONV_BENCH: its arguments; unset:
@@ -130,6 +131,9 @@ fi
 if want conv; then
   [ "${CONV_COMPILE_TEST:-1}" != 0 ] && TILECRAFT_FULL_COMPILE_TESTS=1 step conv_compile \
     "$TILECRAFT_BUILD_DIR/tests/cpp/tilecraft_tests" --gtest_filter='ConvModuleCompile.*'
+  # CONV_PREWARM=1: the first-ranked kernels of the api tests are compiled in one parallel batch
+  # first (each test would compile its own in turn).
+  [ -n "${CONV_PREWARM:-}" ] && step conv_prewarm $PY tests/python/gpu_conv/prewarm_api_kernels.py
   # CONV_TIMEOUT (seconds): the suite is stopped with SIGABRT after it, and faulthandler prints
   # where every thread was (a hung kernel shows as the test waiting in sync).
   [ -d tests/python/gpu_conv ] && [ -z "${CONV_SKIP_PYTEST:-}" ] && TILECRAFT_TEST_CHECK_LIVE=1 step pytest_conv \
@@ -150,6 +154,13 @@ if want conv; then
     timeout -s ABRT "${CONV_BENCH_TIMEOUT:-3600}" $PY -X faulthandler bench/bench_conv.py ${CONV_BENCH} \
       --json "$OUT/bench_conv.json" >"$OUT/bench_conv.log" 2>&1 || status=1
     grep -v "^tilecraft: \[" "$OUT/bench_conv.log" | tail -n 90
+  fi
+  # CONV_BENCH_EXTRA: arguments of bench/bench_conv_extra.py (grouped, depthwise, 3-D); unset: not run.
+  if [ -f bench/bench_conv_extra.py ] && [ -n "${CONV_BENCH_EXTRA+x}" ]; then
+    echo "== bench_conv_extra: ${CONV_BENCH_EXTRA}"
+    timeout -s ABRT "${CONV_BENCH_TIMEOUT:-3600}" $PY -X faulthandler bench/bench_conv_extra.py \
+      ${CONV_BENCH_EXTRA} --json "$OUT/bench_conv_extra.json" >"$OUT/bench_conv_extra.log" 2>&1 || status=1
+    grep -v "^tilecraft: \[" "$OUT/bench_conv_extra.log" | tail -n 40
   fi
 fi
 if want bench; then

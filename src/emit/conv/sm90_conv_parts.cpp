@@ -62,6 +62,8 @@ struct ConvAdapter {
              kind_name(c.kind);
     }
     std::string why = check_shape(c);
+    if (why.empty()) why = check_dimensions(c, 2);
+    if (why.empty()) why = check_groups(c, 0, 0);  // ungrouped
     if (!why.empty()) return why;
     if (c.mode != 0) {
       return "mode convolution: SM90 kernels compute cross-correlation only (CUTLASS 3.x's "
