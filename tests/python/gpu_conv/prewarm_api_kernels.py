@@ -17,8 +17,11 @@ from tilecraft.api.arguments import EpilogueArguments
 
 
 def cl(shape, dtype):
+    t = torch.zeros(shape, dtype=dtype, device="cuda")
+    if len(shape) < 4:  # a bias
+        return t
     fmt = torch.channels_last_3d if len(shape) == 5 else torch.channels_last
-    return torch.zeros(shape, dtype=dtype, device="cuda").contiguous(memory_format=fmt)
+    return t.contiguous(memory_format=fmt)
 
 
 def conv_args():

@@ -221,8 +221,11 @@ CONV3D_SHAPES = {
     "3x3x3": (2, 6, 7, 5, 3, 3, 3, (1, 1, 1, 1, 1, 1), (1, 1, 1), (1, 1, 1)),
     "asym_stride": (1, 9, 8, 10, 3, 3, 2, (1, 0, 0, 2, 1, 1), (2, 1, 2), (1, 1, 1)),
     "dilated": (2, 7, 9, 6, 3, 2, 3, (2, 1, 1, 1, 0, 2), (1, 1, 1), (2, 1, 2)),
+    "dilated_xc": (2, 7, 9, 6, 3, 2, 3, (2, 1, 1, 1, 0, 2), (1, 1, 1), (2, 1, 2)),
     "1x1x1": (1, 4, 5, 6, 1, 1, 1, (0, 0, 0, 0, 0, 0), (1, 1, 1), (1, 1, 1)),
+    "3x3x3_conv": (2, 6, 7, 5, 3, 3, 3, (1, 1, 1, 1, 1, 1), (1, 1, 1), (1, 1, 1)),
 }
+CONV3D_MODES = {"dilated": "convolution", "3x3x3_conv": "convolution"}
 
 
 def shape_3d(spec, name):
@@ -240,9 +243,9 @@ def shape_3d(spec, name):
 def test_conv3d(ops, gen, seed_note, key, shape_name):
     """CUTLASS's Conv3d kernels (fprop, both dgrad forms, wgrad; tensor cores and CUDA cores)
     against torch's float64 conv3d and its gradients; beta != 0, a full C, channels-last-3d
-    tensors, and convolution mode on the dilated shape."""
+    tensors; dilations in both modes, convolution mode without them."""
     spec = KERNELS[key]
-    mode = "convolution" if shape_name == "dilated" else "cross_correlation"
+    mode = CONV3D_MODES.get(shape_name, "cross_correlation")
     case = ConvCase(key, shape_3d(spec, shape_name), alpha=1.5, beta=-0.5, mode=mode,
                     form="channels_last")
     check_case(ops, case, gen, seed_note)
