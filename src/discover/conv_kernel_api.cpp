@@ -210,7 +210,7 @@ Status check_geometry(const ConvDescription& conv, int arch, const KernelShape& 
   const Conv2dProblemSize& p = args.problem_size();
   TILECRAFT_RETURN_IF_ERROR(check_groups(conv, shape, args));
   const bool unit_stride = p.stride_h == 1 && p.stride_w == 1;
-  const bool dilated = p.dilation_h > 1 || p.dilation_w > 1;
+  const bool dilated = p.dilation_h > 1 || p.dilation_w > 1 || p.dilation_d > 1;
   if (conv.kind == ConvKind::Dgrad && conv.stride_support == StrideSupport::Unity &&
       (!unit_stride || p.stride_d != 1)) {
     return unsupported("Stride", "Expected (1, 1) for this unit-stride dgrad kernel, got (" +

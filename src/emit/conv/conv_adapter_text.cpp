@@ -163,14 +163,18 @@ std::string check_problem(const tc_gemm_args& a, int c_alignment, bool partials)
   } else if (kind == 1) {
     why = check_channels(c, kAlignA, kAlignB, c_alignment);
     if (why.empty() && Conv::kStrideSupport == cutlass::conv::StrideSupport::kUnity &&
-        (c.stride_h != 1 || c.stride_w != 1)) {
-      why = "stride (" + std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
+        (c.stride_h != 1 || c.stride_w != 1 || (c.spatial_dims == 3 && c.stride_d != 1))) {
+      why = "stride (" +
+            (c.spatial_dims == 3 ? std::to_string(c.stride_d) + ", " : std::string()) +
+            std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
             "): this dgrad kernel is specialized for unit strides (stride_support unity); "
             "describe stride_support strided";
     }
     if (why.empty() && Conv::kStrideSupport == cutlass::conv::StrideSupport::kStrided) {
-      if (c.dilation_h > 1 || c.dilation_w > 1) {
-        why = "dilation (" + std::to_string(c.dilation_h) + ", " + std::to_string(c.dilation_w) +
+      if (c.dilation_h > 1 || c.dilation_w > 1 || (c.spatial_dims == 3 && c.dilation_d > 1)) {
+        why = "dilation (" +
+              (c.spatial_dims == 3 ? std::to_string(c.dilation_d) + ", " : std::string()) +
+              std::to_string(c.dilation_h) + ", " + std::to_string(c.dilation_w) +
               "): the strided dgrad kernel takes no dilation (CUTLASS's strided dgrad has none); "
               "a unit-stride dilated dgrad runs on a kernel of stride_support unity";
       } else if (c.split_k_slices > 1 && (c.stride_h > 1 || c.stride_w > 1)) {

@@ -13,7 +13,7 @@ import time
 import torch
 
 import tilecraft.api as api
-from tilecraft.api.arguments import EpilogueArguments
+from tilecraft.api.arguments import EpilogueArguments, GemmArguments
 
 
 def cl(shape, dtype):
@@ -62,7 +62,7 @@ def gemm_args():  # test_conv2d_one_by_one_runs_as_a_gemm: x[N*H*W, C] @ w[K, C]
     b = torch.zeros(72, 64, dtype=torch.float16, device="cuda").t()
     d = torch.zeros(3 * 11 * 13, 72, dtype=torch.float16, device="cuda")
     bias = torch.zeros(72, dtype=torch.float16, device="cuda")
-    return [api.GemmArguments(a, b, d, torch.float32,
+    return [GemmArguments(a, b, d, torch.float32,
                               EpilogueArguments(activation=activation, bias=bias))
             for activation in (None, "relu")]
 

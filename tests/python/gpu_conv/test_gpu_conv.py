@@ -235,6 +235,8 @@ def shape_3d(spec, name):
     m_c, m_k = spec.channel_multiples()
     if spec.kind == "dgrad" and spec.stride == "un":
         stride = (1, 1, 1)
+    if spec.kind == "dgrad" and spec.stride == "st":  # CUTLASS's strided dgrad: no dilation
+        dil = (1, 1, 1)
     return Shape(n, h, w, C_VALUES[m_c], K_VALUES[m_k], r, s, pad[2:], stride[1:], dil[1:],
                  depth=(d, t, pad[0], pad[1], stride[0], dil[0]))
 
@@ -260,6 +262,16 @@ def test_conv3d_split_k_bias_and_forms(ops, gen, seed_note, key, extra):
     spec = KERNELS[key]
     case = ConvCase(key, shape_3d(spec, "3x3x3"), **{"alpha": 1.0, "beta": 0.5, **extra})
     check_case(ops, case, gen, seed_note)
+
+
+@pytest.mark.conv_kernels("f16_dgrad3d_an_st", "f16_dgrad3d_opt_un")
+def test_conv3d_dgrad_refuses_what_its_kernel_cannot_take(ops):
+    """The strided 3-D dgrad takes no dilation (depth included), the unity one no stride."""
+    strided = shape_3d(KERNELS["f16_dgrad3d_an_st"], "3x3x3")
+    _refused(ops, "f16_dgrad3d_an_st", replace(strided, depth=(6, 3, 1, 1, 1, 2)),
+             r"dilation \(2, 1, 1\): the strided dgrad kernel takes no dilation")
+    unity = shape_3d(KERNELS["f16_dgrad3d_opt_un"], "3x3x3")
+    _refused(ops, "f16_dgrad3d_opt_un", replace(unity, stride=(2, 1)), "unit strides")
 
 
 @pytest.mark.conv_kernels("f16_fprop3d_opt", "f16_fprop_opt_st")
