@@ -59,6 +59,7 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
     computes it (cross-correlation), for CUDA tensors in ``torch.channels_last`` memory format:
     ``x`` (N, C, H, W), ``w`` (K, C, R, S), ``bias`` (K,) or None. ``stride`` and ``dilation``:
     an int or two; ``padding``: an int, two (rows, columns) or four (top, bottom, left, right).
+    ``groups``: a grouped fprop, w (K, C // groups, R, S) (C == K == groups: depthwise).
     ``activation``: None, "relu", "gelu", "silu", ... (the epilogue's). Returns ``out`` (N, K,
     P, Q), channels-last, of x's dtype (allocated unless given). A channels-first tensor is
     refused with the fix in the message; nothing is launched on bad input. ``tuning``: for a
@@ -67,19 +68,11 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
 
     _check_tuning(tuning, None, None, None)
     torch = _torch()
-    for name, value in (("x", x), ("w", w)):
-        if not isinstance(value, torch.Tensor) or not value.is_cuda:
-            raise TypeError(f"{name}: expected a torch CUDA tensor (channels_last memory "
-                            f"format), got {_core.given(value)}")
-    if out is None:
-        out = torch.empty(_output_extent(x, w, stride, padding, dilation), dtype=x.dtype,
-                          device=x.device).contiguous(memory_format=torch.channels_last)
-    if accumulator_type is None:
-        accumulator_type = torch.float64 if x.dtype == torch.float64 else torch.float32
-    epilogue = EpilogueArguments(activation=activation, activation_args=activation_args,
-                                 bias=bias)
-    args = Conv2dArguments(x, w, out, accumulator_type, kind="fprop", stride=stride,
-                           padding=padding, dilation=dilation, groups=groups, epilogue=epilogue)
+    args, out, accumulator_type = _fprop_arguments(
+        Conv2dArguments, torch.channels_last, "(N, C, H, W) and (K, C, R, S)", x, w, out,
+        lambda: _output_extent(x, w, stride, padding, dilation), accumulator_type, bias,
+        activation, activation_args, stride=stride, padding=padding, dilation=dilation,
+        groups=groups)
     operands = _as_gemm_operands(x, w, out, stride, padding, groups)
     if operands is not None:
         from tilecraft.ops import plan_gemm
@@ -92,10 +85,40 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
         _last_pick.clear()
         _last_pick["plan_key"] = plan._key
         return out
+    _run_ranked_pick(args, stream)
+    return out
+
+
+def _fprop_arguments(arguments_class, memory_format, order, x, w, out, extent, accumulator_type,
+                     bias, activation, activation_args, **geometry):
+    """(args, out, accumulator_type) of a one-call fprop: x and w checked to be CUDA tensors of
+    the rank ``order`` names, out allocated in ``memory_format`` when not given."""
+    torch = _torch()
+    format_name = str(memory_format).replace("torch.", "")
+    rank = 5 if memory_format == torch.channels_last_3d else 4
+    for name, value in (("x", x), ("w", w)):
+        if not isinstance(value, torch.Tensor) or not value.is_cuda:
+            raise TypeError(f"{name}: expected a torch CUDA tensor ({format_name} memory "
+                            f"format), got {_core.given(value)}")
+    if x.dim() != rank or w.dim() != rank:
+        raise ValueError(f"x, w: expected {rank}-D tensors {order}, got {tuple(x.shape)} and "
+                         f"{tuple(w.shape)}")
+    if out is None:
+        out = torch.empty(extent(), dtype=x.dtype, device=x.device).contiguous(
+            memory_format=memory_format)
+    if accumulator_type is None:
+        accumulator_type = torch.float64 if x.dtype == torch.float64 else torch.float32
+    epilogue = EpilogueArguments(activation=activation, activation_args=activation_args,
+                                 bias=bias)
+    args = arguments_class(x, w, out, accumulator_type, kind="fprop", epilogue=epilogue,
+                           **geometry)
+    return args, out, accumulator_type
+
+
+def _run_ranked_pick(args, stream):
     name, reason = _core.api.conv2d(args._native, _stream_handle(stream, args))
     _last_pick.clear()
     _last_pick.update(kernel_name=name, reason=reason)
-    return out
 
 
 def _output_extent_3d(x, w, stride, padding, dilation):
@@ -122,25 +145,12 @@ def conv3d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
     2.x Conv3d, arch 80: C and K multiples of 8 halves / 4 floats on tensor cores). Returns
     ``out`` (N, K, Z, P, Q), channels-last-3d, of x's dtype (allocated unless given)."""
     torch = _torch()
-    for name, value in (("x", x), ("w", w)):
-        if not isinstance(value, torch.Tensor) or not value.is_cuda:
-            raise TypeError(f"{name}: expected a torch CUDA tensor (channels_last_3d memory "
-                            f"format), got {_core.given(value)}")
-    if x.dim() != 5 or w.dim() != 5:
-        raise ValueError(f"x, w: expected 5-D tensors (N, C, D, H, W) and (K, C, T, R, S), got "
-                         f"{tuple(x.shape)} and {tuple(w.shape)}")
-    if out is None:
-        out = torch.empty(_output_extent_3d(x, w, stride, padding, dilation), dtype=x.dtype,
-                          device=x.device).contiguous(memory_format=torch.channels_last_3d)
-    if accumulator_type is None:
-        accumulator_type = torch.float64 if x.dtype == torch.float64 else torch.float32
-    epilogue = EpilogueArguments(activation=activation, activation_args=activation_args,
-                                 bias=bias)
-    args = Conv3dArguments(x, w, out, accumulator_type, kind="fprop", stride=stride,
-                           padding=padding, dilation=dilation, groups=groups, epilogue=epilogue)
-    name, reason = _core.api.conv2d(args._native, _stream_handle(stream, args))
-    _last_pick.clear()
-    _last_pick.update(kernel_name=name, reason=reason)
+    args, out, _ = _fprop_arguments(
+        Conv3dArguments, torch.channels_last_3d, "(N, C, D, H, W) and (K, C, T, R, S)", x, w,
+        out, lambda: _output_extent_3d(x, w, stride, padding, dilation), accumulator_type, bias,
+        activation, activation_args, stride=stride, padding=padding, dilation=dilation,
+        groups=groups)
+    _run_ranked_pick(args, stream)
     return out
 
 

@@ -107,10 +107,10 @@ Result<Conv2dProblemSize> Conv2dProblemSize::make_3d(std::array<int, 5> input,
                                                      std::array<int, 3> dilation, ConvMode mode,
                                                      int split_k_slices, int groups) {
   // The 2-D problem of the rows and columns validates those; depth is checked here.
-  auto planar = make({input[0], input[2], input[3], input[4]},
-                     {filter[0], filter[2], filter[3], filter[4]},
-                     {padding[2], padding[3], padding[4], padding[5]}, {stride[1], stride[2]},
-                     {dilation[1], dilation[2]}, mode, split_k_slices, groups);
+  auto planar =
+      make({input[0], input[2], input[3], input[4]}, {filter[0], filter[2], filter[3], filter[4]},
+           {padding[2], padding[3], padding[4], padding[5]}, {stride[1], stride[2]},
+           {dilation[1], dilation[2]}, mode, split_k_slices, groups);
   if (!planar) return planar.status();
   Conv2dProblemSize p = *planar;
   p.spatial_dims = 3;
@@ -148,14 +148,15 @@ Status Conv2dProblemSize::validate() const {
   }
   if (spatial_dims == 2 && (d != 1 || t != 1 || z != 1 || pad_front != 0 || pad_back != 0 ||
                             stride_d != 1 || dilation_d != 1)) {
-    return Status::invalid("problem_size: a 2-D problem has D = T = Z = 1 and no depth padding, "
-                           "stride or dilation (" +
-                           to_string() + ")");
+    return Status::invalid(
+        "problem_size: a 2-D problem has D = T = Z = 1 and no depth padding, "
+        "stride or dilation (" +
+        to_string() + ")");
   }
   if (spatial_dims == 3) {
-    for (auto [name, value] : {std::pair{"D", d}, std::pair{"T", t}, std::pair{"Z", z},
-                               std::pair{"stride_d", stride_d},
-                               std::pair{"dilation_d", dilation_d}}) {
+    for (auto [name, value] :
+         {std::pair{"D", d}, std::pair{"T", t}, std::pair{"Z", z}, std::pair{"stride_d", stride_d},
+          std::pair{"dilation_d", dilation_d}}) {
       if (value < 1) {
         return Status::invalid(std::string("problem_size: ") + name + " must be >= 1, got " +
                                std::to_string(value) + " (" + to_string() + ")");

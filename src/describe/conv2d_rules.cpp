@@ -61,10 +61,10 @@ Status check_layouts(const GemmDescription& d) {
                                  name(operand->layout));
     }
     if (operand->layout != layout) {
-      return Status::unsupported("layouts: A, B and C are all TensorNHWC (2-D) or all "
-                                 "TensorNDHWC (3-D); got A " +
-                                 name(d.A.layout) + ", B " + name(d.B.layout) + ", C " +
-                                 name(d.C.layout));
+      return Status::unsupported(
+          "layouts: A, B and C are all TensorNHWC (2-D) or all "
+          "TensorNDHWC (3-D); got A " +
+          name(d.A.layout) + ", B " + name(d.B.layout) + ", C " + name(d.C.layout));
     }
   }
   if (size_in_bits(d.A.element) == 8 && kind != ConvKind::Fprop) {
@@ -119,30 +119,34 @@ Status check_group_mode(const GemmDescription& d) {
   const IteratorAlgorithm algorithm = d.conv.iterator_algorithm;
   if (mode == GroupMode::Depthwise) {
     if (op_class != OpClass::Simt) {
-      return Status::unsupported(what + " kernels run on CUDA cores: describe a SIMT math "
-                                        "instruction (for tensor cores, use single_group or "
-                                        "multiple_group)");
+      return Status::unsupported(what +
+                                 " kernels run on CUDA cores: describe a SIMT math "
+                                 "instruction (for tensor cores, use single_group or "
+                                 "multiple_group)");
     }
     if (algorithm != IteratorAlgorithm::Analytic) {
       return Status::unsupported(what + " takes iterator_algorithm analytic, got " +
                                  std::string(to_string(algorithm)));
     }
     if (d.tile.stages != 2) {
-      return Status::unsupported(what + " kernels are two-stage pipelines; describe stages=2, "
-                                        "got " +
+      return Status::unsupported(what +
+                                 " kernels are two-stage pipelines; describe stages=2, "
+                                 "got " +
                                  std::to_string(d.tile.stages));
     }
     if (d.A.alignment != 1 || d.B.alignment != 1) {
-      return Status::invalid(what + ": CUTLASS's depthwise kernel loads x and w one element at a "
-                                    "time; describe alignment 1 for A and B, got " +
+      return Status::invalid(what +
+                             ": CUTLASS's depthwise kernel loads x and w one element at a "
+                             "time; describe alignment 1 for A and B, got " +
                              std::to_string(d.A.alignment) + " and " +
                              std::to_string(d.B.alignment));
     }
     return Status::ok();
   }
   if (op_class != OpClass::TensorOp) {
-    return Status::unsupported(what + " kernels use tensor cores; describe a TensorOp math "
-                                      "instruction (depthwise runs on SIMT)");
+    return Status::unsupported(what +
+                               " kernels use tensor cores; describe a TensorOp math "
+                               "instruction (depthwise runs on SIMT)");
   }
   if (algorithm == IteratorAlgorithm::Optimized && mode != GroupMode::SingleGroup) {
     return Status::unsupported(what +
@@ -163,13 +167,15 @@ Status check_conv3d(const GemmDescription& d) {
   if (d.A.layout != Layout::TensorNDHWC) return Status::ok();
   const std::string what = "layouts TensorNDHWC (a 3-D convolution)";
   if (d.arch != 80) {
-    return Status::unsupported(what + ": 3-D convolutions are CUTLASS 2.x kernels here; describe "
-                                      "arch=80 (they run on Hopper too), got arch=" +
+    return Status::unsupported(what +
+                               ": 3-D convolutions are CUTLASS 2.x kernels here; describe "
+                               "arch=80 (they run on Hopper too), got arch=" +
                                std::to_string(d.arch));
   }
   if (d.conv.group_mode != GroupMode::None) {
-    return Status::unsupported(what + ": CUTLASS has no grouped 3-D convolution; describe "
-                                      "group_mode NoneGroup");
+    return Status::unsupported(what +
+                               ": CUTLASS has no grouped 3-D convolution; describe "
+                               "group_mode NoneGroup");
   }
   const IteratorAlgorithm algorithm = d.conv.iterator_algorithm;
   if (algorithm != IteratorAlgorithm::Analytic && algorithm != IteratorAlgorithm::Optimized) {
@@ -185,8 +191,9 @@ Status check_conv3d(const GemmDescription& d) {
   if (kind == ConvKind::Dgrad &&
       !(algorithm == IteratorAlgorithm::Analytic && stride == StrideSupport::Strided) &&
       !(algorithm == IteratorAlgorithm::Optimized && stride == StrideSupport::Unity)) {
-    return Status::unsupported(what + ": CUTLASS's 3-D dgrad is analytic with stride_support "
-                                      "strided, or optimized with unity; got " +
+    return Status::unsupported(what +
+                               ": CUTLASS's 3-D dgrad is analytic with stride_support "
+                               "strided, or optimized with unity; got " +
                                std::string(to_string(algorithm)) + " with " +
                                std::string(to_string(stride)));
   }

@@ -176,28 +176,27 @@ Result<Conv2dArguments> Conv2dArguments::make(ConvKind kind, const TensorView& A
                 {i32(we[0]), i32(we[2]), i32(we[3]), i32(we[4]), i32(we[1])},
                 {geometry.padding_d[0], geometry.padding_d[1], pad[0], pad[1], pad[2], pad[3]},
                 {geometry.stride_d, geometry.stride[0], geometry.stride[1]},
-                {geometry.dilation_d, geometry.dilation[0], geometry.dilation[1]}, geometry.mode,
-                1, geometry.groups)
-          : Conv2dProblemSize::make({i32(xe[0]), i32(xe[2]), i32(xe[3]), i32(xe[1])},
-                                    {i32(we[0]), i32(we[2]), i32(we[3]), i32(we[1])},
-                                    {pad[0], pad[1], pad[2], pad[3]},
-                                    {geometry.stride[0], geometry.stride[1]},
-                                    {geometry.dilation[0], geometry.dilation[1]}, geometry.mode, 1,
-                                    geometry.groups);
+                {geometry.dilation_d, geometry.dilation[0], geometry.dilation[1]}, geometry.mode, 1,
+                geometry.groups)
+          : Conv2dProblemSize::make(
+                {i32(xe[0]), i32(xe[2]), i32(xe[3]), i32(xe[1])},
+                {i32(we[0]), i32(we[2]), i32(we[3]), i32(we[1])}, {pad[0], pad[1], pad[2], pad[3]},
+                {geometry.stride[0], geometry.stride[1]},
+                {geometry.dilation[0], geometry.dilation[1]}, geometry.mode, 1, geometry.groups);
   if (!size) return size.status();
   if (!three_d && (geometry.stride_d != 1 || geometry.dilation_d != 1 ||
                    geometry.padding_d[0] != 0 || geometry.padding_d[1] != 0)) {
-    return Status::invalid("stride, padding, dilation: depth values are for 5-D (3-D "
-                           "convolution) tensors; the tensors are 4-D");
+    return Status::invalid(
+        "stride, padding, dilation: depth values are for 5-D (3-D "
+        "convolution) tensors; the tensors are 4-D");
   }
   const Extent expected_y = three_d ? Extent{size->n, size->k, size->z, size->p, size->q}
                                     : Extent{size->n, size->k, size->p, size->q};
   if (ye != expected_y) {
     return Status::invalid(std::string(y_name) + ": expected " + extent_text(expected_y) +
                            (three_d ? " (N, K, Z, P, Q from " : " (N, K, P, Q from ") + x_name +
-                           " " + extent_text(xe) + ", " + w_name +
-                           " " + extent_text(we) + ", the stride, padding and dilation), got " +
-                           extent_text(ye));
+                           " " + extent_text(xe) + ", " + w_name + " " + extent_text(we) +
+                           ", the stride, padding and dilation), got " + extent_text(ye));
   }
   if (A.dtype != B.dtype) {
     return Status::invalid("B: expected " + dsl_name(A.dtype) + " like A, got " +

@@ -141,12 +141,11 @@ Result<GemmDescription> conv_description(const GemmDescription& gemm, const Conv
   TileDescription tile = gemm.tile;
   if (conv.group_mode == GroupMode::Depthwise) tile.stages = 2;
   const Layout layout = three_d ? Layout::TensorNDHWC : Layout::TensorNHWC;
-  return GemmDescription::make_conv2d(conv.kind, conv.iterator_algorithm, gemm.arch, tile,
-                                      {gemm.A.element, layout, gemm.A.alignment},
-                                      {gemm.B.element, layout, gemm.B.alignment},
-                                      {gemm.C.element, layout, gemm.C.alignment},
-                                      conv.stride_support, gemm.epilogue, gemm.swizzle,
-                                      conv.group_mode);
+  return GemmDescription::make_conv2d(
+      conv.kind, conv.iterator_algorithm, gemm.arch, tile,
+      {gemm.A.element, layout, gemm.A.alignment}, {gemm.B.element, layout, gemm.B.alignment},
+      {gemm.C.element, layout, gemm.C.alignment}, conv.stride_support, gemm.epilogue, gemm.swizzle,
+      conv.group_mode);
 }
 
 // What of a kernel's design the geometry checks read.
@@ -163,9 +162,10 @@ Status check_groups(const ConvDescription& conv, const KernelShape& shape,
   const std::string mode(to_string(conv.group_mode));
   if (conv.group_mode == GroupMode::None) {
     if (p.groups == 1) return Status::ok();
-    return unsupported("Groups", "Expected 1 for an ungrouped kernel (grouped fprop runs on "
-                                 "arch-80 group kernels), got " +
-                                     std::to_string(p.groups));
+    return unsupported("Groups",
+                       "Expected 1 for an ungrouped kernel (grouped fprop runs on "
+                       "arch-80 group kernels), got " +
+                           std::to_string(p.groups));
   }
   if (p.groups == 1) {
     return unsupported("Groups", "Expected groups > 1 for a " + mode + " kernel, got 1");
@@ -181,16 +181,16 @@ Status check_groups(const ConvDescription& conv, const KernelShape& shape,
     return Status::ok();
   }
   if (conv.group_mode == GroupMode::SingleGroup && k_per_group % tile_n != 0) {
-    return unsupported("Groups", "Expected K / groups a multiple of this single_group kernel's "
-                                 "tile N=" +
-                                     std::to_string(tile_n) + ", got " +
-                                     std::to_string(k_per_group));
+    return unsupported("Groups",
+                       "Expected K / groups a multiple of this single_group kernel's "
+                       "tile N=" +
+                           std::to_string(tile_n) + ", got " + std::to_string(k_per_group));
   }
   if (conv.group_mode == GroupMode::MultipleGroup && tile_n % k_per_group != 0) {
-    return unsupported("Groups", "Expected K / groups dividing this multiple_group kernel's "
-                                 "tile N=" +
-                                     std::to_string(tile_n) + ", got " +
-                                     std::to_string(k_per_group));
+    return unsupported("Groups",
+                       "Expected K / groups dividing this multiple_group kernel's "
+                       "tile N=" +
+                           std::to_string(tile_n) + ", got " + std::to_string(k_per_group));
   }
   for (const auto& [name, alignment] : {std::pair{"A", align_a}, std::pair{"B", align_b}}) {
     if (c_per_group % alignment != 0) {

@@ -1,6 +1,6 @@
 // Convolution for the seed surface: the conv vocabulary (cutlass.conv.Operator, IteratorAlgorithm,
-// StrideSupport, GroupMode, Mode, SplitKMode), Conv2dProblemSize, Conv2dOperation's constructor and run, and
-// Conv2dArguments.
+// StrideSupport, GroupMode, Mode, SplitKMode), Conv2dProblemSize, Conv2dOperation's constructor and
+// run, and Conv2dArguments.
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -64,15 +64,14 @@ void bind_problem_size(nb::module_& m) {
   def_checked(
       size, "make_3d", "Conv3dProblemSize",
       [](std::array<int, 5> input, std::array<int, 5> filter, std::array<int, 6> padding,
-         std::array<int, 3> stride, std::array<int, 3> dilation, ConvMode mode,
-         int split_k_slices, int groups) {
+         std::array<int, 3> stride, std::array<int, 3> dilation, ConvMode mode, int split_k_slices,
+         int groups) {
         return unwrap(Conv2dProblemSize::make_3d(input, filter, padding, stride, dilation, mode,
                                                  split_k_slices, groups));
       },
       required<std::array<int, 5>>("input_size", "five ints (N, D, H, W, C)"),
       required<std::array<int, 5>>("filter_size", "five ints (K, T, R, S, C // groups)"),
-      required<std::array<int, 6>>("padding",
-                                   "six ints (front, back, top, bottom, left, right)"),
+      required<std::array<int, 6>>("padding", "six ints (front, back, top, bottom, left, right)"),
       required<std::array<int, 3>>("stride", "three ints (depth, rows, columns)"),
       required<std::array<int, 3>>("dilation", "three ints (depth, rows, columns)"),
       optional<ConvMode>("mode", ConvMode::CrossCorrelation, "conv.Mode.cross_correlation"),
@@ -122,9 +121,9 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
          Ref<TensorDescription> A, Ref<TensorDescription> B, Ref<TensorDescription> C,
          StrideSupport stride_support, Ref<EpilogueFunctor> epilogue, Swizzle swizzle,
          GroupMode group_mode) {
-        auto description = GemmDescription::make_conv2d(
-            kind, algorithm, arch, *tile, *A, *B, *C, stride_support, *epilogue, swizzle,
-            group_mode);
+        auto description =
+            GemmDescription::make_conv2d(kind, algorithm, arch, *tile, *A, *B, *C, stride_support,
+                                         *epilogue, swizzle, group_mode);
         if (!description) throw Error(description.status());
         return unwrap(GemmOperation::make(*description));
       },

@@ -289,8 +289,7 @@ void bind_describe(nb::module_& m) {
       .def_prop_ro("conv_kind", [](const GemmDescription& d) { return d.conv.kind; })
       .def_prop_ro("iterator_algorithm",
                    [](const GemmDescription& d) { return d.conv.iterator_algorithm; })
-      .def_prop_ro("stride_support",
-                   [](const GemmDescription& d) { return d.conv.stride_support; })
+      .def_prop_ro("stride_support", [](const GemmDescription& d) { return d.conv.stride_support; })
       .def_prop_ro("group_mode", [](const GemmDescription& d) { return d.conv.group_mode; });
   def_method(description, "procedural_name", "procedural_name", &GemmDescription::procedural_name);
 }

@@ -184,12 +184,12 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   TILECRAFT_RETURN_IF_ERROR(size.validate());
   const bool three_d_operation = d.A.layout == Layout::TensorNDHWC;
   if (three_d_operation != size.is_3d()) {
-    return Status::invalid(
-        std::string("problem_size: ") +
-        (three_d_operation ? "a 3-D operation (TensorNDHWC) needs a conv.Conv3dProblemSize"
-                           : "a 3-D problem (conv.Conv3dProblemSize) needs an operation of "
-                             "TensorNDHWC operands") +
-        ", got " + size.to_string());
+    return Status::invalid(std::string("problem_size: ") +
+                           (three_d_operation
+                                ? "a 3-D operation (TensorNDHWC) needs a conv.Conv3dProblemSize"
+                                : "a 3-D problem (conv.Conv3dProblemSize) needs an operation of "
+                                  "TensorNDHWC operands") +
+                           ", got " + size.to_string());
   }
   if (!is_valid(problem.split_k_mode)) {
     return Status::invalid("split_k_mode: expected cutlass.conv.SplitKMode.Serial or Parallel");
@@ -245,8 +245,7 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   TILECRAFT_RETURN_IF_ERROR(out->stage(problem.D, count(ops[2].extent), !has_C, true, &dev_D));
   a.D = const_cast<void*>(dev_D);
   if (problem.bias.data) {
-    TILECRAFT_RETURN_IF_ERROR(
-        out->stage(problem.bias, ops[2].extent.back(), true, false, &a.bias));
+    TILECRAFT_RETURN_IF_ERROR(out->stage(problem.bias, ops[2].extent.back(), true, false, &a.bias));
   }
   if (has_C) {
     const int64_t c_count = c_per_channel ? ops[2].extent.back() : count(ops[2].extent);

@@ -33,7 +33,8 @@ struct Conv2dGeometry {
 // The tensors are in torch's logical order and channels-last memory (torch.channels_last):
 // activations (N, C, H, W) and (N, K, P, Q), filters (K, C / groups, R, S), each with unit stride
 // on the channels. 5-D tensors (torch.channels_last_3d) make a 3-D convolution: (N, C, D, H, W),
-// (N, K, Z, P, Q), (K, C, T, R, S), with the geometry's depth fields. The three operands of a kind (as CUTLASS names them):
+// (N, K, Z, P, Q), (K, C, T, R, S), with the geometry's depth fields. The three operands of a kind
+// (as CUTLASS names them):
 //   fprop: A = x (N, C, H, W), B = w (K, C, R, S), out = y  (N, K, P, Q)
 //   dgrad: A = dy (N, K, P, Q), B = w (K, C, R, S), out = dx (N, C, H, W)
 //   wgrad: A = dy (N, K, P, Q), B = x (N, C, H, W), out = dw (K, C, R, S)

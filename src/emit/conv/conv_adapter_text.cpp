@@ -18,7 +18,8 @@ std::string_view conv_module_includes() {
 }
 
 std::string_view conv_group_includes() {
-  static constexpr std::string_view kText = R"tc(#include "cutlass/conv/kernel/default_conv2d_group_fprop.h"
+  static constexpr std::string_view kText =
+      R"tc(#include "cutlass/conv/kernel/default_conv2d_group_fprop.h"
 #include "cutlass/conv/kernel/default_depthwise_fprop.h"
 )tc";
   return kText;

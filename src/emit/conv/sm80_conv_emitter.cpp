@@ -22,8 +22,8 @@ namespace {
 std::string conv_default_kernel(ConvKind kind, GroupMode group_mode, bool three_d) {
   if (group_mode == GroupMode::Depthwise) return "cutlass::conv::kernel::DefaultDepthwiseFprop";
   if (group_mode != GroupMode::None) return "cutlass::conv::kernel::DefaultConv2dGroupFprop";
-  const std::string prefix = three_d ? "cutlass::conv::kernel::DefaultConv3d"
-                                     : "cutlass::conv::kernel::DefaultConv2d";
+  const std::string prefix =
+      three_d ? "cutlass::conv::kernel::DefaultConv3d" : "cutlass::conv::kernel::DefaultConv2d";
   switch (kind) {
     case ConvKind::Fprop:
       return prefix + "Fprop";

@@ -269,8 +269,10 @@ TEST(ApiConv2dKernels, DepthwiseFpropRunsOnCudaCoreKernels) {
     EXPECT_TRUE(names.insert(m.kernel_name).second) << "listed twice: " << m.kernel_name;
     EXPECT_TRUE(k.supports(args)) << m.kernel_name << ": " << k.supports(args).message();
   }
-  EXPECT_NE(kernels.front().supports(grouped_fprop(f32, 64, 64, 32)).message().find(
-                "Expected C == K == groups for a depthwise kernel"),
+  EXPECT_NE(kernels.front()
+                .supports(grouped_fprop(f32, 64, 64, 32))
+                .message()
+                .find("Expected C == K == groups for a depthwise kernel"),
             std::string::npos);
   EXPECT_TRUE(kernels.front().supports(grouped_fprop(f32, 30, 30, 30)));  // any channel count
 }
@@ -286,8 +288,7 @@ TEST(ApiConv2dKernels, GroupedDgradAndWgradListNothing) {
 }
 
 // A (N, C, D, H, W) view in torch.channels_last_3d memory.
-TensorView channels_last_3d(DataType type, int64_t n, int64_t c, int64_t d, int64_t h,
-                            int64_t w) {
+TensorView channels_last_3d(DataType type, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w) {
   TensorView t = testing::cuda(type, {n, d, h, w, c});
   t.shape = {n, c, d, h, w};
   t.strides = {d * h * w * c, 1, h * w * c, w * c, c};
@@ -349,10 +350,10 @@ TEST(ApiConv3dKernels, ListsArch80Conv3dKernelsOfEveryKind) {
   };
   Conv2dGeometry strided = pad1_3d(2);
   const TensorView y_strided = channels_last_3d(f16, 2, 48, 3, 5, 5);
-  for (const Case& c : {Case{ConvKind::Fprop, x, w, y, pad1_3d()},
-                        Case{ConvKind::Dgrad, y, w, x, pad1_3d()},
-                        Case{ConvKind::Dgrad, y_strided, w, x, strided},
-                        Case{ConvKind::Wgrad, y, x, w, pad1_3d()}}) {
+  for (const Case& c :
+       {Case{ConvKind::Fprop, x, w, y, pad1_3d()}, Case{ConvKind::Dgrad, y, w, x, pad1_3d()},
+        Case{ConvKind::Dgrad, y_strided, w, x, strided},
+        Case{ConvKind::Wgrad, y, x, w, pad1_3d()}}) {
     auto args = Conv2dArguments::make(c.kind, c.a, c.b, c.out, f32, c.geometry);
     ASSERT_TRUE(args) << args.status().message();
     const std::vector<Kernel> kernels = get_kernels(*args, {}, 90);
@@ -381,10 +382,9 @@ TEST(ApiConv3dKernels, ListsArch80Conv3dKernelsOfEveryKind) {
                                    channels_last_3d(f16, 48, 20, 3, 3, 3), y, f32, pad1_3d());
   ASSERT_TRUE(odd) << odd.status().message();
   EXPECT_TRUE(get_kernels(*odd, {}, 90).empty());
-  auto f32_odd = Conv2dArguments::make(
-      ConvKind::Fprop, channels_last_3d(f32, 2, 18, 6, 10, 9),
-      channels_last_3d(f32, 48, 18, 3, 3, 3), channels_last_3d(f32, 2, 48, 6, 10, 9), f32,
-      pad1_3d());
+  auto f32_odd = Conv2dArguments::make(ConvKind::Fprop, channels_last_3d(f32, 2, 18, 6, 10, 9),
+                                       channels_last_3d(f32, 48, 18, 3, 3, 3),
+                                       channels_last_3d(f32, 2, 48, 6, 10, 9), f32, pad1_3d());
   ASSERT_TRUE(f32_odd) << f32_odd.status().message();
   const std::vector<Kernel> simt = get_kernels(*f32_odd, {}, 90);
   ASSERT_FALSE(simt.empty());

@@ -203,14 +203,13 @@ std::vector<ModuleSpec> group_specs() {
                 {f16, Layout::RowMajor, 1}, {f16, Layout::RowMajor, 1}, {f16, Layout::RowMajor, 1},
                 epilogue(EpilogueKind::LinearCombination, f16, 1, f16, f16));
   }();
-  return {{"conv_sm80_groups",
-           {{conv(Fprop, Optimized, StrideSupport::Strided, tensorop_f16_tn(),
-                  GroupMode::SingleGroup)},
-            {conv(Fprop, Analytic, StrideSupport::Strided, tensorop_f16_tn(),
-                  GroupMode::MultipleGroup)},
-            {conv(Fprop, Analytic, StrideSupport::Strided, simt_f16, GroupMode::Depthwise)},
-            {conv(Fprop, Analytic, StrideSupport::Strided, simt_f32_seed(),
-                  GroupMode::Depthwise)}}}};
+  return {
+      {"conv_sm80_groups",
+       {{conv(Fprop, Optimized, StrideSupport::Strided, tensorop_f16_tn(), GroupMode::SingleGroup)},
+        {conv(Fprop, Analytic, StrideSupport::Strided, tensorop_f16_tn(),
+              GroupMode::MultipleGroup)},
+        {conv(Fprop, Analytic, StrideSupport::Strided, simt_f16, GroupMode::Depthwise)},
+        {conv(Fprop, Analytic, StrideSupport::Strided, simt_f32_seed(), GroupMode::Depthwise)}}}};
 }
 
 // 3-D (TensorNDHWC) entries: 128-bit accesses on tensor cores, one element on CUDA cores.
@@ -329,14 +328,14 @@ TEST(ConvModuleCompile, Sm80ImplicitGemmConvolution) {
 }
 
 TEST(ConvModuleCompile, Sm80GroupedAndDepthwiseFprop) {
-  auto modules = compile_and_check("tilecraft_conv_sm80_groups_", group_specs(), 80,
-                                   check_group_entry);
+  auto modules =
+      compile_and_check("tilecraft_conv_sm80_groups_", group_specs(), 80, check_group_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 
 TEST(ConvModuleCompile, Sm80Conv3d) {
-  auto modules = compile_and_check("tilecraft_conv3d_sm80_", conv3d_specs(), 80,
-                                   check_conv3d_entry);
+  auto modules =
+      compile_and_check("tilecraft_conv3d_sm80_", conv3d_specs(), 80, check_conv3d_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 

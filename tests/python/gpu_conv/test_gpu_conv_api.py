@@ -21,16 +21,22 @@ def _torch():
     return torch
 
 
+def _channels_last(shape):
+    torch = _torch()
+    return torch.channels_last_3d if len(shape) == 5 else torch.channels_last
+
+
 def randn_cl(shape, dtype, gen):
+    """Uniform in [-1, 1], channels-last (channels-last-3d for 5-D shapes)."""
     torch = _torch()
     t = torch.rand(shape, generator=gen, device="cuda", dtype=torch.float32) * 2 - 1
-    return t.to(dtype).contiguous(memory_format=torch.channels_last)
+    return t.to(dtype).contiguous(memory_format=_channels_last(shape))
 
 
 def poisoned_like_cl(shape, dtype):
     torch = _torch()
     return torch.full(shape, float("nan"), dtype=dtype, device="cuda").contiguous(
-        memory_format=torch.channels_last)
+        memory_format=_channels_last(shape))
 
 
 def reference(kind, x, w, dy, stride, padding, dilation, groups=1):
@@ -180,18 +186,6 @@ def test_conv2d_half_depthwise_says_which_kernels_exist(gen):
     assert bool(out.isnan().all())
 
 
-def randn_cl3d(shape, dtype, gen):
-    torch = _torch()
-    t = torch.rand(shape, generator=gen, device="cuda", dtype=torch.float32) * 2 - 1
-    return t.to(dtype).contiguous(memory_format=torch.channels_last_3d)
-
-
-def poisoned_cl3d(shape, dtype):
-    torch = _torch()
-    return torch.full(shape, float("nan"), dtype=dtype, device="cuda").contiguous(
-        memory_format=torch.channels_last_3d)
-
-
 def reference3d(kind, x, w, dy, stride, padding, dilation):
     torch = _torch()
     F = torch.nn.functional
@@ -211,10 +205,10 @@ def test_conv3d_one_call(gen, dtype_name):
 
     torch = _torch()
     dtype = getattr(torch, dtype_name)
-    x = randn_cl3d((2, 24, 7, 9, 8), dtype, gen)
-    w = randn_cl3d((40, 24, 3, 3, 3), dtype, gen)
+    x = randn_cl((2, 24, 7, 9, 8), dtype, gen)
+    w = randn_cl((40, 24, 3, 3, 3), dtype, gen)
     bias = (torch.rand(40, generator=gen, device="cuda") * 2 - 1).to(dtype)
-    out = poisoned_cl3d((2, 40, 4, 5, 4), dtype)
+    out = poisoned_like_cl((2, 40, 4, 5, 4), dtype)
     got = tilecraft.conv3d(x, w, bias=bias, stride=2, padding=1, activation="relu", out=out)
     assert got is out
     pre = reference3d("fprop", x, w, None, 2, 1, 1) + bias.double().view(1, -1, 1, 1, 1)
@@ -231,12 +225,12 @@ def test_api_conv3d_gradients(gen, kind):
 
     torch = _torch()
     dtype = torch.float16
-    x = randn_cl3d((2, 16, 6, 7, 5), dtype, gen)
-    w = randn_cl3d((24, 16, 3, 3, 3), dtype, gen)
-    dy = randn_cl3d((2, 24, 6, 7, 5), dtype, gen)
+    x = randn_cl((2, 16, 6, 7, 5), dtype, gen)
+    w = randn_cl((24, 16, 3, 3, 3), dtype, gen)
+    dy = randn_cl((2, 24, 6, 7, 5), dtype, gen)
     a, b, out_shape = {"dgrad": (dy, w, (2, 16, 6, 7, 5)),
                        "wgrad": (dy, x, (24, 16, 3, 3, 3))}[kind]
-    out = poisoned_cl3d(out_shape, dtype)
+    out = poisoned_like_cl(out_shape, dtype)
     args = api.Conv3dArguments(a, b, out, torch.float32, kind=kind, padding=1)
     assert args.problem_size.Z == 6
     kernels = api.get_kernels(args)
