@@ -1,0 +1,531 @@
+#include "tilecraft/describe/epilogue_graph.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <set>
+
+#include "describe/checks.hpp"
+
+namespace tilecraft {
+namespace {
+
+bool is_fp8(DataType t) { return t == DataType::e4m3 || t == DataType::e5m2; }
+
+// Types an epilogue reads from or writes to memory.
+bool is_memory_type(DataType t) {
+  switch (t) {
+    case DataType::f16:
+    case DataType::bf16:
+    case DataType::f32:
+    case DataType::f64:
+    case DataType::s8:
+    case DataType::u8:
+    case DataType::s32:
+    case DataType::e4m3:
+    case DataType::e5m2:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_identifier(std::string_view name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+// An activation reads its runtime arguments (leaky_relu's slope, clamp's bounds) as inputs after
+// its operand.
+int input_count(const EpilogueNode& node) {
+  switch (node.kind) {
+    case EpilogueNodeKind::accumulator:
+    case EpilogueNodeKind::scalar:
+    case EpilogueNodeKind::constant:
+    case EpilogueNodeKind::tensor:
+      return 0;
+    case EpilogueNodeKind::binary:
+      return 2;
+    case EpilogueNodeKind::select:
+      return 3;
+    case EpilogueNodeKind::activation:
+      return 1 + activation_argument_count(node.activation);
+    default:
+      return 1;
+  }
+}
+
+bool is_output(EpilogueNodeKind kind) {
+  return kind == EpilogueNodeKind::store || kind == EpilogueNodeKind::reduce;
+}
+
+bool has_name(EpilogueNodeKind kind) {
+  return kind == EpilogueNodeKind::scalar || kind == EpilogueNodeKind::tensor || is_output(kind);
+}
+
+std::string node_text(const std::vector<EpilogueNode>& nodes, int i) {
+  return "node " + std::to_string(i) + " (" + std::string(to_string(nodes[i].kind)) +
+         (nodes[i].name.empty() ? std::string() : " '" + nodes[i].name + "'") + ")";
+}
+
+std::string number_text(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", value);
+  return buffer;
+}
+
+Status check_node(const std::vector<EpilogueNode>& nodes, int i) {
+  const EpilogueNode& n = nodes[i];
+  const std::string who = node_text(nodes, i);
+  TILECRAFT_RETURN_IF_ERROR(
+      describe::check_enumerator(who + ": ", "kind", "EpilogueNodeKind", n.kind));
+  switch (n.kind) {
+    case EpilogueNodeKind::unary:
+      TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator(who + ": ", "op", "UnaryOp", n.unary));
+      break;
+    case EpilogueNodeKind::binary:
+      TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator(who + ": ", "op", "BinaryOp", n.binary));
+      break;
+    case EpilogueNodeKind::activation:
+      TILECRAFT_RETURN_IF_ERROR(
+          describe::check_enumerator(who + ": ", "activation", "Activation", n.activation));
+      break;
+    case EpilogueNodeKind::tensor:
+      TILECRAFT_RETURN_IF_ERROR(
+          describe::check_enumerator(who + ": ", "broadcast", "Broadcast", n.broadcast));
+      break;
+    case EpilogueNodeKind::reduce:
+      TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator(who + ": ", "op", "ReduceOp", n.reduce));
+      TILECRAFT_RETURN_IF_ERROR(
+          describe::check_enumerator(who + ": ", "axis", "ReduceAxis", n.axis));
+      break;
+    default:
+      break;
+  }
+  const int wanted = input_count(n);
+  if (static_cast<int>(n.inputs.size()) != wanted) {
+    return Status::invalid(who + ": expected " + std::to_string(wanted) + " input" +
+                           (wanted == 1 ? "" : "s") + ", got " + std::to_string(n.inputs.size()));
+  }
+  for (int input : n.inputs) {
+    if (input < 0 || input >= static_cast<int>(nodes.size())) {
+      return Status::invalid(who + ": reads node " + std::to_string(input) +
+                             ", which does not exist (the graph has " +
+                             std::to_string(nodes.size()) + " nodes): a dangling input");
+    }
+    if (input >= i) {
+      return Status::invalid(who + ": reads " + node_text(nodes, input) +
+                             ", which does not come before it: a cycle (a node reads only "
+                             "nodes made before it)");
+    }
+    if (nodes[input].kind == EpilogueNodeKind::reduce) {
+      return Status::invalid(who + ": reads " + node_text(nodes, input) +
+                             ", a reduction: its values are complete only after every tile, "
+                             "so nothing in the same epilogue can read them");
+    }
+  }
+  if (has_name(n.kind) && !is_identifier(n.name)) {
+    return Status::invalid(who + ": name: expected an identifier (letters, digits, _), got '" +
+                           n.name + "'");
+  }
+  const bool typed = n.kind == EpilogueNodeKind::tensor || n.kind == EpilogueNodeKind::convert ||
+                     is_output(n.kind);
+  if (typed && !is_memory_type(n.dtype)) {
+    return Status::invalid(who +
+                           ": dtype: expected a type a kernel reads or writes (float16, "
+                           "bfloat16, float32, float64, int8, uint8, int32, float8_e4m3, "
+                           "float8_e5m2), got " +
+                           std::string(long_name(n.dtype)));
+  }
+  if (n.kind == EpilogueNodeKind::reduce) {
+    if (is_fp8(n.dtype) || is_integer(n.dtype)) {
+      return Status::invalid(who +
+                             ": dtype: a reduction accumulates in float; store it as "
+                             "float32, float16, bfloat16 or float64, got " +
+                             std::string(long_name(n.dtype)));
+    }
+    const EpilogueNode& source = nodes[n.inputs[0]];
+    const bool fp8_source =
+        (source.kind == EpilogueNodeKind::convert || source.kind == EpilogueNodeKind::store) &&
+        is_fp8(source.dtype);
+    if (fp8_source) {
+      return Status::invalid(who + ": reduces " + node_text(nodes, n.inputs[0]) +
+                             ", an fp8 value (" + std::string(long_name(source.dtype)) +
+                             "): reduce the value before its conversion (an fp8 scale's amax "
+                             "is taken of the unscaled output)");
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::string_view to_string(EpilogueNodeKind kind) {
+  switch (kind) {
+    case EpilogueNodeKind::accumulator:
+      return "acc";
+    case EpilogueNodeKind::scalar:
+      return "scalar";
+    case EpilogueNodeKind::constant:
+      return "constant";
+    case EpilogueNodeKind::tensor:
+      return "tensor";
+    case EpilogueNodeKind::unary:
+      return "unary";
+    case EpilogueNodeKind::activation:
+      return "activation";
+    case EpilogueNodeKind::binary:
+      return "binary";
+    case EpilogueNodeKind::select:
+      return "select";
+    case EpilogueNodeKind::convert:
+      return "convert";
+    case EpilogueNodeKind::store:
+      return "store";
+    case EpilogueNodeKind::reduce:
+      return "reduce";
+  }
+  return "?";
+}
+bool is_valid(EpilogueNodeKind kind) { return to_string(kind) != "?"; }
+
+std::string_view to_string(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::negate:
+      return "negate";
+    case UnaryOp::abs:
+      return "abs";
+    case UnaryOp::square:
+      return "square";
+    case UnaryOp::reciprocal:
+      return "reciprocal";
+  }
+  return "?";
+}
+bool is_valid(UnaryOp op) { return to_string(op) != "?"; }
+
+std::string_view to_string(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add:
+      return "add";
+    case BinaryOp::sub:
+      return "sub";
+    case BinaryOp::mul:
+      return "mul";
+    case BinaryOp::div:
+      return "div";
+    case BinaryOp::max:
+      return "max";
+    case BinaryOp::min:
+      return "min";
+    case BinaryOp::less:
+      return "less";
+    case BinaryOp::less_equal:
+      return "less_equal";
+    case BinaryOp::greater:
+      return "greater";
+    case BinaryOp::greater_equal:
+      return "greater_equal";
+    case BinaryOp::equal:
+      return "equal";
+    case BinaryOp::not_equal:
+      return "not_equal";
+  }
+  return "?";
+}
+bool is_valid(BinaryOp op) { return to_string(op) != "?"; }
+
+std::string_view to_string(Broadcast broadcast) {
+  switch (broadcast) {
+    case Broadcast::full:
+      return "full";
+    case Broadcast::row:
+      return "row";
+    case Broadcast::column:
+      return "column";
+  }
+  return "?";
+}
+bool is_valid(Broadcast broadcast) { return to_string(broadcast) != "?"; }
+
+std::string_view to_string(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum:
+      return "sum";
+    case ReduceOp::max:
+      return "max";
+    case ReduceOp::abs_max:
+      return "abs_max";
+  }
+  return "?";
+}
+bool is_valid(ReduceOp op) { return to_string(op) != "?"; }
+
+std::string_view to_string(ReduceAxis axis) {
+  switch (axis) {
+    case ReduceAxis::row:
+      return "row";
+    case ReduceAxis::column:
+      return "column";
+    case ReduceAxis::all:
+      return "all";
+  }
+  return "?";
+}
+bool is_valid(ReduceAxis axis) { return to_string(axis) != "?"; }
+
+EpilogueGraph::Id EpilogueGraph::append(EpilogueNode node) {
+  nodes_.push_back(std::move(node));
+  return static_cast<Id>(nodes_.size()) - 1;
+}
+
+namespace {
+
+EpilogueNode node_of(EpilogueNodeKind kind, std::vector<int> inputs = {}) {
+  EpilogueNode n;
+  n.kind = kind;
+  n.inputs = std::move(inputs);
+  return n;
+}
+
+}  // namespace
+
+EpilogueGraph::Id EpilogueGraph::accumulator() {
+  return append(node_of(EpilogueNodeKind::accumulator));
+}
+
+EpilogueGraph::Id EpilogueGraph::scalar(std::string name) {
+  EpilogueNode n = node_of(EpilogueNodeKind::scalar);
+  n.name = std::move(name);
+  return append(std::move(n));
+}
+
+EpilogueGraph::Id EpilogueGraph::constant(double value) {
+  EpilogueNode n = node_of(EpilogueNodeKind::constant);
+  n.value = value;
+  return append(std::move(n));
+}
+
+EpilogueGraph::Id EpilogueGraph::tensor(std::string name, DataType dtype, Broadcast broadcast) {
+  EpilogueNode n = node_of(EpilogueNodeKind::tensor);
+  n.name = std::move(name);
+  n.dtype = dtype;
+  n.broadcast = broadcast;
+  return append(std::move(n));
+}
+
+EpilogueGraph::Id EpilogueGraph::unary(UnaryOp op, Id x) {
+  EpilogueNode n = node_of(EpilogueNodeKind::unary, {x});
+  n.unary = op;
+  return append(std::move(n));
+}
+
+EpilogueGraph::Id EpilogueGraph::activation(Activation activation, Id x, std::vector<Id> args) {
+  std::vector<int> inputs{x};
+  inputs.insert(inputs.end(), args.begin(), args.end());
+  EpilogueNode n = node_of(EpilogueNodeKind::activation, std::move(inputs));
+  n.activation = activation;
+  return append(std::move(n));
+}
+
+EpilogueGraph::Id EpilogueGraph::binary(BinaryOp op, Id a, Id b) {
+  EpilogueNode n = node_of(EpilogueNodeKind::binary, {a, b});
+  n.binary = op;
+  return append(std::move(n));
+}
+
+EpilogueGraph::Id EpilogueGraph::select(Id condition, Id if_true, Id if_false) {
+  return append(node_of(EpilogueNodeKind::select, {condition, if_true, if_false}));
+}
+
+EpilogueGraph::Id EpilogueGraph::convert(Id x, DataType dtype) {
+  EpilogueNode n = node_of(EpilogueNodeKind::convert, {x});
+  n.dtype = dtype;
+  return append(std::move(n));
+}
+
+EpilogueGraph::Id EpilogueGraph::store(Id x, std::string name, DataType dtype) {
+  EpilogueNode n = node_of(EpilogueNodeKind::store, {x});
+  n.name = std::move(name);
+  n.dtype = dtype;
+  return append(std::move(n));
+}
+
+EpilogueGraph::Id EpilogueGraph::reduce(Id x, ReduceOp op, ReduceAxis axis, std::string name,
+                                        DataType dtype) {
+  EpilogueNode n = node_of(EpilogueNodeKind::reduce, {x});
+  n.name = std::move(name);
+  n.dtype = dtype;
+  n.reduce = op;
+  n.axis = axis;
+  return append(std::move(n));
+}
+
+Status EpilogueGraph::validate() const {
+  if (nodes_.empty()) {
+    return Status::invalid(
+        "epilogue graph: no nodes; an epilogue reads the accumulator and writes at least one "
+        "output");
+  }
+  const int count = static_cast<int>(nodes_.size());
+  int accumulator = -1;
+  std::set<std::string> inputs, outputs;
+  for (int i = 0; i < count; ++i) {
+    TILECRAFT_RETURN_IF_ERROR(check_node(nodes_, i));
+    const EpilogueNode& n = nodes_[i];
+    if (n.kind == EpilogueNodeKind::accumulator) {
+      if (accumulator >= 0) {
+        return Status::invalid(node_text(nodes_, i) + ": a second accumulator (node " +
+                               std::to_string(accumulator) + " is the first); read that one");
+      }
+      accumulator = i;
+    }
+    if (n.kind == EpilogueNodeKind::scalar || n.kind == EpilogueNodeKind::tensor) {
+      if (!inputs.insert(n.name).second) {
+        return Status::invalid(node_text(nodes_, i) + ": the input name '" + n.name +
+                               "' is taken by another scalar or tensor");
+      }
+    }
+    if (is_output(n.kind) && !outputs.insert(n.name).second) {
+      return Status::invalid(node_text(nodes_, i) + ": the output name '" + n.name +
+                             "' is written by another store or reduction");
+    }
+  }
+  if (accumulator < 0) {
+    return Status::invalid(
+        "epilogue graph: no accumulator node; the epilogue of a GEMM reads "
+        "its accumulator");
+  }
+  for (const std::string& name : outputs) {
+    if (inputs.count(name)) {
+      return Status::invalid("epilogue graph: '" + name +
+                             "' names both an input and an output; an epilogue writes tensors "
+                             "other than those it reads");
+    }
+  }
+  if (outputs.empty()) {
+    return Status::invalid(
+        "epilogue graph: no store or reduction; the epilogue must write at least one output");
+  }
+  // Every node must feed an output: walk back from the outputs.
+  std::vector<bool> used(count, false);
+  for (int i = count - 1; i >= 0; --i) {
+    if (is_output(nodes_[i].kind)) used[i] = true;
+    if (!used[i]) continue;
+    for (int input : nodes_[i].inputs) used[input] = true;
+  }
+  for (int i = 0; i < count; ++i) {
+    if (!used[i]) {
+      return Status::invalid(node_text(nodes_, i) +
+                             ": feeds no store or reduction; store it, or leave it out");
+    }
+  }
+  return Status::ok();
+}
+
+Status EpilogueGraph::validate_for(int arch) const {
+  TILECRAFT_RETURN_IF_ERROR(validate());
+  if (arch != 80 && arch != 90) {
+    return Status::invalid("arch: expected 80 (CUTLASS 2.x visitors) or 90 (Sm90EVT), got " +
+                           std::to_string(arch));
+  }
+  if (arch == 90) return Status::ok();
+  for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+    const EpilogueNode& n = nodes_[i];
+    const bool typed = n.kind == EpilogueNodeKind::tensor || n.kind == EpilogueNodeKind::convert ||
+                       is_output(n.kind);
+    if (typed && is_fp8(n.dtype)) {
+      return Status::unsupported(node_text(nodes_, i) + ": " + std::string(long_name(n.dtype)) +
+                                 " values are arch=90 epilogues (SM80 kernels have no fp8)");
+    }
+    if (n.kind == EpilogueNodeKind::activation &&
+        std::find(std::begin(kSm90OnlyActivations), std::end(kSm90OnlyActivations), n.activation) !=
+            std::end(kSm90OnlyActivations)) {
+      return Status::unsupported(node_text(nodes_, i) + ": " +
+                                 std::string(tilecraft::to_string(n.activation)) +
+                                 " is an arch=90 activation");
+    }
+  }
+  return Status::ok();
+}
+
+std::string EpilogueGraph::to_string() const {
+  std::string out;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const EpilogueNode& n = nodes_[i];
+    if (!out.empty()) out += ' ';
+    out += std::to_string(i) + ":";
+    switch (n.kind) {
+      case EpilogueNodeKind::unary:
+        out += tilecraft::to_string(n.unary);
+        break;
+      case EpilogueNodeKind::binary:
+        out += tilecraft::to_string(n.binary);
+        break;
+      case EpilogueNodeKind::activation:
+        out += tilecraft::to_string(n.activation);
+        break;
+      default:
+        out += tilecraft::to_string(n.kind);
+    }
+    std::string args;
+    const auto arg = [&args](std::string_view text) {
+      if (!args.empty()) args += ',';
+      args += text;
+    };
+    for (int input : n.inputs) arg(std::to_string(input));
+    if (has_name(n.kind)) arg(n.name);
+    if (n.kind == EpilogueNodeKind::constant) arg(number_text(n.value));
+    if (n.kind == EpilogueNodeKind::tensor) arg(tilecraft::to_string(n.broadcast));
+    if (n.kind == EpilogueNodeKind::reduce) {
+      arg(tilecraft::to_string(n.reduce));
+      arg(tilecraft::to_string(n.axis));
+    }
+    const bool typed = n.kind == EpilogueNodeKind::tensor || n.kind == EpilogueNodeKind::convert ||
+                       is_output(n.kind);
+    if (typed) arg(short_name(n.dtype));
+    if (!args.empty()) out += "(" + args + ")";
+  }
+  return out;
+}
+
+std::string EpilogueGraph::key() const {
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a, 64 bits
+  for (unsigned char c : to_string()) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  char buffer[17];
+  std::snprintf(buffer, sizeof(buffer), "%016llx", static_cast<unsigned long long>(hash));
+  return buffer;
+}
+
+std::vector<std::string> EpilogueGraph::scalar_names() const {
+  std::vector<std::string> out;
+  for (const EpilogueNode& n : nodes_) {
+    if (n.kind == EpilogueNodeKind::scalar) out.push_back(n.name);
+  }
+  return out;
+}
+
+std::vector<std::string> EpilogueGraph::input_names() const {
+  std::vector<std::string> out;
+  for (const EpilogueNode& n : nodes_) {
+    if (n.kind == EpilogueNodeKind::tensor) out.push_back(n.name);
+  }
+  return out;
+}
+
+std::vector<std::string> EpilogueGraph::output_names() const {
+  std::vector<std::string> out;
+  for (const EpilogueNode& n : nodes_) {
+    if (is_output(n.kind)) out.push_back(n.name);
+  }
+  return out;
+}
+
+}  // namespace tilecraft
