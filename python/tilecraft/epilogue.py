@@ -70,3 +70,6 @@ def LinearCombinationGeneric(activation, element_C, alignment_c, element_acc,
                                                  element_epilogue_compute, bias=bias,
                                                  element_bias=element_bias, aux=aux,
                                                  element_aux=element_aux, scales=scales)
+
+
+from tilecraft.epilogue_trace import trace  # noqa: E402  (after the functors it does not need)

@@ -70,5 +70,6 @@ void bind_grouped_api(nb::module_& api, nb::class_<api::Kernel>& kernel);
 // Called by bind_api with its submodule and Kernel class.
 void bind_conv_api(nb::module_& api, nb::class_<api::Kernel>& kernel);
 void bind_tune(nb::module_& m);
+void bind_epilogue_graph(nb::module_& m);
 
 }  // namespace tilecraft::python
