@@ -16,8 +16,11 @@ class Conv2dArguments:
     as in CUTLASS: fprop A = x (N,H,W,C), B = w (K,R,S,C), D = y (N,P,Q,K); dgrad A = dy, B = w,
     D = dx; wgrad A = dy, B = x, D = dw. Each is a torch or cupy device tensor or a numpy array
     (staged, and copied back by ``sync()``), packed in the operation's layout: flat, 4-D in that
-    order, or a torch (N, C, H, W) tensor in ``torch.channels_last`` memory format. C may hold one
-    value per output channel (a bias, 1-D), and may be None when beta is 0.
+    order, or a torch (N, C, H, W) tensor in ``torch.channels_last`` memory format (a 3-D
+    convolution: a ``Conv3dOperation`` and a ``conv.Conv3dProblemSize``, 5-D (N, D, H, W, C) /
+    (K, T, R, S, C) tensors, or torch (N, C, D, H, W) in ``torch.channels_last_3d``; grouped:
+    the filter is (K, R, S, C / groups)). C may hold one value per output channel (a bias, 1-D),
+    and may be None when beta is 0.
     ``split_k_slices`` (default: the problem size's) splits the reduction serially, or with
     ``SplitKMode.Parallel`` into a workspace summed by a reduction kernel (arch=80 kernels).
     ``bias``: for arch=90 kernels whose epilogue adds one (``bias="column"``), one value per
