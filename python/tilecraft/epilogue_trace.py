@@ -97,8 +97,8 @@ class _Tracer:
                     not hasattr(value, "shape"):
                 raise TypeError(f"{name}: expected a number or a tensor, got "
                                 f"{_core.given(value)}")
-            if isinstance(value, (int, float)):
-                self.values[name] = self.graph.scalar(name)
+            if isinstance(value, (int, float)) or len(getattr(value, "shape", (0,))) == 0:
+                self.values[name] = self.graph.scalar(name)  # a number, or a 0-d tensor
             else:
                 self.values[name] = self.graph.tensor(name, _dtype_of(name, value),
                                                       self.broadcast_of(name, value))

@@ -149,6 +149,17 @@ def test_inputs_and_examples_are_checked():
         trace(unused, accum=t(M, N, dtype=F32), beta=0.5)
 
 
+def test_numbers_and_zero_dimensional_tensors_are_scalars():
+    def epi(accum, alpha, beta):
+        D = alpha * accum + beta
+        return D
+
+    graph = trace(epi, accum=t(M, N, dtype=F32), alpha=np.float32(2.0), beta=3)
+    assert graph.scalar_names == ["alpha", "beta"]
+    with pytest.raises(TypeError, match="alpha: expected a number or a tensor, got 'two'"):
+        trace(epi, accum=t(M, N, dtype=F32), alpha="two", beta=3)
+
+
 def test_the_graph_is_checked_for_the_kernel_family():
     def epi(accum):
         return gelu_tanh(accum)  # noqa: F821
