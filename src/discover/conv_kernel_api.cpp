@@ -364,7 +364,7 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
   const EpilogueArguments& e = args.epilogue();
   const auto [m, n, k] = args.gemm_mnk();
   std::vector<Kernel> kernels;
-  std::set<std::string> listed_names;
+  std::set<std::string> depthwise_listed;
   for (int arch : archs) {
     discover::GemmEpilogue fusion;
     fusion.activation = e.activation;
@@ -394,7 +394,10 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
                                   conv->B.alignment};
           if (!check_geometry(variant, arch, shape, args)) continue;
           // Depthwise kernels have two stages whatever the design's count: list each once.
-          if (!listed_names.insert(conv->procedural_name()).second) continue;
+          if (variant.group_mode == GroupMode::Depthwise &&
+              !depthwise_listed.insert(conv->procedural_name()).second) {
+            continue;
+          }
           const auto estimate = discover::estimate(implicit_gemm_of(*conv), {m, n, k, 1}, traits);
           Kernel kernel =
               Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(*conv));
