@@ -532,6 +532,51 @@ def test_conv2d_takes_torch_cuda_tensors():
         cutlass.conv2d(torch.ones(1, 8, 4, 4), torch.ones(8, 8, 1, 1))
 
 
+def test_conv3d_takes_5d_torch_cuda_tensors():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="^x: expected a torch CUDA tensor .channels_last_3d"):
+        cutlass.conv3d(torch.ones(1, 8, 4, 4, 4), torch.ones(8, 8, 1, 1, 1))
+    with pytest.raises(TypeError, match="^w: expected a torch CUDA tensor"):
+        cutlass.conv3d(_FakeCuda((1, 8, 4, 4, 4)), np.ones((8, 8, 1, 1, 1)))
+
+
+class _FakeCuda:
+    """Passes conv3d's type check on a machine without a GPU (its rank is what is checked)."""
+
+    def __new__(cls, shape):
+        torch = pytest.importorskip("torch")
+
+        class Fake(torch.Tensor):
+            @property
+            def is_cuda(self):
+                return True
+
+        return torch.ones(shape).as_subclass(Fake)
+
+
+def test_conv3d_and_conv2d_name_a_tensor_of_the_wrong_rank():
+    with pytest.raises(ValueError, match=r"x, w: expected 5-D tensors \(N, C, D, H, W\) and "
+                                         r"\(K, C, T, R, S\), got \(1, 8, 4, 4\)"):
+        cutlass.conv3d(_FakeCuda((1, 8, 4, 4)), _FakeCuda((8, 8, 1, 1)))
+    with pytest.raises(ValueError, match=r"x, w: expected 4-D tensors \(N, C, H, W\) and "
+                                         r"\(K, C, R, S\), got \(1, 8, 4, 4, 4\)"):
+        cutlass.conv2d(_FakeCuda((1, 8, 4, 4, 4)), _FakeCuda((8, 8, 1, 1, 1)))
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"stride": (1, 2)}, r"stride: expected an int or three ints \(depth, rows, columns\)"),
+    ({"dilation": True}, "dilation: expected an int or three ints"),
+    ({"padding": (1, 1, 1, 1)}, r"padding: expected an int, three ints .* or six"),
+    ({"padding": False}, "padding: expected an int, three or six ints"),
+])
+def test_api_conv3d_arguments_name_a_bad_geometry(kwargs, match):
+    import tilecraft.api as api
+
+    x = np.ones((2, 8, 4, 4, 4), np.float16)
+    with pytest.raises(TypeError, match=match):
+        api.Conv3dArguments(x, x, x, np.float32, **kwargs)
+
+
 def test_split_k_parallel_flag_and_companions_are_checked():
     op = conv()
     with pytest.raises(TypeError, match="split_k_parallel: expected a bool, got 'yes'"):
