@@ -66,13 +66,13 @@ class GemmArguments:
             if key in values:
                 raise TypeError(f"GemmArguments() got multiple values for argument '{key}'")
             values[key] = value
-        missing = [k for k in ("operation", "problem_size", "A", "B", "D") if k not in values]
-        if missing:
-            raise TypeError(f"GemmArguments() missing required argument '{missing[0]}'")
-
         output_op = values.get("output_op")
         if isinstance(output_op, (list, tuple)) and len(output_op) == 1:
             values["output_op"] = output_op[0]  # the seed's trailing comma: (epilogue_type(...),)
+        visitor = _visitor_arguments(values)
+        missing = [k for k in ("operation", "problem_size", "A", "B", "D") if k not in values]
+        if missing:
+            raise TypeError(f"GemmArguments() missing required argument '{missing[0]}'")
         # The C++ binding checks every value by name (types first, then against the operation)
         # before anything is staged, compiled or launched.
         native = {key: _detached(value) for key, value in values.items()}
@@ -81,12 +81,14 @@ class GemmArguments:
         self.operation = values["operation"]
         self.problem_size = values["problem_size"]
         self.A, self.B, self.C, self.D = values["A"], values["B"], values.get("C"), values["D"]
-        self.output_op = values.get("output_op")
+        self.output_op = visitor if visitor is not None else values.get("output_op")
         self.gemm_mode = values.get("gemm_mode", GemmMode.Gemm)
         self.split_k_slices = values.get("split_k_slices", 1)
         self.batch = values.get("batch", 1)
         self.bias, self.aux = values.get("bias"), values.get("aux")
         self._current_stream = _stream_getter((self.A, self.B, self.C, self.D))
+        if visitor is not None:
+            visitor._arguments = self
 
     def sync(self):
         """Waits for the launch; copies D back into a numpy (host) D."""
@@ -95,6 +97,28 @@ class GemmArguments:
     @property
     def workspace_bytes(self):
         return self._native.workspace_bytes
+
+
+def _visitor_arguments(values):
+    """An epilogue visitor tree's output_op becomes the native ``epilogue`` operands (values is
+    updated in place); returns it, or None for other epilogues."""
+    from tilecraft.operation import EpilogueVisitorArguments
+
+    output_op = values.get("output_op")
+    if not isinstance(output_op, EpilogueVisitorArguments):
+        return None
+    operands = dict(output_op.operands)
+    d_name = output_op.graph.d_output
+    if d_name in operands:
+        if values.get("D") is None:
+            values["D"] = operands[d_name]
+        elif operands[d_name] is not values["D"]:
+            raise ValueError(f"output_op.{d_name}: the epilogue's D output is GemmArguments' D; "
+                             f"got two different tensors for it")
+        del operands[d_name]
+    values["epilogue"] = {key: _detached(value) for key, value in operands.items()}
+    del values["output_op"]
+    return output_op
 
 
 def _detached(value):

@@ -26,10 +26,24 @@ class GemmOperationUniversal:
     def __init__(self, *args, **kwargs):
         """``GemmOperationUniversal(arch, tile_description, A, B, C, epilogue_functor,
         swizzling_functor=IdentitySwizzle1, visitor=False)``; the seed calls arch
-        ``compute_capability``, which is accepted as its keyword too."""
-        # The C++ binding binds the arguments by name and checks each one's type and value.
-        self._adopt(_core.GemmOperation.make(*_seed_arch("GemmOperationUniversal", args,
-                                                         kwargs), **kwargs))
+        ``compute_capability``, which is accepted as its keyword too.
+
+        ``visitor=True`` (the seed's epilogue visitor tree): ``epilogue_functor`` is an epilogue
+        graph from ``tilecraft.epilogue.trace``, which the kernel computes in place of a linear
+        combination; its runtime values come from ``operation.epilogue_type(**operands)``."""
+        args = _seed_arch("GemmOperationUniversal", args, kwargs)
+        self._graph = None
+        visitor = kwargs.pop("visitor", args[7] if len(args) > 7 else False)
+        args = args[:7]
+        if visitor is True:
+            # The C++ binding binds the arguments by name and checks each one's type and value.
+            op = _core.GemmOperation.make_visitor(*args, **kwargs)
+            self._graph = op.description.epilogue_graph
+        elif visitor is False:
+            op = _core.GemmOperation.make(*args, **kwargs)
+        else:
+            raise TypeError(f"visitor: expected True or False, got {_core.given(visitor)}")
+        self._adopt(op)
 
     def _adopt(self, op):
         self._op = op
@@ -44,10 +58,26 @@ class GemmOperationUniversal:
     def procedural_name(self):
         return self._op.procedural_name()
 
-    def epilogue_type(self, alpha=1.0, beta=0.0, *activation_args):
+    def epilogue_type(self, *args, **operands):
         """``operation.epilogue_type(alpha, beta, *activation_args)``: the epilogue's runtime
-        values, checked against the functor (leaky_relu takes its slope)."""
-        return self._op.epilogue_type(alpha, beta, list(activation_args))
+        values, checked against the functor (leaky_relu takes its slope).
+
+        With ``visitor=True``: ``operation.epilogue_type(**operands)``, the epilogue graph's
+        scalars (numbers), input tensors and outputs by their names in the traced function
+        (``problem_size=`` is accepted and unused, as in the seed); pass it as GemmArguments'
+        ``output_op`` and call its ``sync()`` after the launch."""
+        if self._graph is not None:
+            if args:
+                raise TypeError("epilogue_type: an epilogue visitor tree takes its values by "
+                                "name (epilogue_type(alpha=..., C=..., ...)), got positional ones")
+            operands.pop("problem_size", None)
+            return EpilogueVisitorArguments(self._graph, operands)
+        if operands:
+            raise TypeError(f"epilogue_type() got an unexpected keyword argument "
+                            f"'{next(iter(operands))}'")
+        alpha = args[0] if len(args) > 0 else 1.0
+        beta = args[1] if len(args) > 1 else 0.0
+        return self._op.epilogue_type(alpha, beta, list(args[2:]))
 
     def is_compiled(self):
         return self._op.is_compiled()
@@ -60,6 +90,24 @@ class GemmOperationUniversal:
 
     def __repr__(self):
         return f"GemmOperationUniversal({self.procedural_name()})"
+
+
+class EpilogueVisitorArguments:
+    """``output_op`` of an epilogue visitor tree: the graph's runtime scalars, input tensors and
+    outputs by name. ``sync()`` waits for the launch that used it (and copies host outputs
+    back)."""
+
+    def __init__(self, graph, operands):
+        self.graph = graph
+        self.operands = dict(operands)
+        self._arguments = None
+
+    def sync(self):
+        if self._arguments is not None:
+            self._arguments.sync()
+
+    def __repr__(self):
+        return f"EpilogueVisitorArguments({sorted(self.operands)})"
 
 
 class GemmOperationGrouped(GemmOperationUniversal):

@@ -433,6 +433,20 @@ Status EpilogueGraph::validate_for(int arch) const {
     return Status::invalid("arch: expected 80 (CUTLASS 2.x visitors) or 90 (Sm90EVT), got " +
                            std::to_string(arch));
   }
+  if (primary_store() < 0) {
+    return Status::unsupported(
+        "epilogue graph: a GEMM kernel writes D; store a value (the output named D, or the "
+        "first stored one, is the kernel's D)");
+  }
+  for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+    const EpilogueNode& n = nodes_[i];
+    if (n.kind == EpilogueNodeKind::reduce && n.dtype != DataType::f32) {
+      return Status::unsupported(node_text(nodes_, i) +
+                                 ": reductions accumulate across tiles "
+                                 "with float32 atomics; expected a Float32 output, got " +
+                                 std::string(long_name(n.dtype)));
+    }
+  }
   if (arch == 90) return Status::ok();
   for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
     const EpilogueNode& n = nodes_[i];
@@ -524,6 +538,34 @@ std::vector<std::string> EpilogueGraph::output_names() const {
   std::vector<std::string> out;
   for (const EpilogueNode& n : nodes_) {
     if (is_output(n.kind)) out.push_back(n.name);
+  }
+  return out;
+}
+
+int EpilogueGraph::primary_store() const {
+  int first = -1;
+  for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+    if (nodes_[i].kind != EpilogueNodeKind::store) continue;
+    if (nodes_[i].name == "D") return i;
+    if (first < 0) first = i;
+  }
+  return first;
+}
+
+std::vector<int> EpilogueGraph::operand_nodes() const {
+  const int primary = primary_store();
+  std::vector<int> out;
+  for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+    const EpilogueNodeKind kind = nodes_[i].kind;
+    if ((kind == EpilogueNodeKind::tensor || is_output(kind)) && i != primary) out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<int> EpilogueGraph::scalar_nodes() const {
+  std::vector<int> out;
+  for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+    if (nodes_[i].kind == EpilogueNodeKind::scalar) out.push_back(i);
   }
   return out;
 }

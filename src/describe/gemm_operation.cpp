@@ -126,6 +126,13 @@ Result<GemmDescription> GemmDescription::make(int arch, const TileDescription& t
   return d;
 }
 
+Result<GemmDescription> GemmDescription::with_epilogue_graph(EpilogueGraph graph) const {
+  GemmDescription d = *this;
+  d.epilogue_graph = std::move(graph);
+  if (Status status = d.validate(); !status) return status;
+  return d;
+}
+
 Result<GemmDescription> GemmDescription::make_grouped(
     int arch, const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
     const TensorDescription& C, const EpilogueFunctor& epilogue, Swizzle swizzle,
@@ -145,6 +152,43 @@ Result<GemmDescription> GemmDescription::make_conv2d(
   if (Status status = d.validate(); !status) return status;
   return d;
 }
+
+namespace {
+
+// A custom epilogue replaces the linear combination of a plain GEMM kernel.
+Status check_epilogue_graph(const GemmDescription& d) {
+  const EpilogueGraph& graph = *d.epilogue_graph;
+  if (d.kind != GemmKind::Universal) {
+    return Status::unsupported("epilogue graph: " + std::string(to_string(d.kind)) +
+                               " kernels take epilogue functors; custom epilogues run on "
+                               "GEMM (Universal) kernels");
+  }
+  const EpilogueFunctor& e = d.epilogue;
+  if (e.kind != EpilogueKind::LinearCombination || e.activation != Activation::identity ||
+      e.fusion.any()) {
+    return Status::invalid(
+        "epilogue_functor: with an epilogue graph, expected a plain "
+        "LinearCombination (the graph computes the epilogue), got " +
+        std::string(to_string(e.kind)) +
+        (e.procedural_name().empty() ? "" : " " + e.procedural_name()));
+  }
+  if (e.element_epilogue != DataType::f32) {
+    return Status::unsupported(
+        "epilogue_functor: epilogue graphs compute in Float32; got "
+        "element_epilogue " +
+        std::string(long_name(e.element_epilogue)));
+  }
+  TILECRAFT_RETURN_IF_ERROR(graph.validate_for(d.arch));
+  const EpilogueNode& stored = graph.nodes()[graph.primary_store()];
+  if (stored.dtype != d.C.element) {
+    return Status::invalid("epilogue graph: its D output '" + stored.name + "' is " +
+                           std::string(long_name(stored.dtype)) + ", but C (the kernel's D) is " +
+                           std::string(long_name(d.C.element)));
+  }
+  return Status::ok();
+}
+
+}  // namespace
 
 Status GemmDescription::validate() const {
   TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator("", "kind", "GemmKind", kind));
@@ -168,6 +212,7 @@ Status GemmDescription::validate() const {
         "outputs are SM90 epilogue fusions; pass arch=90 with an SM90 tile");
   }
   TILECRAFT_RETURN_IF_ERROR(check_parts_agree(*this));
+  if (epilogue_graph) TILECRAFT_RETURN_IF_ERROR(check_epilogue_graph(*this));
   if (kind == GemmKind::Conv2d) return validate_conv2d(*this);
   if (arch == 90) return validate_sm90_gemm(*this);
   const MathInstruction& math = tile.math_instruction;
@@ -248,6 +293,7 @@ std::string GemmDescription::procedural_name() const {
          std::to_string(C.alignment);
   const std::string epilogue_name = epilogue.procedural_name();
   if (!epilogue_name.empty()) out += "_" + epilogue_name;
+  if (epilogue_graph) out += "_evt" + epilogue_graph->key();
   if (epilogue.element_epilogue != math.element_accumulator) {
     out += "_e" + std::string(short_name(epilogue.element_epilogue));
   }

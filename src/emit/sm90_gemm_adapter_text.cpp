@@ -63,7 +63,32 @@ struct EntryTraits {
   bool needs_aux;
   int num_activation_args;
   const char* kernel_name;  // in the module's device image
+  // Custom epilogues: how many operand tensors and scalars the graph takes, and whether it
+  // reduces (its outputs are reset to the reduction's identity before every launch).
+  int num_epilogue_tensors = 0;
+  int num_epilogue_scalars = 0;
+  bool reduces = false;
 };
+inline std::string check_epilogue_operands(const tc_gemm_args& a, const EntryTraits& t) {
+  if (a.num_epilogue_tensors != t.num_epilogue_tensors) {
+    return "epilogue graph: expected " + std::to_string(t.num_epilogue_tensors) +
+           " operand tensor(s), got " + std::to_string(a.num_epilogue_tensors);
+  }
+  if (a.num_epilogue_scalars != t.num_epilogue_scalars) {
+    return "epilogue graph: expected " + std::to_string(t.num_epilogue_scalars) +
+           " scalar(s), got " + std::to_string(a.num_epilogue_scalars);
+  }
+  if ((t.num_epilogue_tensors > 0 && a.epilogue_tensors == nullptr) ||
+      (t.num_epilogue_scalars > 0 && a.epilogue_scalars == nullptr)) {
+    return "epilogue graph: null operand array";
+  }
+  for (int i = 0; i < t.num_epilogue_tensors; ++i) {
+    if (a.epilogue_tensors[i].data == nullptr) {
+      return "epilogue graph: operand tensor " + std::to_string(i) + " is a null pointer";
+    }
+  }
+  return {};
+}
 
 // A cute stride for an operand with leading dimension ld and batch stride: the static unit
 // stride stays where the layout put it.
@@ -174,7 +199,7 @@ inline std::string check_gemm_args(const tc_gemm_args* args, const EntryTraits& 
   }
   if (t.needs_bias && a.bias == nullptr) return "bias: the kernel adds a bias vector; got none";
   if (t.needs_aux && a.aux == nullptr) return "aux: the kernel writes an aux output; got none";
-  return {};
+  return check_epilogue_operands(a, t);
 }
 
 template <class Kernel>
@@ -355,7 +380,27 @@ struct Prepared {
   int device = -1;
   void* workspace = nullptr;
   tc_gemm_args key;
+  tc_epilogue_tensor tensors[16];  // the custom epilogue's operands the key points to
+  double scalars[16];
   Gemm gemm;
+  bool same_operands(const tc_gemm_args& a) const {
+    return a.num_epilogue_tensors <= 16 && a.num_epilogue_scalars <= 16 &&
+           (a.num_epilogue_tensors == 0 ||
+            std::memcmp(tensors, a.epilogue_tensors,
+                        sizeof(tc_epilogue_tensor) * size_t(a.num_epilogue_tensors)) == 0) &&
+           (a.num_epilogue_scalars == 0 ||
+            std::memcmp(scalars, a.epilogue_scalars,
+                        sizeof(double) * size_t(a.num_epilogue_scalars)) == 0);
+  }
+  void keep_operands(const tc_gemm_args& a) {
+    if (a.num_epilogue_tensors > 0) {
+      std::memcpy(tensors, a.epilogue_tensors,
+                  sizeof(tc_epilogue_tensor) * size_t(a.num_epilogue_tensors));
+    }
+    if (a.num_epilogue_scalars > 0) {
+      std::memcpy(scalars, a.epilogue_scalars, sizeof(double) * size_t(a.num_epilogue_scalars));
+    }
+  }
 };
 
 inline std::string cutlass_failure(const char* what, cutlass::Status status,
@@ -383,9 +428,11 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
   const int device = current_device();
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   static thread_local Prepared<Gemm> prepared;
-  const bool reuse = prepared.valid && prepared.device == device &&
+  // Reductions reset their outputs in initialize: never reused.
+  const bool reuse = prepared.valid && !t.reduces && prepared.device == device &&
                      prepared.workspace == workspace &&
-                     std::memcmp(&prepared.key, a, sizeof(tc_gemm_args)) == 0;
+                     std::memcmp(&prepared.key, a, sizeof(tc_gemm_args)) == 0 &&
+                     prepared.same_operands(*a);
   if (!reuse) {
     prepared.valid = false;
     auto arguments = make_arguments<Gemm>(*a, t, fill, device);
@@ -396,7 +443,9 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
                                                             : TC_ERROR_INVALID_ARGUMENT,
                   error, capacity, cutlass_failure("initialize", status, adapter));
     }
-    if (Gemm::get_workspace_size(arguments) == 0) {
+    if (Gemm::get_workspace_size(arguments) == 0 && a->num_epilogue_tensors <= 16 &&
+        a->num_epilogue_scalars <= 16) {
+      prepared.keep_operands(*a);
       prepared.valid = true;
       prepared.device = device;
       prepared.workspace = workspace;

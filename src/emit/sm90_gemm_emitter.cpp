@@ -6,6 +6,7 @@
 #include "emit/conv/sm90_conv_parts.hpp"
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
+#include "emit/evt/evt_text.hpp"
 #include "emit/grouped/grouped_checks_text.hpp"
 #include "emit/module_table.hpp"
 #include "emit/sm90_gemm_parts.hpp"
@@ -126,6 +127,18 @@ std::string fill_fusion_text(const GemmDescription& d) {
   return out;
 }
 
+// What the adapter checks of a custom epilogue's operands (EntryTraits' last fields).
+std::string graph_traits_text(const GemmDescription& d) {
+  if (!d.has_epilogue_graph()) return "";
+  const EpilogueGraph& graph = *d.epilogue_graph;
+  bool reduces = false;
+  for (const EpilogueNode& node : graph.nodes()) {
+    reduces = reduces || node.kind == EpilogueNodeKind::reduce;
+  }
+  return ", " + std::to_string(graph.operand_nodes().size()) + ", " +
+         std::to_string(graph.scalar_nodes().size()) + ", " + (reduces ? "true" : "false");
+}
+
 }  // namespace
 
 std::string sm90_fusion_type(const GemmDescription& d) {
@@ -207,8 +220,14 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   out += "using ElementB = " + cutlass_element(d.B.element) + ";\n";
   out += "using LayoutB = " + cutlass_layout(d.B.layout) + array + ";\n";
   out += "constexpr int AlignmentB = " + std::to_string(d.B.alignment) + ";\n";
-  out += "using ElementC = " + cutlass_element(d.C.element) + ";\n";
-  out += "using ElementD = ElementC;\n";
+  if (d.has_epilogue_graph()) {
+    // The graph reads its inputs itself: the kernel has no source C.
+    out += "using ElementC = void;\n";
+    out += "using ElementD = " + cutlass_element(d.C.element) + ";\n";
+  } else {
+    out += "using ElementC = " + cutlass_element(d.C.element) + ";\n";
+    out += "using ElementD = ElementC;\n";
+  }
   out += "using LayoutC = " + (conv ? sm90_conv_output_layout(d) : cutlass_layout(d.C.layout)) +
          array + ";\n";
   out += "constexpr int AlignmentC = " + std::to_string(d.C.alignment) + ";\n";
@@ -224,7 +243,11 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   out += "using TileShape = " +
          (conv ? sm90_conv_tile_shape(d) : static_shape(d.tile.threadblock_shape)) + ";\n";
   out += "using ClusterShape = " + static_shape(d.tile.cluster_shape) + ";\n";
-  out += "using FusionOp = " + sm90_fusion_type(d) + ";\n";
+  if (d.has_epilogue_graph()) {
+    out += sm90_evt_types_text(d, epilogue_schedule_type(d));
+  } else {
+    out += "using FusionOp = " + sm90_fusion_type(d) + ";\n";
+  }
   out +=
       "using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\n"
       "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
@@ -266,8 +289,9 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
          (d.tile.tile_scheduler == TileScheduler::StreamK ? "true" : "false") + ", " +
          (e.fusion.bias != BiasKind::none ? "true" : "false") + ", " +
          (e.fusion.aux_output ? "true" : "false") + ", " +
-         std::to_string(activation_argument_count(e.activation)) + ", \"" + kernel + "\"};\n";
-  out += fill_fusion_text(d);
+         std::to_string(activation_argument_count(e.activation)) + ", \"" + kernel + "\"" +
+         graph_traits_text(d) + "};\n";
+  out += d.has_epilogue_graph() ? sm90_evt_fill_text(d) : fill_fusion_text(d);
   out += "}  // namespace tc_entry_" + i + "\n";
   const std::string ns = "tc_entry_" + i + "::";
   const std::string common = ns + "Gemm>(args, " + ns + "kTraits, &" + ns + "fill_fusion";
@@ -313,6 +337,11 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
   bool any_conv = false;
   for (const GemmEntry& entry : entries) any_conv = any_conv || entry.description.is_conv();
   out += sm90_gemm_module_includes();
+  bool any_graph = false;
+  for (const GemmEntry& entry : entries) {
+    any_graph = any_graph || entry.description.has_epilogue_graph();
+  }
+  if (any_graph) out += evt_functions_text();
   out += any_conv ? sm90_conv_module_includes() : sm90_gemm_device_adapter_include();
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += device_image_runtime_text();

@@ -284,6 +284,9 @@ void bind_describe(nb::module_& m) {
       .def_ro("epilogue_functor", &GemmDescription::epilogue)
       .def_ro("swizzling_functor", &GemmDescription::swizzle)
       .def_ro("scheduler_mode", &GemmDescription::scheduler_mode)
+      .def_prop_ro(
+          "epilogue_graph",
+          [](const GemmDescription& d) -> std::optional<EpilogueGraph> { return d.epilogue_graph; })
       .def_prop_ro("is_grouped", &GemmDescription::is_grouped)
       .def_prop_ro("is_conv", &GemmDescription::is_conv)
       .def_prop_ro("conv_kind", [](const GemmDescription& d) { return d.conv.kind; })

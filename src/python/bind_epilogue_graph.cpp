@@ -1,5 +1,6 @@
 // The epilogue graph (tilecraft._core.EpilogueGraph and its vocabulary), which
 // tilecraft.epilogue.trace builds from a Python function.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -68,6 +69,12 @@ void bind_epilogue_graph(nb::module_& m) {
       .def_prop_ro("scalar_names", &EpilogueGraph::scalar_names)
       .def_prop_ro("input_names", &EpilogueGraph::input_names)
       .def_prop_ro("output_names", &EpilogueGraph::output_names)
+      .def_prop_ro("d_output",
+                   [](const EpilogueGraph& g) -> std::optional<std::string> {
+                     const int store = g.primary_store();
+                     if (store < 0) return std::nullopt;
+                     return g.nodes()[store].name;
+                   })
       .def("__str__", &EpilogueGraph::to_string)
       .def("__repr__",
            [](const EpilogueGraph& g) { return "EpilogueGraph(" + g.to_string() + ")"; })

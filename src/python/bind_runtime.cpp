@@ -8,6 +8,7 @@
 #include "arguments.hpp"
 #include "common.hpp"
 #include "described.hpp"
+#include "epilogue_operands.hpp"
 #include "tensor_adapter.hpp"
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
@@ -38,6 +39,18 @@ void bind_runtime(nb::module_& m) {
       required<Ref<EpilogueFunctor>>("epilogue_functor"),
       optional<Swizzle>("swizzling_functor", Swizzle::IdentitySwizzle1, "IdentitySwizzle1"),
       optional<bool>("visitor", false, "False"));
+  def_checked(
+      operation, "make_visitor", "GemmOperationUniversal",
+      [](int arch, Ref<TileDescription> tile, Ref<TensorDescription> A, Ref<TensorDescription> B,
+         Ref<TensorDescription> C, Ref<EpilogueGraph> graph, Swizzle swizzle) {
+        return unwrap(
+            GemmOperation::make_with_epilogue_graph(arch, *tile, *A, *B, *C, *graph, swizzle));
+      },
+      required<int>("arch", "an int (80 or 90)"),
+      required<Ref<TileDescription>>("tile_description"), required<Ref<TensorDescription>>("A"),
+      required<Ref<TensorDescription>>("B"), required<Ref<TensorDescription>>("C"),
+      required<Ref<EpilogueGraph>>("epilogue_functor"),
+      optional<Swizzle>("swizzling_functor", Swizzle::IdentitySwizzle1, "IdentitySwizzle1"));
   operation.def_prop_ro("description", &GemmOperation::description);
   def_method(operation, "procedural_name", "procedural_name", &GemmOperation::procedural_name);
   def_method(operation, "is_compiled", "is_compiled", &GemmOperation::is_compiled);
@@ -67,15 +80,19 @@ void bind_runtime(nb::module_& m) {
          std::optional<Ref<EpilogueParams>> output_op, GemmMode mode, int split_k_slices, int batch,
          std::optional<nb::ndarray<>> bias, std::optional<nb::ndarray<>> aux, ScaleArgument scale_a,
          ScaleArgument scale_b, ScaleArgument scale_c, ScaleArgument scale_d, bool deterministic,
-         bool launch_with_pdl) {
+         bool launch_with_pdl, nb::object epilogue) {
         GemmProblem problem;
+        problem.epilogue = epilogue_operands_from("epilogue", epilogue);
         problem.problem_size = *problem_size;
         problem.A = to_tensor_view("A", A);
         problem.B = to_tensor_view("B", B);
         if (C) problem.C = to_tensor_view("C", *C);
         problem.D = to_tensor_view("D", D);
         // Without output_op: epilogue_type(1.0, 0.0), which says what else the epilogue needs.
-        problem.output_op = output_op ? **output_op : unwrap(op->epilogue_type(1.0, 0.0, {}));
+        problem.output_op = output_op ? **output_op : EpilogueParams{};
+        if (!output_op && !op->description().has_epilogue_graph()) {
+          problem.output_op = unwrap(op->epilogue_type(1.0, 0.0, {}));
+        }
         problem.mode = mode;
         problem.split_k_slices = split_k_slices;
         problem.batch = batch;
@@ -104,7 +121,8 @@ void bind_runtime(nb::module_& m) {
       optional<ScaleArgument>("scale_b", {}, "None"),
       optional<ScaleArgument>("scale_c", {}, "None"),
       optional<ScaleArgument>("scale_d", {}, "None"), optional<bool>("deterministic", true, "True"),
-      optional<bool>("launch_with_pdl", true, "True"));
+      optional<bool>("launch_with_pdl", true, "True"),
+      optional<nb::object>("epilogue", nb::none(), "None"));
   def_method(arguments, "sync", "sync", [](GemmArguments& args) { check(args.sync()); });
   arguments.def_prop_ro("workspace_bytes", &GemmArguments::workspace_bytes)
       .def_prop_ro("mode", &GemmArguments::mode);

@@ -6,6 +6,7 @@
 #include "tilecraft/core/conv_problem_size.hpp"
 #include "tilecraft/core/types.hpp"
 #include "tilecraft/describe/epilogue.hpp"
+#include "tilecraft/describe/epilogue_graph.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
 #include "tilecraft/describe/math_instruction.hpp"
 #include "tilecraft/describe/swizzle.hpp"
@@ -80,6 +81,8 @@ TILECRAFT_DESCRIBED_ENUM(ConvMode, "conv.Mode",
 TILECRAFT_DESCRIBED_ENUM(SplitKMode, "conv.SplitKMode",
                          "a tilecraft.conv.SplitKMode (Serial or Parallel)");
 
+TILECRAFT_DESCRIBED_CLASS(EpilogueGraph, "EpilogueGraph",
+                          "an epilogue graph (tilecraft.epilogue.trace(fn, ...))", "graph");
 TILECRAFT_DESCRIBED_CLASS(MathInstruction, "MathInstruction", "a tilecraft.MathInstruction",
                           nullptr);
 TILECRAFT_DESCRIBED_CLASS(TileDescription, "TileDescription", "a tilecraft.TileDescription",

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "epilogue_graph_operands.hpp"
+
 namespace tilecraft::detail {
 namespace {
 
@@ -135,32 +137,9 @@ Result<VectorPlacement> place_bias(const GemmProblem& p, const GemmDescription& 
                            " (the epilogue's element_bias), got " + name(t.dtype));
   }
   const int batch = p.mode == GemmMode::Batched ? p.batch : 1;
-  VectorPlacement out;
-  if (t.rank == 1) {
-    if (t.shape[0] != length || (length > 1 && t.strides[0] != 1)) {
-      return Status::invalid("bias: expected a contiguous vector of " + expected +
-                             " elements, got " + t.describe());
-    }
-    out.batch_stride = 0;
-    out.span_elements = length;
-  } else if (t.rank == 2) {
-    if (t.shape[0] != batch || t.shape[1] != length || (length > 1 && t.strides[1] != 1)) {
-      return Status::invalid("bias: expected a vector of " + expected +
-                             " or (batch=" + std::to_string(batch) + ", " + expected +
-                             ") with contiguous rows, got " + t.describe());
-    }
-    out.batch_stride = batch > 1 ? t.strides[0] : 0;
-    out.span_elements = (batch - 1) * out.batch_stride + length;
-  } else {
-    return Status::invalid("bias: expected a 1-D vector of " + expected + " elements, got " +
-                           t.describe());
-  }
-  const auto address = reinterpret_cast<uintptr_t>(t.data);
-  if (address % 16 != 0 || (out.batch_stride * storage_bytes(t.dtype)) % 16 != 0) {
-    return Status::invalid("bias: the vector (and each batch's) must start 16-byte aligned; got " +
-                           t.describe());
-  }
-  return out;
+  auto placed = place_vector("bias", t, t.dtype, length, expected, batch);
+  if (!placed) return placed.status();
+  return VectorPlacement{placed->batch_stride, placed->span_elements};
 }
 
 }  // namespace tilecraft::detail

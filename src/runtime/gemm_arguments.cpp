@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "epilogue_graph_operands.hpp"
 #include "epilogue_operands.hpp"
 #include "operand_check.hpp"
 #include "tilecraft/runtime/device.hpp"
@@ -66,16 +67,19 @@ Status check_devices(const GemmProblem& p) {
                                  &p.scale_d.tensor};
   const char* names[] = {"A",   "B",       "C",       "D",       "bias",
                          "aux", "scale_a", "scale_b", "scale_c", "scale_d"};
-  for (int i = 0; i < 10; ++i) {
-    const TensorView& t = *tensors[i];
-    if (!t.data || t.device != DeviceKind::kCuda) continue;
+  auto check = [&](const std::string& name, const TensorView& t) {
+    if (!t.data || t.device != DeviceKind::kCuda) return Status::ok();
     if (device < 0) {
       device = t.device_id;
     } else if (t.device_id != device) {
-      return Status::invalid(std::string(names[i]) +
-                             ": expected a tensor on cuda:" + std::to_string(device) +
+      return Status::invalid(name + ": expected a tensor on cuda:" + std::to_string(device) +
                              " like the other operands, got cuda:" + std::to_string(t.device_id));
     }
+    return Status::ok();
+  };
+  for (int i = 0; i < 10; ++i) TILECRAFT_RETURN_IF_ERROR(check(names[i], *tensors[i]));
+  for (const auto& [name, tensor] : p.epilogue.tensors) {
+    TILECRAFT_RETURN_IF_ERROR(check("epilogue." + name, tensor));
   }
   return detail::check_current_device(device);
 }
@@ -97,6 +101,13 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   if (d.arch == 90) TILECRAFT_RETURN_IF_ERROR(detail::check_sm90_problem(problem, d));
   TILECRAFT_RETURN_IF_ERROR(validate_epilogue_params(d.epilogue, problem.output_op));
   TILECRAFT_RETURN_IF_ERROR(detail::check_epilogue_extras(problem, d));
+  auto graph = detail::place_graph_operands(problem, d);
+  if (!graph) return graph.status();
+  if (d.epilogue_graph && problem.C.data) {
+    return Status::invalid(
+        "C: the operation's epilogue graph reads its own inputs; pass C as "
+        "one of its operands (by the graph's name for it), not as C");
+  }
 
   const GemmCoord& s = problem.problem_size;
   const int batch = problem.batch;
@@ -167,6 +178,18 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
     a.ldaux = aux.ld;
     a.batch_stride_aux = aux.batch_stride;
   }
+  for (const detail::GraphOperand& operand : graph->tensors) {
+    const void* data = nullptr;
+    TILECRAFT_RETURN_IF_ERROR(stage(*operand.tensor, operand.placement.span_elements,
+                                    !operand.output, operand.output, &data));
+    out->epilogue_tensors_.push_back(
+        {const_cast<void*>(data), operand.placement.ld, operand.placement.batch_stride});
+  }
+  out->epilogue_scalars_ = graph->scalars;
+  a.num_epilogue_tensors = static_cast<int32_t>(out->epilogue_tensors_.size());
+  a.epilogue_tensors = out->epilogue_tensors_.empty() ? nullptr : out->epilogue_tensors_.data();
+  a.num_epilogue_scalars = static_cast<int32_t>(out->epilogue_scalars_.size());
+  a.epilogue_scalars = out->epilogue_scalars_.empty() ? nullptr : out->epilogue_scalars_.data();
   const ScaleArgument* scales[] = {&problem.scale_a, &problem.scale_b, &problem.scale_c,
                                    &problem.scale_d};
   double* scale_values[] = {&a.scale_a, &a.scale_b, &a.scale_c, &a.scale_d};

@@ -268,6 +268,17 @@ Result<std::shared_ptr<GemmOperation>> GemmOperation::make(
   return make(GemmDescription{arch, tile, A, B, C, epilogue, swizzle});
 }
 
+Result<std::shared_ptr<GemmOperation>> GemmOperation::make_with_epilogue_graph(
+    int arch, const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
+    const TensorDescription& C, const EpilogueGraph& graph, Swizzle swizzle) {
+  auto functor = EpilogueFunctor::linear_combination(
+      C.element, C.alignment, tile.math_instruction.element_accumulator, DataType::f32);
+  if (!functor) return functor.status();
+  GemmDescription description{arch, tile, A, B, C, *functor, swizzle};
+  description.epilogue_graph = graph;
+  return make(description);
+}
+
 Result<std::shared_ptr<GemmOperation>> GemmOperation::make_grouped(
     int arch, const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
     const TensorDescription& C, const EpilogueFunctor& epilogue, Swizzle swizzle,

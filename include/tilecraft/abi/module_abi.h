@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TILECRAFT_ABI_VERSION 7
+#define TILECRAFT_ABI_VERSION 8
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +63,16 @@ typedef struct tc_conv_problem {
   int32_t pad_front, pad_back;
   int32_t stride_d, dilation_d;
 } tc_conv_problem;
+
+/* Since version 8: one operand of a custom epilogue (an epilogue graph): an input tensor, an
+ * extra stored output or a reduction's output, in device memory. Full (M x N) tensors are laid
+ * out like D with leading dimension ld; vectors (M or N values) and reduction outputs are packed.
+ * batch_stride: elements from one batch's operand to the next (0: one for every batch). */
+typedef struct tc_epilogue_tensor {
+  void* data;
+  int64_t ld;
+  int64_t batch_stride;
+} tc_epilogue_tensor;
 
 typedef struct tc_gemm_args {
   int32_t mode; /* enum tc_gemm_mode */
@@ -120,6 +130,13 @@ typedef struct tc_gemm_args {
    * unused). Mode TC_GEMM_MODE_GEMM runs it (serial split-K when conv.split_k_slices > 1), mode
    * TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL the parallel split-K companion entry. */
   tc_conv_problem conv;
+  /* Since version 8: the operands of a custom epilogue (host arrays, read when the kernel is
+   * launched): its input tensors and outputs other than D in the graph's node order, and its
+   * runtime scalars in node order. Kernels without one take none. */
+  int32_t num_epilogue_tensors;
+  const tc_epilogue_tensor* epilogue_tensors;
+  int32_t num_epilogue_scalars;
+  const double* epilogue_scalars;
 } tc_gemm_args;
 
 typedef struct tc_kernel_entry {

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/describe/conv_description.hpp"
 #include "tilecraft/describe/epilogue.hpp"
+#include "tilecraft/describe/epilogue_graph.hpp"
 #include "tilecraft/describe/swizzle.hpp"
 #include "tilecraft/describe/tensor_description.hpp"
 #include "tilecraft/describe/tile_description.hpp"
@@ -40,6 +42,9 @@ struct GemmDescription {
   GemmKind kind = GemmKind::Universal;
   SchedulerMode scheduler_mode = SchedulerMode::Device;  // Grouped only
   ConvDescription conv{};                                // Conv2d only
+  // A custom epilogue (seed 002's epilogue visitor tree), computed instead of `epilogue`'s
+  // linear combination: its primary store is D (of C's element type and layout).
+  std::optional<EpilogueGraph> epilogue_graph{};
 
   bool is_grouped() const { return kind == GemmKind::Grouped; }
   bool is_conv() const { return kind == GemmKind::Conv2d; }
@@ -66,6 +71,10 @@ struct GemmDescription {
       const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
       const TensorDescription& C, StrideSupport stride_support, const EpilogueFunctor& epilogue,
       Swizzle swizzle, GroupMode group_mode = GroupMode::None);
+  // The same kernel with `graph` as its epilogue (validated: a GEMM, not grouped or a
+  // convolution, with a plain LinearCombination functor whose output type the graph's D has).
+  Result<GemmDescription> with_epilogue_graph(EpilogueGraph graph) const;
+  bool has_epilogue_graph() const { return epilogue_graph.has_value(); }
   Status validate() const;
 
   // CUTLASS-style: tilecraft_sm80_tensorop_f16_s16816gemm_f16_128x128_32x3_tn_align8x8x8 ...

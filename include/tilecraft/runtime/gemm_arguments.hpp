@@ -2,8 +2,10 @@
 // module ABI once, so that run() is argument hand-off and one launch.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "tilecraft/abi/module_abi.h"
@@ -19,6 +21,16 @@ namespace tilecraft {
 
 class GemmOperation;
 
+// The operands of a custom epilogue (an operation described with an epilogue graph), by the
+// graph's names. Input tensors: M x N laid out like D (or (batch, M, N), or (M, N) shared by every
+// batch), row-broadcast ones M values, column-broadcast ones N values (or (batch, length)).
+// Outputs other than D: stores shaped like D; row / column reductions M / N float32 values, a
+// whole-tensor reduction one (per batch: (batch, length) or (batch,)). Scalars: finite numbers.
+struct EpilogueOperands {
+  std::map<std::string, TensorView> tensors;
+  std::map<std::string, double> scalars;
+};
+
 struct GemmProblem {
   GemmCoord problem_size;
   TensorView A, B, C, D;  // C may have data == nullptr when beta == 0 (D is read as C then)
@@ -30,6 +42,8 @@ struct GemmProblem {
   // (per_column), 1-D, or 2-D (batch, length) for one vector per batch. aux: shaped like D.
   TensorView bias, aux;
   ScaleArgument scale_a, scale_b, scale_c, scale_d;
+  // A custom epilogue's tensors and scalars (its D is `D` above; C and output_op are unused).
+  EpilogueOperands epilogue;
   // SM90 stream-K and split-K: false lets the partial sums meet in any order (faster, results
   // not bitwise reproducible run to run). Other kernels reduce in a fixed order regardless.
   bool deterministic = true;
@@ -65,6 +79,8 @@ class GemmArguments : public PreparedLaunch {
   GemmArguments() = default;
   GemmProblem problem_;
   const GemmOperation* operation_ = nullptr;
+  std::vector<tc_epilogue_tensor> epilogue_tensors_;  // args_ points into these
+  std::vector<double> epilogue_scalars_;
 };
 
 }  // namespace tilecraft

@@ -26,6 +26,12 @@ class GemmOperation {
   static Result<std::shared_ptr<GemmOperation>> make(
       int arch, const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
       const TensorDescription& C, const EpilogueFunctor& epilogue, Swizzle swizzle);
+  // GemmOperationUniversal(..., epilogue_functor=graph, visitor=True) (seed 002's epilogue
+  // visitor tree): the kernel computes `graph` as its epilogue, over a LinearCombination to C's
+  // element type and alignment in Float32.
+  static Result<std::shared_ptr<GemmOperation>> make_with_epilogue_graph(
+      int arch, const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,
+      const TensorDescription& C, const EpilogueGraph& graph, Swizzle swizzle);
   // GemmOperationGrouped (seed 002).
   static Result<std::shared_ptr<GemmOperation>> make_grouped(
       int arch, const TileDescription& tile, const TensorDescription& A, const TensorDescription& B,

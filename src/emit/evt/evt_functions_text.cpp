@@ -1,0 +1,101 @@
+// Elementwise functions of epilogue graph nodes, compiled into modules with custom epilogues
+// (namespace tc_evt), for CUTLASS's Sm90Compute and 2.x VisitorCompute: each applies a scalar
+// float function to every element of a fragment.
+#include "emit/evt/evt_text.hpp"
+
+namespace tilecraft::emit {
+
+std::string_view evt_functions_text() {
+  static constexpr std::string_view kText = R"tc(
+// ---- tilecraft epilogue graph functions ------------------------------------------------------
+#include <cmath>
+#include <limits>
+namespace tc_evt {
+template <class Op, class T>
+struct Lift {
+  template <class... X>
+  CUTLASS_HOST_DEVICE T operator()(X const&... x) const { return Op{}(x...); }
+};
+template <class Op, class T, int N>
+struct Lift<Op, cutlass::Array<T, N>> {
+  template <class... X>
+  CUTLASS_HOST_DEVICE cutlass::Array<T, N> operator()(X const&... x) const {
+    cutlass::Array<T, N> out;
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < N; ++i) out[i] = Op{}(x[i]...);
+    return out;
+  }
+};
+#define TC_EVT_UNARY(NAME, EXPR)                                        \
+  struct NAME##Op {                                                     \
+    CUTLASS_HOST_DEVICE float operator()(float x) const { return EXPR; } \
+  };                                                                    \
+  template <class T>                                                    \
+  using NAME = Lift<NAME##Op, T>;
+#define TC_EVT_BINARY(NAME, EXPR)                                                \
+  struct NAME##Op {                                                              \
+    CUTLASS_HOST_DEVICE float operator()(float x, float y) const { return EXPR; } \
+  };                                                                             \
+  template <class T>                                                             \
+  using NAME = Lift<NAME##Op, T>;
+TC_EVT_UNARY(Identity, x)
+TC_EVT_UNARY(Negate, -x)
+TC_EVT_UNARY(Abs, fabsf(x))
+TC_EVT_UNARY(Square, x * x)
+TC_EVT_UNARY(Reciprocal, 1.0f / x)
+TC_EVT_UNARY(Relu, x > 0.0f ? x : 0.0f)
+TC_EVT_UNARY(Tanh, tanhf(x))
+TC_EVT_UNARY(Sigmoid, 1.0f / (1.0f + expf(-x)))
+TC_EVT_UNARY(Silu, x / (1.0f + expf(-x)))
+TC_EVT_UNARY(Hardswish, x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f)
+TC_EVT_UNARY(Gelu, 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)))
+TC_EVT_UNARY(GeluTanh,
+             0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x))))
+TC_EVT_BINARY(LeakyRelu, x > 0.0f ? x : x * y)
+TC_EVT_BINARY(Add, x + y)
+TC_EVT_BINARY(Sub, x - y)
+TC_EVT_BINARY(Mul, x * y)
+TC_EVT_BINARY(Div, x / y)
+TC_EVT_BINARY(Max, fmaxf(x, y))
+TC_EVT_BINARY(Min, fminf(x, y))
+TC_EVT_BINARY(Less, x < y ? 1.0f : 0.0f)
+TC_EVT_BINARY(LessEqual, x <= y ? 1.0f : 0.0f)
+TC_EVT_BINARY(Greater, x > y ? 1.0f : 0.0f)
+TC_EVT_BINARY(GreaterEqual, x >= y ? 1.0f : 0.0f)
+TC_EVT_BINARY(Equal, x == y ? 1.0f : 0.0f)
+TC_EVT_BINARY(NotEqual, x != y ? 1.0f : 0.0f)
+TC_EVT_BINARY(First, x)
+#undef TC_EVT_UNARY
+#undef TC_EVT_BINARY
+struct ClampOp {
+  CUTLASS_HOST_DEVICE float operator()(float x, float lo, float hi) const {
+    return fminf(fmaxf(x, lo), hi);
+  }
+};
+template <class T>
+using Clamp = Lift<ClampOp, T>;
+struct SelectOp {
+  CUTLASS_HOST_DEVICE float operator()(float c, float x, float y) const {
+    return c != 0.0f ? x : y;
+  }
+};
+template <class T>
+using Select = Lift<SelectOp, T>;
+// Reductions: registers and warp shuffles, then float atomics across tiles.
+template <class T>
+using ReduceMax = cutlass::maximum<T>;
+template <class T>
+using ReduceAbsMax = cutlass::maximum_absolute_value_reduction<T>;
+// The stride of a packed vector (or scalar) operand: only the batch stride is dynamic.
+template <class Stride>
+Stride vector_stride(int64_t batch_stride) {
+  Stride s{};
+  cute::get<2>(s) = batch_stride;
+  return s;
+}
+}  // namespace tc_evt
+)tc";
+  return kText;
+}
+
+}  // namespace tilecraft::emit

@@ -1,0 +1,31 @@
+// Text of custom epilogues (epilogue graphs) in generated modules: the elementwise functions, the
+// visitor tree's type and the function that fills its arguments from tc_gemm_args.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "emit/evt/evt_tree.hpp"
+#include "tilecraft/describe/gemm_operation.hpp"
+
+namespace tilecraft::emit {
+
+// namespace tc_evt: the functions below, once per module (after CUTLASS's headers).
+std::string_view evt_functions_text();
+
+// The tc_evt function computing a value node of the graph (an elementwise node; loads have
+// none), e.g. "tc_evt::Add".
+std::string evt_compute_function(const EpilogueNode& node);
+// A number as a C++ float expression (infinities and NaN included).
+std::string evt_float_literal(double value);
+// The identity element of a reduction ("0.0f", "-std::numeric_limits<float>::infinity()").
+std::string evt_reduction_identity(ReduceOp op);
+
+// SM90 (CUTLASS 3.x collective epilogue): inside namespace tc_entry_<i>, after ElementD,
+// ElementC (void), ElementCompute, LayoutC, TileShape and the epilogue schedule are known:
+// "using FusionOp = ...;" with what it needs, given `schedule` (the epilogue schedule type).
+std::string sm90_evt_types_text(const GemmDescription& description, const std::string& schedule);
+// "using FusionArguments = ...; inline void fill_fusion(FusionArguments&, const tc_gemm_args&)".
+std::string sm90_evt_fill_text(const GemmDescription& description);
+
+}  // namespace tilecraft::emit

@@ -1,0 +1,195 @@
+// Epilogue graphs as CUTLASS 3.x visitor trees (Sm90EVT) for the SM90 collective epilogue.
+#include <string>
+
+#include "emit/cutlass_names.hpp"
+#include "emit/evt/evt_text.hpp"
+
+namespace tilecraft::emit {
+namespace {
+
+constexpr std::string_view kFusion = "cutlass::epilogue::fusion::";
+constexpr std::string_view kRound = "cutlass::FloatRoundStyle::round_to_nearest";
+// Per-row values (M of them), per-column values (N), one value: strides over (M, N, L).
+constexpr std::string_view kRowVector = "cute::Stride<cute::_1, cute::_0, int64_t>";
+constexpr std::string_view kColumnVector = "cute::Stride<cute::_0, cute::_1, int64_t>";
+constexpr std::string_view kScalar = "cute::Stride<cute::_0, cute::_0, int64_t>";
+
+std::string fusion(std::string_view name) { return std::string(kFusion) + std::string(name); }
+
+std::string compute_type(const std::string& function, const std::string& element_output) {
+  return fusion("Sm90Compute<") + function + ", " + element_output + ", ElementCompute, " +
+         std::string(kRound) + ">";
+}
+
+std::string reduce_functions(ReduceOp op, bool shuffle) {
+  switch (op) {
+    case ReduceOp::sum:
+      return std::string("cutlass::plus, ") + (shuffle ? "cutlass::plus, " : "") +
+             "cutlass::atomic_add";
+    case ReduceOp::max:
+      return std::string("tc_evt::ReduceMax, ") + (shuffle ? "tc_evt::ReduceMax, " : "") +
+             "cutlass::atomic_maximum";
+    case ReduceOp::abs_max:
+      return std::string("tc_evt::ReduceAbsMax, ") + (shuffle ? "tc_evt::ReduceMax, " : "") +
+             "cutlass::atomic_maximum";
+  }
+  return "?";
+}
+
+// The visitor of one tree node (without its children).
+std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index) {
+  const std::string i = std::to_string(index);
+  switch (t.role) {
+    case EvtRole::keep:
+      return compute_type("tc_evt::First", "ElementCompute");
+    case EvtRole::root:
+      return compute_type("tc_evt::Identity", "ElementD");
+    default:
+      break;
+  }
+  const EpilogueNode& n = graph.nodes()[t.source];
+  const std::string element = cutlass_element(n.dtype);
+  switch (n.kind) {
+    case EpilogueNodeKind::accumulator:
+      return fusion("Sm90AccFetch");
+    case EpilogueNodeKind::scalar:
+    case EpilogueNodeKind::constant:
+      return fusion("Sm90ScalarBroadcast<ElementCompute>");
+    case EpilogueNodeKind::tensor:
+      if (n.broadcast == Broadcast::row) {
+        return fusion("Sm90ColBroadcast<0, TileShape, ") + element + ", ElementCompute, " +
+               std::string(kRowVector) + ">";
+      }
+      if (n.broadcast == Broadcast::column) {
+        return fusion("Sm90RowBroadcast<0, TileShape, ") + element + ", ElementCompute, " +
+               std::string(kColumnVector) + ">";
+      }
+      return fusion("Sm90AuxLoad<Load") + i + "::Stages, EpilogueTile, " + element + ", Load" + i +
+             "::Stride, Load" + i + "::SmemLayoutAtom, Load" + i + "::CopyOpS2R>";
+    case EpilogueNodeKind::store:
+      return fusion("Sm90AuxStore<Store") + i + "::Stages, EpilogueTile, " + element + ", " +
+             std::string(kRound) + ", Store" + i + "::Stride, Store" + i +
+             "::SmemLayoutAtom, Store" + i + "::CopyOpR2S>";
+    case EpilogueNodeKind::reduce: {
+      const std::string tail = ", " + element + ", ElementCompute, " + std::string(kRound);
+      if (n.axis == ReduceAxis::all) {
+        return fusion("Sm90ScalarReduction<") + reduce_functions(n.reduce, false) + tail + ", " +
+               std::string(kScalar) + ">";
+      }
+      // One value per row reduces along N: CUTLASS's column reduction, and the reverse.
+      const bool per_row = n.axis == ReduceAxis::row;
+      return fusion(per_row ? "Sm90ColReduction<" : "Sm90RowReduction<") +
+             reduce_functions(n.reduce, true) + ", 0, TileShape" + tail + ", " +
+             std::string(per_row ? kRowVector : kColumnVector) + ">";
+    }
+    case EpilogueNodeKind::convert:
+      return compute_type("tc_evt::Identity", element);
+    default:
+      return compute_type(evt_compute_function(n), "ElementCompute");
+  }
+}
+
+// The arguments of one tree node (without its children's).
+std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t) {
+  if (t.role == EvtRole::keep || t.role == EvtRole::root) return "{}";
+  const EpilogueNode& n = graph.nodes()[t.source];
+  const std::string element = cutlass_element(n.dtype);
+  const std::string operand = "T[" + std::to_string(operand_index(graph, t.source)) + "]";
+  switch (n.kind) {
+    case EpilogueNodeKind::scalar:
+      return "{{ElementCompute(a.epilogue_scalars[" +
+             std::to_string(scalar_index(graph, t.source)) + "])}}";
+    case EpilogueNodeKind::constant:
+      return "{{ElementCompute(" + evt_float_literal(n.value) + ")}}";
+    case EpilogueNodeKind::tensor: {
+      const std::string data = "static_cast<" + element + " const*>(" + operand + ".data)";
+      if (n.broadcast == Broadcast::full) {
+        return "{" + data + ", " + element +
+               "(0), tc_sm90::make_stride<cutlass::detail::" + "TagToStrideC_t<LayoutC>>(" +
+               operand + ".ld, " + operand + ".batch_stride)}";
+      }
+      const std::string_view stride = n.broadcast == Broadcast::row ? kRowVector : kColumnVector;
+      return "{" + data + ", " + element + "(0), tc_evt::vector_stride<" + std::string(stride) +
+             ">(" + operand + ".batch_stride)}";
+    }
+    case EpilogueNodeKind::store:
+      return "{static_cast<" + element + "*>(" + operand +
+             ".data), tc_sm90::make_stride<cutlass::detail::TagToStrideC_t<LayoutC>>(" + operand +
+             ".ld, " + operand + ".batch_stride)}";
+    case EpilogueNodeKind::reduce: {
+      const std::string_view stride = n.axis == ReduceAxis::all   ? kScalar
+                                      : n.axis == ReduceAxis::row ? kRowVector
+                                                                  : kColumnVector;
+      const std::string data = n.axis == ReduceAxis::all
+                                   ? "static_cast<" + element + "*>(" + operand + ".data)"
+                                   : operand + ".data";
+      return "{" + data + ", " + evt_reduction_identity(n.reduce) + ", tc_evt::vector_stride<" +
+             std::string(stride) + ">(" + operand + ".batch_stride)}";
+    }
+    default:
+      return "{}";
+  }
+}
+
+std::string arguments_of(const EpilogueGraph& graph, const EvtTree& tree, int index,
+                         const std::string& indent) {
+  const EvtNode& t = tree.nodes[index];
+  if (t.children.empty()) return node_arguments(graph, t);
+  std::string out = "{";
+  for (int child : t.children) {
+    out += "\n" + indent + "  " + arguments_of(graph, tree, child, indent + "  ") + ",";
+  }
+  return out + "\n" + indent + "  " + node_arguments(graph, t) + "}";
+}
+
+}  // namespace
+
+std::string sm90_evt_types_text(const GemmDescription& d, const std::string& schedule) {
+  const EpilogueGraph& graph = *d.epilogue_graph;
+  const EvtTree tree = lower_epilogue_graph(graph);
+  std::string out =
+      "using EpilogueDescriptor = cutlass::epilogue::collective::detail::EpilogueDescriptor<\n"
+      "    TileShape, cutlass::epilogue::collective::EpilogueTileAuto, ElementC, ElementD, " +
+      schedule + ">;\nusing EpilogueTile = typename EpilogueDescriptor::EpilogueTile;\n";
+  for (size_t i = 0; i < tree.nodes.size(); ++i) {
+    const EvtNode& t = tree.nodes[i];
+    if (t.role != EvtRole::value && t.role != EvtRole::sink) continue;
+    const EpilogueNode& n = graph.nodes()[t.source];
+    const std::string index = std::to_string(i);
+    const std::string stride = "cutlass::detail::TagToStrideC_t<LayoutC>";
+    if (n.kind == EpilogueNodeKind::tensor && n.broadcast == Broadcast::full) {
+      out += "using Load" + index +
+             " = cutlass::epilogue::collective::detail::AuxLoadDescriptor<EpilogueDescriptor, " +
+             stride + ", " + cutlass_element(n.dtype) + ">;\n";
+    }
+    if (n.kind == EpilogueNodeKind::store) {
+      out += "using Store" + index +
+             " = cutlass::epilogue::collective::detail::AuxStoreDescriptor<EpilogueDescriptor, " +
+             stride + ", " + cutlass_element(n.dtype) + ">;\n";
+    }
+  }
+  for (size_t i = 0; i < tree.nodes.size(); ++i) {
+    const EvtNode& t = tree.nodes[i];
+    const std::string op = node_type(graph, t, static_cast<int>(i));
+    std::string type = op;
+    if (!t.children.empty()) {
+      type = fusion("Sm90EVT<") + op;
+      for (int child : t.children) type += ", Evt" + std::to_string(child);
+      type += ">";
+    }
+    out += "using Evt" + std::to_string(i) + " = " + type + ";\n";
+  }
+  return out + "using FusionOp = Evt" + std::to_string(tree.root) + ";\n";
+}
+
+std::string sm90_evt_fill_text(const GemmDescription& d) {
+  const EpilogueGraph& graph = *d.epilogue_graph;
+  const EvtTree tree = lower_epilogue_graph(graph);
+  return "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
+         "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
+         "  [[maybe_unused]] const tc_epilogue_tensor* T = a.epilogue_tensors;\n"
+         "  f = FusionArguments" +
+         arguments_of(graph, tree, tree.root, "  ") + ";\n}\n";
+}
+
+}  // namespace tilecraft::emit

@@ -1,0 +1,174 @@
+#include "epilogue_graph_operands.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace tilecraft::detail {
+namespace {
+
+std::string name(DataType type) { return std::string(long_name(type)); }
+
+std::string kind_text(const EpilogueNode& n) {
+  switch (n.kind) {
+    case EpilogueNodeKind::tensor:
+      return n.broadcast == Broadcast::full  ? "an input tensor shaped like D"
+             : n.broadcast == Broadcast::row ? "an input of M values"
+                                             : "an input of N values";
+    case EpilogueNodeKind::store:
+      return "an output shaped like D";
+    default:
+      return n.axis == ReduceAxis::all   ? "a reduction's output (one value)"
+             : n.axis == ReduceAxis::row ? "a reduction's output of M values"
+                                         : "a reduction's output of N values";
+  }
+}
+
+std::string names_text(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+Result<OperandPlacement> place_one(const std::string& label, const EpilogueNode& n,
+                                   const TensorView& t, const GemmProblem& p,
+                                   const GemmDescription& d) {
+  const int64_t m = p.problem_size.m, n_extent = p.problem_size.n;
+  const int batch = p.mode == GemmMode::Batched ? p.batch : 1;
+  if (t.dtype != n.dtype) {
+    return Status::invalid(label + ": expected " + name(n.dtype) + " (the epilogue graph's " +
+                           "type), got " + name(t.dtype));
+  }
+  const bool full = (n.kind == EpilogueNodeKind::tensor && n.broadcast == Broadcast::full) ||
+                    n.kind == EpilogueNodeKind::store;
+  if (full) {
+    // Laid out like D, accessed 16 bytes at a time.
+    TensorDescription desc{n.dtype, d.C.layout, 128 / size_in_bits(n.dtype)};
+    return place_operand(label.c_str(), t, desc, m, n_extent, batch,
+                         n.kind == EpilogueNodeKind::tensor);
+  }
+  const bool per_row = n.kind == EpilogueNodeKind::tensor ? n.broadcast == Broadcast::row
+                                                          : n.axis == ReduceAxis::row;
+  if (n.kind == EpilogueNodeKind::reduce && n.axis == ReduceAxis::all) {
+    const bool one = t.numel() == 1 && t.rank <= 1;
+    const bool per_batch = t.rank == 1 && t.shape[0] == batch && (batch == 1 || t.strides[0] == 1);
+    if (!one && !per_batch) {
+      return Status::invalid(label + ": expected one value" +
+                             (batch > 1 ? " per batch (" + std::to_string(batch) + ",)" : "") +
+                             ", got " + t.describe());
+    }
+    if (batch > 1 && !per_batch) {
+      return Status::invalid(label + ": expected one value per batch (" + std::to_string(batch) +
+                             ",), got " + t.describe());
+    }
+    OperandPlacement out;
+    out.batch_stride = batch > 1 ? 1 : 0;
+    out.span_elements = batch;
+    return out;
+  }
+  const int64_t length = per_row ? m : n_extent;
+  const std::string expected = std::string(per_row ? "M=" : "N=") + std::to_string(length);
+  // Outputs need one vector per batch; inputs may share one.
+  if (n.kind == EpilogueNodeKind::reduce && batch > 1 && t.rank != 2) {
+    return Status::invalid(label + ": expected (batch=" + std::to_string(batch) + ", " + expected +
+                           "), one vector per batch, got " + t.describe());
+  }
+  return place_vector(label, t, n.dtype, length, expected, batch);
+}
+
+}  // namespace
+
+Result<OperandPlacement> place_vector(const std::string& label, const TensorView& t, DataType dtype,
+                                      int64_t length, const std::string& expected, int batch) {
+  OperandPlacement out;
+  if (t.rank == 1) {
+    if (t.shape[0] != length || (length > 1 && t.strides[0] != 1)) {
+      return Status::invalid(label + ": expected a contiguous vector of " + expected +
+                             " elements, got " + t.describe());
+    }
+    out.span_elements = length;
+  } else if (t.rank == 2) {
+    if (t.shape[0] != batch || t.shape[1] != length || (length > 1 && t.strides[1] != 1)) {
+      return Status::invalid(label + ": expected a vector of " + expected +
+                             " or (batch=" + std::to_string(batch) + ", " + expected +
+                             ") with contiguous rows, got " + t.describe());
+    }
+    out.batch_stride = batch > 1 ? t.strides[0] : 0;
+    out.span_elements = (batch - 1) * out.batch_stride + length;
+  } else {
+    return Status::invalid(label + ": expected a 1-D vector of " + expected + " elements, got " +
+                           t.describe());
+  }
+  const auto address = reinterpret_cast<uintptr_t>(t.data);
+  if (address % 16 != 0 || (out.batch_stride * storage_bytes(dtype)) % 16 != 0) {
+    return Status::invalid(label +
+                           ": the vector (and each batch's) must start 16-byte aligned; "
+                           "got " +
+                           t.describe());
+  }
+  return out;
+}
+
+Result<GraphOperands> place_graph_operands(const GemmProblem& p, const GemmDescription& d) {
+  GraphOperands out;
+  if (!d.epilogue_graph) {
+    if (!p.epilogue.tensors.empty() || !p.epilogue.scalars.empty()) {
+      const std::string given = !p.epilogue.tensors.empty() ? p.epilogue.tensors.begin()->first
+                                                            : p.epilogue.scalars.begin()->first;
+      return Status::invalid("epilogue." + given +
+                             ": the operation has no epilogue graph; it takes no epilogue "
+                             "operands");
+    }
+    return out;
+  }
+  const EpilogueGraph& graph = *d.epilogue_graph;
+  std::vector<std::string> tensor_names, scalar_names;
+  for (int node : graph.operand_nodes()) tensor_names.push_back(graph.nodes()[node].name);
+  for (int node : graph.scalar_nodes()) scalar_names.push_back(graph.nodes()[node].name);
+  for (const auto& [given, view] : p.epilogue.tensors) {
+    bool known = false;
+    for (const std::string& n : tensor_names) known = known || n == given;
+    if (!known) {
+      const std::string d_name = graph.nodes()[graph.primary_store()].name;
+      return Status::invalid(
+          "epilogue." + given + ": the epilogue graph has no tensor of that name (it takes " +
+          names_text(tensor_names) + "; its D output '" + d_name + "' is the GEMM's D)");
+    }
+  }
+  for (const auto& [given, value] : p.epilogue.scalars) {
+    bool known = false;
+    for (const std::string& n : scalar_names) known = known || n == given;
+    if (!known) {
+      return Status::invalid("epilogue." + given +
+                             ": the epilogue graph has no scalar of that name (it takes " +
+                             names_text(scalar_names) + ")");
+    }
+  }
+  for (int node : graph.operand_nodes()) {
+    const EpilogueNode& n = graph.nodes()[node];
+    const std::string label = "epilogue." + n.name;
+    auto it = p.epilogue.tensors.find(n.name);
+    if (it == p.epilogue.tensors.end() || !it->second.data) {
+      return Status::invalid(label + ": the epilogue graph needs " + kind_text(n) + " of " +
+                             name(n.dtype) + "; none was given");
+    }
+    auto placed = place_one(label, n, it->second, p, d);
+    if (!placed) return placed.status();
+    out.tensors.push_back({&it->second, *placed, n.kind != EpilogueNodeKind::tensor});
+  }
+  for (int node : graph.scalar_nodes()) {
+    const std::string& scalar = graph.nodes()[node].name;
+    auto it = p.epilogue.scalars.find(scalar);
+    if (it == p.epilogue.scalars.end()) {
+      return Status::invalid("epilogue." + scalar +
+                             ": the epilogue graph reads this scalar; none was given");
+    }
+    if (!std::isfinite(it->second)) {
+      return Status::invalid("epilogue." + scalar + ": expected a finite number, got " +
+                             std::to_string(it->second));
+    }
+    out.scalars.push_back(it->second);
+  }
+  return out;
+}
+
+}  // namespace tilecraft::detail
