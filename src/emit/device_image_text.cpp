@@ -25,6 +25,7 @@ std::string_view device_image_end_text() {
 
 std::string_view device_image_runtime_text() {
   static constexpr std::string_view kText = R"tc(#include <atomic>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -257,6 +258,19 @@ class HostAdapter : public cutlass::CudaHostAdapter {
   }
 
 #if defined(CUDA_HOST_ADAPTER_TENSORMAP_ENABLED)
+  // A driver function by name (null if the driver has none).
+  static void* driver_function(const char* name) {
+    void* function = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
+    cudaError_t e = cudaGetDriverEntryPointByVersion(name, &function, 12000, cudaEnableDefault,
+                                                     &found);
+#else
+    cudaError_t e = cudaGetDriverEntryPoint(name, &function, cudaEnableDefault, &found);
+#endif
+    return e == cudaSuccess && found == cudaDriverEntryPointSuccess ? function : nullptr;
+  }
+
   // CUTLASS encodes its TMA descriptors itself; these forward to the driver as CUTLASS does.
   CUresult tensorMapEncodeIm2col(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
                                  void* address, const cuuint64_t* dims,
@@ -285,23 +299,46 @@ class HostAdapter : public cutlass::CudaHostAdapter {
 #endif
 
  protected:
-  // CUTLASS fills workspaces with zeros (or another repeated byte) through here.
+  // CUTLASS fills workspaces with zeros, and reduction outputs with their identity (a 16- or
+  // 32-bit pattern), through here.
   cutlass::Status memsetDeviceImpl(void* destination, void const* fill_value, size_t fill_size,
                                    size_t count, cudaStream_t stream) const override {
     const unsigned char* bytes = static_cast<const unsigned char*>(fill_value);
-    for (size_t i = 1; i < fill_size; ++i) {
-      if (bytes[i] != bytes[0]) {
-        error_ = "filling a workspace with a multi-byte pattern is not supported";
-        return cutlass::Status::kErrorNotSupported;
+    bool repeated = true;
+    for (size_t i = 1; i < fill_size; ++i) repeated = repeated && bytes[i] == bytes[0];
+    if (repeated) {
+      cudaError_t e = cudaMemsetAsync(destination, fill_size == 0 ? 0 : bytes[0],
+                                      fill_size * count, stream);
+      if (e != cudaSuccess) {
+        error_ = "cudaMemsetAsync: " + cuda_text(e);
+        return cutlass::Status::kErrorInternal;
       }
+      return cutlass::Status::kSuccess;
     }
-    cudaError_t e = cudaMemsetAsync(destination, fill_size == 0 ? 0 : bytes[0],
-                                    fill_size * count, stream);
-    if (e != cudaSuccess) {
-      error_ = "cudaMemsetAsync: " + cuda_text(e);
-      return cutlass::Status::kErrorInternal;
+#if defined(CUDA_HOST_ADAPTER_TENSORMAP_ENABLED)
+    const CUdeviceptr address = reinterpret_cast<CUdeviceptr>(destination);
+    CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+    if (fill_size == 4) {
+      using Fill = CUresult (*)(CUdeviceptr, unsigned int, size_t, CUstream);
+      static const Fill fill = reinterpret_cast<Fill>(driver_function("cuMemsetD32Async"));
+      uint32_t pattern = 0;
+      std::memcpy(&pattern, fill_value, 4);
+      if (fill != nullptr) r = fill(address, pattern, count, stream);
+    } else if (fill_size == 2) {
+      using Fill = CUresult (*)(CUdeviceptr, unsigned short, size_t, CUstream);
+      static const Fill fill = reinterpret_cast<Fill>(driver_function("cuMemsetD16Async"));
+      uint16_t pattern = 0;
+      std::memcpy(&pattern, fill_value, 2);
+      if (fill != nullptr) r = fill(address, pattern, count, stream);
     }
-    return cutlass::Status::kSuccess;
+    if (r == CUDA_SUCCESS) return cutlass::Status::kSuccess;
+    error_ = "filling " + std::to_string(count) + " elements of " + std::to_string(fill_size) +
+             " bytes failed (CUresult " + std::to_string(int(r)) + ")";
+    return cutlass::Status::kErrorInternal;
+#else
+    error_ = "filling a workspace with a multi-byte pattern needs CUDA 12.0 or newer";
+    return cutlass::Status::kErrorNotSupported;
+#endif
   }
 
  private:

@@ -29,6 +29,21 @@ std::string names_text(const std::vector<std::string>& names) {
   return out.empty() ? "none" : out;
 }
 
+// (.., M, 1) for M values and (.., 1, N) for N values, as the traced function broadcasts them:
+// the broadcast dimension dropped.
+TensorView squeezed(const TensorView& t, bool per_row) {
+  TensorView out = t;
+  if (t.rank < 2) return out;
+  const int drop = per_row ? t.rank - 1 : t.rank - 2;
+  if (t.shape[drop] != 1) return out;
+  for (int i = drop; i + 1 < t.rank; ++i) {
+    out.shape[i] = t.shape[i + 1];
+    out.strides[i] = t.strides[i + 1];
+  }
+  out.rank = t.rank - 1;
+  return out;
+}
+
 Result<OperandPlacement> place_one(const std::string& label, const EpilogueNode& n,
                                    const TensorView& t, const GemmProblem& p,
                                    const GemmDescription& d) {
@@ -72,7 +87,12 @@ Result<OperandPlacement> place_one(const std::string& label, const EpilogueNode&
     return Status::invalid(label + ": expected (batch=" + std::to_string(batch) + ", " + expected +
                            "), one vector per batch, got " + t.describe());
   }
-  return place_vector(label, t, n.dtype, length, expected, batch);
+  const TensorView vector = length == 1 ? t : squeezed(t, per_row);
+  if (n.kind == EpilogueNodeKind::reduce && batch > 1 && vector.rank != 2) {
+    return Status::invalid(label + ": expected (batch=" + std::to_string(batch) + ", " + expected +
+                           "), one vector per batch, got " + t.describe());
+  }
+  return place_vector(label, vector, n.dtype, length, expected, batch);
 }
 
 }  // namespace
