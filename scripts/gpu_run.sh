@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a bare GPU machine (no registry): build from scratch with every core, then run the C++ and
 # Python test suites with the GPU tests, the examples and the benchmarks. Logs go to $1.
-#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|grouped|conv|all]...
+#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|grouped|conv|evtbench|all]...
 # Needs the CUTLASS headers in .deps/cutlass (carry it) or CUTLASS_DIR.
 # Kernels compiled on an earlier machine of the same kind come back as OUTDIR/kernel-cache.tgz;
 # carry it as .gpu-cache/kernel-cache.tgz and they are not compiled again.
@@ -165,7 +165,7 @@ if want conv; then
 fi
 if want bench; then
   for b in bench/bench_*.py; do
-    [[ $b == bench/bench_sm90_* || $b == bench/bench_tuned_suite.py ]] && continue
+    [[ $b == bench/bench_sm90_* || $b == bench/bench_tuned_suite.py || $b == bench/bench_epilogues.py ]] && continue
     step "$(basename "$b" .py)" $PY "$b"
   done
 fi
@@ -175,5 +175,12 @@ if want bench90; then
     [ -z "${BENCH90:-}" ] || [[ " $BENCH90 " == *" ${name#bench_sm90_} "* ]] || continue
     step "$name" $PY "$b"
   done
+fi
+# evtbench: bench/bench_epilogues.py, issue 15's five fused epilogues against cuBLAS + torch eager
+# and torch.compile (EVTBENCH_ARGS: its arguments; EVTBENCH_TIMEOUT: seconds, default 900, then
+# SIGABRT and faulthandler's stacks). Its JSON lines go to $OUT/bench_epilogues.jsonl.
+if want evtbench; then
+  step bench_epilogues timeout -s ABRT "${EVTBENCH_TIMEOUT:-900}" $PY -X faulthandler \
+    bench/bench_epilogues.py --out "$OUT/bench_epilogues.jsonl" ${EVTBENCH_ARGS:-}
 fi
 exit $status
