@@ -35,7 +35,9 @@ Status check_output_type(const GemmDescription& d) {
   const DataType a = d.tile.math_instruction.element_a;
   const DataType out = d.C.element;
   using enum DataType;
-  const bool ok = is_fp8(a) ? one_of(out, {f16, bf16, f32, e4m3, e5m2})
+  // An epilogue graph converts its D itself (fp8 D from 16-bit operands, with its own scale).
+  const bool graph = d.epilogue_graph.has_value() && !is_integer(a);
+  const bool ok = is_fp8(a) || graph ? one_of(out, {f16, bf16, f32, e4m3, e5m2})
                   : a == s8 ? one_of(out, {s8, s32, f32})
                             : one_of(out, {f16, bf16, f32});
   if (!ok) {
@@ -58,7 +60,8 @@ Status check_epilogue(const GemmDescription& d) {
         std::string(to_string(e.kind)));
   }
   const DataType a = d.tile.math_instruction.element_a;
-  if (is_fp8(a) && !e.fusion.per_tensor_scales) {
+  // An epilogue graph multiplies by the scales it reads itself.
+  if (is_fp8(a) && !e.fusion.per_tensor_scales && !d.epilogue_graph) {
     return Status::invalid("epilogue_functor: fp8 (" + name(a) +
                            ") operands carry per-tensor scales; describe the epilogue with "
                            "scales=True (pass 1.0 for a unit scale)");

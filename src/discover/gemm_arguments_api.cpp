@@ -78,8 +78,52 @@ Status check_bias(const EpilogueArguments& e, const TensorView& out, int64_t m, 
   return Status::ok();
 }
 
+// A custom epilogue replaces the linear combination: its own operands, checked by name.
+Status check_graph_epilogue(const EpilogueArguments& e, const TensorView& out, Layout layout_out,
+                            int64_t m, int64_t n, int64_t batch) {
+  const EpilogueGraph& graph = *e.graph;
+  const EpilogueArguments plain{};
+  const char* set = e.alpha != plain.alpha               ? "alpha"
+                    : e.beta != plain.beta               ? "beta"
+                    : e.C.data != nullptr                ? "C"
+                    : e.activation != plain.activation   ? "activation"
+                    : !e.activation_args.empty()         ? "activation_args"
+                    : e.bias.data != nullptr             ? "bias"
+                    : e.scale_a.given || e.scale_b.given ? "scale_a / scale_b"
+                                                         : nullptr;
+  if (set != nullptr) {
+    return Status::invalid(std::string("epilogue.") + set +
+                           ": with an epilogue graph, the graph computes the epilogue; pass its "
+                           "inputs and scalars as epilogue.operands by the graph's names");
+  }
+  TILECRAFT_RETURN_IF_ERROR(graph.validate());
+  const int primary = graph.primary_store();
+  if (primary < 0) {
+    return Status::invalid("epilogue.graph: it stores no value; out is the graph's D output");
+  }
+  const EpilogueNode& d = graph.nodes()[primary];
+  if (d.dtype != out.dtype) {
+    return Status::invalid("out: the epilogue graph's D output '" + d.name + "' is " +
+                           dsl_name(d.dtype) + ", got out of " + dsl_name(out.dtype));
+  }
+  if (e.operands.tensors.count(d.name) != 0) {
+    return Status::invalid("epilogue.operands." + d.name +
+                           ": the graph's D output is out; do not pass it among the operands");
+  }
+  for (const auto& [name, tensor] : e.operands.tensors) {
+    if (tensor.device != DeviceKind::kCuda || tensor.device_id != out.device_id) {
+      return Status::invalid("epilogue." + name + ": expected a tensor on " + device_text(out) +
+                             " like out, got one on " + device_text(tensor));
+    }
+  }
+  return check_epilogue_operands(graph, e.operands, m, n, static_cast<int>(batch), layout_out);
+}
+
 Status check_epilogue(const EpilogueArguments& e, const TensorView& out, int64_t m, int64_t n,
                       int64_t batch) {
+  if (!e.graph && (!e.operands.tensors.empty() || !e.operands.scalars.empty())) {
+    return Status::invalid("epilogue.operands: given without an epilogue graph (epilogue.graph)");
+  }
   for (const auto& [name, value] : {std::pair{"alpha", e.alpha}, std::pair{"beta", e.beta}}) {
     if (!std::isfinite(value)) {
       return Status::invalid(std::string("epilogue.") + name + ": expected a finite number, got " +
@@ -183,6 +227,10 @@ Result<GemmArguments> GemmArguments::make(const TensorView& A, const TensorView&
     args.alignment_[i] = alignment_of(*tensors[i], *layout);
   }
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(epilogue, out, args.m_, args.n_, args.batch_));
+  if (epilogue.graph) {
+    TILECRAFT_RETURN_IF_ERROR(
+        check_graph_epilogue(epilogue, out, args.layout_[2], args.m_, args.n_, args.batch_));
+  }
   args.epilogue_ = epilogue;
   args.layout_c_ = args.layout_[2];
   args.alignment_c_ = args.alignment_[2];

@@ -44,6 +44,7 @@ KernelMetadata metadata_of(const GemmDescription& d) {
   m.epilogue.per_tensor_scales = d.epilogue.fusion.per_tensor_scales;
   m.epilogue.bias = d.epilogue.fusion.bias;
   m.epilogue.bias_dtype = d.epilogue.fusion.element_bias;
+  if (d.epilogue_graph) m.epilogue.epilogue_graph = d.epilogue_graph->key();
   return m;
 }
 
@@ -60,15 +61,28 @@ bool same_scale(const ScaleArgument& a, const ScaleArgument& b) {
          same_layout(a.tensor, b.tensor);
 }
 
+// A custom epilogue's operands, pointers included (the prepared arguments hold them).
+bool same_operands(const EpilogueOperands& a, const EpilogueOperands& b) {
+  if (a.scalars != b.scalars || a.tensors.size() != b.tensors.size()) return false;
+  for (auto x = a.tensors.begin(), y = b.tensors.begin(); x != a.tensors.end(); ++x, ++y) {
+    if (x->first != y->first || x->second.data != y->second.data ||
+        !same_layout(x->second, y->second)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool same_but_pointers(const GemmArguments& a, const GemmArguments& b) {
   const EpilogueArguments& x = a.epilogue();
   const EpilogueArguments& y = b.epilogue();
-  return same_layout(a.A(), b.A()) && same_layout(a.B(), b.B()) && same_layout(a.out(), b.out()) &&
-         same_layout(x.C, y.C) && same_layout(x.bias, y.bias) &&
-         a.accumulator_type() == b.accumulator_type() && x.alpha == y.alpha && x.beta == y.beta &&
-         x.activation == y.activation && x.activation_args == y.activation_args &&
-         x.bias_per_row == y.bias_per_row && same_scale(x.scale_a, y.scale_a) &&
-         same_scale(x.scale_b, y.scale_b) && a.use_fast_accum() == b.use_fast_accum();
+  return x.graph == y.graph && same_operands(x.operands, y.operands) && same_layout(a.A(), b.A()) &&
+         same_layout(a.B(), b.B()) && same_layout(a.out(), b.out()) && same_layout(x.C, y.C) &&
+         same_layout(x.bias, y.bias) && a.accumulator_type() == b.accumulator_type() &&
+         x.alpha == y.alpha && x.beta == y.beta && x.activation == y.activation &&
+         x.activation_args == y.activation_args && x.bias_per_row == y.bias_per_row &&
+         same_scale(x.scale_a, y.scale_a) && same_scale(x.scale_b, y.scale_b) &&
+         a.use_fast_accum() == b.use_fast_accum();
 }
 
 }  // namespace detail
@@ -124,6 +138,13 @@ Status unsupported_epilogue(const std::string& expected, const std::string& got)
 }
 
 Status check_epilogue(const EpilogueMetadata& kernel, const EpilogueArguments& e) {
+  const std::string wanted_graph = e.graph ? e.graph->key() : std::string();
+  if (kernel.epilogue_graph != wanted_graph) {
+    return unsupported_epilogue(
+        kernel.epilogue_graph.empty() ? "no epilogue graph"
+                                      : "the epilogue graph " + kernel.epilogue_graph,
+        wanted_graph.empty() ? "none" : "the epilogue graph " + wanted_graph);
+  }
   if (kernel.activation != e.activation) {
     return unsupported_epilogue("activation " + std::string(to_string(kernel.activation)),
                                 std::string(to_string(e.activation)));
@@ -159,6 +180,7 @@ Result<GemmProblem> problem_for(const GemmArguments& args, const GemmOperation& 
   p.D = args.out();
   p.bias = e.bias;
   p.output_op = *output_op;
+  p.epilogue = e.operands;
   p.batch = static_cast<int>(args.batch());
   p.mode = args.batch() > 1 ? GemmMode::Batched : GemmMode::Gemm;
   if (operation.description().epilogue.fusion.per_tensor_scales) {
@@ -283,6 +305,9 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
         Result<GemmDescription> fused = fusion.plain()
                                             ? Result<GemmDescription>(space.description(instance))
                                             : space.description(instance, fusion);
+        if (fused && args->epilogue().graph) {
+          fused = fused->with_epilogue_graph(*args->epilogue().graph);
+        }
         if (!fused) continue;  // this kernel cannot fuse what the arguments ask for
         GemmDescription description = std::move(*fused);
         const auto estimate = discover::estimate(description, shape, traits);

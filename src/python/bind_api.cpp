@@ -10,6 +10,7 @@
 #include "arguments.hpp"
 #include "common.hpp"
 #include "described.hpp"
+#include "epilogue_operands.hpp"
 #include "kernel_methods.hpp"
 #include "tensor_adapter.hpp"
 #include "tilecraft/discover/api.hpp"
@@ -86,7 +87,8 @@ void bind_api(nb::module_& root) {
       .def_ro("compute", &EpilogueMetadata::compute)
       .def_ro("per_tensor_scales", &EpilogueMetadata::per_tensor_scales)
       .def_ro("bias", &EpilogueMetadata::bias)
-      .def_ro("bias_dtype", &EpilogueMetadata::bias_dtype);
+      .def_ro("bias_dtype", &EpilogueMetadata::bias_dtype)
+      .def_ro("epilogue_graph", &EpilogueMetadata::epilogue_graph);
   nb::class_<KernelFacts>(m, "KernelFacts")
       .def_prop_ro("source",
                    [](const KernelFacts& f) { return std::string(source_name(f.source)); })
@@ -117,7 +119,8 @@ void bind_api(nb::module_& root) {
       [](nb::ndarray<> A, nb::ndarray<> B, nb::ndarray<> out, DataType accumulator_type,
          double alpha, double beta, std::optional<nb::ndarray<>> C, ActivationName activation,
          std::vector<double> activation_args, std::optional<nb::ndarray<>> bias, bool bias_per_row,
-         ScaleArgument scale_a, ScaleArgument scale_b, bool use_fast_accum) {
+         ScaleArgument scale_a, ScaleArgument scale_b, bool use_fast_accum, nb::object graph,
+         nb::object operands) {
         EpilogueArguments e;
         e.alpha = alpha;
         e.beta = beta;
@@ -128,6 +131,10 @@ void bind_api(nb::module_& root) {
         e.bias_per_row = bias_per_row;
         e.scale_a = scale_a;
         e.scale_b = scale_b;
+        if (!graph.is_none())
+          e.graph = *Arg<Ref<EpilogueGraph>>::from("epilogue.graph", graph,
+                                                   Described<EpilogueGraph>::expected);
+        e.operands = epilogue_operands_from("epilogue.operands", operands);
         return unwrap(GemmArguments::make(to_tensor_view("A", A), to_tensor_view("B", B),
                                           to_tensor_view("out", out), accumulator_type, e,
                                           use_fast_accum));
@@ -143,7 +150,9 @@ void bind_api(nb::module_& root) {
       optional<bool>("epilogue.bias_per_row", false, "False", "a bool (True or False)"),
       optional<ScaleArgument>("epilogue.scale_a", {}, "None"),
       optional<ScaleArgument>("epilogue.scale_b", {}, "None"),
-      optional<bool>("use_fast_accum", false, "False", "a bool (True or False)"));
+      optional<bool>("use_fast_accum", false, "False", "a bool (True or False)"),
+      optional<nb::object>("epilogue.graph", nb::none(), "None"),
+      optional<nb::object>("epilogue.operands", nb::none(), "None"));
   arguments.def_prop_ro("m", &GemmArguments::m)
       .def_prop_ro("n", &GemmArguments::n)
       .def_prop_ro("k", &GemmArguments::k)

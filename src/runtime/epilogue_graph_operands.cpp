@@ -44,11 +44,16 @@ TensorView squeezed(const TensorView& t, bool per_row) {
   return out;
 }
 
+struct Extent {
+  int64_t m = 0, n = 0;
+  int batch = 1;
+  Layout layout_d = Layout::RowMajor;
+};
+
 Result<OperandPlacement> place_one(const std::string& label, const EpilogueNode& n,
-                                   const TensorView& t, const GemmProblem& p,
-                                   const GemmDescription& d) {
-  const int64_t m = p.problem_size.m, n_extent = p.problem_size.n;
-  const int batch = p.mode == GemmMode::Batched ? p.batch : 1;
+                                   const TensorView& t, const Extent& e) {
+  const int64_t m = e.m, n_extent = e.n;
+  const int batch = e.batch;
   if (t.dtype != n.dtype) {
     return Status::invalid(label + ": expected " + name(n.dtype) + " (the epilogue graph's " +
                            "type), got " + name(t.dtype));
@@ -57,7 +62,7 @@ Result<OperandPlacement> place_one(const std::string& label, const EpilogueNode&
                     n.kind == EpilogueNodeKind::store;
   if (full) {
     // Laid out like D, accessed 16 bytes at a time.
-    TensorDescription desc{n.dtype, d.C.layout, 128 / size_in_bits(n.dtype)};
+    TensorDescription desc{n.dtype, e.layout_d, 128 / size_in_bits(n.dtype)};
     return place_operand(label.c_str(), t, desc, m, n_extent, batch,
                          n.kind == EpilogueNodeKind::tensor);
   }
@@ -128,37 +133,31 @@ Result<OperandPlacement> place_vector(const std::string& label, const TensorView
   return out;
 }
 
-Result<GraphOperands> place_graph_operands(const GemmProblem& p, const GemmDescription& d) {
+namespace {
+
+Result<GraphOperands> place_operands(const EpilogueGraph& graph, const EpilogueOperands& given,
+                                     const Extent& extent) {
   GraphOperands out;
-  if (!d.epilogue_graph) {
-    if (!p.epilogue.tensors.empty() || !p.epilogue.scalars.empty()) {
-      const std::string given = !p.epilogue.tensors.empty() ? p.epilogue.tensors.begin()->first
-                                                            : p.epilogue.scalars.begin()->first;
-      return Status::invalid("epilogue." + given +
-                             ": the operation has no epilogue graph; it takes no epilogue "
-                             "operands");
-    }
-    return out;
-  }
-  const EpilogueGraph& graph = *d.epilogue_graph;
   std::vector<std::string> tensor_names, scalar_names;
   for (int node : graph.operand_nodes()) tensor_names.push_back(graph.nodes()[node].name);
   for (int node : graph.scalar_nodes()) scalar_names.push_back(graph.nodes()[node].name);
-  for (const auto& [given, view] : p.epilogue.tensors) {
+  for (const auto& [name, view] : given.tensors) {
     bool known = false;
-    for (const std::string& n : tensor_names) known = known || n == given;
+    for (const std::string& n : tensor_names) known = known || n == name;
     if (!known) {
-      const std::string d_name = graph.nodes()[graph.primary_store()].name;
+      const int primary = graph.primary_store();
+      const std::string d_name = primary < 0 ? "" : graph.nodes()[primary].name;
       return Status::invalid(
-          "epilogue." + given + ": the epilogue graph has no tensor of that name (it takes " +
-          names_text(tensor_names) + "; its D output '" + d_name + "' is the GEMM's D)");
+          "epilogue." + name + ": the epilogue graph has no tensor of that name (it takes " +
+          names_text(tensor_names) +
+          (d_name.empty() ? ")" : "; its D output '" + d_name + "' is the GEMM's D)"));
     }
   }
-  for (const auto& [given, value] : p.epilogue.scalars) {
+  for (const auto& [name, value] : given.scalars) {
     bool known = false;
-    for (const std::string& n : scalar_names) known = known || n == given;
+    for (const std::string& n : scalar_names) known = known || n == name;
     if (!known) {
-      return Status::invalid("epilogue." + given +
+      return Status::invalid("epilogue." + name +
                              ": the epilogue graph has no scalar of that name (it takes " +
                              names_text(scalar_names) + ")");
     }
@@ -166,19 +165,19 @@ Result<GraphOperands> place_graph_operands(const GemmProblem& p, const GemmDescr
   for (int node : graph.operand_nodes()) {
     const EpilogueNode& n = graph.nodes()[node];
     const std::string label = "epilogue." + n.name;
-    auto it = p.epilogue.tensors.find(n.name);
-    if (it == p.epilogue.tensors.end() || !it->second.data) {
+    auto it = given.tensors.find(n.name);
+    if (it == given.tensors.end() || !it->second.data) {
       return Status::invalid(label + ": the epilogue graph needs " + kind_text(n) + " of " +
                              name(n.dtype) + "; none was given");
     }
-    auto placed = place_one(label, n, it->second, p, d);
+    auto placed = place_one(label, n, it->second, extent);
     if (!placed) return placed.status();
     out.tensors.push_back({&it->second, *placed, n.kind != EpilogueNodeKind::tensor});
   }
   for (int node : graph.scalar_nodes()) {
     const std::string& scalar = graph.nodes()[node].name;
-    auto it = p.epilogue.scalars.find(scalar);
-    if (it == p.epilogue.scalars.end()) {
+    auto it = given.scalars.find(scalar);
+    if (it == given.scalars.end()) {
       return Status::invalid("epilogue." + scalar +
                              ": the epilogue graph reads this scalar; none was given");
     }
@@ -191,4 +190,32 @@ Result<GraphOperands> place_graph_operands(const GemmProblem& p, const GemmDescr
   return out;
 }
 
+}  // namespace
+
+Result<GraphOperands> place_graph_operands(const GemmProblem& p, const GemmDescription& d) {
+  if (!d.epilogue_graph) {
+    if (!p.epilogue.tensors.empty() || !p.epilogue.scalars.empty()) {
+      const std::string given = !p.epilogue.tensors.empty() ? p.epilogue.tensors.begin()->first
+                                                            : p.epilogue.scalars.begin()->first;
+      return Status::invalid("epilogue." + given +
+                             ": the operation has no epilogue graph; it takes no epilogue "
+                             "operands");
+    }
+    return GraphOperands{};
+  }
+  const Extent extent{p.problem_size.m, p.problem_size.n, p.mode == GemmMode::Batched ? p.batch : 1,
+                      d.C.layout};
+  return place_operands(*d.epilogue_graph, p.epilogue, extent);
+}
+
 }  // namespace tilecraft::detail
+
+namespace tilecraft {
+
+Status check_epilogue_operands(const EpilogueGraph& graph, const EpilogueOperands& operands,
+                               int64_t m, int64_t n, int batch, Layout layout_d) {
+  auto placed = detail::place_operands(graph, operands, {m, n, batch, layout_d});
+  return placed ? Status::ok() : placed.status();
+}
+
+}  // namespace tilecraft

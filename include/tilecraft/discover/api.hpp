@@ -15,6 +15,7 @@
 #include "tilecraft/core/tensor_view.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
+#include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
 #include "tilecraft/runtime/kernel_facts.hpp"
 #include "tilecraft/runtime/scale_argument.hpp"
@@ -58,6 +59,7 @@ struct EpilogueMetadata {
   bool per_tensor_scales = false;
   BiasKind bias = BiasKind::none;
   DataType bias_dtype = DataType::f32;  // meaningful when bias != none
+  std::string epilogue_graph;           // the custom epilogue's key; empty without one
 };
 
 struct KernelMetadata {
@@ -101,6 +103,12 @@ struct EpilogueArguments {
   TensorView bias;
   bool bias_per_row = false;
   ScaleArgument scale_a, scale_b;
+  // A custom epilogue (an epilogue graph, e.g. from tilecraft.epilogue.trace) computed instead of
+  // the expression above: out is its D output, `operands` its other tensors and its scalars by
+  // name. alpha, beta, C, the activation, bias and scales are then left at their defaults.
+  // get_kernels derives kernels that fuse the graph.
+  std::optional<EpilogueGraph> graph;
+  EpilogueOperands operands;
 };
 
 // out = A @ B, with an optional leading batch dimension L on all three (A (L, M, K), B (L, K, N),

@@ -57,6 +57,13 @@ struct GemmProblem {
   size_t workspace_bytes = 0;
 };
 
+// Checks a custom epilogue's operands against its graph for an M x N problem of `batch` batches
+// (1: not batched) whose D has layout `layout_d`: every name given, nothing unknown, types,
+// shapes, strides and alignment. GemmArguments::make does this too; the arguments-first API
+// calls it when the arguments are stated.
+Status check_epilogue_operands(const EpilogueGraph& graph, const EpilogueOperands& operands,
+                               int64_t m, int64_t n, int batch, Layout layout_d);
+
 class GemmArguments : public PreparedLaunch {
  public:
   // Validates every tensor against the operation's description and the problem size, stages host

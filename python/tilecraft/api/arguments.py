@@ -34,7 +34,12 @@ class EpilogueArguments:
     for leaky_relu's slope and clamp's bounds) or a ``bias`` (N values, or M with
     ``bias_per_row``; (L, N) for one per batch) selects kernels that fuse it: get_kernels
     derives them. ``scale_a`` / ``scale_b`` (floats or one-element float32 CUDA tensors) are the
-    per-tensor scales of fp8 kernels."""
+    per-tensor scales of fp8 kernels.
+
+    ``graph``: a custom epilogue (``tilecraft.epilogue.trace(fn, ...)``) computed instead of the
+    expression above; ``out`` is its D output and ``operands`` a dict of its other tensors
+    (inputs and outputs) and its scalars, by the names in ``fn``. get_kernels then lists kernels
+    that fuse the graph (arch 90)."""
 
     alpha: float = 1.0
     beta: float = 0.0
@@ -45,6 +50,8 @@ class EpilogueArguments:
     bias_per_row: bool = False
     scale_a: Any = None
     scale_b: Any = None
+    graph: Any = None
+    operands: Any = None
 
 
 @dataclass
@@ -80,7 +87,9 @@ class GemmArguments(RuntimeArguments):
             _detached(self.A), _detached(self.B), _detached(self.out),
             numeric_type("accumulator_type", self.accumulator_type), e.alpha, e.beta,
             _detached(e.C), e.activation, e.activation_args, _detached(e.bias), e.bias_per_row,
-            _detached(e.scale_a), _detached(e.scale_b), self.use_fast_accum)
+            _detached(e.scale_a), _detached(e.scale_b), self.use_fast_accum, e.graph,
+            None if e.operands is None else {k: _detached(v) for k, v in e.operands.items()}
+            if isinstance(e.operands, dict) else e.operands)
 
     @property
     def problem_shape(self):
