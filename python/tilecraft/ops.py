@@ -250,7 +250,8 @@ def plan_gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation
 def gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation=None,
          accumulator_type=None, scale_a=None, scale_b=None, *, activation_args=(),
          bias_per_row=False, out_dtype=None, tuning=None, max_candidates=None, max_seconds=None,
-         allow_tf32=None, use_fast_accum=False, stream=None):
+         allow_tf32=None, use_fast_accum=False, stream=None, epilogue=None,
+         epilogue_args=None):
     """``out = activation(alpha * scale_a * scale_b * (A @ B) + beta * C + bias)``; returns out.
 
     A (M, K) and B (K, N) CUDA tensors (torch or cupy), or both with a leading batch dimension;
@@ -263,7 +264,28 @@ def gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation=None
     leaky_relu's slope and clamp's bounds); ``bias``: N values (M with ``bias_per_row``).
     ``tuning``, ``max_candidates``, ``max_seconds``: see the module's documentation
     (defaults: TILECRAFT_TUNING, TILECRAFT_TUNING_CANDIDATES, TILECRAFT_TUNING_SECONDS).
-    ``stream``: default the current stream of A's device."""
+    ``stream``: default the current stream of A's device.
+
+    ``epilogue``: a custom epilogue, a function of the accumulator (or its graph from
+    ``tilecraft.epilogue.trace``), run inside the GEMM kernel in place of the expression above;
+    ``epilogue_args``: its inputs (tensors, numbers) and any outputs to write into, by the
+    function's parameter and output names. ``out`` is its D output. Outputs not given are made
+    (torch). Returns out when the epilogue has one output, else the tuple of its outputs (stores,
+    then reductions, in the function's order). See ``tilecraft.epilogue_ops``."""
+    if epilogue is not None:
+        from tilecraft.epilogue_ops import gemm_with_epilogue
+
+        given = {"C": C is None, "alpha": alpha == 1.0, "beta": beta == 0.0, "bias": bias is None,
+                 "activation": activation is None, "scale_a": scale_a is None,
+                 "scale_b": scale_b is None, "activation_args": not tuple(activation_args)}
+        for name, default in given.items():
+            if not default:
+                raise ValueError(f"{name}: with a custom epilogue, pass the epilogue's inputs in "
+                                 f"epilogue_args by its parameter names")
+        return gemm_with_epilogue(A, B, out, epilogue, epilogue_args, accumulator_type,
+                                  out_dtype, stream)
+    if epilogue_args is not None:
+        raise ValueError("epilogue_args: given without an epilogue")
     plan = plan_gemm(A, B, out, C, alpha, beta, bias, activation, accumulator_type, scale_a,
                      scale_b, activation_args=activation_args, bias_per_row=bias_per_row,
                      out_dtype=out_dtype, tuning=tuning, max_candidates=max_candidates,
@@ -276,7 +298,9 @@ def clear_plans():
     """Drops the plans ``gemm``, ``plan_gemm`` and ``conv2d``'s GEMM route keep for the process
     (and the loaded kernels only they hold); their kernels stay compiled in the disk cache and a
     later call makes its plan again. Returns how many were dropped."""
-    dropped = len(_plans)
+    from tilecraft import epilogue_ops
+
+    dropped = len(_plans) + epilogue_ops.clear()
     _plans.clear()
     return dropped
 

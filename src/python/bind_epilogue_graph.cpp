@@ -69,6 +69,19 @@ void bind_epilogue_graph(nb::module_& m) {
       .def_prop_ro("scalar_names", &EpilogueGraph::scalar_names)
       .def_prop_ro("input_names", &EpilogueGraph::input_names)
       .def_prop_ro("output_names", &EpilogueGraph::output_names)
+      .def_prop_ro("output_specs",
+                   [](const EpilogueGraph& g) {
+                     // (name, "store" or "reduce", dtype, axis (None for stores)) per output.
+                     nb::list out;
+                     for (const EpilogueNode& n : g.nodes()) {
+                       if (n.kind == EpilogueNodeKind::store) {
+                         out.append(nb::make_tuple(n.name, "store", n.dtype, nb::none()));
+                       } else if (n.kind == EpilogueNodeKind::reduce) {
+                         out.append(nb::make_tuple(n.name, "reduce", n.dtype, n.axis));
+                       }
+                     }
+                     return out;
+                   })
       .def_prop_ro("d_output",
                    [](const EpilogueGraph& g) -> std::optional<std::string> {
                      const int store = g.primary_store();
