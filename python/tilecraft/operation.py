@@ -23,6 +23,8 @@ class GemmOperationUniversal:
     3.x TMA/wgmma kernels from a tile whose math instruction is a wgmma shape ``[64, N, K]``.
     """
 
+    _graph = None  # the epilogue graph of a visitor=True operation
+
     def __init__(self, *args, **kwargs):
         """``GemmOperationUniversal(arch, tile_description, A, B, C, epilogue_functor,
         swizzling_functor=IdentitySwizzle1, visitor=False)``; the seed calls arch

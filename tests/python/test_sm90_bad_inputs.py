@@ -209,8 +209,9 @@ DESCRIPTION_CASES = [
      ValueError, "element_bias must be float32, float16 or bfloat16, got int8"),
     ("element_bias without bias", lambda: LinearCombination(BF16, 8, F32, F32, element_bias=F32),
      ValueError, "element_bias/element_aux: given without bias=/aux=True"),
+    # visitor=True takes an epilogue graph (tilecraft.epilogue.trace), not a functor.
     ("visitor", lambda: bf16_op(visitor=True),
-     Unsupported, "^visitor: pass visitor=False"),
+     TypeError, r"^epilogue_functor: expected an epilogue graph \(tilecraft\.epilogue\.trace"),
     # Arch against tile and epilogue.
     ("SM80 tile with arch 90", lambda: bf16_op(tile=sm80_tile()),
      ValueError, r"^tile_description: arch 90 builds CUTLASS 3.x kernels from a wgmma math "
