@@ -15,13 +15,8 @@ contiguous, D (M, N) row-major; vectors and scalars of reductions are float32):
                       an INPUT computed by a separate GEMM beforehand; the two halves of SwiGLU
                       as two GEMMs, the gate GEMM's epilogue combining them, since both are laid
                       out like D; the up GEMM is not timed on either side)
-  fp8_amax            D = (acc * scale) rounded to float8_e4m3fn, amax = max |acc * scale|.
-                      An fp8 D is not describable with bf16 A/B (SM90 bf16 GEMMs write f16, bf16
-                      or f32; a graph's D must have C's element type) and fp8 A/B cannot take an
-                      epilogue graph (fp8 operands require scales=True, graphs require a plain
-                      LinearCombination), so the kernel computes the closest describable
-                      variant: the fp8-rounded values stored as bf16, plus amax. Both torch sides
-                      compute that same function; torch writing a true fp8 D is timed as context.
+  fp8_amax            D = (acc * scale) rounded to float8_e4m3fn (a true fp8 D, 1 byte per
+                      element), amax = max |acc * scale|.
   softmax_stats       D = acc (bf16), row_max = D.amax(dim=1), row_sum = D.sum(dim=1) (M float32
                       values each: the row statistics as aux outputs)
   scaled_residual     D = (alpha * acc + beta * C) * s     (C full bf16, s M values bf16)
@@ -136,14 +131,14 @@ def torch_swiglu(x, w, U):
     return (F.silu(torch.mm(x, w.t())) * U,)
 
 
-def torch_fp8_amax(x, w, scale):
-    """The function the fused kernel computes: fp8-rounded values kept in bf16, and amax."""
+def torch_fp8_amax_bf16(x, w, scale):
+    """Context: fp8-rounded values kept in bf16 (2 bytes per element), and amax."""
     y = torch.mm(x, w.t()) * scale
     return y.to(torch.float8_e4m3fn).to(torch.bfloat16), y.abs().amax().float()
 
 
-def torch_fp8_amax_true_fp8(x, w, scale):
-    """Context: what torch writes for a true fp8 output (1 byte per element)."""
+def torch_fp8_amax(x, w, scale):
+    """The function the fused kernel computes: a true fp8 output (1 byte per element), amax."""
     y = torch.mm(x, w.t()) * scale
     return y.to(torch.float8_e4m3fn), y.abs().amax().float()
 
@@ -159,7 +154,7 @@ def torch_scaled_residual(x, w, alpha, C, beta, s):
 
 class Case:
     """One epilogue: its traced function, its outputs ((name, kind) in return order; kind 'D'
-    (M, N) bf16, 'D8' (M, N) bf16 holding fp8-rounded values, 'row' M float32 values, 'one' one
+    (M, N) bf16, 'D8' (M, N) float8_e4m3fn, 'row' M float32 values, 'one' one
     float32 value), its inputs and its torch function."""
 
     def __init__(self, key, title, epi, outputs, make_inputs, torch_fn, torch_text, note="",
@@ -208,15 +203,10 @@ def make_cases():
                    "out like D)")),
         Case("fp8_amax", "fp8 output with amax: D = fp8(acc * scale), amax = max|acc * scale|",
              epi_fp8_amax, [("D", "D8"), ("amax", "one")], fp8_inputs, torch_fp8_amax,
-             "y = torch.mm(x, w.t()) * scale; (y.to(float8_e4m3fn).to(bfloat16), "
-             "y.abs().amax().float())",
-             note=("an fp8 D is not describable with bf16 A/B (SM90 bf16 GEMMs write f16/bf16/f32 "
-                   "and a graph's D must be C's element type; fp8 A/B take no epilogue graph): "
-                   "the kernel stores the fp8-rounded values as bf16 (2 bytes per element), "
-                   "plus amax; eager and torch.compile compute the same; torch writing a "
-                   "true fp8 D (1 byte) is shown as context"),
-             context_fn=torch_fp8_amax_true_fp8,
-             context_text="(y.to(float8_e4m3fn), y.abs().amax().float())"),
+             "y = torch.mm(x, w.t()) * scale; (y.to(float8_e4m3fn), y.abs().amax().float())",
+             note="bf16 operands, a true fp8 (e4m3) D written by the kernel's epilogue",
+             context_fn=torch_fp8_amax_bf16,
+             context_text="(y.to(float8_e4m3fn).to(bfloat16), y.abs().amax().float())"),
         Case("softmax_stats", "softmax statistics as aux outputs: D = acc, row max and row sum",
              epi_softmax_stats, [("D", "D"), ("row_max", "row"), ("row_sum", "row")],
              no_inputs, torch_softmax_stats,
@@ -234,7 +224,8 @@ def output_examples(torch, case, m, n, device):
     out = {}
     for name, kind in case.outputs:
         if kind in ("D", "D8"):
-            out[name] = torch.empty(m, n, device=device, dtype=torch.bfloat16)
+            dtype = torch.float8_e4m3fn if kind == "D8" else torch.bfloat16
+            out[name] = torch.empty(m, n, device=device, dtype=dtype)
         elif kind == "row":
             out[name] = torch.empty(m, device=device, dtype=torch.float32)
         else:
@@ -275,8 +266,11 @@ def build_operations(cutlass, torch, cases, candidate_ids, m, n, k):
         ops = []
         for cid in candidate_ids:
             t = templates[cid]
+            C = t.C
+            if any(kind == "D8" for _, kind in case.outputs):  # an fp8 D: C describes it
+                C = cutlass.TensorDescription(cutlass.float8_e4m3, t.C.layout, 16)
             op = cutlass.GemmOperationUniversal(
-                arch=90, tile_description=t.tile_description, A=t.A, B=t.B, C=t.C,
+                arch=90, tile_description=t.tile_description, A=t.A, B=t.B, C=C,
                 epilogue_functor=graph, swizzling_functor=t.swizzling_functor, visitor=True)
             ops.append((cid, op))
         out[case.key] = ops
