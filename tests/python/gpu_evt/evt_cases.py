@@ -74,7 +74,6 @@ class Case:
     build: object = None      # builds the graph by hand (core) instead of tracing fn
     layout: str = "RowMajor"  # D's layout, which full tensors share
     ab_ints: int = 2          # "int" runs: A and B integers in [-ab_ints, ab_ints]
-    xfail90: str = ""         # a known library bug that fails the sm90 items (strict xfail)
     note: str = ""
     tags: tuple = field(default_factory=tuple)
 
@@ -334,6 +333,12 @@ def batched_mix(accum, rs, C, cb):
     return D, aux, D.sum(dim=1), aux.amax(dim=0), D.abs().max()
 
 
+def fp8_d_scaled_amax(accum, alpha, bias, amax_prev):
+    y = relu(alpha * accum + bias)
+    D = (y * (448.0 / amax_prev)).to(torch.float8_e4m3fn)
+    return D, y.abs().max()
+
+
 def e4m3_gemm_fp8_out(accum, scale, dscale):
     y = relu(accum * scale)
     D = (y * dscale).to(torch.float8_e4m3fn)
@@ -346,12 +351,6 @@ S = In("scalar", lo=0.5, hi=2.0)            # a positive scalar
 SS = In("scalar", lo=-1.5, hi=1.5)          # a signed one
 FULL = In("full")
 FP8_REFUSAL = r"float8_e\dm\d values are arch=90 epilogues \(SM80 kernels have no fp8\)"
-FP8_BUG = ("an fp8-operand GEMM cannot take an epilogue graph: GemmOperation::"
-           "make_with_epilogue_graph describes a plain LinearCombination, which "
-           "src/describe/gemm_operation.cpp check_epilogue_graph requires, while "
-           "src/describe/sm90_gemm_rules.cpp check_epilogue requires scales=True for fp8 "
-           "operands; fp8 D (which SM90 allows only on fp8 operands) is therefore impossible")
-
 CASES = [
     Case("seed_relu_amax", seed_relu_amax,
          {"alpha": S, "C": FULL, "beta": SS, "bias": In("col")},
@@ -407,6 +406,11 @@ CASES = [
     Case("fp8_e5m2_aux_rowmax", fp8_e5m2_aux_rowmax, {"s": In("scalar", lo=2.0, hi=64.0)},
          (Out("D", "store", "f16"), Out("q", "store", "e5m2"), Out("out2", "row")),
          refused80=FP8_REFUSAL),
+    Case("fp8_d_scaled_amax", fp8_d_scaled_amax,
+         {"alpha": S, "bias": In("col"), "amax_prev": In("scalar", lo=1.0, hi=4.0)},
+         (Out("D", "store", "e4m3"), Out("out1", "all")),
+         refused80=FP8_REFUSAL, refused80_op=r"fp8 outputs are SM90 epilogue fusions",
+         note="fp8 D from 16-bit operands, its scale computed in the epilogue, its amax"),
     Case("multi_store_dtypes", multi_store_dtypes, {"alpha": S, "bias": In("col")},
          (Out("D", "store", "f16"), Out("zf", "store", "f32"), Out("zb", "store", "bf16"),
           Out("out3", "row"))),
@@ -443,8 +447,8 @@ CASES = [
          {"scale": In("scalar", lo=0.5, hi=2.0), "dscale": In("scalar", lo=2.0, hi=16.0)},
          (Out("D", "store", "e4m3"), Out("out1", "all")),
          sm90=("e4m3coop",), sm80=(), refused80=FP8_REFUSAL,
-         refused80_op=r"fp8 outputs are SM90 epilogue fusions", xfail90=FP8_BUG,
-         note="fp8 operands and fp8 D with its amax"),
+         refused80_op=r"fp8 outputs are SM90 epilogue fusions",
+         note="fp8 operands (no scales fusion: the graph scales) and fp8 D with its amax"),
 ]
 
 BY_NAME = {case.name: case for case in CASES}

@@ -12,6 +12,8 @@ import time
 import warnings
 from dataclasses import dataclass
 
+import pytest
+
 from evt_cases import ELEMENT_BYTES, make_graph, split_key
 
 
@@ -43,6 +45,10 @@ KERNELS = {
     "sm80-f16": Kernel(80, "f16", (16, 8, 16), (128, 128, 32), 3, (2, 2, 1)),
     "sm80-bf16": Kernel(80, "bf16", (16, 8, 16), (128, 128, 32), 3, (2, 2, 1)),
 }
+# While arch-80 emission of epilogue graphs is being written, the description refuses every
+# graph at arch 80 with this text (after the graph's own arch-80 rules): such items skip, saying
+# so, and run as soon as the refusal is gone.
+SM80_PENDING = "kernels (CUTLASS 2.x visitors) cannot take one yet"
 CUTLASS_ELEMENTS = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "e4m3": "e4m3",
                     "e5m2": "e5m2"}
 
@@ -92,6 +98,9 @@ class EvtOps:
 
     def get(self, key):
         if key in self.build_errors:
+            if SM80_PENDING in self.build_errors[key]:
+                pytest.skip(f"arch=80 epilogue graphs are not emitted yet: "
+                            f"{self.build_errors[key]}")
             raise RuntimeError(f"describing {key!r} failed: {self.build_errors[key]}")
         if key not in self._ops:
             kernel_key, case = split_key(key)

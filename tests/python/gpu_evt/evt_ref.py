@@ -26,7 +26,8 @@ How ``e`` grows (u = 2^-24, float32's unit roundoff; every epilogue node compute
   each, CUDA C Programming Guide, "Mathematical Functions"): Lip * e_x plus a stated bound of the
   float32 evaluation (twice the sum of its roundings; see ACTIVATION_ERROR).
 * x.to(T): the kernel rounds its value (within e of v) to T, saturating fp8: the reference value
-  is T's rounding of v, e becomes e + ulp_T(|v| + e) (both roundings are within half an ulp).
+  is T's rounding of v, e becomes e + ulp_T(|v| + e) (both roundings are within half an ulp;
+  fp8 magnitudes capped at the largest finite value; 0 where the value certainly saturates).
 * sum along an axis of n terms: exact (e = 0) where every term is exact, all lie on one grid
   2^-k and their magnitudes add up below 2^24 grid steps; else sum(e) + gamma_n sum(|v| + e),
   gamma_n = n u / (1 - n u): the bound of ANY summation order (Higham, "Accuracy and Stability
@@ -34,9 +35,10 @@ How ``e`` grows (u = 2^-24, float32's unit roundoff; every epilogue node compute
   max / abs-max: e = max(e) over the reduced terms. A reduction reads the value before it is
   stored (the tracer reduces the expression, not the rounded output), as the reference does.
 
-``check_output`` compares a kernel's output with an ``R``: where e = 0, EXACTLY equal to the
-reference rounded once to the output type; elsewhere |got - v| <= e + ulp_T(|v| + e). Poisoned
-(NaN) elements never pass.
+``check_output`` compares a kernel's output with an ``R``: where its rounding to the output type
+is exact (e = 0, or an fp8 value that certainly saturates), EXACTLY equal to the reference
+rounded once to the output type; elsewhere |got - v| <= e + ulp_T(|v| + e) as for x.to(T).
+Poisoned (NaN) elements never pass.
 """
 
 import contextlib
@@ -283,14 +285,28 @@ def _grid_step(v):
     return None
 
 
+def rounding(element, v, e):
+    """(the reference rounded to ``element``, a bound on |the kernel's rounding - v|) for a
+    kernel value within ``e`` of ``v``: exact where e = 0, and where an fp8 value certainly
+    saturates (|v| - e >= its largest finite value: the result is that value); else
+    e + ulp(|v| + e), the magnitude capped at fp8's largest value (both roundings are within
+    half an ulp; the reference's own rounding goes through float32, another u |v|)."""
+    torch = _torch()
+    target = round_to(element, v)
+    magnitude = v.abs() + e
+    exact = e == 0
+    if element in FP8_MAX:
+        magnitude = magnitude.clamp(max=FP8_MAX[element])
+        exact = exact | (v.abs() - e >= FP8_MAX[element])
+    bound = e + ulp(element, magnitude) + U * magnitude
+    return target, torch.where(exact, torch.zeros_like(bound), bound)
+
+
 def convert(x, element):
     """x.to(element): round to ``element`` (fp8 saturating)."""
-    torch = _torch()
     if element == "f32":
         return R(x.v, x.e)  # the kernel's value is float32 already
-    v = round_to(element, x.v)
-    e = torch.where(x.e == 0, torch.zeros_like(x.v), x.e + ulp(element, x.v.abs() + x.e))
-    return R(v, e)
+    return R(*rounding(element, x.v, x.e))
 
 
 # ---- the functions an epilogue body calls (names the tracer knows) --------------------------
@@ -434,12 +450,11 @@ def mismatches(got, want, element):
     if not bool(torch.isfinite(v).all() & torch.isfinite(e).all()):
         raise AssertionError("test bug: the reference or its error bound is not finite (the data "
                              "must keep divisors away from zero and values in range)")
-    target = round_to(element, v)
-    tol = e + ulp(element, v.abs() + e)
+    target, tol = rounding(element, v, e)
     exact_ok = got64 == target
     bounded_ok = (got64 - saturate(element, v)).abs() <= tol
-    ok = torch.where(e == 0, exact_ok, bounded_ok)
-    return ~ok, target, torch.where(e == 0, torch.zeros_like(tol), tol)
+    ok = torch.where(tol == 0, exact_ok, bounded_ok)
+    return ~ok, target, tol
 
 
 def check_output(got, want, element, what, limit=8):

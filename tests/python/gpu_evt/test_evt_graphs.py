@@ -10,23 +10,12 @@ from evt_kernels import KERNELS, describe
 from evt_run import Run, shapes
 
 
-def _params():
-    out = []
-    for key in run_keys():
-        _, case = split_key(key)
-        marks = []
-        if case.xfail90 and key.startswith("sm90"):
-            marks.append(pytest.mark.xfail(strict=True, reason=f"library bug: {case.xfail90}"))
-        out.append(pytest.param(key, id=key, marks=marks))
-    return out
-
-
 def test_the_table_has_25_distinct_graphs():
     assert len(CASES) >= 25
     assert len({c.fn.__name__ for c in CASES}) == len(CASES)
 
 
-@pytest.mark.parametrize("op_key", _params())
+@pytest.mark.parametrize("op_key", run_keys(), ids=run_keys())
 def test_graph(evt_ops, op_key, rng, gen, seed_note):
     kernel_key, case = split_key(op_key)
     kernel = KERNELS[kernel_key]
