@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # On a bare GPU machine (no registry): build from scratch with every core, then run the C++ and
 # Python test suites with the GPU tests, the examples and the benchmarks. Logs go to $1.
-#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|grouped|conv|evtbench|all]...
+#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|grouped|conv|evtbench|evt|evtsanitizer|all]...
 # Needs the CUTLASS headers in .deps/cutlass (carry it) or CUTLASS_DIR.
 # Kernels compiled on an earlier machine of the same kind come back as OUTDIR/kernel-cache.tgz;
 # carry it as .gpu-cache/kernel-cache.tgz and they are not compiled again.
 #   TESTS90_K=expr        tests90 runs only the SM90 GPU tests matching pytest -k expr
 #   BENCH90="gemm fused"  bench90 runs only these bench/bench_sm90_<name>.py scripts
+#   EVT_K=expr            evt / evtsanitizer run only the epilogue-graph GPU tests matching -k expr
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: gpu_run.sh OUTDIR [parts...]}
@@ -182,5 +183,16 @@ fi
 if want evtbench; then
   step bench_epilogues timeout -s ABRT "${EVTBENCH_TIMEOUT:-900}" $PY -X faulthandler \
     bench/bench_epilogues.py --out "$OUT/bench_epilogues.jsonl" ${EVTBENCH_ARGS:-}
+fi
+# evt: the custom epilogue (epilogue graph, issue 15) GPU suite, SM90 and SM80 items (EVT_K:
+# pytest -k, e.g. sm90 or sm80); evtsanitizer: its compute-sanitizer subset (-m sanitizer).
+if want evt; then
+  TILECRAFT_TEST_CHECK_LIVE=1 step pytest_evt $PY -X faulthandler -m pytest tests/python/gpu_evt -rs -v \
+    --durations=15 ${EVT_K:+-k "$EVT_K"}
+fi
+if want evtsanitizer; then
+  TILECRAFT_TEST_CHECK_LIVE=1 TILECRAFT_TEST_RELEASE_HELD_FRAMES=1 step sanitizer_evt compute-sanitizer \
+    --tool memcheck --error-exitcode 1 $PY -m pytest tests/python/gpu_evt -m sanitizer -rs -q \
+    ${EVT_K:+-k "$EVT_K"}
 fi
 exit $status
