@@ -784,9 +784,33 @@ def test_the_gpu_suite_arguments_pass_every_check(key, gpu_reason, monkeypatch, 
             for M, N, K, data in evt_run.shapes(case, kernel, rng)]
     if case.name == "batched_mix":
         runs.append(evt_run.Run(case, kernel, 200, 136, 72, "int", gen, rng, batch=3))
+        runs.append(evt_run.Run(case, kernel, 200, 136, 72, "int", gen, rng, batch=3,
+                                shared=("rs",)))
     for run in runs:
         with pytest.raises(Unsupported, match="^no usable CUDA device"):
             run.arguments(op, op.epilogue_type(**run.operands()))
         with pytest.raises(Unsupported, match="^no usable CUDA device"):
             run.arguments(op, op.epilogue_type(**run.operands(with_d=True)), d=False)
     assert not op.is_compiled()
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="a library bug: "
+                   "include/tilecraft/runtime/gemm_arguments.hpp documents an (M, N) full input "
+                   "shared by every batch; src/runtime/epilogue_graph_operands.cpp refuses it")
+def test_batched_full_input_shared_by_every_batch(gpu_reason, nothing_compiles):
+    """EpilogueOperands' documentation: full inputs are M x N, (batch, M, N) 'or (M, N) shared by
+    every batch'."""
+    if gpu_reason is None:
+        pytest.skip("a GPU is present (the next step would compile)")
+
+    def batched(accum, C):
+        D = accum + C
+        return D
+
+    op = graph_op(trace(batched, accum=acc(), C=ex(M, N), D=ex(M, N)))
+    a, b = (np.stack([x] * 3) for x in host())
+    with pytest.raises(Unsupported, match="^no usable CUDA device"):
+        GemmArguments(operation=op, problem_size=cutlass.gemm.GemmCoord(M, N, K), A=a, B=b,
+                      D=np.zeros((3, M, N), np.float16),
+                      output_op=op.epilogue_type(C=np.ones((M, N), np.float16)),
+                      gemm_mode=cutlass.gemm.Mode.Batched, batch=3)

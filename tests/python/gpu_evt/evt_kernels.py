@@ -2,7 +2,9 @@
 kernel and a case, spelled as a user would.
 
 Keys: ``sm90-f16coop`` (f16 operands, wgmma 64x128x16, tile 128x128x64, cooperative,
-persistent), ``sm90-f16pp`` (the same operands on a 64x128x64 pingpong tile), ``sm90-bf16coop``,
+persistent), ``sm90-f16pp`` (the same operands on a 64x128x64 pingpong tile),
+``sm90-f16streamk`` (the cooperative tile on the stream-K scheduler: CTAs share a tile's K range
+and one of them runs the epilogue), ``sm90-bf16coop``,
 ``sm90-e4m3coop`` (fp8 operands, tile 128x128x128); ``sm80-f16`` / ``sm80-bf16`` (mma 16x8x16,
 tile 128x128x32, 3 stages, 2x2x1 warps). A is RowMajor and B ColumnMajor (TN); C / D take the
 case's D element type and layout (full epilogue tensors share D's layout).
@@ -26,6 +28,7 @@ class Kernel:
     stages: int = 0
     warps: tuple = None
     schedule: str = ""      # SM90 kernel schedule
+    scheduler: str = "Persistent"   # SM90 tile scheduler
 
     @property
     def k_multiple(self):
@@ -38,6 +41,8 @@ KERNELS = {
                            schedule="TmaWarpSpecializedCooperative"),
     "sm90-f16pp": Kernel(90, "f16", (64, 128, 16), (64, 128, 64),
                          schedule="TmaWarpSpecializedPingpong"),
+    "sm90-f16streamk": Kernel(90, "f16", (64, 128, 16), (128, 128, 64),
+                              schedule="TmaWarpSpecializedCooperative", scheduler="StreamK"),
     "sm90-bf16coop": Kernel(90, "bf16", (64, 128, 16), (128, 128, 64),
                             schedule="TmaWarpSpecializedCooperative"),
     "sm90-e4m3coop": Kernel(90, "e4m3", (64, 128, 32), (128, 128, 128),
@@ -67,7 +72,7 @@ def tile_description(cutlass, kernel):
         list(kernel.tile), 0, None, math, cluster_shape=[1, 1, 1],
         kernel_schedule=getattr(cutlass.KernelScheduleType, kernel.schedule),
         epilogue_schedule=cutlass.EpilogueScheduleType.Auto,
-        tile_scheduler=cutlass.TileSchedulerType.Persistent)
+        tile_scheduler=getattr(cutlass.TileSchedulerType, kernel.scheduler))
 
 
 def describe(kernel, case, graph):

@@ -268,7 +268,7 @@ def _reduce(x, op, dim):
     gamma = n * U / (1 - n * U)
     bound = spread + gamma * (magnitude + spread) * _F64_SLACK + n * F32_TINY
     exact_terms = (reduce((e != 0).to(torch.float64)) == 0)
-    step = _grid_step(v)
+    step = _grid_step(v) if bool(exact_terms.any()) else None
     if step is not None:
         exact = exact_terms & (magnitude / step < 2.0 ** 24)
         bound = torch.where(exact, torch.zeros_like(bound), bound)
@@ -389,6 +389,30 @@ def _activation(name, x, value):
 # The float32 evaluation's own error, |x| and |act(x)| given: twice the sum of the roundings of
 # tc_evt's formula (in evt_functions_text.cpp), tanhf / expf / erff counted at 2 ulps = 4u of
 # their result.
+def _sech2(z):
+    return 1.0 / _torch().cosh(z.clamp(max=700.0)) ** 2
+
+
+def _gelu_error(ax, av):
+    # 0.5 x (1 + erff(x * 0.70710678f)): the argument's two roundings (2u of it) pass through
+    # erf' = 2/sqrt(pi) exp(-arg^2) (taken at the low end of the argument's error), erff 4u,
+    # (1 + erf) 2u, times 0.5 |x|; then two products (2u of the result)
+    arg = ax * 0.70710678118654752
+    arg_error = 2 * U * arg
+    slope = 1.1283791670955126 * _torch().exp(-(arg - arg_error).clamp(min=0.0) ** 2)
+    return 2 * (0.5 * ax * (slope * arg_error + 6 * U) + 2 * U * av)
+
+
+def _gelu_tanh_error(ax, av):
+    # 0.5 x (1 + tanhf(0.7978846f (x + 0.044715f x x x))): the inner value's six roundings (at
+    # most u (2.4 |x| + 0.25 |x|^3)) pass through tanh' = sech^2 (taken at the low end), tanhf 4u,
+    # (1 + t) 2u, times 0.5 |x|; then two products
+    inner = 0.7978845608028654 * (ax + 0.044715 * ax ** 3)
+    inner_error = U * (2.4 * ax + 0.25 * ax ** 3)
+    slope = _sech2((inner - inner_error).clamp(min=0.0))
+    return 2 * (0.5 * ax * (slope * inner_error + 6 * U) + 2 * U * av)
+
+
 ACTIVATION_ERROR = {
     # tanhf(x)
     "tanh": lambda ax, av: 8 * U * av,
@@ -396,16 +420,12 @@ ACTIVATION_ERROR = {
     "sigmoid": lambda ax, av: 12 * U * av,
     # x / (1 + expf(-x))
     "silu": lambda ax, av: 12 * U * av,
-    # x * min(max(x + 3, 0), 6) / 6: (x + 3) rounds (error u |x + 3| times |x| / 6), then the
-    # product and the quotient
-    "hardswish": lambda ax, av: 2 * U * (ax * (ax + 3.0) / 6.0 + 2 * av),
-    # 0.5 x (1 + erff(x * 0.70710678f)): the argument's two roundings pass through erf' <= 1.13,
-    # erff 4u, (1 + erf) u (of a value <= 2), times 0.5 |x|; then two products
-    "gelu": lambda ax, av: 2 * U * (0.5 * ax * (1.6 * ax + 6.0) + 2 * av),
-    # 0.5 x (1 + tanhf(0.7978846f (x + 0.044715f x x x))): the inner value's six roundings
-    # (about u (2.4 |x| + 0.25 |x|^3)), tanhf 4u, (1 + t) 2u, times 0.5 |x|; then two products
-    "gelu_tanh": lambda ax, av: 2 * U * (0.5 * ax * (2.4 * ax + 0.25 * ax ** 3 + 6.0)
-                                         + 2 * av),
+    # x * min(max(x + 3, 0), 6) / 6: for |x| < 3, (x + 3) rounds (u |x + 3| times |x| / 6)
+    # (elsewhere the clamp is exact); then the product and the quotient
+    "hardswish": lambda ax, av: 2 * U * (_torch().where(ax < 3.0, ax * (ax + 3.0) / 6.0,
+                                                        _torch().zeros_like(ax)) + 2 * av),
+    "gelu": _gelu_error,
+    "gelu_tanh": _gelu_tanh_error,
 }
 
 

@@ -111,9 +111,13 @@ def shapes(case, kernel, rng):
 class Run:
     """The tensors of one launch and the reference's inputs."""
 
-    def __init__(self, case, kernel, M, N, K, data, gen, rng, batch=0):
+    def __init__(self, case, kernel, M, N, K, data, gen, rng, batch=0, shared=()):
+        """``batch``: Batched mode with that many problems; full and row inputs then have one
+        tensor per batch, except those named in ``shared`` (one for every batch); column inputs
+        are always shared."""
         torch = _torch()
         self.case, self.M, self.N, self.K, self.batch = case, M, N, K, batch
+        self.shared = set(shared)
         lead = (batch,) if batch else ()
         ab_lo = -1.0
         self.a = values(lead + (M, K), kernel.ab, data, gen, ab_lo, 1.0,
@@ -129,11 +133,12 @@ class Run:
                                                        device=DEVICE))
                 continue
             kw = dict(lo=spec.lo, hi=spec.hi, ints=spec.ints, fill=spec.fill)
+            own = () if name in self.shared else lead
             if spec.kind == "full":
-                t = place(values(lead + (M, N), spec.dtype, data, gen, **kw), case.layout)
+                t = place(values(own + (M, N), spec.dtype, data, gen, **kw), case.layout)
                 self.inputs[name], self.ref_inputs[name] = t, R.exact(t)
             elif spec.kind in ("row", "row2d"):   # one vector per batch: (batch, M)
-                t = values(lead + (M,), spec.dtype, data, gen, **kw)
+                t = values(own + (M,), spec.dtype, data, gen, **kw)
                 self.inputs[name] = t.unsqueeze(-1) if spec.kind == "row2d" else t
                 self.ref_inputs[name] = R.exact(t.unsqueeze(-1))
             else:                                 # one vector shared by every batch: (N,)
@@ -193,7 +198,7 @@ class Run:
             ref_in = {}
             for name, value in self.ref_inputs.items():
                 spec = self.case.inputs[name]
-                per_batch = spec.kind in ("full", "row", "row2d")
+                per_batch = spec.kind in ("full", "row", "row2d") and name not in self.shared
                 ref_in[name] = R(pick(value.v, per_batch), pick(value.e, per_batch))
             acc_b = R(pick(acc.v, True), pick(acc.e, True))
             with evaluation((self.M, self.N)):

@@ -8,6 +8,7 @@ import pytest
 
 from evt_cases import BY_NAME, op_key, seed_relu_amax, split_key
 from evt_kernels import KERNELS, tile_description
+import evt_run
 from evt_run import Run
 
 SEED_KERNEL = {"sm90": "sm90-f16coop", "sm80": "sm80-f16"}
@@ -42,7 +43,7 @@ def test_seed_flow(evt_ops, arch, rng, gen, seed_note):
                               run.outputs["out1"])
     alpha, beta = run.inputs["alpha"], run.inputs["beta"]
 
-    acc_example = torch.empty(M, N, dtype=torch.float32, device="cuda")
+    acc_example = torch.empty(M, N, dtype=torch.float32, device=evt_run.DEVICE)
     g = epilogue.trace(seed_relu_amax, accum=acc_example, alpha=alpha, C=c, beta=beta, bias=bias,
                        D=d)
     A = cutlass.TensorDescription(cutlass.float16, cutlass.RowMajor, 8)
@@ -114,18 +115,75 @@ def test_numpy_host_tensors(evt_ops, arch, rng, gen, seed_note):
 
 
 @pytest.mark.parametrize("arch", ARCHS)
+@_uses("side_outputs_keep")
+def test_numpy_outputs_keep_their_padding(evt_ops, arch, rng, gen, seed_note):
+    """numpy outputs whose rows are padded (views of wider arrays): the kernel writes the
+    logical elements, output_op.sync() copies them back, and the padding keeps what it held."""
+    import numpy as np
+    import torch
+
+    import tilecraft as cutlass
+
+    key = _key(arch, "side_outputs_keep")
+    case, kernel = BY_NAME["side_outputs_keep"], KERNELS[SEED_KERNEL[arch]]
+    op = evt_ops.get(key)
+    M, N, K = 200, 136, 72
+    run = Run(case, kernel, M, N, K, "int", gen, rng)
+    wide = {"D": np.full((M, N + 8), 7.0, np.float16), "E": np.full((M, N + 8), 7.0, np.float32)}
+    views = {name: array[:, :N] for name, array in wide.items()}
+    out2 = np.full(N, np.nan, np.float32)
+    output_op = op.epilogue_type(beta=run.inputs["beta"], C=run.inputs["C"].cpu().numpy(),
+                                 E=views["E"], out2=out2)
+    a, b = run.a.cpu().numpy(), np.asfortranarray(run.b.cpu().numpy())
+    args = cutlass.GemmArguments(operation=op, problem_size=cutlass.gemm.GemmCoord(M, N, K),
+                                 A=a, B=b, D=views["D"], output_op=output_op)
+    op.run(args)
+    output_op.sync()
+    for name, array in wide.items():
+        padding = array[:, N:]
+        assert bool((padding == 7.0).all()), (
+            f"{name}: {int((padding != 7.0).sum())} of {padding.size} padding elements of the "
+            f"host array were overwritten by output_op.sync() (e.g. {padding.ravel()[:4]})")
+    back = {n: torch.from_numpy(np.ascontiguousarray(x)).cuda()
+            for n, x in dict(views, out2=out2).items()}
+    run.check(kernel, f"{key} with padded numpy outputs {seed_note}", outputs=back)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
 @_uses("batched_mix")
 def test_batched(evt_ops, arch, rng, gen, seed_note):
-    """gemm_mode Batched, batch=3: A, B, C, D and the aux store (3, rows, cols), row inputs
-    (3, M), a column input shared by every batch (N,), reductions one per batch ((3, M), (3, N),
-    (3,))."""
+    """gemm_mode Batched, batch=3: A, B, C, D and the aux store (3, rows, cols); the row input
+    (3, M), then one (M,) for every batch; a column input shared by every batch (N,); reductions
+    one per batch ((3, M), (3, N), (3,))."""
     key = _key(arch, "batched_mix")
     case, kernel = BY_NAME["batched_mix"], KERNELS[SEED_KERNEL[arch]]
     op = evt_ops.get(key)
-    for data in ("int", "float"):
-        run = Run(case, kernel, 200, 136, 72, data, gen, rng, batch=3)
+    for data, shared in (("int", ()), ("float", ()), ("int", ("rs",))):
+        run = Run(case, kernel, 200, 136, 72, data, gen, rng, batch=3, shared=shared)
         run.launch(op)
-        run.check(kernel, f"{key}, Batched x3 ({data} data) {seed_note}")
+        run.check(kernel, f"{key}, Batched x3 ({data} data, shared inputs: {shared or 'none'}) "
+                          f"{seed_note}")
+
+
+SHARED_FULL_BUG = (
+    "include/tilecraft/runtime/gemm_arguments.hpp (EpilogueOperands) documents full input "
+    "tensors as M x N, (batch, M, N) 'or (M, N) shared by every batch', but "
+    "src/runtime/epilogue_graph_operands.cpp place_one passes them to place_operand, which "
+    "refuses an (M, N) tensor in a Batched problem ('expected shape (3, 200, 136) or a flat "
+    "tensor for a batch of 3')")
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason=SHARED_FULL_BUG)
+@pytest.mark.parametrize("arch", ARCHS)
+@_uses("batched_mix")
+def test_batched_full_input_shared_by_every_batch(evt_ops, arch, rng, gen, seed_note):
+    """Batched x3 with one (M, N) C for every batch, as the operands' documentation allows."""
+    key = _key(arch, "batched_mix")
+    case, kernel = BY_NAME["batched_mix"], KERNELS[SEED_KERNEL[arch]]
+    op = evt_ops.get(key)
+    run = Run(case, kernel, 200, 136, 72, "int", gen, rng, batch=3, shared=("C", "rs"))
+    run.launch(op)
+    run.check(kernel, f"{key}, Batched x3, C and rs shared {seed_note}")
 
 
 @pytest.mark.parametrize("case_name", ["reductions_sum_axes", "shared_subexpression"])
