@@ -1,6 +1,7 @@
 // tilecraft::api::Kernel and get_kernels: the configuration spaces seen through arguments.
 #include <algorithm>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "discover/kernel_problem.hpp"
@@ -259,9 +260,11 @@ Status Kernel::run(const GemmArguments& args, const CompiledArtifact* compiled_a
 
 namespace {
 
+// A custom epilogue writes out in its own type: any output set of the operands serves.
 bool operands_match(const discover::GemmOperands& o, const GemmArguments& args) {
+  const bool graph = args.epilogue().graph.has_value();
   return element_matches(o.a, args.A().dtype) && element_matches(o.b, args.B().dtype) &&
-         o.out == args.out().dtype && o.accumulator == args.accumulator_type() &&
+         (graph || o.out == args.out().dtype) && o.accumulator == args.accumulator_type() &&
          o.layout_a == args.layout_a() && o.layout_b == args.layout_b() &&
          o.layout_out == args.layout_out() && args.alignment_a() % o.alignment_a == 0 &&
          args.alignment_b() % o.alignment_b == 0 && args.alignment_out() % o.alignment_out == 0 &&
@@ -278,6 +281,23 @@ discover::GemmEpilogue fusion_of(const EpilogueArguments& e) {
     f.element_bias = e.bias.dtype;
   }
   return f;
+}
+
+// A listed kernel with a custom epilogue in place of its own: D of out's type (16-byte TMA
+// accesses on SM90), a plain linear combination under the graph.
+Result<GemmDescription> with_graph(GemmDescription d, const GemmArguments& args) {
+  const DataType out = args.out().dtype;
+  if (d.C.element != out) {
+    if (d.arch != 90) return Status::unsupported("output type differs");
+    d.C.element = out;
+    d.C.alignment = 128 / size_in_bits(out);
+  }
+  if (args.alignment_out() % d.C.alignment != 0) return Status::unsupported("alignment");
+  auto functor = EpilogueFunctor::linear_combination(
+      out, d.C.alignment, d.tile.math_instruction.element_accumulator, DataType::f32);
+  if (!functor) return functor.status();
+  d.epilogue = *functor;
+  return d.with_epilogue_graph(*args.epilogue().graph);
 }
 
 }  // namespace
@@ -299,6 +319,7 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
     const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch));
     const discover::GemmShape shape{args->m(), args->n(), args->k(), args->batch()};
     const discover::GemmEpilogue fusion = fusion_of(args->epilogue());
+    std::set<std::string> graph_names;
     for (size_t set = 0; set < space.operand_sets().size(); ++set) {
       if (!operands_match(space.operand_sets()[set], *args)) continue;
       for (uint32_t instance : space.instances_of(set)) {
@@ -306,7 +327,9 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
                                             ? Result<GemmDescription>(space.description(instance))
                                             : space.description(instance, fusion);
         if (fused && args->epilogue().graph) {
-          fused = fused->with_epilogue_graph(*args->epilogue().graph);
+          fused = with_graph(std::move(*fused), *args);
+          // Output sets that differ only in out's type give one kernel.
+          if (fused && !graph_names.insert(fused->procedural_name()).second) continue;
         }
         if (!fused) continue;  // this kernel cannot fuse what the arguments ask for
         GemmDescription description = std::move(*fused);
