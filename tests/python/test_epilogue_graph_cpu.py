@@ -20,7 +20,6 @@ import pytest
 
 import tilecraft as cutlass
 from tilecraft import *  # noqa: F401,F403
-from tilecraft import _core
 from tilecraft.epilogue import trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "gpu_evt"))

@@ -105,7 +105,6 @@ class E:
 
 def store(x, element):
     """x converted to ``element`` as the kernel stores it (fp8 saturating)."""
-    torch = _torch()
     v = x.v
     if element == "f32":
         return v.clone()

@@ -278,7 +278,7 @@ def _reduce(x, op, dim):
 def _grid_step(v):
     """The largest 2^-k (k <= 40) of which every element is a multiple, or None."""
     torch = _torch()
-    for k in range(0, 41):
+    for k in range(41):
         scaled = v * 2.0 ** k
         if bool((scaled == torch.round(scaled)).all()):
             return 2.0 ** -k

@@ -192,7 +192,7 @@ class Run:
         a64, b64 = to64(self.a), to64(self.b)
         acc = accumulator(a64, b64, kernel)
         for index in range(self.batch or 1):
-            def pick(x, per_batch):
+            def pick(x, per_batch, index=index):
                 return x if not (self.batch and per_batch) else x[index]
 
             ref_in = {}
