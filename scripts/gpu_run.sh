@@ -70,7 +70,8 @@ step setup bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 if want tests; then
   step ctest ctest --test-dir "$TILECRAFT_BUILD_DIR" --output-on-failure -j 4
   TILECRAFT_TEST_CHECK_LIVE=1 step pytest $PY -X faulthandler -m pytest tests/python -rs -v -x --durations=15 \
-    --ignore=tests/python/gpu90 --ignore=tests/python/gpu_grouped --ignore=tests/python/gpu_conv
+    --ignore=tests/python/gpu90 --ignore=tests/python/gpu_grouped --ignore=tests/python/gpu_conv \
+    --ignore=tests/python/gpu_evt
 fi
 if want tests90; then
   TILECRAFT_TEST_CHECK_LIVE=1 step pytest90 $PY -X faulthandler -m pytest tests/python/gpu90 -rs -v --durations=15 \

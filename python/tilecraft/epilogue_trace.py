@@ -60,7 +60,12 @@ class _Tracer:
     def __init__(self, fn, examples):
         self.fn = fn
         self.examples = examples
-        source = textwrap.dedent(inspect.getsource(fn))
+        try:
+            source = textwrap.dedent(inspect.getsource(fn))
+        except (OSError, TypeError) as error:
+            raise ValueError(f"epilogue {getattr(fn, '__name__', fn)}: its source code is not "
+                             f"available ({error}); define the function in a file (not in a "
+                             f"REPL, python -c or exec)") from None
         self.first_line = fn.__code__.co_firstlineno
         tree = ast.parse(source)
         self.definition = next(node for node in tree.body

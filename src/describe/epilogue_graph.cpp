@@ -424,6 +424,20 @@ Status EpilogueGraph::validate() const {
                              ": feeds no store or reduction; store it, or leave it out");
     }
   }
+  // A reduction runs over the M x N tile grid: its value must vary over it (read the
+  // accumulator or a full tensor). A sum of a broadcast vector would count it M or N times.
+  std::vector<bool> full(count, false);
+  for (int i = 0; i < count; ++i) {
+    const EpilogueNode& n = nodes_[i];
+    full[i] = n.kind == EpilogueNodeKind::accumulator ||
+              (n.kind == EpilogueNodeKind::tensor && n.broadcast == Broadcast::full);
+    for (int input : n.inputs) full[i] = full[i] || full[input];
+    if (n.kind == EpilogueNodeKind::reduce && !full[n.inputs[0]]) {
+      return Status::invalid(node_text(nodes_, i) +
+                             ": reduces a value that is not M x N (it reads only scalars, "
+                             "constants and broadcast inputs); reduce it outside the epilogue");
+    }
+  }
   return Status::ok();
 }
 

@@ -63,8 +63,14 @@ Result<OperandPlacement> place_one(const std::string& label, const EpilogueNode&
   if (full) {
     // Laid out like D, accessed 16 bytes at a time.
     TensorDescription desc{n.dtype, e.layout_d, 128 / size_in_bits(n.dtype)};
-    return place_operand(label.c_str(), t, desc, m, n_extent, batch,
-                         n.kind == EpilogueNodeKind::tensor);
+    const bool input = n.kind == EpilogueNodeKind::tensor;
+    if (input && batch > 1 && t.rank == 2) {
+      // One (M, N) input read by every batch.
+      auto placed = place_operand(label.c_str(), t, desc, m, n_extent, 1, true);
+      if (placed) placed->batch_stride = 0;
+      return placed;
+    }
+    return place_operand(label.c_str(), t, desc, m, n_extent, batch, input);
   }
   const bool per_row = n.kind == EpilogueNodeKind::tensor ? n.broadcast == Broadcast::row
                                                           : n.axis == ReduceAxis::row;
@@ -88,10 +94,6 @@ Result<OperandPlacement> place_one(const std::string& label, const EpilogueNode&
   const int64_t length = per_row ? m : n_extent;
   const std::string expected = std::string(per_row ? "M=" : "N=") + std::to_string(length);
   // Outputs need one vector per batch; inputs may share one.
-  if (n.kind == EpilogueNodeKind::reduce && batch > 1 && t.rank != 2) {
-    return Status::invalid(label + ": expected (batch=" + std::to_string(batch) + ", " + expected +
-                           "), one vector per batch, got " + t.describe());
-  }
   const TensorView vector = length == 1 ? t : squeezed(t, per_row);
   if (n.kind == EpilogueNodeKind::reduce && batch > 1 && vector.rank != 2) {
     return Status::invalid(label + ": expected (batch=" + std::to_string(batch) + ", " + expected +

@@ -15,7 +15,9 @@ Status PreparedLaunch::stage(const TensorView& t, int64_t span_elements, bool co
   const size_t bytes = static_cast<size_t>(span_elements) * storage_bytes(t.dtype);
   auto buffer = DeviceBuffer::allocate(bytes > 0 ? bytes : 1);
   if (!buffer) return buffer.status();
-  if (copy_in && bytes > 0) {
+  // Outputs are copied in too: what the kernel does not write (padding between rows) must come
+  // back as it was.
+  if ((copy_in || copy_back) && bytes > 0) {
     TILECRAFT_RETURN_IF_ERROR(cuda_status(
         cudaMemcpy(buffer->data(), t.data, bytes, cudaMemcpyHostToDevice), "staging to device"));
   }

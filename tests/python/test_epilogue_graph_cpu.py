@@ -793,9 +793,6 @@ def test_the_gpu_suite_arguments_pass_every_check(key, gpu_reason, monkeypatch, 
     assert not op.is_compiled()
 
 
-SHARED_FULL_BUG = ("include/tilecraft/runtime/gemm_arguments.hpp (EpilogueOperands) documents an "
-                   "(M, N) full input shared by every batch; src/runtime/epilogue_graph_operands.cpp "
-                   "place_one refuses it")
 
 
 def shared_full_input_outcome():
@@ -823,10 +820,8 @@ def shared_full_input_outcome():
 
 def test_batched_full_input_shared_by_every_batch(gpu_reason, nothing_compiles):
     """EpilogueOperands' documentation: full inputs are M x N, (batch, M, N) 'or (M, N) shared by
-    every batch'. Expected to fail (xfail) while the runtime refuses it, with its message."""
+    every batch': accepted (the first refusal is the missing device)."""
     if gpu_reason is None:
         pytest.skip("a GPU is present (the next step would compile)")
     outcome = shared_full_input_outcome()
-    if outcome.startswith(f"ValueError: epilogue.C: expected shape (3, {M}, {N})"):
-        pytest.xfail(f"library bug: {SHARED_FULL_BUG}: {outcome}")
     assert outcome.startswith("UnsupportedError: no usable CUDA device"), outcome

@@ -168,3 +168,20 @@ def test_the_graph_is_checked_for_the_kernel_family():
     graph.validate_for(90)
     with pytest.raises(tilecraft.UnsupportedError, match="gelu_tanh is an arch=90 activation"):
         graph.validate_for(80)
+
+
+def test_a_reduction_of_a_broadcast_value_is_refused():
+    """torch sums a (N,) bias once; over the M x N tile grid it would count M times."""
+    def epi(accum, bias):
+        D = accum + bias
+        return D, bias.sum()
+
+    with pytest.raises(ValueError, match=r"^epilogue epi: .*reduces a value that is not M x N"):
+        trace(epi, accum=t(M, N, dtype=F32), bias=t(N, dtype=F32))
+
+
+def test_a_function_without_source_is_refused_by_name():
+    namespace = {}
+    exec("def made(accum):\n    return accum\n", namespace)
+    with pytest.raises(ValueError, match=r"^epilogue made: its source code is not available"):
+        trace(namespace["made"], accum=t(M, N, dtype=F32))

@@ -165,12 +165,6 @@ def test_batched(evt_ops, arch, rng, gen, seed_note):
                           f"{seed_note}")
 
 
-SHARED_FULL_BUG = (
-    "include/tilecraft/runtime/gemm_arguments.hpp (EpilogueOperands) documents full input "
-    "tensors as M x N, (batch, M, N) 'or (M, N) shared by every batch', but "
-    "src/runtime/epilogue_graph_operands.cpp place_one passes them to place_operand, which "
-    "refuses an (M, N) tensor in a Batched problem ('expected shape (3, 200, 136) or a flat "
-    "tensor for a batch of 3')")
 
 
 def _launch_shared(evt_ops, key, case, kernel, rng, gen, seed_note):
@@ -191,13 +185,11 @@ def _launch_shared(evt_ops, key, case, kernel, rng, gen, seed_note):
 @pytest.mark.parametrize("arch", ARCHS)
 @_uses("batched_mix")
 def test_batched_full_input_shared_by_every_batch(evt_ops, arch, rng, gen, seed_note):
-    """Batched x3 with one (M, N) C for every batch, as the operands' documentation allows;
-    xfail while the runtime refuses it (a library bug)."""
+    """Batched x3 with one (M, N) C for every batch, as the operands' documentation allows."""
     key = _key(arch, "batched_mix")
     refusal = _launch_shared(evt_ops, key, BY_NAME["batched_mix"], KERNELS[SEED_KERNEL[arch]],
                              rng, gen, seed_note)
-    if refusal is not None:
-        pytest.xfail(f"library bug: {SHARED_FULL_BUG}: {refusal}")
+    assert refusal is None, refusal
 
 
 @pytest.mark.parametrize("case_name", ["reductions_sum_axes", "shared_subexpression"])
