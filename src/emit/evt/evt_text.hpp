@@ -2,6 +2,7 @@
 // visitor tree's type and the function that fills its arguments from tc_gemm_args.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,12 @@ std::string evt_compute_function(const EpilogueNode& node);
 std::string evt_float_literal(double value);
 // The identity element of a reduction ("0.0f", "-std::numeric_limits<float>::infinity()").
 std::string evt_reduction_identity(ReduceOp op);
+
+// The braced arguments of the visitor tree under tree node `index`: each node's children's
+// arguments, then its own (node_arguments), as CUTLASS's Sm90EVT and Sm80EVT nest them.
+std::string evt_arguments_text(const EvtTree& tree, int index,
+                               const std::function<std::string(const EvtNode&)>& node_arguments,
+                               const std::string& indent);
 
 // SM90 (CUTLASS 3.x collective epilogue): inside namespace tc_entry_<i>, after ElementD,
 // ElementC (void), ElementCompute, LayoutC, TileShape and the epilogue schedule are known:

@@ -30,19 +30,29 @@ EvtTree lower_epilogue_graph(const EpilogueGraph& graph) {
     tree.nodes.push_back({role, source, std::move(children)});
     return static_cast<int>(tree.nodes.size()) - 1;
   };
-  std::function<int(int)> build = [&](int value) {
-    std::vector<int> children;
-    for (int input : nodes[value].inputs) children.push_back(build(input));
-    int out = add(EvtRole::value, value, std::move(children));
-    if (!attached[value]) {
-      attached[value] = true;
-      for (int sink : sinks_of[value]) out = add(EvtRole::sink, sink, {out});
-    }
+  // Wraps tree node `out` (the value of graph node `value`) in the sinks reading that value, and
+  // those reading them, the first time the value is built.
+  std::function<int(int, int)> attach = [&](int value, int out) {
+    if (attached[value]) return out;
+    attached[value] = true;
+    for (int sink : sinks_of[value]) out = attach(sink, add(EvtRole::sink, sink, {out}));
     return out;
   };
-  int root = build(nodes[primary].inputs[0]);
+  std::function<int(int)> build = [&](int value) {
+    int out = -1;
+    if (nodes[value].kind == EpilogueNodeKind::store) {
+      // A node reading a store reads the value stored (the store itself is a sink, or the root).
+      out = build(nodes[value].inputs[0]);
+    } else {
+      std::vector<int> children;
+      for (int input : nodes[value].inputs) children.push_back(build(input));
+      out = add(EvtRole::value, value, std::move(children));
+    }
+    return attach(value, out);
+  };
+  int root = build(primary);
   for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
-    if (!is_sink(nodes[i].kind) || i == primary || attached[nodes[i].inputs[0]]) continue;
+    if (!is_sink(nodes[i].kind) || attached[i]) continue;
     root = add(EvtRole::keep, -1, {root, build(nodes[i].inputs[0])});
   }
   tree.root = add(EvtRole::root, primary, {root});

@@ -131,17 +131,6 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t) {
   }
 }
 
-std::string arguments_of(const EpilogueGraph& graph, const EvtTree& tree, int index,
-                         const std::string& indent) {
-  const EvtNode& t = tree.nodes[index];
-  if (t.children.empty()) return node_arguments(graph, t);
-  std::string out = "{";
-  for (int child : t.children) {
-    out += "\n" + indent + "  " + arguments_of(graph, tree, child, indent + "  ") + ",";
-  }
-  return out + "\n" + indent + "  " + node_arguments(graph, t) + "}";
-}
-
 }  // namespace
 
 std::string sm90_evt_types_text(const GemmDescription& d, const std::string& schedule) {
@@ -189,7 +178,9 @@ std::string sm90_evt_fill_text(const GemmDescription& d) {
          "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
          "  [[maybe_unused]] const tc_epilogue_tensor* T = a.epilogue_tensors;\n"
          "  f = FusionArguments" +
-         arguments_of(graph, tree, tree.root, "  ") + ";\n}\n";
+         evt_arguments_text(
+             tree, tree.root, [&](const EvtNode& t) { return node_arguments(graph, t); }, "  ") +
+         ";\n}\n";
 }
 
 }  // namespace tilecraft::emit
