@@ -155,6 +155,30 @@ Result<GemmDescription> GemmDescription::make_conv2d(
 
 namespace {
 
+// What CUTLASS's 2.x epilogue visitor (DefaultGemmWithVisitor) can be built on: it walks the
+// tensor-op output tile (OutputTileThreadLayout) row by row, N values contiguous.
+Status check_sm80_epilogue_graph(const GemmDescription& d) {
+  const OpClass op_class = d.tile.math_instruction.opcode_class;
+  if (op_class != OpClass::TensorOp) {
+    return Status::unsupported(
+        "tile_description: epilogue graphs on arch=80 run on TensorOp kernels (CUTLASS's 2.x "
+        "epilogue visitor follows the tensor-op output tile); got " +
+        std::string(to_string(op_class)));
+  }
+  if (d.tile.math_instruction.element_accumulator == DataType::f64) {
+    return Status::unsupported(
+        "tile_description: epilogue graphs compute in Float32, which would round a Float64 "
+        "GEMM's accumulator; use a float32-accumulating instruction");
+  }
+  if (d.C.layout != Layout::RowMajor) {
+    return Status::unsupported(
+        "C: epilogue graphs on arch=80 write a row-major D (CUTLASS's 2.x epilogue visitor "
+        "stores N values contiguously); got " +
+        std::string(to_string(d.C.layout)));
+  }
+  return Status::ok();
+}
+
 // A custom epilogue replaces the linear combination of a plain GEMM kernel.
 Status check_epilogue_graph(const GemmDescription& d) {
   const EpilogueGraph& graph = *d.epilogue_graph;
@@ -190,6 +214,7 @@ Status check_epilogue_graph(const GemmDescription& d) {
                            std::string(long_name(stored.dtype)) + ", but C (the kernel's D) is " +
                            std::string(long_name(d.C.element)));
   }
+  if (d.arch == 80) return check_sm80_epilogue_graph(d);
   return Status::ok();
 }
 

@@ -12,6 +12,13 @@ std::string_view gemm_module_includes(bool with_split_k_parallel);
 // Adapters for GemmUniversal entries (namespace tc_gemm): can_implement, workspace_size, run.
 std::string_view gemm_universal_adapter_text();
 
+// The #include lines of CUTLASS's 2.x epilogue visitors (modules with an epilogue graph).
+std::string_view gemm_visitor_includes();
+
+// Adapters for entries with an epilogue graph (namespace tc_gemm: visitor_can_implement,
+// visitor_workspace_size, visitor_run over DefaultGemmWithVisitor kernels); needs the above.
+std::string_view gemm_visitor_adapter_text();
+
 // Adapters for split-K-parallel entries (partial GemmUniversal + ReduceSplitK); needs the above.
 std::string_view gemm_split_k_parallel_adapter_text();
 

@@ -5,6 +5,7 @@
 #include "emit/conv/sm80_conv_parts.hpp"
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
+#include "emit/evt/evt_text.hpp"
 #include "emit/gemm_adapter_text.hpp"
 #include "emit/grouped/grouped_checks_text.hpp"
 #include "emit/grouped/sm80_grouped_parts.hpp"
@@ -31,6 +32,54 @@ bool has_grouped(const std::vector<GemmEntry>& entries) {
   return false;
 }
 
+bool has_epilogue_graph(const std::vector<GemmEntry>& entries) {
+  for (const GemmEntry& entry : entries) {
+    if (entry.description.has_epilogue_graph()) return true;
+  }
+  return false;
+}
+
+// An entry whose epilogue is an epilogue graph: a DefaultGemmWithVisitor kernel (behind
+// GemmUniversalAdapter) whose visitor tree reads the graph's operands and writes D and the
+// graph's other outputs (reductions' outputs are reset to their identity before each run).
+std::string visitor_entry_text(const GemmEntry& entry, int index) {
+  const GemmDescription& d = entry.description;
+  const std::string i = std::to_string(index);
+  const std::string ns = "tc_entry_" + i;
+  std::string out = "namespace " + ns + " {\n";
+  out += "using ElementD = " + cutlass_element(d.C.element) + ";\n";
+  out += "using ElementCompute = " + cutlass_element(d.epilogue.element_epilogue) + ";\n";
+  out += sm80_evt_types_text(d);
+  out += "using GemmKernel = " + gemm_with_visitor_kernel_type(d, "FusionCallbacks") + ";\n";
+  out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;\n";
+  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
+  out += sm80_evt_fill_text(d);
+  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
+  out += "}  // namespace " + ns + "\n";
+  const std::string gemm = "TcGemm" + i;
+  const std::string kernel = "tc_kernel_" + i;
+  out += "using " + gemm + " = " + ns + "::Gemm;\n";
+  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
+  out += kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel);
+  out += "#else\n";
+  const std::string common = ns + "::kTraits, &" + ns + "::fill_fusion";
+  out += "static int32_t tc_can_implement_" + i +
+         "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+  out += "  return tc_gemm::visitor_can_implement<" + gemm + ">(args, error, capacity, " + common +
+         ");\n}\n";
+  out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+  out += "  return tc_gemm::visitor_workspace_size<" + gemm + ">(args, \"" + kernel + "\", " +
+         common + ");\n}\n";
+  out += "static int32_t tc_run_" + i +
+         "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+         "    size_t capacity) {\n";
+  out += "  return tc_gemm::visitor_run<" + gemm +
+         ">(args, workspace, stream, error, capacity, \"" + kernel + "\",\n      " + common;
+  out += ");\n}\n";
+  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
+  return out;
+}
+
 }  // namespace
 
 std::string entry_name(const GemmEntry& entry) {
@@ -40,6 +89,7 @@ std::string entry_name(const GemmEntry& entry) {
 }
 
 std::string universal_entry_text(const GemmEntry& entry, int index) {
+  if (entry.description.has_epilogue_graph()) return visitor_entry_text(entry, index);
   const std::string i = std::to_string(index);
   const GemmDescription& d = entry.description;
   const std::string gemm = "TcGemm" + i;
@@ -86,15 +136,30 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
   if (conv) return emit_sm80_conv_module(entries);
   const bool split_k = has_split_k_parallel(entries);
   const bool grouped = has_grouped(entries);
+  const bool graphs = has_epilogue_graph(entries);
+  for (const GemmEntry& entry : entries) {
+    if (entry.kind == GemmEntryKind::kSplitKParallel && entry.description.has_epilogue_graph()) {
+      throw Error(Status::unsupported(
+          "emit: " + entry_name(entry) +
+          ": an epilogue graph runs in the GEMM's own epilogue (CUTLASS's 2.x visitor); "
+          "GemmSplitKParallel's reduction kernel cannot run it"));
+    }
+  }
   std::string out = kModuleAbiHeaderText;
   out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) + " GEMM entr" +
          (entries.size() == 1 ? "y" : "ies") + " (CUTLASS 2.x GemmUniversal, SM80)\n";
   out += device_image_prelude_text();
   out += gemm_module_includes(split_k);
   if (grouped) out += sm80_grouped_includes();
+  if (graphs) {
+    out += gemm_visitor_includes();
+    out += evt_functions_text();
+    out += sm80_evt_functions_text();
+  }
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += device_image_runtime_text();
   out += gemm_universal_adapter_text();
+  if (graphs) out += gemm_visitor_adapter_text();
   if (split_k) out += gemm_split_k_parallel_adapter_text();
   if (grouped) {
     out += grouped_arguments_check_text();

@@ -20,6 +20,12 @@ struct GemmOutput {
 // "cutlass::gemm::device::GemmUniversal<...>" for the description with the given output.
 std::string gemm_universal_type(const GemmDescription& description, const GemmOutput& output);
 
+// "typename cutlass::gemm::kernel::DefaultGemmWithVisitor<...>::GemmKernel": the CUTLASS 2.x
+// GEMM kernel of a description with an epilogue graph, whose epilogue is the visitor tree
+// `callbacks` (sm80_evt_types_text) writing D itself.
+std::string gemm_with_visitor_kernel_type(const GemmDescription& description,
+                                          const std::string& callbacks);
+
 // "key=value;..." describing the entry (arch, op class, instruction, types, layouts, ...).
 std::string gemm_metadata(const GemmEntry& entry);
 

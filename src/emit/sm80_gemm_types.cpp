@@ -1,6 +1,7 @@
 #include <string>
 
 #include "emit/cutlass_names.hpp"
+#include "emit/evt/evt_text.hpp"
 #include "emit/sm80_gemm_parts.hpp"
 
 namespace tilecraft::emit {
@@ -22,6 +23,28 @@ std::string gemm_universal_type(const GemmDescription& d, const GemmOutput& outp
   out += "    " + cutlass_swizzle(d.swizzle) + ",\n";
   out += "    " + std::to_string(d.tile.stages) + ", " + std::to_string(d.A.alignment) + ", " +
          std::to_string(d.B.alignment) + ", " + cutlass_math_operator(math.math_operation) + ">";
+  return out;
+}
+
+std::string gemm_with_visitor_kernel_type(const GemmDescription& d, const std::string& callbacks) {
+  const MathInstruction& math = d.tile.math_instruction;
+  const std::string none = "cutlass::ComplexTransform::kNone";
+  std::string out = "typename cutlass::gemm::kernel::DefaultGemmWithVisitor<\n";
+  out += "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) + ", " + none +
+         ", " + std::to_string(d.A.alignment) + ",\n";
+  out += "    " + cutlass_element(d.B.element) + ", " + cutlass_layout(d.B.layout) + ", " + none +
+         ", " + std::to_string(d.B.alignment) + ",\n";
+  out += "    " + cutlass_element(d.C.element) + ", " + cutlass_layout(d.C.layout) + ", " +
+         std::to_string(d.C.alignment) + ",\n";
+  out += "    " + cutlass_element(math.element_accumulator) + ", " +
+         cutlass_element(d.epilogue.element_epilogue) + ", " + cutlass_op_class(math.opcode_class) +
+         ", cutlass::arch::Sm80,\n";
+  out += "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n";
+  out += "    " + cutlass_gemm_shape(d.tile.warp_shape()) + ",\n";
+  out += "    " + cutlass_gemm_shape(math.instruction_shape) + ",\n";
+  out += "    " + callbacks + ", " + cutlass_swizzle(d.swizzle) + ", " +
+         std::to_string(d.tile.stages) + ", " + cutlass_math_operator(math.math_operation) + ", " +
+         std::to_string(kSm80EvtEpilogueStages) + ">::GemmKernel";
   return out;
 }
 

@@ -78,6 +78,23 @@ Status check_sm90_problem(const GemmProblem& p, const GemmDescription& d) {
   return Status::ok();
 }
 
+Status check_sm80_graph_problem(const GemmProblem& p, const GemmDescription& d) {
+  if (d.arch != 80 || !d.epilogue_graph) return Status::ok();
+  if (p.mode == GemmMode::Array || p.mode == GemmMode::GemmSplitKParallel) {
+    return Status::unsupported(
+        "gemm_mode: SM80 kernels with an epilogue graph (CUTLASS's 2.x epilogue visitor) run "
+        "Gemm and Batched; got " +
+        std::string(to_string(p.mode)));
+  }
+  if (p.split_k_slices > 1) {
+    return Status::unsupported(
+        "split_k_slices: SM80 kernels with an epilogue graph (CUTLASS's 2.x epilogue visitor) "
+        "do not split K; expected 1, got " +
+        std::to_string(p.split_k_slices));
+  }
+  return Status::ok();
+}
+
 TensorDescription aux_description(const GemmDescription& d) {
   const DataType element = d.epilogue.fusion.element_aux;
   return TensorDescription{element, d.C.layout, 128 / size_in_bits(element)};

@@ -99,6 +99,7 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   }
   TILECRAFT_RETURN_IF_ERROR(check_modes(problem, d));
   if (d.arch == 90) TILECRAFT_RETURN_IF_ERROR(detail::check_sm90_problem(problem, d));
+  TILECRAFT_RETURN_IF_ERROR(detail::check_sm80_graph_problem(problem, d));
   TILECRAFT_RETURN_IF_ERROR(validate_epilogue_params(d.epilogue, problem.output_op));
   TILECRAFT_RETURN_IF_ERROR(detail::check_epilogue_extras(problem, d));
   auto graph = detail::place_graph_operands(problem, d);

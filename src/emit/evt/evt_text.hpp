@@ -35,4 +35,20 @@ std::string sm90_evt_types_text(const GemmDescription& description, const std::s
 // "using FusionArguments = ...; inline void fill_fusion(FusionArguments&, const tc_gemm_args&)".
 std::string sm90_evt_fill_text(const GemmDescription& description);
 
+// SM80 (CUTLASS 2.x epilogue visitor, cutlass::epilogue::threadblock): the epilogue's
+// software pipeline stages (OutputTileThreadLayout and DefaultGemmWithVisitor agree on them).
+inline constexpr int kSm80EvtEpilogueStages = 1;
+// Inside namespace tc_entry_<i>, after ElementD and ElementCompute are known:
+// "using OutputTileThreadMap = ...;", the tree's visitors and "using FusionCallbacks = ...;". The
+// tree's root stores D (a.D, a.ldd, a.batch_stride_D): in 2.x the visitor tree writes D itself.
+std::string sm80_evt_types_text(const GemmDescription& description);
+// Host half, after FusionCallbacks: "constexpr tc_gemm::VisitorTraits kTraits{...};" (the
+// graph's operand counts and its reductions' outputs, which the adapter resets before each
+// launch), "using FusionArguments = ...; inline void fill_fusion(FusionArguments&, const
+// tc_gemm_args&)".
+std::string sm80_evt_fill_text(const GemmDescription& description);
+// namespace tc_evt additions of SM80 modules (both halves, after evt_functions_text): the
+// atomics of whole-tensor reductions.
+std::string_view sm80_evt_functions_text();
+
 }  // namespace tilecraft::emit

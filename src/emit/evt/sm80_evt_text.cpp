@@ -1,0 +1,226 @@
+// Epilogue graphs as CUTLASS 2.x visitor trees (Sm80EVT) for SM80 GEMMs built by
+// DefaultGemmWithVisitor. The 2.x epilogue works in the output tile's row-major thread map
+// (OutputTileThreadLayout): CUTLASS's *row* broadcasts and reductions hold one value per column
+// (N values, our Broadcast::column / ReduceAxis::column) and its *column* ones one per row (M
+// values, our Broadcast::row / ReduceAxis::row). The tree's root is an AuxStore writing D.
+#include <string>
+
+#include "emit/cutlass_names.hpp"
+#include "emit/evt/evt_text.hpp"
+
+namespace tilecraft::emit {
+namespace {
+
+constexpr std::string_view kThreadblock = "cutlass::epilogue::threadblock::";
+constexpr std::string_view kRound = "cutlass::FloatRoundStyle::round_to_nearest";
+// Strides over (M, N, L): a row-major matrix (leading dimension, batch stride), M values (one per
+// row), N values (one per column), one value per batch (VisitorScalarReduction takes an int).
+constexpr std::string_view kMatrix = "cute::Stride<int64_t, cute::_1, int64_t>";
+constexpr std::string_view kRowVector = "cute::Stride<cute::_1, cute::_0, int64_t>";
+constexpr std::string_view kColumnVector = "cute::Stride<cute::_0, cute::_1, int64_t>";
+constexpr std::string_view kScalar = "cute::Stride<cute::_0, cute::_0, int>";
+
+std::string visitor(std::string_view name) { return std::string(kThreadblock) + std::string(name); }
+
+std::string compute_type(const std::string& function, const std::string& element_output) {
+  return visitor("VisitorCompute<") + function + ", " + element_output + ", ElementCompute, " +
+         std::string(kRound) + ">";
+}
+
+std::string store_type(const std::string& element) {
+  return visitor("VisitorAuxStore<OutputTileThreadMap, ") + element + ", " + std::string(kRound) +
+         ", " + std::string(kMatrix) + ">";
+}
+
+// The register (and warp shuffle) reduction, then the atomic one across threads and tiles. Every
+// lane of a warp holds the warp's total after VisitorScalarReduction's shuffles and each one
+// writes it: the tc_evt::Lane* atomics let the first lane alone write.
+std::string reduce_functions(ReduceOp op, bool scalar) {
+  const std::string atomic_add = scalar ? "tc_evt::LaneAtomicAdd" : "cutlass::atomic_add";
+  const std::string atomic_max = scalar ? "tc_evt::LaneAtomicMax" : "cutlass::atomic_maximum";
+  switch (op) {
+    case ReduceOp::sum:
+      return "cutlass::plus, " + atomic_add;
+    case ReduceOp::max:
+      return "tc_evt::ReduceMax, " + atomic_max;
+    case ReduceOp::abs_max:
+      // max(partial, |x|) also combines the partials, which are >= 0.
+      return "tc_evt::ReduceAbsMax, " + atomic_max;
+  }
+  return "?";
+}
+
+// The visitor of one tree node (without its children).
+std::string node_type(const EpilogueGraph& graph, const EvtNode& t) {
+  switch (t.role) {
+    case EvtRole::keep:
+      return compute_type("tc_evt::First", "ElementCompute");
+    case EvtRole::root:
+      return store_type("ElementD");
+    default:
+      break;
+  }
+  const EpilogueNode& n = graph.nodes()[t.source];
+  const std::string element = cutlass_element(n.dtype);
+  switch (n.kind) {
+    case EpilogueNodeKind::accumulator:
+      return visitor("VisitorAccFetch");
+    case EpilogueNodeKind::scalar:
+    case EpilogueNodeKind::constant:
+      return visitor("VisitorScalarBroadcast<ElementCompute>");
+    case EpilogueNodeKind::tensor:
+      if (n.broadcast == Broadcast::row) {
+        return visitor("VisitorColBroadcast<OutputTileThreadMap, ") + element + ", " +
+               std::string(kRowVector) + ">";
+      }
+      if (n.broadcast == Broadcast::column) {
+        return visitor("VisitorRowBroadcast<OutputTileThreadMap, ") + element + ", " +
+               std::string(kColumnVector) + ">";
+      }
+      return visitor("VisitorAuxLoad<OutputTileThreadMap, ") + element + ", " +
+             std::string(kMatrix) + ">";
+    case EpilogueNodeKind::store:
+      return store_type(element);
+    case EpilogueNodeKind::reduce: {
+      const std::string tail =
+          ", OutputTileThreadMap, " + element + ", ElementCompute, " + std::string(kRound) + ", ";
+      if (n.axis == ReduceAxis::all) {
+        return visitor("VisitorScalarReduction<") + reduce_functions(n.reduce, true) + tail +
+               std::string(kScalar) + ">";
+      }
+      // One value per row reduces along N: CUTLASS's column reduction, and the reverse.
+      const bool per_row = n.axis == ReduceAxis::row;
+      return visitor(per_row ? "VisitorColReduction<" : "VisitorRowReduction<") +
+             reduce_functions(n.reduce, false) + tail +
+             std::string(per_row ? kRowVector : kColumnVector) + ">";
+    }
+    case EpilogueNodeKind::convert:
+      return compute_type("tc_evt::Identity", element);
+    default:
+      return compute_type(evt_compute_function(n), "ElementCompute");
+  }
+}
+
+std::string matrix_stride(const std::string& ld, const std::string& batch_stride) {
+  return "{int64_t(" + ld + "), cute::_1{}, int64_t(" + batch_stride + ")}";
+}
+
+// The arguments of one tree node (without its children's).
+std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t) {
+  if (t.role == EvtRole::keep) return "{}";
+  if (t.role == EvtRole::root) {
+    return "{static_cast<ElementD*>(a.D), " + matrix_stride("a.ldd", "a.batch_stride_D") + "}";
+  }
+  const EpilogueNode& n = graph.nodes()[t.source];
+  const std::string element = cutlass_element(n.dtype);
+  const std::string operand = "T[" + std::to_string(operand_index(graph, t.source)) + "]";
+  const std::string pointer = "static_cast<" + element + "*>(" + operand + ".data)";
+  switch (n.kind) {
+    case EpilogueNodeKind::scalar:
+      return "{{ElementCompute(a.epilogue_scalars[" +
+             std::to_string(scalar_index(graph, t.source)) + "])}}";
+    case EpilogueNodeKind::constant:
+      return "{{ElementCompute(" + evt_float_literal(n.value) + ")}}";
+    case EpilogueNodeKind::tensor: {
+      if (n.broadcast == Broadcast::full) {
+        return "{" + pointer + ", " + element + "(0), " +
+               matrix_stride(operand + ".ld", operand + ".batch_stride") + "}";
+      }
+      const std::string_view stride = n.broadcast == Broadcast::row ? kRowVector : kColumnVector;
+      return "{" + pointer + ", " + element + "(0), tc_evt::vector_stride<" + std::string(stride) +
+             ">(" + operand + ".batch_stride)}";
+    }
+    case EpilogueNodeKind::store:
+      return "{" + pointer + ", " + matrix_stride(operand + ".ld", operand + ".batch_stride") + "}";
+    case EpilogueNodeKind::reduce: {
+      const std::string_view stride = n.axis == ReduceAxis::all   ? kScalar
+                                      : n.axis == ReduceAxis::row ? kRowVector
+                                                                  : kColumnVector;
+      return "{" + pointer + ", " + evt_reduction_identity(n.reduce) + ", tc_evt::vector_stride<" +
+             std::string(stride) + ">(" + operand + ".batch_stride)}";
+    }
+    default:
+      return "{}";
+  }
+}
+
+}  // namespace
+
+std::string sm80_evt_types_text(const GemmDescription& d) {
+  const EpilogueGraph& graph = *d.epilogue_graph;
+  const EvtTree tree = lower_epilogue_graph(graph);
+  std::string out = "using OutputTileThreadMap = " + visitor("OutputTileThreadLayout<") +
+                    cutlass_gemm_shape(d.tile.threadblock_shape) + ", " +
+                    cutlass_gemm_shape(d.tile.warp_shape()) + ", ElementD, " +
+                    std::to_string(d.C.alignment) + ", " + std::to_string(kSm80EvtEpilogueStages) +
+                    ">;\n";
+  for (size_t i = 0; i < tree.nodes.size(); ++i) {
+    const EvtNode& t = tree.nodes[i];
+    const std::string op = node_type(graph, t);
+    std::string type = op;
+    if (!t.children.empty()) {
+      type = visitor("Sm80EVT<") + op;
+      for (int child : t.children) type += ", Evt" + std::to_string(child);
+      type += ">";
+    }
+    out += "using Evt" + std::to_string(i) + " = " + type + ";\n";
+  }
+  return out + "using FusionCallbacks = Evt" + std::to_string(tree.root) + ";\n";
+}
+
+std::string sm80_evt_fill_text(const GemmDescription& d) {
+  const EpilogueGraph& graph = *d.epilogue_graph;
+  const EvtTree tree = lower_epilogue_graph(graph);
+  // Reductions accumulate atomically into their outputs: the adapter sets them to the
+  // reduction's identity before each launch (one value, or M or N values per batch).
+  std::string resets;
+  int reset_count = 0;
+  for (int node : graph.operand_nodes()) {
+    const EpilogueNode& n = graph.nodes()[node];
+    if (n.kind != EpilogueNodeKind::reduce) continue;
+    const int extent = n.axis == ReduceAxis::all ? 0 : (n.axis == ReduceAxis::row ? 1 : 2);
+    resets += "    {" + std::to_string(operand_index(graph, node)) + ", " + std::to_string(extent) +
+              ", " + evt_reduction_identity(n.reduce) + "},\n";
+    ++reset_count;
+  }
+  std::string out;
+  if (reset_count > 0) out += "constexpr tc_gemm::ResetOutput kResets[] = {\n" + resets + "};\n";
+  out += "constexpr tc_gemm::VisitorTraits kTraits{" +
+         std::to_string(graph.operand_nodes().size()) + ", " +
+         std::to_string(graph.scalar_nodes().size()) + ", " +
+         (reset_count > 0 ? "kResets" : "nullptr") + ", " + std::to_string(reset_count) + "};\n";
+  out +=
+      "using FusionArguments = typename FusionCallbacks::Arguments;\n"
+      "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
+      "  [[maybe_unused]] const tc_epilogue_tensor* T = a.epilogue_tensors;\n"
+      "  f = FusionArguments" +
+      evt_arguments_text(
+          tree, tree.root, [&](const EvtNode& t) { return node_arguments(graph, t); }, "  ") +
+      ";\n}\n";
+  return out;
+}
+
+std::string_view sm80_evt_functions_text() {
+  static constexpr std::string_view kText = R"tc(
+// ---- tilecraft epilogue graphs on SM80 (CUTLASS 2.x epilogue visitors) ----------------------
+namespace tc_evt {
+// Atomics for whole-tensor reductions: after VisitorScalarReduction's warp shuffles every lane
+// holds the warp's result and each one writes it; these let the first lane alone write.
+template <class T>
+struct LaneAtomicAdd {
+  CUTLASS_DEVICE void operator()(T* ptr, T const& value) const {
+    if ((threadIdx.x & 31) == 0) cutlass::atomic_add<T>{}(ptr, value);
+  }
+};
+template <class T>
+struct LaneAtomicMax {
+  CUTLASS_DEVICE void operator()(T* ptr, T const& value) const {
+    if ((threadIdx.x & 31) == 0) cutlass::atomic_maximum<T>{}(ptr, value);
+  }
+};
+}  // namespace tc_evt
+)tc";
+  return kText;
+}
+
+}  // namespace tilecraft::emit
