@@ -14,6 +14,8 @@
 
 #include "emit/device_image_text.hpp"
 #include "emit/emit_test_descriptions.hpp"
+#include "emit/evt/evt_text.hpp"
+#include "emit/evt_test_graphs.hpp"
 #include "emit/gemm_adapter_text.hpp"
 #include "emit/grouped/grouped_checks_text.hpp"
 #include "emit/grouped/sm80_grouped_parts.hpp"
@@ -45,6 +47,9 @@ std::string fold_fixed_texts(std::string text) {
   text = fold(std::move(text), device_image_runtime_text(), "device image runtime");
   text = fold(std::move(text), grouped_arguments_check_text(), "grouped argument checks");
   text = fold(std::move(text), sm80_grouped_adapter_text(), "SM80 grouped adapter");
+  text = fold(std::move(text), evt_functions_text(), "epilogue graph functions");
+  text = fold(std::move(text), sm80_evt_functions_text(), "SM80 epilogue graph functions");
+  text = fold(std::move(text), gemm_visitor_adapter_text(), "epilogue visitor adapter");
   return fold(std::move(text), gemm_split_k_parallel_adapter_text(), "split-K-parallel adapter");
 }
 
@@ -85,6 +90,12 @@ TEST(GemmEmitterGolden, GroupedTensorOpF16Host) {
 
 TEST(GemmEmitterGolden, Int8Interleaved) {
   expect_golden("int8_interleaved", emit_gemm_module({{testing::int8_interleaved()}}));
+}
+
+// An epilogue graph (the issue's example) as a CUTLASS 2.x visitor tree.
+TEST(GemmEmitterGolden, EpilogueGraphVisitorTree) {
+  expect_golden("sm80_epilogue_graph",
+                emit_gemm_module({{testing::sm80_graph_gemm(testing::issue_graph())}}));
 }
 
 TEST(GemmEmitter, StartsWithTheAbiHeaderVerbatim) {

@@ -2,10 +2,11 @@
 // needed), and their ABI table is checked: version, entries, names, and can_implement on good and
 // bad problems. Each module's compile time is printed.
 //
-// By default (CI) three modules are compiled: the seed's SIMT f32 kernel, a TensorOp f16 kernel
-// with its split-K-parallel companion, and the interleaved int8 kernel. The full set, one module
-// per row of the math-instruction table plus modules covering every epilogue, activation and
-// swizzle, runs with
+// By default (CI) four modules are compiled: the seed's SIMT f32 kernel, a TensorOp f16 kernel
+// with its split-K-parallel companion, the interleaved int8 kernel and a kernel with an epilogue
+// graph (CUTLASS's 2.x epilogue visitor). The full set, one module per row of the
+// math-instruction table plus modules covering every epilogue, activation, swizzle and epilogue
+// graph node, runs with
 //   TILECRAFT_FULL_COMPILE_TESTS=1 ./tilecraft_tests --gtest_filter='GemmModuleCompile*'
 // (tens of minutes on two cores). At most two nvcc processes run at once; nvcc and the CUTLASS
 // headers come from tilecraft::settings() (TILECRAFT_NVCC, TILECRAFT_CUTLASS_DIR).
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "emit/emit_test_descriptions.hpp"
+#include "emit/evt_test_graphs.hpp"
 #include "emit/module_compile_support.hpp"
 #include "tilecraft/abi/module_abi.h"
 #include "tilecraft/core/settings.hpp"
@@ -74,6 +76,18 @@ tc_gemm_args problem(const GemmEntry& entry, int m, int n, int k) {
   a.beta = 0.5;
   a.num_activation_args = d.epilogue.activation == Activation::leaky_relu ? 1 : 0;
   a.activation_args[0] = 0.1;
+  if (d.has_epilogue_graph()) {
+    // The graph's operands: never read by can_implement, so one aligned host address serves.
+    alignas(16) static char storage[16];
+    static tc_epilogue_tensor tensors[32];
+    static double scalars[32];
+    for (tc_epilogue_tensor& t : tensors) t = {storage, n, 0};
+    for (double& value : scalars) value = 0.5;
+    a.num_epilogue_tensors = static_cast<int32_t>(d.epilogue_graph->operand_nodes().size());
+    a.epilogue_tensors = tensors;
+    a.num_epilogue_scalars = static_cast<int32_t>(d.epilogue_graph->scalar_nodes().size());
+    a.epilogue_scalars = scalars;
+  }
   return a;
 }
 
@@ -107,11 +121,13 @@ TEST(GemmModuleCompile, CiModules) {
   const GemmDescription simt = simt_f32_seed();
   const GemmDescription f16 = tensorop_f16_tn();
   const GemmDescription int8 = int8_interleaved();
+  const GemmDescription graph = sm80_graph_gemm(issue_graph());
   const std::vector<ModuleSpec> specs = {
       {"simt_f32_seed", {{simt}}},
       {"tensorop_f16_tn_split_k",
        {{f16, GemmEntryKind::kUniversal}, {f16, GemmEntryKind::kSplitKParallel}}},
       {"int8_interleaved", {{int8}}},
+      {"epilogue_graph", {{graph}}},
   };
   const auto modules = compile_and_check(specs);
   if (::testing::Test::HasFatalFailure()) return;
@@ -167,6 +183,48 @@ TEST(GemmModuleCompile, CiModules) {
     EXPECT_EQ(can_implement(entry, args).text,
               "A: leading dimension 32 is smaller than 32*M=4096 of the column-major interleaved "
               "MxK matrix");
+  }
+  // The epilogue graph's kernel (CUTLASS's 2.x visitor): Gemm and Batched, its operands counted.
+  if (const tc_module_table* table = modules[3]->table()) {
+    const tc_kernel_entry& entry = table->entries[0];
+    tc_gemm_args args = problem({graph}, 200, 136, 64);
+    EXPECT_EQ(can_implement(entry, args).status, TC_OK) << can_implement(entry, args).text;
+    args.mode = TC_GEMM_MODE_BATCHED;
+    args.batch_count = 3;
+    EXPECT_EQ(can_implement(entry, args).status, TC_OK) << can_implement(entry, args).text;
+    args.mode = TC_GEMM_MODE_GEMM;
+    EXPECT_EQ(can_implement(entry, args).text,
+              "split_k_slices 3: SM80 kernels with an epilogue graph (CUTLASS's 2.x epilogue "
+              "visitor) do not split K; expected 1");
+    args.mode = TC_GEMM_MODE_ARRAY;
+    EXPECT_EQ(can_implement(entry, args).text,
+              "mode Array: SM80 kernels with an epilogue graph (CUTLASS's 2.x epilogue visitor) "
+              "run modes Gemm and Batched");
+    args = problem({graph}, 200, 136, 64);
+    args.mode = TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL;
+    EXPECT_NE(can_implement(entry, args)
+                  .text.find("mode GemmSplitKParallel: SM80 kernels with "
+                             "an epilogue graph"),
+              std::string::npos);
+    args = problem({graph}, 200, 136, 64);
+    args.num_epilogue_tensors = 6;
+    EXPECT_EQ(can_implement(entry, args).text,
+              "epilogue graph: expected 7 operand tensor(s), got 6");
+    args = problem({graph}, 200, 136, 64);
+    args.num_epilogue_scalars = 0;
+    EXPECT_EQ(can_implement(entry, args).text, "epilogue graph: expected 2 scalar(s), got 0");
+    args = problem({graph}, 200, 132, 64);
+    EXPECT_EQ(can_implement(entry, args).text,
+              "problem size 200x132x64: N=132 is not a multiple of the 8-element alignment of D "
+              "(row-major MxN)");
+    args = problem({graph}, 200, 136, 64);
+    tc_epilogue_tensor operands[7];
+    for (int i = 0; i < 7; ++i) operands[i] = args.epilogue_tensors[i];
+    operands[4].data = nullptr;
+    args.epilogue_tensors = operands;
+    EXPECT_EQ(can_implement(entry, args).text,
+              "epilogue graph: operand tensor 4 is a null pointer");
+    EXPECT_EQ(entry.workspace_size(&args), 0u);
   }
 }
 
@@ -258,6 +316,12 @@ std::vector<ModuleSpec> epilogue_and_swizzle_modules() {
   GemmDescription column_c = tensorop_f16_tn();
   column_c.C.layout = Layout::ColumnMajor;
   specs.push_back({"column_major_c", {{column_c}, {column_c, GemmEntryKind::kSplitKParallel}}});
+  // Epilogue graphs (CUTLASS's 2.x visitor): every node kind, both broadcasts, extra stores, each
+  // reduction, with f16, bf16 and f32 outputs.
+  specs.push_back({"epilogue_graphs",
+                   {{sm80_graph_gemm(elementwise_graph(bf16), bf16)},
+                    {sm80_graph_gemm(reductions_graph(f32), f32)},
+                    {sm80_graph_gemm(loads_and_stores_graph())}}});
   return specs;
 }
 

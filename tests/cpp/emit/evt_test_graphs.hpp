@@ -1,0 +1,123 @@
+// Epilogue graphs and SM80 GEMM descriptions carrying them, shared by the SM80 EVT emitter test
+// and the compile tests: together they use every node kind, both broadcasts, extra stores and
+// every reduction (op and axis), with f16, bf16 and f32 outputs.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "emit/emit_test_descriptions.hpp"
+#include "tilecraft/describe/epilogue_graph.hpp"
+
+namespace tilecraft::emit::testing {
+
+// The issue's example: D = relu(alpha * acc + beta * C + bias[N]) * rowscale[M]; amax = max |D|;
+// Z = 2 * acc (an extra store D does not need); rowsum = D summed along N; colmax = D's column
+// maxima.
+inline EpilogueGraph issue_graph(DataType out = DataType::f16) {
+  using enum DataType;
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  const int alpha = g.scalar("alpha");
+  const int c = g.tensor("C", out);
+  const int beta = g.scalar("beta");
+  const int bias = g.tensor("bias", f32, Broadcast::column);
+  const int rowscale = g.tensor("rowscale", f32, Broadcast::row);
+  const int scaled_acc = g.mul(alpha, acc);
+  const int scaled_c = g.mul(beta, c);
+  const int sum = g.add(scaled_acc, scaled_c);
+  const int z = g.add(sum, bias);
+  const int relu = g.activation(Activation::relu, z);
+  const int d = g.store(g.mul(relu, rowscale), "D", out);
+  g.reduce(d, ReduceOp::abs_max, ReduceAxis::all, "amax", f32);
+  const int two = g.constant(2.0);
+  g.store(g.mul(acc, two), "Z", bf16);
+  g.reduce(d, ReduceOp::sum, ReduceAxis::row, "rowsum", f32);
+  g.reduce(d, ReduceOp::max, ReduceAxis::column, "colmax", f32);
+  return g;
+}
+
+// Every elementwise node: each unary and binary op, select, each arch-80 activation (leaky_relu
+// with a runtime slope), conversions, constants (an infinity among them).
+inline EpilogueGraph elementwise_graph(DataType out = DataType::f16) {
+  using enum DataType;
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  const int slope = g.scalar("slope");
+  const int x = g.tensor("X", f16);
+  const int y = g.tensor("Y", f32);
+  int v = acc;
+  for (UnaryOp op : {UnaryOp::negate, UnaryOp::abs, UnaryOp::square, UnaryOp::reciprocal}) {
+    v = g.add(v, g.unary(op, x));
+  }
+  for (BinaryOp op : {BinaryOp::add, BinaryOp::sub, BinaryOp::mul, BinaryOp::div, BinaryOp::max,
+                      BinaryOp::min, BinaryOp::less, BinaryOp::less_equal, BinaryOp::greater,
+                      BinaryOp::greater_equal, BinaryOp::equal, BinaryOp::not_equal}) {
+    v = g.binary(op, v, y);
+  }
+  for (Activation a :
+       {Activation::identity, Activation::relu, Activation::tanh, Activation::sigmoid,
+        Activation::silu, Activation::hardswish, Activation::gelu}) {
+    v = g.activation(a, v);
+  }
+  v = g.activation(Activation::leaky_relu, v, {slope});
+  const int inf = g.constant(std::numeric_limits<double>::infinity());
+  v = g.binary(BinaryOp::min, v, inf);
+  const int positive = g.binary(BinaryOp::greater, v, g.constant(0.0));
+  v = g.select(positive, g.convert(v, bf16), g.convert(acc, f16));
+  g.store(v, "D", out);
+  return g;
+}
+
+// Each reduction op along each axis, of acc and of D, with D = acc.
+inline EpilogueGraph reductions_graph(DataType out = DataType::f32) {
+  using enum DataType;
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  const int d = g.store(acc, "D", out);
+  const std::pair<ReduceOp, const char*> ops[] = {
+      {ReduceOp::sum, "sum"}, {ReduceOp::max, "max"}, {ReduceOp::abs_max, "absmax"}};
+  const std::pair<ReduceAxis, const char*> axes[] = {
+      {ReduceAxis::row, "row"}, {ReduceAxis::column, "col"}, {ReduceAxis::all, "all"}};
+  for (const auto& [op, op_name] : ops) {
+    for (const auto& [axis, axis_name] : axes) {
+      g.reduce(axis == ReduceAxis::all ? acc : d, op, axis, std::string(op_name) + "_" + axis_name,
+               f32);
+    }
+  }
+  return g;
+}
+
+// Loads and stores of each type beside an f16 D: full tensors, row and column broadcasts, two
+// extra stores, one of a value D does not need.
+inline EpilogueGraph loads_and_stores_graph() {
+  using enum DataType;
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  const int r16 = g.tensor("r16", bf16, Broadcast::row);
+  const int c16 = g.tensor("c16", f16, Broadcast::column);
+  const int full32 = g.tensor("full32", f32);
+  const int fullbf = g.tensor("fullbf", bf16);
+  const int a = g.add(acc, r16);
+  const int b = g.add(a, c16);
+  const int s = g.store(b, "pre", f32);
+  const int t = g.mul(s, full32);
+  g.store(g.add(t, fullbf), "D", f16);
+  g.store(g.sub(acc, full32), "side", f16);
+  return g;
+}
+
+// An SM80 f16 tensor-op GEMM (tn, 128x128x32, 3 stages) whose epilogue is `graph`, writing D of
+// `out` (alignment 8, or 4 for f32).
+inline GemmDescription sm80_graph_gemm(const EpilogueGraph& graph, DataType out = DataType::f16) {
+  using enum DataType;
+  const int alignment = out == f32 ? 4 : 8;
+  GemmDescription d = tensorop_f16_tn(
+      epilogue(EpilogueKind::LinearCombination, out, alignment, DataType::f32, DataType::f32));
+  d.epilogue_graph = graph;
+  return d;
+}
+
+}  // namespace tilecraft::emit::testing
