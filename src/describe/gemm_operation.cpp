@@ -156,7 +156,7 @@ Result<GemmDescription> GemmDescription::make_conv2d(
 namespace {
 
 // What CUTLASS's 2.x epilogue visitor (DefaultGemmWithVisitor) can be built on: it walks the
-// tensor-op output tile (OutputTileThreadLayout) row by row, N values contiguous.
+// tensor-op output tile (OutputTileThreadLayout) row by row, the row's values contiguous.
 Status check_sm80_epilogue_graph(const GemmDescription& d) {
   const OpClass op_class = d.tile.math_instruction.opcode_class;
   if (op_class != OpClass::TensorOp) {
@@ -170,11 +170,19 @@ Status check_sm80_epilogue_graph(const GemmDescription& d) {
         "tile_description: epilogue graphs compute in Float32, which would round a Float64 "
         "GEMM's accumulator; use a float32-accumulating instruction");
   }
-  if (d.C.layout != Layout::RowMajor) {
+  // A column-major D is computed as the transposed problem (D^T = B^T A^T, row-major).
+  const auto plain = [](Layout l) { return l == Layout::RowMajor || l == Layout::ColumnMajor; };
+  if (!plain(d.C.layout)) {
     return Status::unsupported(
-        "C: epilogue graphs on arch=80 write a row-major D (CUTLASS's 2.x epilogue visitor "
-        "stores N values contiguously); got " +
+        "C: epilogue graphs on arch=80 write a row- or column-major D (CUTLASS's 2.x epilogue "
+        "visitor stores plain rows); got " +
         std::string(to_string(d.C.layout)));
+  }
+  if (d.C.layout == Layout::ColumnMajor && (!plain(d.A.layout) || !plain(d.B.layout))) {
+    return Status::unsupported(
+        "C: a column-major D with an epilogue graph is computed as the transposed problem, "
+        "which takes row- or column-major A and B; got A " +
+        std::string(to_string(d.A.layout)) + ", B " + std::string(to_string(d.B.layout)));
   }
   return Status::ok();
 }

@@ -449,45 +449,95 @@ inline std::string check_visitor_mode(const tc_gemm_args& a) {
   return {};
 }
 
+template <typename Layout>
+struct TransposedLayout;
+template <>
+struct TransposedLayout<cutlass::layout::RowMajor> {
+  using type = cutlass::layout::ColumnMajor;
+};
+template <>
+struct TransposedLayout<cutlass::layout::ColumnMajor> {
+  using type = cutlass::layout::RowMajor;
+};
+
+// The caller's problem as the checks above see a Gemm: the kernel's own (row-major D), or, for a
+// column-major D (kTransposed), the transpose of the kernel's, whose A and B are the kernel's B
+// and A transposed.
+template <typename Gemm, bool kTransposed>
+struct VisitorProblem {
+  using ElementA = typename Gemm::ElementA;
+  using LayoutA = typename Gemm::LayoutA;
+  static constexpr int kAlignmentA = Gemm::kAlignmentA;
+  using ElementB = typename Gemm::ElementB;
+  using LayoutB = typename Gemm::LayoutB;
+  static constexpr int kAlignmentB = Gemm::kAlignmentB;
+  using ElementC = typename Gemm::ElementC;
+  using LayoutC = cutlass::layout::RowMajor;
+  static constexpr int kAlignmentC = Gemm::kAlignmentC;
+  using ThreadblockShape = typename Gemm::ThreadblockShape;
+  using ThreadblockSwizzle = typename Gemm::ThreadblockSwizzle;
+};
 template <typename Gemm>
+struct VisitorProblem<Gemm, true> : VisitorProblem<Gemm, false> {
+  using ElementA = typename Gemm::ElementB;
+  using LayoutA = typename TransposedLayout<typename Gemm::LayoutB>::type;
+  static constexpr int kAlignmentA = Gemm::kAlignmentB;
+  using ElementB = typename Gemm::ElementA;
+  using LayoutB = typename TransposedLayout<typename Gemm::LayoutA>::type;
+  static constexpr int kAlignmentB = Gemm::kAlignmentA;
+  using LayoutC = cutlass::layout::ColumnMajor;  // check_grid transposes it back
+};
+
+template <typename Gemm, bool kTransposed>
 std::string check_visitor_args(const tc_gemm_args& a, const VisitorTraits& t) {
+  using Problem = VisitorProblem<Gemm, kTransposed>;
   std::string why = check_visitor_mode(a);
   if (why.empty() && a.num_activation_args != 0) {
     why = "epilogue: an epilogue graph takes its scalars as graph operands; expected 0 "
           "activation arguments, got " + std::to_string(a.num_activation_args);
   }
-  if (why.empty()) why = check_problem<Gemm>(a);
+  if (why.empty()) why = check_problem<Problem>(a);
   if (why.empty()) {
-    why = check_operand<typename Gemm::LayoutC>(
+    why = check_operand<typename Problem::LayoutC>(
         a, {"D", "M", a.m, "N", a.n, "N", a.n, a.ldd, a.D,
-            cutlass::sizeof_bits<typename Gemm::ElementC>::value / 8},
-        Gemm::kAlignmentC);
+            cutlass::sizeof_bits<typename Problem::ElementC>::value / 8},
+        Problem::kAlignmentC);
   }
-  if (why.empty()) why = check_grid<Gemm>(a);
+  if (why.empty()) why = check_grid<Problem>(a);
   if (why.empty()) why = check_visitor_operands(a, t);
   return why;
 }
 
-// The visitor tree writes D itself (its root stores a.D); the kernel reads no C.
-template <typename Gemm, typename Fill>
+// The visitor tree writes D itself (its root stores a.D); the kernel reads no C. A column-major
+// D is the kernel's row-major D^T = B^T A^T: N x M, A and B exchanged (an operand read
+// transposed keeps its leading dimension).
+template <typename Gemm, bool kTransposed, typename Fill>
 typename Gemm::Arguments visitor_arguments(const tc_gemm_args& a, Fill fill) {
   typename Gemm::EpilogueOutputOp::Params callbacks{};
   fill(callbacks, a);
-  const bool batched = a.mode == TC_GEMM_MODE_BATCHED;
-  return typename Gemm::Arguments(
-      batched ? cutlass::gemm::GemmUniversalMode::kBatched : cutlass::gemm::GemmUniversalMode::kGemm,
-      cutlass::gemm::GemmCoord(a.m, a.n, a.k), a.batch_count, callbacks, a.A, a.B, nullptr, a.D,
-      a.batch_stride_A, a.batch_stride_B, int64_t(0), a.batch_stride_D, a.lda, a.ldb, int64_t(0),
-      a.ldd);
+  const cutlass::gemm::GemmUniversalMode mode = a.mode == TC_GEMM_MODE_BATCHED
+                                                    ? cutlass::gemm::GemmUniversalMode::kBatched
+                                                    : cutlass::gemm::GemmUniversalMode::kGemm;
+  if (kTransposed) {
+    return typename Gemm::Arguments(mode, cutlass::gemm::GemmCoord(a.n, a.m, a.k), a.batch_count,
+                                    callbacks, a.B, a.A, nullptr, a.D, a.batch_stride_B,
+                                    a.batch_stride_A, int64_t(0), a.batch_stride_D, a.ldb, a.lda,
+                                    int64_t(0), a.ldd);
+  }
+  return typename Gemm::Arguments(mode, cutlass::gemm::GemmCoord(a.m, a.n, a.k), a.batch_count,
+                                  callbacks, a.A, a.B, nullptr, a.D, a.batch_stride_A,
+                                  a.batch_stride_B, int64_t(0), a.batch_stride_D, a.lda, a.ldb,
+                                  int64_t(0), a.ldd);
 }
 
-template <typename Gemm, typename Fill>
+template <typename Gemm, bool kTransposed, typename Fill>
 int32_t visitor_can_implement(const tc_gemm_args* args, char* error, size_t capacity,
                               const VisitorTraits& t, Fill fill) {
   if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
-  std::string why = check_visitor_args<Gemm>(*args, t);
+  std::string why = check_visitor_args<Gemm, kTransposed>(*args, t);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  cutlass::Status status = Gemm::can_implement(visitor_arguments<Gemm>(*args, fill));
+  cutlass::Status status =
+      Gemm::can_implement(visitor_arguments<Gemm, kTransposed>(*args, fill));
   if (status != cutlass::Status::kSuccess) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
                 problem_text(*args) + ": CUTLASS GemmUniversal::can_implement (epilogue visitor): " +
@@ -497,15 +547,15 @@ int32_t visitor_can_implement(const tc_gemm_args* args, char* error, size_t capa
 }
 
 // 0 when the arguments are refused or the kernel cannot be loaded: run() then says why.
-template <typename Gemm, typename Fill>
+template <typename Gemm, bool kTransposed, typename Fill>
 size_t visitor_workspace_size(const tc_gemm_args* args, const char* kernel_name,
                               const VisitorTraits& t, Fill fill) {
-  if (args == nullptr || !check_visitor_args<Gemm>(*args, t).empty()) return 0;
+  if (args == nullptr || !check_visitor_args<Gemm, kTransposed>(*args, t).empty()) return 0;
   const tc_image::Kernel& kernel = gemm_kernel<Gemm>(kernel_name);
   if (kernel.handle == nullptr) return 0;
   tc_image::HostAdapter adapter({&kernel});
   return Base<Gemm>::Op::get_workspace_size(
-      Base<Gemm>::arguments(visitor_arguments<Gemm>(*args, fill)), &adapter);
+      Base<Gemm>::arguments(visitor_arguments<Gemm, kTransposed>(*args, fill)), &adapter);
 }
 
 // Reductions accumulate into their outputs with atomics (CUTLASS's 2.x reduction visitors
@@ -532,7 +582,7 @@ inline cutlass::Status reset_outputs(const tc_gemm_args& a, const VisitorTraits&
   return cutlass::Status::kSuccess;
 }
 
-template <typename Gemm, typename Fill>
+template <typename Gemm, bool kTransposed, typename Fill>
 int32_t visitor_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
                     size_t capacity, const char* kernel_name, const VisitorTraits& t, Fill fill) {
   if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
@@ -547,7 +597,7 @@ int32_t visitor_run(const tc_gemm_args* args, void* workspace, void* stream, cha
   cudaStream_t cuda_stream = static_cast<cudaStream_t>(stream);
   typename Base<Gemm>::Op gemm;
   cutlass::Status status = gemm.initialize(
-      Base<Gemm>::arguments(visitor_arguments<Gemm>(a, fill)), workspace, cuda_stream, &adapter);
+      Base<Gemm>::arguments(visitor_arguments<Gemm, kTransposed>(a, fill)), workspace, cuda_stream, &adapter);
   if (status != cutlass::Status::kSuccess) {
     return cuda_failure("GemmUniversal::initialize (epilogue visitor)", status, adapter, error,
                         capacity);

@@ -22,7 +22,8 @@ std::string gemm_universal_type(const GemmDescription& description, const GemmOu
 
 // "typename cutlass::gemm::kernel::DefaultGemmWithVisitor<...>::GemmKernel": the CUTLASS 2.x
 // GEMM kernel of a description with an epilogue graph, whose epilogue is the visitor tree
-// `callbacks` (sm80_evt_types_text) writing D itself.
+// `callbacks` (sm80_evt_types_text) writing D itself; for a column-major D, the kernel of the
+// transposed problem (A and B exchanged and transposed, a row-major output).
 std::string gemm_with_visitor_kernel_type(const GemmDescription& description,
                                           const std::string& callbacks);
 

@@ -26,15 +26,30 @@ std::string gemm_universal_type(const GemmDescription& d, const GemmOutput& outp
   return out;
 }
 
+namespace {
+
+Layout transposed_layout(Layout layout) {
+  return layout == Layout::RowMajor ? Layout::ColumnMajor : Layout::RowMajor;
+}
+
+}  // namespace
+
 std::string gemm_with_visitor_kernel_type(const GemmDescription& d, const std::string& callbacks) {
   const MathInstruction& math = d.tile.math_instruction;
+  // A column-major D is the transpose of the row-major D^T = B^T A^T the kernel computes.
+  const bool transposed = sm80_evt_transposed(d);
+  TensorDescription a = d.A, b = d.B;
+  if (transposed) {
+    a = {d.B.element, transposed_layout(d.B.layout), d.B.alignment};
+    b = {d.A.element, transposed_layout(d.A.layout), d.A.alignment};
+  }
   const std::string none = "cutlass::ComplexTransform::kNone";
   std::string out = "typename cutlass::gemm::kernel::DefaultGemmWithVisitor<\n";
-  out += "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) + ", " + none +
-         ", " + std::to_string(d.A.alignment) + ",\n";
-  out += "    " + cutlass_element(d.B.element) + ", " + cutlass_layout(d.B.layout) + ", " + none +
-         ", " + std::to_string(d.B.alignment) + ",\n";
-  out += "    " + cutlass_element(d.C.element) + ", " + cutlass_layout(d.C.layout) + ", " +
+  out += "    " + cutlass_element(a.element) + ", " + cutlass_layout(a.layout) + ", " + none +
+         ", " + std::to_string(a.alignment) + ",\n";
+  out += "    " + cutlass_element(b.element) + ", " + cutlass_layout(b.layout) + ", " + none +
+         ", " + std::to_string(b.alignment) + ",\n";
+  out += "    " + cutlass_element(d.C.element) + ", " + cutlass_layout(Layout::RowMajor) + ", " +
          std::to_string(d.C.alignment) + ",\n";
   out += "    " + cutlass_element(math.element_accumulator) + ", " +
          cutlass_element(d.epilogue.element_epilogue) + ", " + cutlass_op_class(math.opcode_class) +

@@ -38,6 +38,9 @@ std::string sm90_evt_fill_text(const GemmDescription& description);
 // SM80 (CUTLASS 2.x epilogue visitor, cutlass::epilogue::threadblock): the epilogue's
 // software pipeline stages (OutputTileThreadLayout and DefaultGemmWithVisitor agree on them).
 inline constexpr int kSm80EvtEpilogueStages = 1;
+// Whether the kernel computes the transposed problem (D^T = B^T A^T, row-major N x M): for a
+// column-major D, as the 2.x visitors store rows.
+bool sm80_evt_transposed(const GemmDescription& description);
 // Inside namespace tc_entry_<i>, after ElementD and ElementCompute are known:
 // "using OutputTileThreadMap = ...;", the tree's visitors and "using FusionCallbacks = ...;". The
 // tree's root stores D (a.D, a.ldd, a.batch_stride_D): in 2.x the visitor tree writes D itself.

@@ -1,8 +1,10 @@
 // Epilogue graphs as CUTLASS 2.x visitor trees (Sm80EVT) for SM80 GEMMs built by
 // DefaultGemmWithVisitor. The 2.x epilogue works in the output tile's row-major thread map
 // (OutputTileThreadLayout): CUTLASS's *row* broadcasts and reductions hold one value per column
-// (N values, our Broadcast::column / ReduceAxis::column) and its *column* ones one per row (M
-// values, our Broadcast::row / ReduceAxis::row). The tree's root is an AuxStore writing D.
+// of the kernel's output, its *column* ones one per row. A row-major D is the kernel's output
+// (our Broadcast::row / ReduceAxis::row, M values, are CUTLASS's column ones); a column-major D is
+// the transpose of a row-major N x M output (the kernel computes D^T = B^T A^T), where our M
+// values are one per column of the kernel's output. The tree's root is an AuxStore writing D.
 #include <string>
 
 #include "emit/cutlass_names.hpp"
@@ -13,8 +15,8 @@ namespace {
 
 constexpr std::string_view kThreadblock = "cutlass::epilogue::threadblock::";
 constexpr std::string_view kRound = "cutlass::FloatRoundStyle::round_to_nearest";
-// Strides over (M, N, L): a row-major matrix (leading dimension, batch stride), M values (one per
-// row), N values (one per column), one value per batch (VisitorScalarReduction takes an int).
+// Strides over the kernel's (M, N, L): a row-major matrix (leading dimension, batch stride), one
+// value per row, one per column, one value per batch (VisitorScalarReduction takes an int).
 constexpr std::string_view kMatrix = "cute::Stride<int64_t, cute::_1, int64_t>";
 constexpr std::string_view kRowVector = "cute::Stride<cute::_1, cute::_0, int64_t>";
 constexpr std::string_view kColumnVector = "cute::Stride<cute::_0, cute::_1, int64_t>";
@@ -50,8 +52,16 @@ std::string reduce_functions(ReduceOp op, bool scalar) {
   return "?";
 }
 
+// Whether a vector input or a reduction's output holds one value per row of the kernel's output
+// (CUTLASS's column broadcast and reduction), rather than one per column.
+bool per_kernel_row(const EpilogueNode& n, bool transposed) {
+  const bool per_row = n.kind == EpilogueNodeKind::tensor ? n.broadcast == Broadcast::row
+                                                          : n.axis == ReduceAxis::row;
+  return per_row != transposed;
+}
+
 // The visitor of one tree node (without its children).
-std::string node_type(const EpilogueGraph& graph, const EvtNode& t) {
+std::string node_type(const EpilogueGraph& graph, const EvtNode& t, bool transposed) {
   switch (t.role) {
     case EvtRole::keep:
       return compute_type("tc_evt::First", "ElementCompute");
@@ -69,16 +79,16 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t) {
     case EpilogueNodeKind::constant:
       return visitor("VisitorScalarBroadcast<ElementCompute>");
     case EpilogueNodeKind::tensor:
-      if (n.broadcast == Broadcast::row) {
+      if (n.broadcast == Broadcast::full) {
+        return visitor("VisitorAuxLoad<OutputTileThreadMap, ") + element + ", " +
+               std::string(kMatrix) + ">";
+      }
+      if (per_kernel_row(n, transposed)) {
         return visitor("VisitorColBroadcast<OutputTileThreadMap, ") + element + ", " +
                std::string(kRowVector) + ">";
       }
-      if (n.broadcast == Broadcast::column) {
-        return visitor("VisitorRowBroadcast<OutputTileThreadMap, ") + element + ", " +
-               std::string(kColumnVector) + ">";
-      }
-      return visitor("VisitorAuxLoad<OutputTileThreadMap, ") + element + ", " +
-             std::string(kMatrix) + ">";
+      return visitor("VisitorRowBroadcast<OutputTileThreadMap, ") + element + ", " +
+             std::string(kColumnVector) + ">";
     case EpilogueNodeKind::store:
       return store_type(element);
     case EpilogueNodeKind::reduce: {
@@ -88,8 +98,8 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t) {
         return visitor("VisitorScalarReduction<") + reduce_functions(n.reduce, true) + tail +
                std::string(kScalar) + ">";
       }
-      // One value per row reduces along N: CUTLASS's column reduction, and the reverse.
-      const bool per_row = n.axis == ReduceAxis::row;
+      // One value per row reduces along the row: CUTLASS's column reduction, and the reverse.
+      const bool per_row = per_kernel_row(n, transposed);
       return visitor(per_row ? "VisitorColReduction<" : "VisitorRowReduction<") +
              reduce_functions(n.reduce, false) + tail +
              std::string(per_row ? kRowVector : kColumnVector) + ">";
@@ -105,8 +115,9 @@ std::string matrix_stride(const std::string& ld, const std::string& batch_stride
   return "{int64_t(" + ld + "), cute::_1{}, int64_t(" + batch_stride + ")}";
 }
 
-// The arguments of one tree node (without its children's).
-std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t) {
+// The arguments of one tree node (without its children's). Full tensors are laid out like D: a
+// column-major D's leading dimension is that of the kernel's row-major transpose.
+std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t, bool transposed) {
   if (t.role == EvtRole::keep) return "{}";
   if (t.role == EvtRole::root) {
     return "{static_cast<ElementD*>(a.D), " + matrix_stride("a.ldd", "a.batch_stride_D") + "}";
@@ -126,16 +137,16 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t) {
         return "{" + pointer + ", " + element + "(0), " +
                matrix_stride(operand + ".ld", operand + ".batch_stride") + "}";
       }
-      const std::string_view stride = n.broadcast == Broadcast::row ? kRowVector : kColumnVector;
+      const std::string_view stride = per_kernel_row(n, transposed) ? kRowVector : kColumnVector;
       return "{" + pointer + ", " + element + "(0), tc_evt::vector_stride<" + std::string(stride) +
              ">(" + operand + ".batch_stride)}";
     }
     case EpilogueNodeKind::store:
       return "{" + pointer + ", " + matrix_stride(operand + ".ld", operand + ".batch_stride") + "}";
     case EpilogueNodeKind::reduce: {
-      const std::string_view stride = n.axis == ReduceAxis::all   ? kScalar
-                                      : n.axis == ReduceAxis::row ? kRowVector
-                                                                  : kColumnVector;
+      const std::string_view stride = n.axis == ReduceAxis::all       ? kScalar
+                                      : per_kernel_row(n, transposed) ? kRowVector
+                                                                      : kColumnVector;
       return "{" + pointer + ", " + evt_reduction_identity(n.reduce) + ", tc_evt::vector_stride<" +
              std::string(stride) + ">(" + operand + ".batch_stride)}";
     }
@@ -146,6 +157,8 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t) {
 
 }  // namespace
 
+bool sm80_evt_transposed(const GemmDescription& d) { return d.C.layout == Layout::ColumnMajor; }
+
 std::string sm80_evt_types_text(const GemmDescription& d) {
   const EpilogueGraph& graph = *d.epilogue_graph;
   const EvtTree tree = lower_epilogue_graph(graph);
@@ -154,9 +167,10 @@ std::string sm80_evt_types_text(const GemmDescription& d) {
                     cutlass_gemm_shape(d.tile.warp_shape()) + ", ElementD, " +
                     std::to_string(d.C.alignment) + ", " + std::to_string(kSm80EvtEpilogueStages) +
                     ">;\n";
+  const bool transposed = sm80_evt_transposed(d);
   for (size_t i = 0; i < tree.nodes.size(); ++i) {
     const EvtNode& t = tree.nodes[i];
-    const std::string op = node_type(graph, t);
+    const std::string op = node_type(graph, t, transposed);
     std::string type = op;
     if (!t.children.empty()) {
       type = visitor("Sm80EVT<") + op;
@@ -195,7 +209,9 @@ std::string sm80_evt_fill_text(const GemmDescription& d) {
       "  [[maybe_unused]] const tc_epilogue_tensor* T = a.epilogue_tensors;\n"
       "  f = FusionArguments" +
       evt_arguments_text(
-          tree, tree.root, [&](const EvtNode& t) { return node_arguments(graph, t); }, "  ") +
+          tree, tree.root,
+          [&](const EvtNode& t) { return node_arguments(graph, t, sm80_evt_transposed(d)); },
+          "  ") +
       ";\n}\n";
   return out;
 }

@@ -110,12 +110,14 @@ inline EpilogueGraph loads_and_stores_graph() {
 }
 
 // An SM80 f16 tensor-op GEMM (tn, 128x128x32, 3 stages) whose epilogue is `graph`, writing D of
-// `out` (alignment 8, or 4 for f32).
-inline GemmDescription sm80_graph_gemm(const EpilogueGraph& graph, DataType out = DataType::f16) {
+// `out` (alignment 8, or 4 for f32) in `layout`.
+inline GemmDescription sm80_graph_gemm(const EpilogueGraph& graph, DataType out = DataType::f16,
+                                       Layout layout = Layout::RowMajor) {
   using enum DataType;
   const int alignment = out == f32 ? 4 : 8;
   GemmDescription d = tensorop_f16_tn(
       epilogue(EpilogueKind::LinearCombination, out, alignment, DataType::f32, DataType::f32));
+  d.C.layout = layout;
   d.epilogue_graph = graph;
   return d;
 }

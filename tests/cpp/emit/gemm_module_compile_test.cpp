@@ -122,12 +122,14 @@ TEST(GemmModuleCompile, CiModules) {
   const GemmDescription f16 = tensorop_f16_tn();
   const GemmDescription int8 = int8_interleaved();
   const GemmDescription graph = sm80_graph_gemm(issue_graph());
+  const GemmDescription column_graph =
+      sm80_graph_gemm(issue_graph(), DataType::f16, Layout::ColumnMajor);
   const std::vector<ModuleSpec> specs = {
       {"simt_f32_seed", {{simt}}},
       {"tensorop_f16_tn_split_k",
        {{f16, GemmEntryKind::kUniversal}, {f16, GemmEntryKind::kSplitKParallel}}},
       {"int8_interleaved", {{int8}}},
-      {"epilogue_graph", {{graph}}},
+      {"epilogue_graph", {{graph}, {column_graph}}},
   };
   const auto modules = compile_and_check(specs);
   if (::testing::Test::HasFatalFailure()) return;
@@ -225,6 +227,18 @@ TEST(GemmModuleCompile, CiModules) {
     EXPECT_EQ(can_implement(entry, args).text,
               "epilogue graph: operand tensor 4 is a null pointer");
     EXPECT_EQ(entry.workspace_size(&args), 0u);
+    // A column-major D (the transposed problem inside) is checked as the caller describes it.
+    const tc_kernel_entry& column = table->entries[1];
+    args = problem({column_graph}, 200, 132, 64);
+    EXPECT_EQ(can_implement(column, args).status, TC_OK) << can_implement(column, args).text;
+    args = problem({column_graph}, 196, 136, 64);
+    EXPECT_EQ(can_implement(column, args).text,
+              "problem size 196x136x64: M=196 is not a multiple of the 8-element alignment of D "
+              "(column-major MxN)");
+    args = problem({column_graph}, 200, 136, 60);
+    EXPECT_EQ(can_implement(column, args).text,
+              "problem size 200x136x60: K=60 is not a multiple of the 8-element alignment of A "
+              "(row-major MxK)");
   }
 }
 
@@ -321,7 +335,8 @@ std::vector<ModuleSpec> epilogue_and_swizzle_modules() {
   specs.push_back({"epilogue_graphs",
                    {{sm80_graph_gemm(elementwise_graph(bf16), bf16)},
                     {sm80_graph_gemm(reductions_graph(f32), f32)},
-                    {sm80_graph_gemm(loads_and_stores_graph())}}});
+                    {sm80_graph_gemm(loads_and_stores_graph())},
+                    {sm80_graph_gemm(reductions_graph(f32), f32, Layout::ColumnMajor)}}});
   return specs;
 }
 

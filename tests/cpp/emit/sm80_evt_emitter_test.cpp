@@ -253,11 +253,11 @@ TEST(Sm80EvtEmitter, TheEntryCallsTheVisitorAdaptersWithItsTraits) {
       text,
       {"extern \"C\" __global__ void tc_kernel_0(typename TcGemm0::GemmKernel::Params params)",
        "TcGemm0::GemmKernel::invoke(params, *shared_storage);",
-       "return tc_gemm::visitor_can_implement<TcGemm0>(args, error, capacity, "
+       "return tc_gemm::visitor_can_implement<TcGemm0, false>(args, error, capacity, "
        "tc_entry_0::kTraits, &tc_entry_0::fill_fusion);",
-       "return tc_gemm::visitor_workspace_size<TcGemm0>(args, \"tc_kernel_0\", "
+       "return tc_gemm::visitor_workspace_size<TcGemm0, false>(args, \"tc_kernel_0\", "
        "tc_entry_0::kTraits, &tc_entry_0::fill_fusion);",
-       "return tc_gemm::visitor_run<TcGemm0>(args, workspace, stream, error, capacity, "
+       "return tc_gemm::visitor_run<TcGemm0, false>(args, workspace, stream, error, capacity, "
        "\"tc_kernel_0\",\n      tc_entry_0::kTraits, &tc_entry_0::fill_fusion);"}));
   // The host-only parts stay out of the device half.
   const size_t host = text.find("#if !defined(TILECRAFT_DEVICE_HALF)");
@@ -297,7 +297,7 @@ TEST(Sm80EvtEmitter, SplitKParallelEntriesWithAGraphAreRefused) {
   }
 }
 
-TEST(Sm80EvtDescription, SimtF64AndColumnMajorOutputsAreRefused) {
+TEST(Sm80EvtDescription, SimtF64AndInterleavedOutputsAreRefused) {
   GemmDescription simt = simt_f32_seed();
   simt.epilogue = epilogue(EpilogueKind::LinearCombination, f32, 1, f32, f32);
   simt.epilogue_graph = reductions_graph(f32);
@@ -307,13 +307,17 @@ TEST(Sm80EvtDescription, SimtF64AndColumnMajorOutputsAreRefused) {
             std::string::npos)
       << simt_status.message();
 
-  GemmDescription column = sm80_graph_gemm(issue_graph());
-  column.C.layout = Layout::ColumnMajor;
-  const Status column_status = column.validate();
-  EXPECT_EQ(column_status.code(), StatusCode::kNotSupported);
-  EXPECT_NE(column_status.message().find("C: epilogue graphs on arch=80 write a row-major D"),
+  GemmDescription interleaved = int8_interleaved();
+  interleaved.epilogue = epilogue(EpilogueKind::LinearCombination, s8, 8, s32, f32);
+  EpilogueGraph s8_graph;
+  s8_graph.store(s8_graph.accumulator(), "D", s8);
+  interleaved.epilogue_graph = s8_graph;
+  const Status interleaved_status = interleaved.validate();
+  EXPECT_EQ(interleaved_status.code(), StatusCode::kNotSupported);
+  EXPECT_NE(interleaved_status.message().find(
+                "C: epilogue graphs on arch=80 write a row- or column-major D"),
             std::string::npos)
-      << column_status.message();
+      << interleaved_status.message();
 
   GemmDescription f64 =
       gemm(math({8, 8, 4}, DataType::f64, DataType::f64, OpClass::TensorOp), {64, 64, 16}, 3,
@@ -333,6 +337,50 @@ TEST(Sm80EvtDescription, SimtF64AndColumnMajorOutputsAreRefused) {
   EXPECT_TRUE(sm80_graph_gemm(elementwise_graph(bf16), bf16).validate());
   EXPECT_TRUE(sm80_graph_gemm(reductions_graph(), f32).validate());
   EXPECT_TRUE(sm80_graph_gemm(loads_and_stores_graph()).validate());
+  EXPECT_TRUE(sm80_graph_gemm(issue_graph(), f16, Layout::ColumnMajor).validate());
+}
+
+// A column-major D is the transpose of the kernel's row-major D^T = B^T A^T: A and B exchange
+// (transposed), and M values (one per row of D) are one per column of the kernel's output.
+TEST(Sm80EvtEmitter, AColumnMajorDIsTheTransposedProblem) {
+  const GemmDescription d = sm80_graph_gemm(issue_graph(), f16, Layout::ColumnMajor);
+  EXPECT_TRUE(sm80_evt_transposed(d));
+  EXPECT_FALSE(sm80_evt_transposed(sm80_graph_gemm(issue_graph())));
+  const std::string text = entry_of(d);
+  EXPECT_TRUE(contains_all(
+      text,
+      {// A' = B^T (column-major B read row-major), B' = A^T; the kernel writes rows.
+       "DefaultGemmWithVisitor<\n"
+       "    cutlass::half_t, cutlass::layout::RowMajor, cutlass::ComplexTransform::kNone, 8,\n"
+       "    cutlass::half_t, cutlass::layout::ColumnMajor, cutlass::ComplexTransform::kNone, 8,\n"
+       "    cutlass::half_t, cutlass::layout::RowMajor, 8,",
+       // bias (N values) is one per row of D^T; rowscale (M values) one per column.
+       visitor("VisitorColBroadcast<OutputTileThreadMap, float, "
+               "cute::Stride<cute::_1, cute::_0, int64_t>>"),
+       visitor("VisitorRowBroadcast<OutputTileThreadMap, float, "
+               "cute::Stride<cute::_0, cute::_1, int64_t>>"),
+       // rowsum (M values) is CUTLASS's row reduction there, colmax its column reduction.
+       visitor("VisitorRowReduction<cutlass::plus, cutlass::atomic_add, "),
+       visitor("VisitorColReduction<tc_evt::ReduceMax, cutlass::atomic_maximum, "),
+       "{static_cast<float*>(T[1].data), float(0), tc_evt::vector_stride<cute::Stride<cute::_1, "
+       "cute::_0, int64_t>>(T[1].batch_stride)}",
+       "{static_cast<float*>(T[2].data), float(0), tc_evt::vector_stride<cute::Stride<cute::_0, "
+       "cute::_1, int64_t>>(T[2].batch_stride)}",
+       // Full tensors and D keep their leading dimensions (a column-major M x N is a row-major
+       // N x M).
+       "{static_cast<cutlass::half_t*>(T[0].data), cutlass::half_t(0), {int64_t(T[0].ld), "
+       "cute::_1{}, int64_t(T[0].batch_stride)}}",
+       "{static_cast<ElementD*>(a.D), {int64_t(a.ldd), cute::_1{}, int64_t(a.batch_stride_D)}}",
+       // The resets count M and N as the caller does.
+       "    {5, 1, 0.0f},\n", "    {6, 2, -std::numeric_limits<float>::infinity()},\n",
+       "tc_gemm::visitor_can_implement<TcGemm0, true>(",
+       "tc_gemm::visitor_workspace_size<TcGemm0, true>(", "tc_gemm::visitor_run<TcGemm0, true>("}));
+  EXPECT_EQ(text.find(visitor("VisitorColReduction<cutlass::plus")), std::string::npos);
+  // The adapter exchanges A and B and M and N for it.
+  const std::string adapter(gemm_visitor_adapter_text());
+  EXPECT_NE(adapter.find("cutlass::gemm::GemmCoord(a.n, a.m, a.k), a.batch_count,\n"
+                         "                                    callbacks, a.B, a.A,"),
+            std::string::npos);
 }
 
 }  // namespace

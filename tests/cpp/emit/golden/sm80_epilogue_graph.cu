@@ -135,14 +135,14 @@ extern "C" __global__ void tc_kernel_0(typename TcGemm0::GemmKernel::Params para
 extern "C" __device__ unsigned long long tc_kernel_0_layout[2] = {sizeof(typename TcGemm0::GemmKernel::Params), alignof(typename TcGemm0::GemmKernel::Params)};
 #else
 static int32_t tc_can_implement_0(const tc_gemm_args* args, char* error, size_t capacity) {
-  return tc_gemm::visitor_can_implement<TcGemm0>(args, error, capacity, tc_entry_0::kTraits, &tc_entry_0::fill_fusion);
+  return tc_gemm::visitor_can_implement<TcGemm0, false>(args, error, capacity, tc_entry_0::kTraits, &tc_entry_0::fill_fusion);
 }
 static size_t tc_workspace_size_0(const tc_gemm_args* args) {
-  return tc_gemm::visitor_workspace_size<TcGemm0>(args, "tc_kernel_0", tc_entry_0::kTraits, &tc_entry_0::fill_fusion);
+  return tc_gemm::visitor_workspace_size<TcGemm0, false>(args, "tc_kernel_0", tc_entry_0::kTraits, &tc_entry_0::fill_fusion);
 }
 static int32_t tc_run_0(const tc_gemm_args* args, void* workspace, void* stream, char* error,
     size_t capacity) {
-  return tc_gemm::visitor_run<TcGemm0>(args, workspace, stream, error, capacity, "tc_kernel_0",
+  return tc_gemm::visitor_run<TcGemm0, false>(args, workspace, stream, error, capacity, "tc_kernel_0",
       tc_entry_0::kTraits, &tc_entry_0::fill_fusion);
 }
 #endif  // TILECRAFT_DEVICE_HALF
