@@ -7,8 +7,8 @@ custom epilogue (a function of the accumulator, traced once per shapes and types
 
     D, amax = tilecraft.gemm(A, B, epilogue=epi, epilogue_args={"alpha": 2.0, "C": c, "bias": b})
 
-The kernel is the ranked first pick of ``tilecraft.api.get_kernels`` for the arguments (arch 90
-kernels fuse epilogue graphs), compiled on first use and kept for the process; custom epilogues
+The kernel is the ranked first pick of ``tilecraft.api.get_kernels`` for the arguments (SM90 and
+SM80 kernels fuse epilogue graphs), compiled on first use and kept for the process; custom epilogues
 are not tuned by measurement. Outputs not given in ``epilogue_args`` are made (torch tensors):
 stores shaped like D, reductions float32 vectors (M values for ``dim=1``, N for ``dim=0``) or one
 value.
@@ -145,7 +145,10 @@ def gemm_with_epilogue(A, B, out, epilogue, epilogue_args, accumulator_type, out
             if not kernels:
                 raise ValueError(f"epilogue: no kernel fuses this epilogue for A {shape_a} "
                                  f"{A.dtype}, B {shape_b} {B.dtype}, out {tuple(out.shape)} "
-                                 f"{out.dtype} (custom epilogues run on arch 90 kernels)")
+                                 f"{out.dtype}: custom epilogues run on SM90 kernels (TMA: "
+                                 f"every tensor's rows and pointers 16-byte aligned, e.g. N a "
+                                 f"multiple of 16 for an fp8 out) and on SM80 ones (f16, bf16 "
+                                 f"or f32 out)")
             kernel = kernels[0]
             _kernels[key] = kernel
     if stream is None:
