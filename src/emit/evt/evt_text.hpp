@@ -11,6 +11,12 @@
 
 namespace tilecraft::emit {
 
+// Spellings both visitor families share: the rounding of every conversion, and the strides over
+// (M, N, L) of one value per row (M values) and one per column (N values).
+inline constexpr std::string_view kEvtRound = "cutlass::FloatRoundStyle::round_to_nearest";
+inline constexpr std::string_view kEvtRowVector = "cute::Stride<cute::_1, cute::_0, int64_t>";
+inline constexpr std::string_view kEvtColumnVector = "cute::Stride<cute::_0, cute::_1, int64_t>";
+
 // namespace tc_evt: the functions below, once per module (after CUTLASS's headers).
 std::string_view evt_functions_text();
 

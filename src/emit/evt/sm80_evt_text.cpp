@@ -14,24 +14,21 @@ namespace tilecraft::emit {
 namespace {
 
 constexpr std::string_view kThreadblock = "cutlass::epilogue::threadblock::";
-constexpr std::string_view kRound = "cutlass::FloatRoundStyle::round_to_nearest";
-// Strides over the kernel's (M, N, L): a row-major matrix (leading dimension, batch stride), one
-// value per row, one per column, one value per batch (VisitorScalarReduction takes an int).
+// Strides over the kernel's (M, N, L): a row-major matrix (leading dimension, batch stride) and
+// one value per batch (VisitorScalarReduction takes an int).
 constexpr std::string_view kMatrix = "cute::Stride<int64_t, cute::_1, int64_t>";
-constexpr std::string_view kRowVector = "cute::Stride<cute::_1, cute::_0, int64_t>";
-constexpr std::string_view kColumnVector = "cute::Stride<cute::_0, cute::_1, int64_t>";
 constexpr std::string_view kScalar = "cute::Stride<cute::_0, cute::_0, int>";
 
 std::string visitor(std::string_view name) { return std::string(kThreadblock) + std::string(name); }
 
 std::string compute_type(const std::string& function, const std::string& element_output) {
   return visitor("VisitorCompute<") + function + ", " + element_output + ", ElementCompute, " +
-         std::string(kRound) + ">";
+         std::string(kEvtRound) + ">";
 }
 
 std::string store_type(const std::string& element) {
-  return visitor("VisitorAuxStore<OutputTileThreadMap, ") + element + ", " + std::string(kRound) +
-         ", " + std::string(kMatrix) + ">";
+  return visitor("VisitorAuxStore<OutputTileThreadMap, ") + element + ", " +
+         std::string(kEvtRound) + ", " + std::string(kMatrix) + ">";
 }
 
 // The register (and warp shuffle) reduction, then the atomic one across threads and tiles. Every
@@ -85,15 +82,15 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, bool transpo
       }
       if (per_kernel_row(n, transposed)) {
         return visitor("VisitorColBroadcast<OutputTileThreadMap, ") + element + ", " +
-               std::string(kRowVector) + ">";
+               std::string(kEvtRowVector) + ">";
       }
       return visitor("VisitorRowBroadcast<OutputTileThreadMap, ") + element + ", " +
-             std::string(kColumnVector) + ">";
+             std::string(kEvtColumnVector) + ">";
     case EpilogueNodeKind::store:
       return store_type(element);
     case EpilogueNodeKind::reduce: {
-      const std::string tail =
-          ", OutputTileThreadMap, " + element + ", ElementCompute, " + std::string(kRound) + ", ";
+      const std::string tail = ", OutputTileThreadMap, " + element + ", ElementCompute, " +
+                               std::string(kEvtRound) + ", ";
       if (n.axis == ReduceAxis::all) {
         return visitor("VisitorScalarReduction<") + reduce_functions(n.reduce, true) + tail +
                std::string(kScalar) + ">";
@@ -102,7 +99,7 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, bool transpo
       const bool per_row = per_kernel_row(n, transposed);
       return visitor(per_row ? "VisitorColReduction<" : "VisitorRowReduction<") +
              reduce_functions(n.reduce, false) + tail +
-             std::string(per_row ? kRowVector : kColumnVector) + ">";
+             std::string(per_row ? kEvtRowVector : kEvtColumnVector) + ">";
     }
     case EpilogueNodeKind::convert:
       return compute_type("tc_evt::Identity", element);
@@ -137,7 +134,8 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t, bool tr
         return "{" + pointer + ", " + element + "(0), " +
                matrix_stride(operand + ".ld", operand + ".batch_stride") + "}";
       }
-      const std::string_view stride = per_kernel_row(n, transposed) ? kRowVector : kColumnVector;
+      const std::string_view stride =
+          per_kernel_row(n, transposed) ? kEvtRowVector : kEvtColumnVector;
       return "{" + pointer + ", " + element + "(0), tc_evt::vector_stride<" + std::string(stride) +
              ">(" + operand + ".batch_stride)}";
     }
@@ -145,8 +143,8 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t, bool tr
       return "{" + pointer + ", " + matrix_stride(operand + ".ld", operand + ".batch_stride") + "}";
     case EpilogueNodeKind::reduce: {
       const std::string_view stride = n.axis == ReduceAxis::all       ? kScalar
-                                      : per_kernel_row(n, transposed) ? kRowVector
-                                                                      : kColumnVector;
+                                      : per_kernel_row(n, transposed) ? kEvtRowVector
+                                                                      : kEvtColumnVector;
       return "{" + pointer + ", " + evt_reduction_identity(n.reduce) + ", tc_evt::vector_stride<" +
              std::string(stride) + ">(" + operand + ".batch_stride)}";
     }

@@ -8,17 +8,14 @@ namespace tilecraft::emit {
 namespace {
 
 constexpr std::string_view kFusion = "cutlass::epilogue::fusion::";
-constexpr std::string_view kRound = "cutlass::FloatRoundStyle::round_to_nearest";
-// Per-row values (M of them), per-column values (N), one value: strides over (M, N, L).
-constexpr std::string_view kRowVector = "cute::Stride<cute::_1, cute::_0, int64_t>";
-constexpr std::string_view kColumnVector = "cute::Stride<cute::_0, cute::_1, int64_t>";
+// One value per batch (whole-tensor reductions): the stride over (M, N, L).
 constexpr std::string_view kScalar = "cute::Stride<cute::_0, cute::_0, int64_t>";
 
 std::string fusion(std::string_view name) { return std::string(kFusion) + std::string(name); }
 
 std::string compute_type(const std::string& function, const std::string& element_output) {
   return fusion("Sm90Compute<") + function + ", " + element_output + ", ElementCompute, " +
-         std::string(kRound) + ">";
+         std::string(kEvtRound) + ">";
 }
 
 std::string reduce_functions(ReduceOp op, bool shuffle) {
@@ -58,20 +55,20 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index) {
     case EpilogueNodeKind::tensor:
       if (n.broadcast == Broadcast::row) {
         return fusion("Sm90ColBroadcast<0, TileShape, ") + element + ", ElementCompute, " +
-               std::string(kRowVector) + ">";
+               std::string(kEvtRowVector) + ">";
       }
       if (n.broadcast == Broadcast::column) {
         return fusion("Sm90RowBroadcast<0, TileShape, ") + element + ", ElementCompute, " +
-               std::string(kColumnVector) + ">";
+               std::string(kEvtColumnVector) + ">";
       }
       return fusion("Sm90AuxLoad<Load") + i + "::Stages, EpilogueTile, " + element + ", Load" + i +
              "::Stride, Load" + i + "::SmemLayoutAtom, Load" + i + "::CopyOpS2R>";
     case EpilogueNodeKind::store:
       return fusion("Sm90AuxStore<Store") + i + "::Stages, EpilogueTile, " + element + ", " +
-             std::string(kRound) + ", Store" + i + "::Stride, Store" + i +
+             std::string(kEvtRound) + ", Store" + i + "::Stride, Store" + i +
              "::SmemLayoutAtom, Store" + i + "::CopyOpR2S>";
     case EpilogueNodeKind::reduce: {
-      const std::string tail = ", " + element + ", ElementCompute, " + std::string(kRound);
+      const std::string tail = ", " + element + ", ElementCompute, " + std::string(kEvtRound);
       if (n.axis == ReduceAxis::all) {
         return fusion("Sm90ScalarReduction<") + reduce_functions(n.reduce, false) + tail + ", " +
                std::string(kScalar) + ">";
@@ -80,7 +77,7 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index) {
       const bool per_row = n.axis == ReduceAxis::row;
       return fusion(per_row ? "Sm90ColReduction<" : "Sm90RowReduction<") +
              reduce_functions(n.reduce, true) + ", 0, TileShape" + tail + ", " +
-             std::string(per_row ? kRowVector : kColumnVector) + ">";
+             std::string(per_row ? kEvtRowVector : kEvtColumnVector) + ">";
     }
     case EpilogueNodeKind::convert:
       return compute_type("tc_evt::Identity", element);
@@ -108,7 +105,8 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t) {
                "(0), tc_sm90::make_stride<cutlass::detail::" + "TagToStrideC_t<LayoutC>>(" +
                operand + ".ld, " + operand + ".batch_stride)}";
       }
-      const std::string_view stride = n.broadcast == Broadcast::row ? kRowVector : kColumnVector;
+      const std::string_view stride =
+          n.broadcast == Broadcast::row ? kEvtRowVector : kEvtColumnVector;
       return "{" + data + ", " + element + "(0), tc_evt::vector_stride<" + std::string(stride) +
              ">(" + operand + ".batch_stride)}";
     }
@@ -118,8 +116,8 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t) {
              ".ld, " + operand + ".batch_stride)}";
     case EpilogueNodeKind::reduce: {
       const std::string_view stride = n.axis == ReduceAxis::all   ? kScalar
-                                      : n.axis == ReduceAxis::row ? kRowVector
-                                                                  : kColumnVector;
+                                      : n.axis == ReduceAxis::row ? kEvtRowVector
+                                                                  : kEvtColumnVector;
       const std::string data = n.axis == ReduceAxis::all
                                    ? "static_cast<" + element + "*>(" + operand + ".data)"
                                    : operand + ".data";
