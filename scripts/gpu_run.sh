@@ -89,6 +89,7 @@ if want examples; then
   step example_quickstart $PY examples/python/quickstart.py
   step example_seed004 $PY -W always examples/python/seed004_readme.py
   step example_seed003 $PY examples/python/seed003_api.py
+  step example_seed002_evt $PY examples/python/seed002_evt.py
 fi
 if want tune; then
   step tune_cpp "$TILECRAFT_BUILD_DIR/tests/cpp/tilecraft_tests" \
