@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a bare GPU machine (no registry): build from scratch with every core, then run the C++ and
 # Python test suites with the GPU tests, the examples and the benchmarks. Logs go to $1.
-#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|grouped|conv|evtbench|evt|evtsanitizer|all]...
+#   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|grouped|conv|evtbench|evt|evtsanitizer|multigpu|all]...
 # Needs the CUTLASS headers in .deps/cutlass (carry it) or CUTLASS_DIR.
 # Kernels compiled on an earlier machine of the same kind come back as OUTDIR/kernel-cache.tgz;
 # carry it as .gpu-cache/kernel-cache.tgz and they are not compiled again.
@@ -196,5 +196,10 @@ if want evtsanitizer; then
   TILECRAFT_TEST_CHECK_LIVE=1 TILECRAFT_TEST_RELEASE_HELD_FRAMES=1 step sanitizer_evt compute-sanitizer \
     --tool memcheck --error-exitcode 1 $PY -m pytest tests/python/gpu_evt -m sanitizer -rs -q \
     ${EVT_K:+-k "$EVT_K"}
+fi
+# multigpu: the two-GPU suite (issue 16; skips with its reason on fewer than two devices).
+if want multigpu; then
+  TILECRAFT_TEST_CHECK_LIVE=1 step pytest_multigpu $PY -X faulthandler -m pytest tests/python/gpu_multi \
+    -rs -v
 fi
 exit $status

@@ -15,17 +15,25 @@ _ALIASES = {"split_k_splices": "split_k_slices"}
 
 
 def _stream_getter(tensors):
-    """Returns a function giving the current stream of the tensors' framework, as an int."""
+    """Returns a function giving the current stream of the tensors' framework on the tensors'
+    device (not the current device's), as an int."""
     for tensor in tensors:
         module = type(tensor).__module__.split(".")[0]
         if module == "torch" and tensor.is_cuda:
             import torch
 
-            return lambda: torch.cuda.current_stream().cuda_stream
+            device = tensor.device
+            return lambda: torch.cuda.current_stream(device).cuda_stream
         if module == "cupy":
             import cupy
 
-            return lambda: cupy.cuda.get_current_stream().ptr
+            device = tensor.device
+
+            def cupy_stream():
+                with device:
+                    return cupy.cuda.get_current_stream().ptr
+
+            return cupy_stream
     return lambda: 0
 
 

@@ -157,7 +157,8 @@ class GemmPlan:
         if out is None:
             out = _new_output(A, B, self._out_dtype)
         if stream is None:
-            stream = _current_stream(self._device_index) if self._torch else _cupy_stream()
+            stream = (_current_stream(self._device_index) if self._torch
+                      else _cupy_stream(self._device_index))
         else:
             stream = _stream_int(stream)
         self._native.launch(_pointer(A), _pointer(B), _pointer(C), _pointer(out), _pointer(bias),
@@ -176,10 +177,12 @@ def _current_stream(device_index):
     return torch.cuda.current_stream(device_index).cuda_stream
 
 
-def _cupy_stream():
+def _cupy_stream(device_index):
+    """cupy's current stream on the tensors' device (not the current device's)."""
     import cupy
 
-    return cupy.cuda.get_current_stream().ptr
+    with cupy.cuda.Device(device_index):
+        return cupy.cuda.get_current_stream().ptr
 
 
 def _stream_int(stream):

@@ -6,6 +6,7 @@
 
 #include "describe/conv2d_rules.hpp"
 #include "operand_check.hpp"
+#include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
 
 namespace tilecraft {
@@ -154,7 +155,8 @@ Status check_bias(const TensorView& bias, const GemmDescription& d, int64_t chan
   return Status::ok();
 }
 
-Status check_devices(const Conv2dProblem& p) {
+// Every CUDA operand on one device, returned in *device_out (-1: all on the host).
+Status check_devices(const Conv2dProblem& p, int* device_out) {
   int device = -1;
   const std::pair<const char*, const TensorView*> tensors[] = {
       {"A", &p.A}, {"B", &p.B}, {"C", &p.C}, {"D", &p.D}, {"bias", &p.bias}};
@@ -168,7 +170,8 @@ Status check_devices(const Conv2dProblem& p) {
                              " like the other operands, got cuda:" + std::to_string(t->device_id));
     }
   }
-  return detail::check_current_device(device);
+  *device_out = device;
+  return Status::ok();
 }
 
 }  // namespace
@@ -224,7 +227,10 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
     }
   }
   TILECRAFT_RETURN_IF_ERROR(check_bias(problem.bias, d, ops[2].extent.back()));
-  TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
+  int device = -1;
+  TILECRAFT_RETURN_IF_ERROR(check_devices(problem, &device));
+  DeviceScope on_device(device);
+  TILECRAFT_RETURN_IF_ERROR(on_device.status());
   TILECRAFT_RETURN_IF_ERROR(detail::check_device_runs(d.arch, operation.procedural_name()));
 
   // Before the parallel companion is compiled for nothing (the module refuses it too).
@@ -236,6 +242,7 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   if (!entry) return entry.status();
 
   std::unique_ptr<Conv2dArguments> out(new Conv2dArguments());
+  out->device_ = device;
   out->problem_ = problem;
   out->entry_ = *entry;
   tc_gemm_args& a = out->args_;

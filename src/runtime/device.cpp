@@ -62,4 +62,18 @@ Result<DeviceInfo> device_info(int index) {
   return info;
 }
 
+DeviceScope::DeviceScope(int device) {
+  if (device < 0) return;
+  int current = -1;
+  status_ = cuda_status(cudaGetDevice(&current), "cudaGetDevice");
+  if (!status_ || current == device) return;
+  status_ = cuda_status(cudaSetDevice(device),
+                        ("making cuda:" + std::to_string(device) + " current").c_str());
+  if (status_) previous_ = current;
+}
+
+DeviceScope::~DeviceScope() {
+  if (previous_ >= 0) cudaSetDevice(previous_);
+}
+
 }  // namespace tilecraft

@@ -53,7 +53,8 @@ Status check_modes(const GemmProblem& p, const GemmDescription& d) {
   return Status::ok();
 }
 
-Status check_devices(const GemmProblem& p) {
+// Every CUDA operand on one device (-1 when all are host tensors), returned in *device.
+Status check_devices(const GemmProblem& p, int* device_out) {
   int device = -1;
   const TensorView* tensors[] = {&p.A,
                                  &p.B,
@@ -81,7 +82,8 @@ Status check_devices(const GemmProblem& p) {
   for (const auto& [name, tensor] : p.epilogue.tensors) {
     TILECRAFT_RETURN_IF_ERROR(check("epilogue." + name, tensor));
   }
-  return detail::check_current_device(device);
+  *device_out = device;
+  return Status::ok();
 }
 
 }  // namespace
@@ -141,7 +143,11 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
     if (!placed) return placed.status();
     aux = *placed;
   }
-  TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
+  int device = -1;
+  TILECRAFT_RETURN_IF_ERROR(check_devices(problem, &device));
+  // Prepared on the operands' device, whichever is current.
+  DeviceScope on_device(device);
+  TILECRAFT_RETURN_IF_ERROR(on_device.status());
   TILECRAFT_RETURN_IF_ERROR(detail::check_device_runs(d.arch, operation.procedural_name()));
 
   auto entry = operation.entry(problem.mode);
@@ -150,6 +156,7 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   std::unique_ptr<GemmArguments> out(new GemmArguments());
   out->problem_ = problem;
   out->operation_ = &operation;
+  out->device_ = device;
   out->entry_ = *entry;
 
   // Host tensors travel to the device now; D comes back in sync().

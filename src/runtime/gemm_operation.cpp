@@ -372,6 +372,8 @@ Result<const tc_kernel_entry*> GemmOperation::entry(GemmMode mode) const {
 Status GemmOperation::run(PreparedLaunch& arguments, void* stream) const {
   const tc_kernel_entry* kernel = arguments.entry();
   if (!kernel) return Status::invalid("arguments: not prepared for any operation");
+  DeviceScope on_device(arguments.device());  // the operands' device, whichever is current
+  TILECRAFT_RETURN_IF_ERROR(on_device.status());
   if (arguments.launches_nothing()) {
     arguments.note_launch(stream);
     return Status::ok();

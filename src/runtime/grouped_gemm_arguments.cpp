@@ -106,8 +106,9 @@ Status check_lists(const GroupedGemmProblem& p) {
   return Status::ok();
 }
 
-// Every tensor on one CUDA device, the current one (host tensors are staged there).
-Status check_devices(const GroupedGemmProblem& p) {
+// Every tensor on one CUDA device (host tensors are staged there), returned in *device_out (-1:
+// all on the host).
+Status check_devices(const GroupedGemmProblem& p, int* device_out) {
   int device = -1;
   std::string first;
   const std::pair<const char*, const std::vector<TensorView>*> lists[] = {
@@ -126,7 +127,8 @@ Status check_devices(const GroupedGemmProblem& p) {
       }
     }
   }
-  return detail::check_current_device(device);
+  *device_out = device;
+  return Status::ok();
 }
 
 // A problem's bias: N values of the epilogue's element_bias, contiguous, 16-byte aligned.
@@ -228,12 +230,16 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
                            std::to_string(kFastLinearCombinationClampMaxK) +
                            ", got K=" + std::to_string(max_k) + "; use LinearCombinationClamp");
   }
-  TILECRAFT_RETURN_IF_ERROR(check_devices(problem));
+  int operands_device = -1;
+  TILECRAFT_RETURN_IF_ERROR(check_devices(problem, &operands_device));
+  DeviceScope on_device(operands_device);
+  TILECRAFT_RETURN_IF_ERROR(on_device.status());
   TILECRAFT_RETURN_IF_ERROR(detail::check_device_runs(d.arch, operation.procedural_name()));
   auto entry = operation.entry(GemmMode::Grouped);
   if (!entry) return entry.status();
 
   std::unique_ptr<GroupedGemmArguments> out(new GroupedGemmArguments());
+  out->device_ = operands_device;
   out->entry_ = *entry;
   // Pointers: A, B, C, D arrays of `count` each; then leading dimensions likewise.
   std::vector<const void*> pointers(4 * count, nullptr);

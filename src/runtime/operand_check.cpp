@@ -172,18 +172,6 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
   return p;
 }
 
-Status check_current_device(int device) {
-  if (device < 0) return Status::ok();
-  int current = 0;
-  TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetDevice(&current), "cudaGetDevice"));
-  if (current != device) {
-    return Status::invalid("operands are on cuda:" + std::to_string(device) +
-                           " but the current device is cuda:" + std::to_string(current) +
-                           "; make it current (torch.cuda.set_device / cudaSetDevice)");
-  }
-  return Status::ok();
-}
-
 Status check_device_runs(int arch, const std::string& name) {
   TILECRAFT_RETURN_IF_ERROR(cuda_device_available());
   auto info = current_device_info();

@@ -26,9 +26,6 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& tenso
 // The tensor's dtype may be given for the description's element (f32 storage serves tf32).
 bool dtype_matches(DataType tensor_dtype, DataType described);
 
-// Operands on cuda:`device` (< 0: none on a device) need it to be the current device.
-Status check_current_device(int device);
-
 // A GPU is there and can run the kernel `name` of arch `arch` (sm_90a kernels: 9.0 only).
 Status check_device_runs(int arch, const std::string& name);
 

@@ -72,6 +72,7 @@ void PreparedLaunch::note_launch(void* stream) {
 }
 
 PreparedLaunch::~PreparedLaunch() {
+  DeviceScope on_device(device_);
   // The buffers are freed on the legacy default stream once the last launch has finished:
   // the caller's stream may already be destroyed, so it is never named here.
   if (auto event = static_cast<cudaEvent_t>(last_launch_)) {
@@ -85,6 +86,8 @@ PreparedLaunch::~PreparedLaunch() {
 }
 
 Status PreparedLaunch::sync() {
+  DeviceScope on_device(device_);
+  TILECRAFT_RETURN_IF_ERROR(on_device.status());
   auto stream = static_cast<cudaStream_t>(stream_);
   TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaStreamSynchronize(stream), "synchronizing the launch"));
   TILECRAFT_RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "the kernel"));

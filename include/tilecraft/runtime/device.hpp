@@ -24,4 +24,21 @@ Result<DeviceInfo> device_info(int index);
 // Turns a cudaError_t (as int) into a Status naming what failed.
 Status cuda_status(int cuda_error, const char* what);
 
+// Makes `device` the calling thread's current device for the scope and restores the previous one
+// after it: operands on cuda:1 are prepared and launched there whichever device is current. A
+// no-op for device < 0 (host operands) and for the device already current.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  // Whether the device could be made current.
+  const Status& status() const { return status_; }
+
+ private:
+  int previous_ = -1;  // the device to restore; -1: nothing was switched
+  Status status_;
+};
+
 }  // namespace tilecraft

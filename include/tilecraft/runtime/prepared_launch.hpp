@@ -19,6 +19,9 @@ class PreparedLaunch {
   Status sync();
 
   const tc_gemm_args& abi_args() const { return args_; }
+  // The device of the operands (-1: host tensors only, staged on the device current then);
+  // launches, syncs and frees happen there whichever device is current.
+  int device() const { return device_; }
   const tc_kernel_entry* entry() const { return entry_; }
   void* workspace() const { return caller_workspace_ ? caller_workspace_ : workspace_.data(); }
   size_t workspace_bytes() const { return workspace_needed_; }
@@ -49,6 +52,7 @@ class PreparedLaunch {
 
   tc_gemm_args args_{};
   const tc_kernel_entry* entry_ = nullptr;
+  int device_ = -1;
   std::vector<DeviceBuffer> staged_;  // device copies of host tensors, pointer arrays
   bool launches_nothing_ = false;
 
