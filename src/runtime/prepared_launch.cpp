@@ -83,6 +83,9 @@ PreparedLaunch::~PreparedLaunch() {
   }
   workspace_.set_stream(nullptr);
   for (DeviceBuffer& buffer : staged_) buffer.set_stream(nullptr);
+  // Freed here, while the operands' device is current (members would go after the scope).
+  workspace_ = DeviceBuffer{};
+  staged_.clear();
 }
 
 Status PreparedLaunch::sync() {
