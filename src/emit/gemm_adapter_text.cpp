@@ -408,27 +408,6 @@ struct VisitorTraits {
   int num_resets;
 };
 
-inline std::string check_visitor_operands(const tc_gemm_args& a, const VisitorTraits& t) {
-  if (a.num_epilogue_tensors != t.num_epilogue_tensors) {
-    return "epilogue graph: expected " + std::to_string(t.num_epilogue_tensors) +
-           " operand tensor(s), got " + std::to_string(a.num_epilogue_tensors);
-  }
-  if (a.num_epilogue_scalars != t.num_epilogue_scalars) {
-    return "epilogue graph: expected " + std::to_string(t.num_epilogue_scalars) +
-           " scalar(s), got " + std::to_string(a.num_epilogue_scalars);
-  }
-  if ((t.num_epilogue_tensors > 0 && a.epilogue_tensors == nullptr) ||
-      (t.num_epilogue_scalars > 0 && a.epilogue_scalars == nullptr)) {
-    return "epilogue graph: null operand array";
-  }
-  for (int i = 0; i < t.num_epilogue_tensors; ++i) {
-    if (a.epilogue_tensors[i].data == nullptr) {
-      return "epilogue graph: operand tensor " + std::to_string(i) + " is a null pointer";
-    }
-  }
-  return {};
-}
-
 // CUTLASS's 2.x visitor kernel (GemmWithEpilogueVisitor) runs whole problems: one per batch, K
 // never split.
 inline std::string check_visitor_mode(const tc_gemm_args& a) {
@@ -504,7 +483,7 @@ std::string check_visitor_args(const tc_gemm_args& a, const VisitorTraits& t) {
         Problem::kAlignmentC);
   }
   if (why.empty()) why = check_grid<Problem>(a);
-  if (why.empty()) why = check_visitor_operands(a, t);
+  if (why.empty()) why = tc_evt_args::check(a, t.num_epilogue_tensors, t.num_epilogue_scalars);
   return why;
 }
 
@@ -589,7 +568,7 @@ int32_t visitor_run(const tc_gemm_args* args, void* workspace, void* stream, cha
   const tc_gemm_args& a = *args;
   std::string why = check_pointers(a);
   if (why.empty()) why = check_visitor_mode(a);
-  if (why.empty()) why = check_visitor_operands(a, t);
+  if (why.empty()) why = tc_evt_args::check(a, t.num_epilogue_tensors, t.num_epilogue_scalars);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   const tc_image::Kernel& kernel = gemm_kernel<Gemm>(kernel_name);
   if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);

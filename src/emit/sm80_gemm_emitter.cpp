@@ -160,7 +160,10 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += device_image_runtime_text();
   out += gemm_universal_adapter_text();
-  if (graphs) out += gemm_visitor_adapter_text();
+  if (graphs) {
+    out += epilogue_operands_check_text();
+    out += gemm_visitor_adapter_text();
+  }
   if (split_k) out += gemm_split_k_parallel_adapter_text();
   if (grouped) {
     out += grouped_arguments_check_text();

@@ -69,27 +69,6 @@ struct EntryTraits {
   int num_epilogue_scalars = 0;
   bool reduces = false;
 };
-inline std::string check_epilogue_operands(const tc_gemm_args& a, const EntryTraits& t) {
-  if (a.num_epilogue_tensors != t.num_epilogue_tensors) {
-    return "epilogue graph: expected " + std::to_string(t.num_epilogue_tensors) +
-           " operand tensor(s), got " + std::to_string(a.num_epilogue_tensors);
-  }
-  if (a.num_epilogue_scalars != t.num_epilogue_scalars) {
-    return "epilogue graph: expected " + std::to_string(t.num_epilogue_scalars) +
-           " scalar(s), got " + std::to_string(a.num_epilogue_scalars);
-  }
-  if ((t.num_epilogue_tensors > 0 && a.epilogue_tensors == nullptr) ||
-      (t.num_epilogue_scalars > 0 && a.epilogue_scalars == nullptr)) {
-    return "epilogue graph: null operand array";
-  }
-  for (int i = 0; i < t.num_epilogue_tensors; ++i) {
-    if (a.epilogue_tensors[i].data == nullptr) {
-      return "epilogue graph: operand tensor " + std::to_string(i) + " is a null pointer";
-    }
-  }
-  return {};
-}
-
 // A cute stride for an operand with leading dimension ld and batch stride: the static unit
 // stride stays where the layout put it.
 template <class Stride>
@@ -199,7 +178,7 @@ inline std::string check_gemm_args(const tc_gemm_args* args, const EntryTraits& 
   }
   if (t.needs_bias && a.bias == nullptr) return "bias: the kernel adds a bias vector; got none";
   if (t.needs_aux && a.aux == nullptr) return "aux: the kernel writes an aux output; got none";
-  return check_epilogue_operands(a, t);
+  return tc_evt_args::check(a, t.num_epilogue_tensors, t.num_epilogue_scalars);
 }
 
 template <class Kernel>

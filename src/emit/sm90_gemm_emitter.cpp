@@ -346,6 +346,7 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
   out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
   out += device_image_runtime_text();
   out += grouped_arguments_check_text();
+  out += epilogue_operands_check_text();
   out += sm90_gemm_adapter_text();
   if (any_conv) {
     out += conv_checks_text();

@@ -19,6 +19,9 @@ inline constexpr std::string_view kEvtColumnVector = "cute::Stride<cute::_0, cut
 
 // namespace tc_evt: the functions below, once per module (after CUTLASS's headers).
 std::string_view evt_functions_text();
+// namespace tc_evt_args: check(args, tensors, scalars), the launch operands of an entry's graph
+// (host half; every SM90 module, SM80 modules with graphs).
+std::string_view epilogue_operands_check_text();
 
 // The tc_evt function computing a value node of the graph (an elementwise node; loads have
 // none), e.g. "tc_evt::Add".

@@ -49,6 +49,7 @@ std::string fold_fixed_texts(std::string text) {
   text = fold(std::move(text), sm80_grouped_adapter_text(), "SM80 grouped adapter");
   text = fold(std::move(text), evt_functions_text(), "epilogue graph functions");
   text = fold(std::move(text), sm80_evt_functions_text(), "SM80 epilogue graph functions");
+  text = fold(std::move(text), epilogue_operands_check_text(), "epilogue graph operand checks");
   text = fold(std::move(text), gemm_visitor_adapter_text(), "epilogue visitor adapter");
   return fold(std::move(text), gemm_split_k_parallel_adapter_text(), "split-K-parallel adapter");
 }

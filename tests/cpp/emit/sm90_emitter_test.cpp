@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "emit/device_image_text.hpp"
+#include "emit/evt/evt_text.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/gemm_adapter_text.hpp"
 #include "emit/grouped/grouped_checks_text.hpp"
@@ -335,6 +336,7 @@ void expect_sm90_golden(const std::string& name, const GemmDescription& d) {
   text = fold(std::move(text), sm90_gemm_module_includes(), "SM90 includes");
   text = fold(std::move(text), device_image_runtime_text(), "device image runtime");
   text = fold(std::move(text), grouped_arguments_check_text(), "grouped argument checks");
+  text = fold(std::move(text), epilogue_operands_check_text(), "epilogue graph operand checks");
   text = fold(std::move(text), sm90_gemm_adapter_text(), "SM90 adapters");
   const fs::path path = fs::path(__FILE__).parent_path() / "golden" / (name + ".cu");
   if (update_golden()) {

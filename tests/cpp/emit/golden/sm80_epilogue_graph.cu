@@ -36,6 +36,7 @@
 #if !defined(TILECRAFT_DEVICE_HALF)
 // <device image runtime>
 // <universal adapter>
+// <epilogue graph operand checks>
 // <epilogue visitor adapter>
 #endif  // !TILECRAFT_DEVICE_HALF
 

@@ -18,6 +18,7 @@
 #if !defined(TILECRAFT_DEVICE_HALF)
 // <device image runtime>
 // <grouped argument checks>
+// <epilogue graph operand checks>
 // <SM90 adapters>
 #endif  // !TILECRAFT_DEVICE_HALF
 
