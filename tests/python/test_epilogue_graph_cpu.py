@@ -825,3 +825,59 @@ def test_batched_full_input_shared_by_every_batch(gpu_reason, nothing_compiles):
         pytest.skip("a GPU is present (the next step would compile)")
     outcome = shared_full_input_outcome()
     assert outcome.startswith("UnsupportedError: no usable CUDA device"), outcome
+
+
+# ---- the one call: tilecraft.gemm(A, B, epilogue=..., epilogue_args=...) ---------------------------
+
+
+def _one_call_operands():
+    torch = pytest.importorskip("torch")
+    a = torch.ones(8, 16, dtype=torch.float16)
+    b = torch.ones(16, 8, dtype=torch.float16)
+    return torch, a, b
+
+
+def _one_call_epilogue(accum, alpha):
+    D = alpha * accum
+    return D
+
+
+@pytest.mark.parametrize("extra, name", [
+    ({"alpha": 2.0}, "alpha"), ({"beta": 1.0}, "beta"), ({"activation": "relu"}, "activation"),
+    ({"scale_a": 2.0}, "scale_a")])
+def test_one_call_refuses_linear_combination_arguments_beside_an_epilogue(extra, name):
+    torch, a, b = _one_call_operands()
+    with pytest.raises(ValueError, match=rf"^{name}: with a custom epilogue, pass the epilogue's "
+                                         r"inputs in epilogue_args"):
+        cutlass.gemm(a, b, epilogue=_one_call_epilogue, epilogue_args={"alpha": 1.0}, **extra)
+
+
+def test_one_call_refuses_a_tensor_c_beside_an_epilogue():
+    torch, a, b = _one_call_operands()
+    with pytest.raises(ValueError, match=r"^C: with a custom epilogue"):
+        cutlass.gemm(a, b, C=torch.ones(8, 8), epilogue=_one_call_epilogue,
+                     epilogue_args={"alpha": 1.0})
+
+
+def test_one_call_checks_the_epilogue_and_its_arguments():
+    torch, a, b = _one_call_operands()
+    with pytest.raises(ValueError, match=r"^epilogue_args: given without an epilogue"):
+        cutlass.gemm(a, b, epilogue_args={"alpha": 1.0})
+    with pytest.raises(TypeError, match=r"^epilogue_args: expected a dict of the epilogue's names"):
+        cutlass.gemm(a, b, epilogue=_one_call_epilogue, epilogue_args=[1.0])
+    with pytest.raises(TypeError, match=r"^epilogue: expected a Python function of the "
+                                        r"accumulator or a graph"):
+        cutlass.gemm(a, b, epilogue="relu", epilogue_args={})
+    with pytest.raises(ValueError, match=r"^A, B: expected 2-D \(M, K\) and \(K, N\) tensors"):
+        cutlass.gemm(a[0], b, epilogue=_one_call_epilogue, epilogue_args={"alpha": 1.0})
+    # An operand of the wrong length is named at trace time.
+    def with_bias(accum, bias):
+        D = accum + bias
+        return D
+
+    with pytest.raises(ValueError, match=r"^bias: expected \(8, 8\) like the accumulator"):
+        cutlass.gemm(a, b, epilogue=with_bias, epilogue_args={"bias": torch.ones(5)})
+    # A numpy/cupy caller must give out (only torch outputs are made).
+    with pytest.raises(ValueError, match=r"^out: required for cupy tensors"):
+        cutlass.gemm(np.ones((8, 16), np.float16), np.ones((16, 8), np.float16),
+                     epilogue=_one_call_epilogue, epilogue_args={"alpha": 1.0})
