@@ -139,13 +139,6 @@ Status unsupported_epilogue(const std::string& expected, const std::string& got)
 }
 
 Status check_epilogue(const EpilogueMetadata& kernel, const EpilogueArguments& e) {
-  const std::string wanted_graph = e.graph ? e.graph->key() : std::string();
-  if (kernel.epilogue_graph != wanted_graph) {
-    return unsupported_epilogue(
-        kernel.epilogue_graph.empty() ? "no epilogue graph"
-                                      : "the epilogue graph " + kernel.epilogue_graph,
-        wanted_graph.empty() ? "none" : "the epilogue graph " + wanted_graph);
-  }
   if (kernel.activation != e.activation) {
     return unsupported_epilogue("activation " + std::string(to_string(kernel.activation)),
                                 std::string(to_string(e.activation)));
@@ -213,6 +206,14 @@ Status Kernel::supports(const GemmArguments& args) const {
   if (args.epilogue().C.data) {
     TILECRAFT_RETURN_IF_ERROR(
         check_operand("C", m.operands.out, args.epilogue().C, args.layout_c(), args.alignment_c()));
+  }
+  // The graphs themselves are compared (their keys hash their text: only for the message).
+  const std::optional<EpilogueGraph>& wanted = args.epilogue().graph;
+  if (description().epilogue_graph != wanted) {
+    return unsupported_epilogue(m.epilogue.epilogue_graph.empty()
+                                    ? "no epilogue graph"
+                                    : "the epilogue graph " + m.epilogue.epilogue_graph,
+                                wanted ? "the epilogue graph " + wanted->key() : "none");
   }
   return check_epilogue(m.epilogue, args.epilogue());
 }
