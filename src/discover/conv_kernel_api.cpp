@@ -360,7 +360,8 @@ Status Kernel::run(const Conv2dArguments& args, const CompiledArtifact* compiled
 
 std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilter& metadata_filter,
                                 std::optional<int> cc) {
-  const std::vector<int> archs = detail::architectures_for(cc);
+  const int device = args.device();
+  const std::vector<int> archs = detail::architectures_for(cc, device);
   const EpilogueArguments& e = args.epilogue();
   const auto [m, n, k] = args.gemm_mnk();
   std::vector<Kernel> kernels;
@@ -373,7 +374,7 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
       fusion.element_bias = e.bias.dtype;
     }
     const discover::GemmSpace& space = discover::GemmSpace::of(arch);
-    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch));
+    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch), device);
     for (size_t set = 0; set < space.operand_sets().size(); ++set) {
       const discover::GemmOperands& operands = space.operand_sets()[set];
       if (!operands_match(operands, args)) continue;

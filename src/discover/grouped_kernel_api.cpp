@@ -178,7 +178,7 @@ Status Kernel::run(const GroupedGemmArguments& args, const CompiledArtifact* com
 
 std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
                                 const MetadataFilter& metadata_filter, std::optional<int> cc) {
-  const std::vector<int> archs = detail::architectures_for(cc);
+  const std::vector<int> archs = detail::architectures_for(cc, args.device());
   const ShapeClasses classes = classes_of(args);
   discover::GemmEpilogue fusion;
   fusion.activation = args.epilogue().activation;
@@ -189,7 +189,7 @@ std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
   std::vector<Kernel> kernels;
   for (int arch : archs) {
     const discover::GemmSpace& space = discover::GemmSpace::of(arch);
-    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch));
+    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch), args.device());
     for (size_t set = 0; set < space.operand_sets().size(); ++set) {
       const discover::GemmOperands& operands = space.operand_sets()[set];
       if (!operands_match(operands, args)) continue;

@@ -305,7 +305,8 @@ Result<GemmDescription> with_graph(GemmDescription d, const GemmArguments& args)
 
 std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter& metadata_filter,
                                 std::optional<int> cc) {
-  const std::vector<int> archs = detail::architectures_for(cc);
+  const int device = args ? args->device() : -1;
+  const std::vector<int> archs = detail::architectures_for(cc, device);
   std::vector<Kernel> kernels;
   auto add = [&](Kernel kernel) {
     if (metadata_filter && !metadata_filter(kernel.metadata())) return;
@@ -317,7 +318,7 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
       for (size_t i = 0; i < space.size(); ++i) add(Kernel::listed(arch, i, 0.0, {}, {}));
       continue;
     }
-    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch));
+    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch), device);
     const discover::GemmShape shape{args->m(), args->n(), args->k(), args->batch()};
     const discover::GemmEpilogue fusion = fusion_of(args->epilogue());
     std::set<std::string> graph_names;

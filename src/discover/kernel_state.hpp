@@ -19,21 +19,28 @@
 namespace tilecraft::api {
 namespace detail {
 
-// The device the ranking models: the current one where it has the kernel's architecture.
-inline discover::DeviceTraits traits_for(int cc) {
+// The device a kernel list is for: the operands' (`device`, a CUDA index) or, for -1, the
+// current one. Ranking and architectures follow the device the kernels will run on, whichever is
+// current when they are asked for.
+inline Result<DeviceInfo> info_of(int device) {
+  return device >= 0 ? device_info(device) : current_device_info();
+}
+
+// The device the ranking models: `device` (see info_of) where it has the kernel's architecture.
+inline discover::DeviceTraits traits_for(int cc, int device = -1) {
   discover::DeviceTraits traits;
   traits.compute_capability = cc;
-  if (auto info = current_device_info(); info && info->multiprocessor_count > 0) {
+  if (auto info = info_of(device); info && info->multiprocessor_count > 0) {
     traits.sm_count = info->multiprocessor_count;
   }
   return traits;
 }
 
-// The architectures whose kernels run on compute capability `cc` (the current device's when
-// none is given; every architecture when there is no device either).
-inline std::vector<int> architectures_for(std::optional<int>& cc) {
+// The architectures whose kernels run on compute capability `cc` (the device's when none is
+// given; every architecture when there is no device either).
+inline std::vector<int> architectures_for(std::optional<int>& cc, int device = -1) {
   if (!cc) {
-    if (auto info = current_device_info(); info) cc = info->compute_capability;
+    if (auto info = info_of(device); info) cc = info->compute_capability;
   }
   if (!cc) return {80, 90};
   std::vector<int> archs;

@@ -43,6 +43,13 @@ Result<cudaMemPool_t> current_pool() {
   return pool;
 }
 
+// The bytes a pool has handed out and not taken back.
+size_t used_bytes(cudaMemPool_t pool) {
+  uint64_t used = 0;
+  if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) return 0;
+  return static_cast<size_t>(used);
+}
+
 }  // namespace
 
 Status get_memory_pool(size_t init, size_t max) {
@@ -57,7 +64,7 @@ Status get_memory_pool(size_t init, size_t max) {
   {
     std::lock_guard lock(registry().mutex);
     auto it = registry().pools.find(device);
-    if (it != registry().pools.end() && get_allocated_size() == 0) {
+    if (it != registry().pools.end() && used_bytes(it->second) == 0) {
       cudaMemPoolDestroy(it->second);
       registry().pools.erase(it);
     }
@@ -86,15 +93,9 @@ Status get_memory_pool(size_t init, size_t max) {
 size_t get_allocated_size() {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return 0;
-  cudaMemPool_t pool = nullptr;
-  {
-    auto it = registry().pools.find(device);
-    if (it == registry().pools.end()) return 0;
-    pool = it->second;
-  }
-  uint64_t used = 0;
-  if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) return 0;
-  return static_cast<size_t>(used);
+  std::lock_guard lock(registry().mutex);
+  auto it = registry().pools.find(device);
+  return it == registry().pools.end() ? 0 : used_bytes(it->second);
 }
 
 Result<DeviceBuffer> DeviceBuffer::allocate(size_t bytes, void* stream) {

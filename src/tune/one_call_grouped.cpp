@@ -35,7 +35,7 @@ std::string family_of(const api::GroupedGemmArguments& args, int cc) {
 }  // namespace
 
 Result<GroupedPick> grouped_gemm(const api::GroupedGemmArguments& args, void* stream) {
-  auto info = current_device_info();
+  auto info = device_info(args.device());  // the operands' device, whichever is current
   if (!info) return info.status();
   auto pick = tune::run_ranked_first_pick(
       family_of(args, info->compute_capability), args, stream, "grouped",

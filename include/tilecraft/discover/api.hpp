@@ -124,6 +124,8 @@ class GemmArguments {
   const TensorView& A() const { return a_; }
   const TensorView& B() const { return b_; }
   const TensorView& out() const { return out_; }
+  // The CUDA device every operand is on (they are checked to share one).
+  int device() const { return out_.device_id; }
   const EpilogueArguments& epilogue() const { return epilogue_; }
   DataType accumulator_type() const { return accumulator_; }
   int64_t m() const { return m_; }
@@ -229,9 +231,10 @@ class Kernel {
 using MetadataFilter = std::function<bool(const KernelMetadata&)>;
 
 // The kernels that can run `args` (all kernels when args is null) and pass `metadata_filter`,
-// for devices of compute capability `cc` (default: the current device's; every architecture
-// when there is no device). With args they come best-first by the analytic performance model
-// (src/discover/performance_model), its estimate in metadata().score.
+// for devices of compute capability `cc` (default: that of the device args' operands are on, or
+// of the current device without args; every architecture when there is no device). With args they
+// come best-first by the analytic performance model (src/discover/performance_model), its estimate
+// in metadata().score.
 std::vector<Kernel> get_kernels(const GemmArguments* args = nullptr,
                                 const MetadataFilter& metadata_filter = {},
                                 std::optional<int> cc = std::nullopt);

@@ -54,6 +54,8 @@ class Conv2dArguments {
   const TensorView& A() const { return a_; }
   const TensorView& B() const { return b_; }
   const TensorView& out() const { return out_; }
+  // The CUDA device every operand is on (they are checked to share one).
+  int device() const { return out_.device_id; }
   const EpilogueArguments& epilogue() const { return epilogue_; }
   DataType accumulator_type() const { return accumulator_; }
   // The widest access (elements, a power of two up to 16 bytes) each operand's channels and

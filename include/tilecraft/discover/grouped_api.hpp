@@ -63,6 +63,8 @@ class GroupedGemmArguments {
   int alignment_a() const { return alignment_[0]; }
   int alignment_b() const { return alignment_[1]; }
   int alignment_out() const { return alignment_[2]; }
+  // The CUDA device every operand is on (they are checked to share one).
+  int device() const { return problem_.A.empty() ? -1 : problem_.A.front().device_id; }
   int problem_count() const { return static_cast<int>(problem_.problem_sizes.size()); }
   double flops() const;
 

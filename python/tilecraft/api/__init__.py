@@ -153,8 +153,9 @@ class Kernel:
 
 def get_kernels(args=None, metadata_filter=None, cc=None):
     """The kernels that can run ``args`` (every kernel when None) and for which
-    ``metadata_filter(metadata)`` is true, for compute capability ``cc`` (default: the current
-    device's; every architecture when there is no device). With ``args`` the list is ranked
+    ``metadata_filter(metadata)`` is true, for compute capability ``cc`` (default: that of the
+    device ``args``' tensors are on, or of the current device without ``args``; every
+    architecture when there is no device). With ``args`` the list is ranked
     best-first by the performance model (``metadata.score``)."""
     if metadata_filter is not None and not callable(metadata_filter):
         raise TypeError(f"metadata_filter: expected None or a function of a KernelMetadata "
