@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from gpu_kernels import KERNELS, SEED_TYPE, TORCH_TYPE
 
 MODES = ("Gemm", "GemmSplitKParallel", "Batched", "Array")
+# Where data, outputs and the float64 reference live; the two-GPU suite (tests/python/gpu_multi)
+# sets "cuda:1" while cuda:0 stays the current device.
+DEVICE = "cuda"
 F16_MAX = 65504.0
 
 
@@ -103,9 +106,9 @@ def random_values(shape, element, data, amax, gen):
     [-amax, amax] ("int") or uniform(-1, 1) rounded to the element ("float")."""
     torch = _torch()
     if data == "int":
-        x = torch.randint(-amax, amax + 1, shape, generator=gen, device="cuda")
+        x = torch.randint(-amax, amax + 1, shape, generator=gen, device=DEVICE)
     else:
-        x = torch.rand(shape, generator=gen, device="cuda", dtype=torch.float64) * 2 - 1
+        x = torch.rand(shape, generator=gen, device=DEVICE, dtype=torch.float64) * 2 - 1
     return x.to(torch_dtype(element))
 
 
@@ -275,7 +278,7 @@ def _launch(op, arguments, case):
     if not case.side_stream:
         op.run(arguments)
         return None
-    torch.cuda.synchronize()  # the data was made on torch's default stream
+    torch.cuda.synchronize(DEVICE)  # the data was made on torch's default stream
     if case.framework == "cupy":
         import cupy
 
@@ -283,7 +286,7 @@ def _launch(op, arguments, case):
         with stream:
             op.run(arguments)
     else:
-        stream = torch.cuda.Stream()
+        stream = torch.cuda.Stream(device=DEVICE)
         with torch.cuda.stream(stream):
             op.run(arguments)
     return stream
@@ -321,7 +324,7 @@ def run_case(ops, case, gen):
     pB = put(reorder_interleaved_b(B) if spec.interleaved else B, lb, pad_ab, nan_in, "B")
     pC = put(C, lc, pad_c, poison_for(spec.out), "C") if C is not None else None
     poison = torch.full(lead + (case.M, case.N), poison_for(spec.out),
-                        dtype=torch_dtype(spec.out), device="cuda")
+                        dtype=torch_dtype(spec.out), device=DEVICE)
     pD = pC if case.alias_cd else put(poison, lc, pad_c, poison_for(spec.out), "D")
     c_in = None if C is None else C.clone()
 
@@ -340,7 +343,7 @@ def run_case(ops, case, gen):
         out = torch.from_numpy(out)
     elif case.framework == "cupy":
         out = pD.passed  # the same memory, seen from torch
-    got = pD.to_logical(out).to(device="cuda", dtype=torch.float64)
+    got = pD.to_logical(out).to(device=DEVICE, dtype=torch.float64)
     if got.dim() == 2 and batched:
         got = got.expand(case.batch, *got.shape)
     A64, B64 = A.double(), B.double()

@@ -6,7 +6,8 @@ import random
 import pytest
 
 
-def seeded_fixtures(seed):
+def seeded_fixtures(seed, device="cuda"):
+    """``device``: where ``gen`` draws (a torch device string)."""
     @pytest.fixture
     def rng(request):
         """A random.Random seeded by the run's seed and the test's id."""
@@ -16,7 +17,7 @@ def seeded_fixtures(seed):
     def gen(rng):
         import torch
 
-        g = torch.Generator(device="cuda")
+        g = torch.Generator(device=device)
         g.manual_seed(rng.getrandbits(62))
         return g
 

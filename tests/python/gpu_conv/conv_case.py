@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 import gpu_check
 from conv_kernels import ALGORITHMS, SEED_TYPE, STRIDES, TORCH_TYPE
 
+# Where data, outputs and the float64 reference live; the two-GPU suite (tests/python/gpu_multi)
+# sets "cuda:1" while cuda:0 stays the current device.
+DEVICE = "cuda"
+
 
 def _torch():
     import torch
@@ -132,10 +136,10 @@ def torch_dtype(element):
 def _random(shape, element, data, amax, gen):
     torch = _torch()
     if data == "int":
-        x = torch.randint(-amax, amax + 1, shape, generator=gen, device="cuda",
+        x = torch.randint(-amax, amax + 1, shape, generator=gen, device=DEVICE,
                           dtype=torch.float64)
     else:
-        x = torch.rand(shape, generator=gen, device="cuda", dtype=torch.float64) * 2 - 1
+        x = torch.rand(shape, generator=gen, device=DEVICE, dtype=torch.float64) * 2 - 1
     return x.to(torch_dtype(element))
 
 
@@ -190,9 +194,9 @@ def reference(kind, x, w, dy, shape, mode):
     F = torch.nn.functional
     x_ext, w_ext, _ = extents(None, shape)
     if x is None:
-        x = torch.zeros(x_ext, dtype=torch.float64, device="cuda")
+        x = torch.zeros(x_ext, dtype=torch.float64, device=DEVICE)
     if w is None:
-        w = torch.zeros(w_ext, dtype=torch.float64, device="cuda")
+        w = torch.zeros(w_ext, dtype=torch.float64, device=DEVICE)
     three_d = shape.depth is not None
     to_torch = (0, 4, 1, 2, 3) if three_d else (0, 3, 1, 2)
     to_layout_order = (0, 2, 3, 4, 1) if three_d else (0, 2, 3, 1)
@@ -280,7 +284,7 @@ def run_case(ops, case, gen):
         c = None
     bias = _random((channels,), spec.out, case.data, amax, gen) if spec.bias else None
     poison = -77 if spec.out in ("s8", "s32") else float("nan")
-    d = torch.full(d_ext, poison, dtype=torch_dtype(spec.out), device="cuda")
+    d = torch.full(d_ext, poison, dtype=torch_dtype(spec.out), device=DEVICE)
     passed_d = to_layout(d, "output", spec, case.form)
     passed_c = None
     if c is not None:

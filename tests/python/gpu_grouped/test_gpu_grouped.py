@@ -414,7 +414,8 @@ def poison_value(element):
 
 def poisoned(shape, element):
     torch = _torch()
-    return torch.full(shape, poison_value(element), dtype=torch_dtype(element), device="cuda")
+    return torch.full(shape, poison_value(element), dtype=torch_dtype(element),
+                      device=gpu_helpers.DEVICE)
 
 
 def still_poisoned(t):
@@ -450,7 +451,7 @@ def _launch(op, arguments, case):
     if not case.side_stream:
         op.run(arguments)
         return None
-    torch.cuda.synchronize()  # the data was made on torch's default stream
+    torch.cuda.synchronize(gpu_helpers.DEVICE)  # the data was made on torch's default stream
     if case.framework == "cupy":
         import cupy
 
@@ -458,7 +459,7 @@ def _launch(op, arguments, case):
         with stream:
             op.run(arguments)
     else:
-        stream = torch.cuda.Stream()
+        stream = torch.cuda.Stream(device=gpu_helpers.DEVICE)
         with torch.cuda.stream(stream):
             op.run(arguments)
     return stream
