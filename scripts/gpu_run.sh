@@ -197,9 +197,14 @@ if want evtsanitizer; then
     --tool memcheck --error-exitcode 1 $PY -m pytest tests/python/gpu_evt -m sanitizer -rs -q \
     ${EVT_K:+-k "$EVT_K"}
 fi
-# multigpu: the two-GPU suite (issue 16; skips with its reason on fewer than two devices).
+# multigpu: the two-GPU suite (issue 16; skips with its reason on fewer than two devices), then
+# its compute-sanitizer subset (MULTIGPU_SANITIZER=0 skips it; MULTIGPU_K: pytest -k).
 if want multigpu; then
+  nvidia-smi topo -m 2>&1 | head -n 8
   TILECRAFT_TEST_CHECK_LIVE=1 step pytest_multigpu $PY -X faulthandler -m pytest tests/python/gpu_multi \
-    -rs -v
+    -rs -v --durations=15 ${MULTIGPU_K:+-k "$MULTIGPU_K"}
+  [ "${MULTIGPU_SANITIZER:-1}" != 0 ] && TILECRAFT_TEST_CHECK_LIVE=1 TILECRAFT_TEST_RELEASE_HELD_FRAMES=1 \
+    step sanitizer_multigpu compute-sanitizer --tool memcheck --error-exitcode 1 \
+    $PY -m pytest tests/python/gpu_multi -m sanitizer -rs -q ${MULTIGPU_K:+-k "$MULTIGPU_K"}
 fi
 exit $status
