@@ -282,9 +282,11 @@ def _launch(op, arguments, case):
     if case.framework == "cupy":
         import cupy
 
-        stream = cupy.cuda.Stream(non_blocking=True)
-        with stream:
-            op.run(arguments)
+        # cupy makes streams on its current device: DEVICE's, made current for the launch too.
+        with cupy.cuda.Device(torch.device(DEVICE).index):
+            stream = cupy.cuda.Stream(non_blocking=True)
+            with stream:
+                op.run(arguments)
     else:
         stream = torch.cuda.Stream(device=DEVICE)
         with torch.cuda.stream(stream):
