@@ -63,28 +63,32 @@ def test_operands_on_two_devices_are_refused_by_name(kernels):
     assert torch.isnan(d).all()  # nothing launched
 
 
+def _alternate(index, op, start, failures):
+    """20 rounds on cuda:<index>: the operation, then the one call. Module-level (no closure
+    over the fixture): compute-sanitizer keeps frames of threads that launched work alive, and
+    conftest's check of live objects after the session must not find the kernels held there."""
+    device = torch.device("cuda", index)
+    try:
+        start.wait()
+        for i in range(20):
+            bad = _mismatches(op, device, 100 * index + i)
+            a, b, _ = _data(device, 1000 + 100 * index + i)
+            out = cutlass.gemm(a, b, tuning="off")
+            torch.cuda.synchronize(device)
+            bad += int((out.double() != a.double() @ b.double()).sum())
+            if bad:
+                failures.append(f"cuda:{index} round {i}: {bad} mismatches")
+    except Exception as error:  # noqa: BLE001
+        failures.append(f"cuda:{index}: {type(error).__name__}: {error}")
+
+
 @pytest.mark.sanitizer
 def test_two_threads_launch_on_two_devices_at_once(kernels):
-    """Each thread alternates the operation and the one call on its own device, 20 times."""
+    """Each thread alternates the operation and the one call on its own device."""
     failures = []
     start = threading.Barrier(2)
-
-    def work(index):
-        device = torch.device("cuda", index)
-        try:
-            start.wait()
-            for i in range(20):
-                bad = _mismatches(kernels.seed, device, 100 * index + i)
-                a, b, _ = _data(device, 1000 + 100 * index + i)
-                out = cutlass.gemm(a, b, tuning="off")
-                torch.cuda.synchronize(device)
-                bad += int((out.double() != a.double() @ b.double()).sum())
-                if bad:
-                    failures.append(f"cuda:{index} round {i}: {bad} mismatches")
-        except Exception as error:  # noqa: BLE001
-            failures.append(f"cuda:{index}: {type(error).__name__}: {error}")
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in (0, 1)]
+    threads = [threading.Thread(target=_alternate, args=(i, kernels.seed, start, failures))
+               for i in (0, 1)]
     for t in threads:
         t.start()
     for t in threads:
