@@ -62,14 +62,15 @@ bool same_scale(const ScaleArgument& a, const ScaleArgument& b) {
          same_layout(a.tensor, b.tensor);
 }
 
-// A custom epilogue's operands, pointers included (the prepared arguments hold them).
+// A custom epilogue's operands by name, shape and stride (pointers and scalar values are
+// retargeted).
 bool same_operands(const EpilogueOperands& a, const EpilogueOperands& b) {
-  if (a.scalars != b.scalars || a.tensors.size() != b.tensors.size()) return false;
+  if (a.scalars.size() != b.scalars.size() || a.tensors.size() != b.tensors.size()) return false;
+  for (auto x = a.scalars.begin(), y = b.scalars.begin(); x != a.scalars.end(); ++x, ++y) {
+    if (x->first != y->first) return false;
+  }
   for (auto x = a.tensors.begin(), y = b.tensors.begin(); x != a.tensors.end(); ++x, ++y) {
-    if (x->first != y->first || x->second.data != y->second.data ||
-        !same_layout(x->second, y->second)) {
-      return false;
-    }
+    if (x->first != y->first || !same_layout(x->second, y->second)) return false;
   }
   return true;
 }
@@ -246,8 +247,8 @@ Status Kernel::run(const GemmArguments& args, const CompiledArtifact* compiled_a
       prepared.workspace_bytes == workspace_bytes &&
       detail::same_but_pointers(*prepared.made_for, args)) {
     const EpilogueArguments& e = args.epilogue();
-    if (prepared.abi->retarget(args.A().data, args.B().data, e.C.data, args.out().data,
-                               e.bias.data)) {
+    if (prepared.abi->retarget(args.A().data, args.B().data, e.C.data, args.out().data, e.bias.data,
+                               &e.operands)) {
       prepared.made_for = args;
       return (*operation)->run(*prepared.abi, stream);
     }

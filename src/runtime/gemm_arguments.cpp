@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "epilogue_graph_operands.hpp"
@@ -260,12 +262,56 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   return out;
 }
 
+namespace {
+
+// The epilogue graph's new tensor pointers (in the ABI's order) and scalars, checked against
+// what `prepared` was made with; nothing is changed here.
+Status retarget_graph_operands(const EpilogueGraph& graph, const EpilogueOperands& prepared,
+                               const EpilogueOperands& given, std::vector<void*>* tensors,
+                               std::vector<double>* scalars) {
+  for (int node : graph.operand_nodes()) {
+    const std::string& name = graph.nodes()[node].name;
+    auto it = given.tensors.find(name);
+    if (it == given.tensors.end() || it->second.data == nullptr) {
+      return Status::invalid("retarget: epilogue." + name + " is missing");
+    }
+    const auto was = reinterpret_cast<uintptr_t>(prepared.tensors.at(name).data);
+    if (reinterpret_cast<uintptr_t>(it->second.data) % 16 != was % 16) {
+      return Status::invalid("retarget: epilogue." + name +
+                             " is aligned unlike the prepared one (modulo 16 bytes)");
+    }
+    tensors->push_back(it->second.data);
+  }
+  for (int node : graph.scalar_nodes()) {
+    const std::string& name = graph.nodes()[node].name;
+    auto it = given.scalars.find(name);
+    if (it == given.scalars.end() || !std::isfinite(it->second)) {
+      return Status::invalid("retarget: epilogue." + name + " is missing or not finite");
+    }
+    scalars->push_back(it->second);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Status GemmArguments::retarget(const void* A, const void* B, const void* C, void* D,
-                               const void* bias) {
+                               const void* bias, const EpilogueOperands* epilogue) {
   if (!staged_.empty() || staged_host_tensors() || problem_.mode == GemmMode::Array) {
     return Status::invalid("retarget: these arguments staged host tensors or hold pointer arrays");
   }
   const GemmDescription& d = operation_->description();
+  std::vector<void*> graph_tensors;
+  std::vector<double> graph_scalars;
+  if (d.epilogue_graph) {
+    if (epilogue == nullptr) {
+      return Status::invalid("retarget: the operation's epilogue graph needs its operands");
+    }
+    TILECRAFT_RETURN_IF_ERROR(retarget_graph_operands(*d.epilogue_graph, problem_.epilogue,
+                                                      *epilogue, &graph_tensors, &graph_scalars));
+  } else if (epilogue != nullptr && (!epilogue->tensors.empty() || !epilogue->scalars.empty())) {
+    return Status::invalid("retarget: the operation has no epilogue graph; it takes no operands");
+  }
   struct Operand {
     const char* name;
     const void* given;
@@ -300,6 +346,19 @@ Status GemmArguments::retarget(const void* A, const void* B, const void* C, void
   if (has_C) problem_.C.data = const_cast<void*>(C);
   problem_.D.data = D;
   problem_.bias.data = const_cast<void*>(bias);
+  if (d.epilogue_graph) {
+    const std::vector<int> nodes = d.epilogue_graph->operand_nodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      epilogue_tensors_[i].data = graph_tensors[i];
+      problem_.epilogue.tensors[d.epilogue_graph->nodes()[nodes[i]].name].data = graph_tensors[i];
+    }
+    const std::vector<int> scalar_nodes = d.epilogue_graph->scalar_nodes();
+    for (size_t i = 0; i < scalar_nodes.size(); ++i) {
+      problem_.epilogue.scalars[d.epilogue_graph->nodes()[scalar_nodes[i]].name] = graph_scalars[i];
+    }
+    // In place: args_ points into these vectors.
+    std::copy(graph_scalars.begin(), graph_scalars.end(), epilogue_scalars_.begin());
+  }
   return Status::ok();
 }
 

@@ -92,6 +92,12 @@ bool admits(const TuningOptions& options, const api::KernelMetadata& kernel) {
 }
 
 Result<ProblemSignature> signature_of(const api::GemmArguments& args, bool allow_tf32) {
+  if (args.epilogue().graph) {
+    // A signature names no graph: a winner stored for it would serve other epilogues.
+    return Status::unsupported(
+        "epilogue.graph: tuning and plans do not take custom epilogues; run a kernel of "
+        "api::get_kernels(args) (the one call tilecraft.gemm(epilogue=) does)");
+  }
   auto info = device_info(args.A().device_id);
   if (!info) return info.status();
   const api::EpilogueArguments& e = args.epilogue();

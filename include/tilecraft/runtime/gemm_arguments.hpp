@@ -76,8 +76,11 @@ class GemmArguments : public PreparedLaunch {
   // (the cheap path for repeated calls). Refused, changing nothing, when the arguments staged
   // host tensors or hold Array-mode pointer arrays, when a pointer is null where the prepared one
   // is not (or the reverse), or when a pointer misses the alignment its operand's description
-  // needs; the caller then prepares afresh with make().
-  Status retarget(const void* A, const void* B, const void* C, void* D, const void* bias);
+  // needs; the caller then prepares afresh with make(). An operation with an epilogue graph takes
+  // its operands too (`epilogue`: the same names, shapes and strides as prepared, each tensor
+  // aligned as its prepared one was modulo 16 bytes; scalars may change).
+  Status retarget(const void* A, const void* B, const void* C, void* D, const void* bias,
+                  const EpilogueOperands* epilogue = nullptr);
 
   GemmMode mode() const { return problem_.mode; }
   const GemmProblem& problem() const { return problem_; }

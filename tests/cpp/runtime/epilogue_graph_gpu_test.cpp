@@ -5,8 +5,10 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "tilecraft/tilecraft.hpp"
@@ -96,25 +98,58 @@ TEST(EpilogueGraphGpu, GraphBuiltInCppRunsOnSm90) {
   }
   ASSERT_TRUE((*args)->sync());
 
-  const std::vector<__half> d = dD.read(m * n);
-  const std::vector<float> rowmax = dRowmax.read(m), total = dTotal.read(1);
-  int mismatches = 0;
-  double reference_total = 0;
-  for (int i = 0; i < m; ++i) {
-    double reference_rowmax = -INFINITY;
-    for (int j = 0; j < n; ++j) {
-      double acc = 0;
-      for (int kk = 0; kk < k; ++kk) acc += double(a[i * k + kk]) * b[j * k + kk];
-      const double value = std::max(0.5 * acc + bias[j], 0.0);
-      reference_rowmax = std::max(reference_rowmax, value);
-      reference_total += value;
-      if (double(__half2float(d[i * n + j])) != value) ++mismatches;
+  // Every element of D and rowmax exact, total within float32 atomics' rounding.
+  auto expect_results = [&](const DeviceBuffer<__half>& out, const DeviceBuffer<float>& out_rowmax,
+                            const DeviceBuffer<float>& out_total, double alpha,
+                            const std::vector<float>& bias_values) {
+    const std::vector<__half> d = out.read(m * n);
+    const std::vector<float> rowmax = out_rowmax.read(m), total = out_total.read(1);
+    int mismatches = 0;
+    double reference_total = 0;
+    for (int i = 0; i < m; ++i) {
+      double reference_rowmax = -INFINITY;
+      for (int j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int kk = 0; kk < k; ++kk) acc += double(a[i * k + kk]) * b[j * k + kk];
+        const double value = std::max(alpha * acc + bias_values[j], 0.0);
+        reference_rowmax = std::max(reference_rowmax, value);
+        reference_total += value;
+        if (double(__half2float(d[i * n + j])) != value) ++mismatches;
+      }
+      if (double(rowmax[i]) != reference_rowmax) ++mismatches;
     }
-    if (double(rowmax[i]) != reference_rowmax) ++mismatches;
-  }
-  EXPECT_EQ(mismatches, 0);
-  // Float32 atomics in any order: exact up to 2^22 with halves, rounded beyond.
-  EXPECT_NEAR(double(total[0]), reference_total, 1e-6 * std::abs(reference_total));
+    EXPECT_EQ(mismatches, 0);
+    // Float32 atomics in any order: exact up to 2^22 with halves, rounded beyond.
+    EXPECT_NEAR(double(total[0]), reference_total, 1e-6 * std::abs(reference_total));
+  };
+  expect_results(dD, dRowmax, dTotal, 0.5, bias);
+
+  // The prepared arguments retargeted to other buffers and another alpha (the cheap path of
+  // repeated calls): refused, changing nothing, without the graph's operands or with a tensor
+  // aligned unlike the prepared one; then the new buffers are written and the old ones are not.
+  std::vector<float> bias2(n);
+  for (float& x : bias2) x = static_cast<float>(values(rng));
+  DeviceBuffer<__half> dD2(std::vector<__half>(m * n, __float2half(NAN)));
+  DeviceBuffer<float> dBias2(bias2), dRowmax2(std::vector<float>(m, NAN)),
+      dTotal2(std::vector<float>(4, NAN));
+  EpilogueOperands operands;
+  operands.scalars["alpha"] = 0.25;
+  operands.tensors["bias"] = TensorView::cuda_contiguous(dBias2.data, f32, {n});
+  operands.tensors["rowmax"] = TensorView::cuda_contiguous(dRowmax2.data, f32, {m});
+  operands.tensors["total"] = TensorView::cuda_contiguous(dTotal2.data + 1, f32, {1});
+  Status refused = (*args)->retarget(dA.data, dB.data, nullptr, dD2.data, nullptr);
+  EXPECT_NE(refused.message().find("epilogue graph needs its operands"), std::string::npos)
+      << refused.message();
+  refused = (*args)->retarget(dA.data, dB.data, nullptr, dD2.data, nullptr, &operands);
+  EXPECT_NE(refused.message().find("epilogue.total is aligned unlike the prepared one"),
+            std::string::npos)
+      << refused.message();
+  operands.tensors["total"] = TensorView::cuda_contiguous(dTotal2.data, f32, {1});
+  ASSERT_TRUE((*args)->retarget(dA.data, dB.data, nullptr, dD2.data, nullptr, &operands));
+  ASSERT_TRUE((*op)->run(**args));
+  ASSERT_TRUE((*args)->sync());
+  expect_results(dD2, dRowmax2, dTotal2, 0.25, bias2);
+  expect_results(dD, dRowmax, dTotal, 0.5, bias);  // the first launch's outputs, untouched
 }
 
 }  // namespace
