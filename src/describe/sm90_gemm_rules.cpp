@@ -38,8 +38,8 @@ Status check_output_type(const GemmDescription& d) {
   // An epilogue graph converts its D itself (fp8 D from 16-bit operands, with its own scale).
   const bool graph = d.epilogue_graph.has_value() && !is_integer(a);
   const bool ok = is_fp8(a) || graph ? one_of(out, {f16, bf16, f32, e4m3, e5m2})
-                  : a == s8 ? one_of(out, {s8, s32, f32})
-                            : one_of(out, {f16, bf16, f32});
+                  : a == s8          ? one_of(out, {s8, s32, f32})
+                                     : one_of(out, {f16, bf16, f32});
   if (!ok) {
     return Status::unsupported("C: SM90 GEMMs on " + name(a) + " operands write " +
                                (is_fp8(a) ? "float16, bfloat16, float32 or fp8"

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "emit/device_image_text.hpp"
-#include "emit/evt/evt_text.hpp"
 #include "emit/emit_test_descriptions.hpp"
+#include "emit/evt/evt_text.hpp"
 #include "emit/gemm_adapter_text.hpp"
 #include "emit/grouped/grouped_checks_text.hpp"
 #include "emit/sm80_gemm_parts.hpp"
