@@ -46,6 +46,27 @@ if ! ls /usr/lib/*/cmake/GTest/GTestConfig.cmake /usr/lib/cmake/GTest/GTestConfi
   fi
 fi
 
+# 3b. OpenSSL's libcrypto headers (SHA-256, HMAC, Ed25519), from Debian/Ubuntu packages when
+# missing; a copy of them goes into .deps/openssl for machines without a registry, which have the
+# library (libcrypto.so.3) but not always its headers.
+if [ ! -f /usr/include/openssl/evp.h ] && [ ! -f .deps/openssl/include/openssl/evp.h ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ "${TILECRAFT_OFFLINE:-0}" != 1 ]; then
+    say "apt-get install libssl-dev"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libssl-dev >/dev/null
+  else
+    say "OpenSSL's headers are missing: install libssl-dev"; exit 1
+  fi
+fi
+if [ -f /usr/include/openssl/evp.h ] && [ ! -f .deps/openssl/include/openssl/evp.h ]; then
+  mkdir -p .deps/openssl/include
+  cp -r /usr/include/openssl .deps/openssl/include/
+  # Debian keeps the configuration headers in the multiarch folder.
+  multiarch=$("${CXX:-g++}" -print-multiarch 2>/dev/null || true)
+  if [ -n "$multiarch" ] && [ -d "/usr/include/$multiarch/openssl" ]; then
+    cp -r "/usr/include/$multiarch/openssl"/. .deps/openssl/include/openssl/
+  fi
+fi
+
 # Keep a copy of GoogleTest's sources beside the CUTLASS headers, so that carrying .deps to a
 # machine without a registry (the GPU machine) brings everything the build needs.
 if [ -f /usr/src/googletest/CMakeLists.txt ] && [ ! -f .deps/googletest/CMakeLists.txt ]; then

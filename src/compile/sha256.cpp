@@ -1,101 +1,93 @@
 #include "compile/sha256.hpp"
 
-#include <algorithm>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
 
-#include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/core/status.hpp"
 
 namespace tilecraft::compile {
 namespace {
 
-constexpr std::array<std::uint32_t, 64> kRoundConstants = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+[[noreturn]] void fail(const char* what) {
+  throw Error(Status(StatusCode::kInternal, std::string("OpenSSL's libcrypto failed: ") + what));
+}
 
 }  // namespace
 
-Sha256::Sha256()
-    : state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-             0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+struct Sha256::Context {
+  EVP_MD_CTX* md = nullptr;
+  ~Context() { EVP_MD_CTX_free(md); }
+};
 
-void Sha256::compress(const std::uint8_t* block) {
-  std::array<std::uint32_t, 64> w;
-  for (int i = 0; i < 16; ++i) {
-    w[i] = (std::uint32_t{block[4 * i]} << 24) | (std::uint32_t{block[4 * i + 1]} << 16) |
-           (std::uint32_t{block[4 * i + 2]} << 8) | std::uint32_t{block[4 * i + 3]};
+Sha256::Sha256() : context_(std::make_unique<Context>()) {
+  context_->md = EVP_MD_CTX_new();
+  if (!context_->md || EVP_DigestInit_ex(context_->md, EVP_sha256(), nullptr) != 1) {
+    fail("EVP_DigestInit_ex(SHA-256)");
   }
-  for (int i = 16; i < 64; ++i) {
-    std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  std::uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-  std::uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
-  for (int i = 0; i < 64; ++i) {
-    std::uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-    std::uint32_t choose = (e & f) ^ (~e & g);
-    std::uint32_t t1 = h + s1 + choose + kRoundConstants[i] + w[i];
-    std::uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-    std::uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
-    std::uint32_t t2 = s0 + majority;
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  state_[0] += a;
-  state_[1] += b;
-  state_[2] += c;
-  state_[3] += d;
-  state_[4] += e;
-  state_[5] += f;
-  state_[6] += g;
-  state_[7] += h;
 }
 
+Sha256::~Sha256() = default;
+Sha256::Sha256(Sha256&&) noexcept = default;
+Sha256& Sha256::operator=(Sha256&&) noexcept = default;
+
 void Sha256::update(std::string_view data) {
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(data.data());
-  std::size_t size = data.size();
-  total_bytes_ += size;
-  if (buffered_ > 0) {
-    std::size_t take = std::min(size, buffer_.size() - buffered_);
-    std::copy(bytes, bytes + take, buffer_.begin() + static_cast<std::ptrdiff_t>(buffered_));
-    buffered_ += take;
-    bytes += take;
-    size -= take;
-    if (buffered_ < buffer_.size()) return;
-    compress(buffer_.data());
-    buffered_ = 0;
+  if (!data.empty() && EVP_DigestUpdate(context_->md, data.data(), data.size()) != 1) {
+    fail("EVP_DigestUpdate");
   }
-  for (; size >= 64; bytes += 64, size -= 64) compress(bytes);
-  std::copy(bytes, bytes + size, buffer_.begin());
-  buffered_ = size;
 }
 
 Digest Sha256::finish() {
-  std::uint64_t bit_length = total_bytes_ * 8;
-  std::array<std::uint8_t, 72> padding{};
-  padding[0] = 0x80;
-  std::size_t pad = (buffered_ < 56) ? 56 - buffered_ : 120 - buffered_;
-  for (int i = 0; i < 8; ++i)
-    padding[pad + i] = static_cast<std::uint8_t>(bit_length >> (56 - 8 * i));
-  update(std::string_view(reinterpret_cast<const char*>(padding.data()), pad + 8));
-  Digest digest;
-  for (int i = 0; i < 8; ++i) {
-    for (int j = 0; j < 4; ++j)
-      digest[4 * i + j] = static_cast<std::uint8_t>(state_[i] >> (24 - 8 * j));
+  Digest digest{};
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(context_->md, digest.data(), &length) != 1 || length != digest.size()) {
+    fail("EVP_DigestFinal_ex");
+  }
+  return digest;
+}
+
+struct HmacSha256::Context {
+  EVP_MAC* mac = nullptr;
+  EVP_MAC_CTX* ctx = nullptr;
+  ~Context() {
+    EVP_MAC_CTX_free(ctx);
+    EVP_MAC_free(mac);
+  }
+};
+
+HmacSha256::HmacSha256(std::string_view key) : context_(std::make_unique<Context>()) {
+  static const unsigned char kNoKey = 0;
+  char digest_name[] = "SHA256";
+  const OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0),
+      OSSL_PARAM_construct_end()};
+  context_->mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  context_->ctx = context_->mac ? EVP_MAC_CTX_new(context_->mac) : nullptr;
+  const auto* key_bytes =
+      key.empty() ? &kNoKey : reinterpret_cast<const unsigned char*>(key.data());
+  if (!context_->ctx || EVP_MAC_init(context_->ctx, key_bytes, key.size(), params) != 1) {
+    fail("EVP_MAC_init(HMAC-SHA256)");
+  }
+}
+
+HmacSha256::~HmacSha256() = default;
+
+void HmacSha256::update(std::string_view data) {
+  if (!data.empty() &&
+      EVP_MAC_update(context_->ctx, reinterpret_cast<const unsigned char*>(data.data()),
+                     data.size()) != 1) {
+    fail("EVP_MAC_update");
+  }
+}
+
+Digest HmacSha256::finish() {
+  Digest digest{};
+  size_t length = 0;
+  if (EVP_MAC_final(context_->ctx, digest.data(), &length, digest.size()) != 1 ||
+      length != digest.size()) {
+    fail("EVP_MAC_final");
   }
   return digest;
 }
@@ -106,45 +98,61 @@ Digest sha256(std::string_view data) {
   return hasher.finish();
 }
 
-std::string to_hex(const Digest& digest) {
+std::string to_hex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string hex;
-  hex.reserve(digest.size() * 2);
-  for (std::uint8_t byte : digest) {
+  hex.reserve(bytes.size() * 2);
+  for (char c : bytes) {
+    const auto byte = static_cast<std::uint8_t>(c);
     hex.push_back(kDigits[byte >> 4]);
     hex.push_back(kDigits[byte & 0xf]);
   }
   return hex;
 }
 
+std::string to_hex(const Digest& digest) {
+  return to_hex(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+}
+
+std::string from_hex(std::string_view hex, bool* ok) {
+  auto value = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string bytes;
+  *ok = hex.size() % 2 == 0;
+  for (size_t i = 0; *ok && i < hex.size(); i += 2) {
+    const int high = value(hex[i]), low = value(hex[i + 1]);
+    *ok = high >= 0 && low >= 0;
+    bytes.push_back(static_cast<char>(high * 16 + low));
+  }
+  if (!*ok) bytes.clear();
+  return bytes;
+}
+
 Digest hmac_sha256(std::string_view key, std::string_view message) {
-  std::array<char, 64> block{};
-  if (key.size() > block.size()) {
-    Digest hashed = sha256(key);
-    std::copy(hashed.begin(), hashed.end(), block.begin());
-  } else {
-    std::copy(key.begin(), key.end(), block.begin());
-  }
-  std::array<char, 64> inner_pad, outer_pad;
-  for (std::size_t i = 0; i < block.size(); ++i) {
-    inner_pad[i] = static_cast<char>(block[i] ^ 0x36);
-    outer_pad[i] = static_cast<char>(block[i] ^ 0x5c);
-  }
-  Sha256 inner;
-  inner.update(std::string_view(inner_pad.data(), inner_pad.size()));
-  inner.update(message);
-  Digest inner_digest = inner.finish();
-  Sha256 outer;
-  outer.update(std::string_view(outer_pad.data(), outer_pad.size()));
-  outer.update(
-      std::string_view(reinterpret_cast<const char*>(inner_digest.data()), inner_digest.size()));
-  return outer.finish();
+  HmacSha256 mac(key);
+  mac.update(message);
+  return mac.finish();
+}
+
+bool constant_time_equal(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && (a.empty() || CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0);
 }
 
 bool digests_equal(const Digest& a, const Digest& b) {
-  std::uint8_t difference = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) difference |= static_cast<std::uint8_t>(a[i] ^ b[i]);
-  return difference == 0;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string random_bytes(size_t count) {
+  std::string bytes(count, '\0');
+  if (count > 0 &&
+      RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(count)) != 1) {
+    fail("RAND_bytes");
+  }
+  return bytes;
 }
 
 std::string sha256_hex(std::string_view data) { return to_hex(sha256(data)); }

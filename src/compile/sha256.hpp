@@ -1,9 +1,11 @@
-// SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), for cache keys and cache manifests.
+// SHA-256 and HMAC-SHA256 for cache keys, manifests and signed records, computed by OpenSSL's
+// libcrypto (the project writes no cryptography of its own).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -15,24 +17,47 @@ using Digest = std::array<std::uint8_t, 32>;
 class Sha256 {
  public:
   Sha256();
+  ~Sha256();
+  Sha256(Sha256&&) noexcept;
+  Sha256& operator=(Sha256&&) noexcept;
   void update(std::string_view data);
   Digest finish();
 
  private:
-  void compress(const std::uint8_t* block);
+  struct Context;
+  std::unique_ptr<Context> context_;
+};
 
-  std::array<std::uint32_t, 8> state_;
-  std::array<std::uint8_t, 64> buffer_{};
-  std::size_t buffered_ = 0;
-  std::uint64_t total_bytes_ = 0;
+// Incremental HMAC-SHA256 under a key of any length: update() any number of times, then
+// finish() once.
+class HmacSha256 {
+ public:
+  explicit HmacSha256(std::string_view key);
+  ~HmacSha256();
+  HmacSha256(const HmacSha256&) = delete;
+  HmacSha256& operator=(const HmacSha256&) = delete;
+  void update(std::string_view data);
+  Digest finish();
+
+ private:
+  struct Context;
+  std::unique_ptr<Context> context_;
 };
 
 Digest sha256(std::string_view data);
-// Lower-case hex of a digest (64 characters).
+// Lower-case hex of bytes (two characters a byte).
+std::string to_hex(std::string_view bytes);
 std::string to_hex(const Digest& digest);
+// The bytes of lower-case or upper-case hex text; nullopt-like empty result with *ok false when
+// the text is not hex of an even length.
+std::string from_hex(std::string_view hex, bool* ok);
 // HMAC-SHA256 of message under key, the key of any length.
 Digest hmac_sha256(std::string_view key, std::string_view message);
-// Compares two digests in time independent of where they differ.
+// Compares two byte strings in time independent of where they differ (not of their lengths).
+bool constant_time_equal(std::string_view a, std::string_view b);
 bool digests_equal(const Digest& a, const Digest& b);
+// count bytes from the operating system's random source (OpenSSL's RAND_bytes); throws
+// tilecraft::Error when it fails.
+std::string random_bytes(size_t count);
 
 }  // namespace tilecraft::compile
