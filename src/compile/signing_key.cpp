@@ -10,92 +10,122 @@
 #include <filesystem>
 
 #include "compile/file_util.hpp"
+#include "compile/sha256.hpp"
 
 namespace tilecraft::compile {
 namespace {
 
 namespace fs = std::filesystem;
 
-Result<std::string> random_bytes(size_t count) {
-  UniqueFd fd(open("/dev/urandom", O_RDONLY | O_CLOEXEC));
-  if (!fd.valid())
-    return Status(StatusCode::kInternal, errno_text("could not open", "/dev/urandom"));
-  std::string bytes(count, '\0');
-  size_t got = 0;
-  while (got < count) {
-    ssize_t n = read(fd.get(), bytes.data() + got, count - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Status(StatusCode::kInternal, errno_text("could not read", "/dev/urandom"));
-    got += static_cast<size_t>(n);
-  }
-  return bytes;
+constexpr std::string_view kMagic = "tilecraft-signing-key v1\n";
+// A key file is a few dozen bytes; anything much larger is no key of ours, and is not read whole.
+constexpr size_t kMaxKeyFileBytes = 4096;
+
+std::string key_file_text(const std::string& key) {
+  return std::string(kMagic) + to_hex(key) + "\n";
 }
 
-// The key's bytes, or why the file at path cannot serve as a key ("" in damage: it is missing).
+std::string mode_text(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof(text), "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+// What stands at the key's path, and what tilecraft may do about it.
 struct KeyRead {
+  enum class State {
+    kValid,    // bytes holds the key
+    kMissing,  // nothing there: tilecraft writes a new key
+    kDamaged,  // a key file tilecraft wrote, damaged or exposed: replaced, and said so
+    kForeign,  // something tilecraft did not write: refused, never touched
+  };
+  State state = State::kMissing;
   std::string bytes;
-  bool missing = false;
-  std::string damage;
+  std::string why;  // for kDamaged and kForeign
 };
 
-KeyRead read_key(const std::string& path) {
-  KeyRead read;
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd.valid()) {
-    if (errno == ENOENT) {
-      read.missing = true;
-    } else if (errno == ELOOP) {
-      read.damage = "it is a symbolic link";
-    } else {
-      read.damage = errno_text("it cannot be opened:", path);
-    }
-    return read;
-  }
-  struct stat info;
-  if (fstat(fd.get(), &info) != 0) {
-    read.damage = errno_text("it cannot be inspected:", path);
-  } else if (!S_ISREG(info.st_mode)) {
-    read.damage = "it is " + file_kind(info.st_mode) + ", not a regular file";
-  } else if (info.st_uid != geteuid()) {
-    read.damage = "it belongs to uid " + std::to_string(info.st_uid) + ", not to this user";
-  } else if (info.st_mode & 077) {
-    char mode[8];
-    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(info.st_mode & 07777));
-    read.damage = std::string("others may read it (mode ") + mode + ")";
-  } else if (Status status = read_all(fd.get(), path, &read.bytes); !status) {
-    read.damage = status.message();
-  } else if (read.bytes.size() != kSigningKeyBytes) {
-    read.damage = "it holds " + std::to_string(read.bytes.size()) + " bytes, not " +
-                  std::to_string(kSigningKeyBytes);
-  }
-  if (!read.damage.empty()) read.bytes.clear();
-  return read;
+KeyRead foreign(std::string why) { return {KeyRead::State::kForeign, "", std::move(why)}; }
+KeyRead damaged(std::string why) { return {KeyRead::State::kDamaged, "", std::move(why)}; }
+
+// Whether text is (the start of) a key file tilecraft writes: the magic line, or a prefix of it
+// as a torn or truncated write leaves.
+bool looks_like_ours(std::string_view text) {
+  if (text.empty()) return false;
+  if (text.size() < kMagic.size()) return kMagic.substr(0, text.size()) == text;
+  return text.substr(0, kMagic.size()) == kMagic;
 }
 
-// Writes a new key beside path and renames it into place (over whatever was there).
-Result<std::string> write_new_key(const std::string& path) {
-  Result<std::string> bytes = random_bytes(kSigningKeyBytes);
-  if (!bytes) return bytes.status();
+KeyRead read_key(const std::string& path) {
+  struct stat info;
+  if (lstat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return {};
+    return foreign(errno_text("it cannot be inspected:", path));
+  }
+  if (S_ISLNK(info.st_mode)) return foreign("it is a symbolic link, which tilecraft never follows");
+  if (!S_ISREG(info.st_mode)) return foreign("it is " + file_kind(info.st_mode) + ", not a file");
+  if (info.st_uid != geteuid()) {
+    return foreign("it belongs to uid " + std::to_string(info.st_uid) + ", not to this user");
+  }
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid() || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return foreign(errno_text("it cannot be opened as a file:", path));
+  }
+  std::string text(kMaxKeyFileBytes + 1, '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = read(fd.get(), text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return foreign(errno_text("it cannot be read:", path));
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  text.resize(got);
+  const bool exposed = (info.st_mode & 077) != 0;
+  if (looks_like_ours(text)) {
+    const std::string_view hex =
+        std::string_view(text).substr(std::min(text.size(), kMagic.size()));
+    bool hex_ok = false;
+    std::string key;
+    if (hex.size() == 2 * kSigningKeyBytes + 1 && hex.back() == '\n') {
+      key = from_hex(hex.substr(0, hex.size() - 1), &hex_ok);
+    }
+    if (!hex_ok) return damaged("its key text is malformed (" + std::to_string(got) + " bytes)");
+    if (exposed) return damaged("others may read it (mode " + mode_text(info.st_mode) + ")");
+    return {KeyRead::State::kValid, std::move(key), ""};
+  }
+  // The raw 32 bytes an earlier tilecraft wrote: used as they are, never rewritten.
+  if (got == kSigningKeyBytes && !exposed) return {KeyRead::State::kValid, text, ""};
+  if (got > kMaxKeyFileBytes) {
+    return foreign("it is a file of more than " + std::to_string(kMaxKeyFileBytes) +
+                   " bytes that tilecraft did not write");
+  }
+  return foreign("it is a file of " + std::to_string(got) + " bytes (mode " +
+                 mode_text(info.st_mode) + ") that tilecraft did not write");
+}
+
+// Writes a new key beside path, then moves it into place: over a damaged key of ours
+// (replace_existing), else only where nothing stands (link() refuses to replace anything that
+// appeared meanwhile).
+Result<std::string> write_new_key(const std::string& path, bool replace_existing) {
+  std::string bytes = random_bytes(kSigningKeyBytes);
   std::string temp = path + ".new-XXXXXX";
   UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));  // O_EXCL, mode 0600
   if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("could not create", temp));
-  bool done =
-      fchmod(fd.get(), 0600) == 0 &&
-      write(fd.get(), bytes->data(), bytes->size()) == static_cast<ssize_t>(bytes->size()) &&
-      fsync(fd.get()) == 0;
+  const std::string text = key_file_text(bytes);
+  bool done = fchmod(fd.get(), 0600) == 0 &&
+              write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+              fsync(fd.get()) == 0;
   std::string failure = done ? "" : errno_text("could not write", temp);
   fd.reset();
-  struct stat info;
-  if (done && lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) remove_path(path);
-  if (done && rename(temp.c_str(), path.c_str()) != 0) {
-    failure = errno_text("could not rename " + temp + " to", path);
+  if (done) {
+    const bool moved = replace_existing ? rename(temp.c_str(), path.c_str()) == 0
+                                        : link(temp.c_str(), path.c_str()) == 0;
+    if (!moved) failure = errno_text("could not put the new key at", path);
   }
-  if (!failure.empty()) {
-    unlink(temp.c_str());
-    return Status(StatusCode::kInternal, failure);
-  }
+  unlink(temp.c_str());  // after link() the key stays at path; after rename() nothing is here
+  if (!failure.empty()) return Status(StatusCode::kInternal, failure);
   TILECRAFT_RETURN_IF_ERROR(fsync_path(fs::path(path).parent_path().string()));
-  return std::move(*bytes);
+  return bytes;
 }
 
 // mkdir -p, giving the folders it creates mode 0700.
@@ -107,38 +137,65 @@ Status make_dirs(const fs::path& path) {
   return make_private_dir(path.string());
 }
 
+std::string named(const std::string& path) {
+  return "the signing key file '" + path + "' (TILECRAFT_SIGNING_KEY_FILE)";
+}
+
 }  // namespace
 
 Result<std::string> load_signing_key(const std::string& path, std::string* repair) {
   if (path.empty() || path.front() != '/') {
-    return Status::unsupported("the signing key file must be an absolute path, got '" + path +
-                               "' (TILECRAFT_SIGNING_KEY_FILE)");
+    return Status::unsupported("TILECRAFT_SIGNING_KEY_FILE: expected an absolute path, got '" +
+                               path + "'");
+  }
+  if (path.find('\0') != std::string::npos) {
+    return Status::unsupported("TILECRAFT_SIGNING_KEY_FILE: expected a path without NUL bytes");
+  }
+  // What stands there is looked at before anything is created beside it.
+  if (KeyRead first = read_key(path); first.state == KeyRead::State::kForeign) {
+    return Status::unsupported(named(path) + " is not a key tilecraft wrote: " + first.why +
+                               "; tilecraft never replaces what it did not make: name another "
+                               "path, or remove it and tilecraft writes a new key there");
+  } else if (first.state == KeyRead::State::kValid) {
+    return std::move(first.bytes);
   }
   const fs::path folder = fs::path(path).parent_path();
   if (Status made = make_dirs(folder); !made) {
-    return Status::unsupported("the signing key's folder cannot be created (" + made.message() +
+    return Status::unsupported(named(path) + ": its folder cannot be created (" + made.message() +
                                ")");
   }
   if (std::string problem = private_dir_problem(folder.string()); !problem.empty()) {
-    return Status::unsupported("the signing key's folder is not private: " + problem);
+    return Status::unsupported(named(path) + ": its folder is not private: " + problem);
   }
   // Serializes repairs across threads and processes: one new key, not one per racer.
-  UniqueFd lock(open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (lock.valid()) {
+  UniqueFd lock(
+      open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+  struct stat lock_info;
+  if (lock.valid() && fstat(lock.get(), &lock_info) == 0 && S_ISREG(lock_info.st_mode)) {
     while (flock(lock.get(), LOCK_EX) != 0 && errno == EINTR) {
     }
   }
   KeyRead read = read_key(path);
-  if (read.damage.empty() && !read.missing) return std::move(read.bytes);
-  Result<std::string> made = write_new_key(path);
+  switch (read.state) {
+    case KeyRead::State::kValid:
+      return std::move(read.bytes);
+    case KeyRead::State::kForeign:
+      return Status::unsupported(named(path) + " is not a key tilecraft wrote: " + read.why +
+                                 "; tilecraft never replaces what it did not make");
+    case KeyRead::State::kMissing:
+    case KeyRead::State::kDamaged:
+      break;
+  }
+  const bool is_damaged = read.state == KeyRead::State::kDamaged;
+  Result<std::string> made = write_new_key(path, is_damaged);
   if (!made) {
     return Status::unsupported(
-        "the signing key " + path + " is " +
-        (read.missing ? std::string("missing") : "damaged (" + read.damage + ")") +
+        named(path) + " is " +
+        (is_damaged ? "damaged (" + read.why + ")" : std::string("missing")) +
         " and a new one cannot be written: " + made.status().message());
   }
-  if (!read.missing && repair) {
-    *repair = "tilecraft: the signing key " + path + " was damaged (" + read.damage +
+  if (is_damaged && repair) {
+    *repair = "tilecraft: the signing key " + path + " was damaged (" + read.why +
               "): replaced it with a new key; modules cached before are compiled again as they "
               "are needed";
   }

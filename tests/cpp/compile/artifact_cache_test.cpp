@@ -79,7 +79,8 @@ TEST(ArtifactCache, MissThenHitReturnsTheSamePathWithoutCompiling) {
   struct stat key;
   ASSERT_EQ(stat(scope.signing_key_file().c_str(), &key), 0);
   EXPECT_EQ(key.st_mode & 0777, 0600u);
-  EXPECT_EQ(key.st_size, 32);
+  EXPECT_EQ(key.st_size, 25 + 65);  // "tilecraft-signing-key v1\n", 64 hex digits, '\n'
+  EXPECT_EQ(read_file(scope.signing_key_file()).rfind("tilecraft-signing-key v1\n", 0), 0u);
   EXPECT_TRUE(fs::is_empty(scope.cache_dir() + "/v1/tmp"));
 
   Collected second;
@@ -235,7 +236,7 @@ TEST(ArtifactCache, SigningKeyIsStableAcrossOpens) {
   ScopedCache scope("stable");
   ASSERT_TRUE(ArtifactCache::open(tilecraft::settings()).writable());
   std::string key = read_file(scope.signing_key_file());
-  ASSERT_EQ(key.size(), 32u);
+  ASSERT_EQ(key.size(), 25u + 65u);
   ArtifactCache again = ArtifactCache::open(tilecraft::settings());
   ASSERT_TRUE(again.writable());
   EXPECT_TRUE(again.repairs().empty());

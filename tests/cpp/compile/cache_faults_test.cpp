@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -399,13 +400,16 @@ struct KeyDamage {
 
 class DamagedSigningKey : public ::testing::TestWithParam<KeyDamage> {};
 
+constexpr size_t kKeyFileBytes = 25 + 65;  // "tilecraft-signing-key v1\n", 64 hex digits, '\n'
+
 TEST_P(DamagedSigningKey, IsReplacedAndSaidSoAndTheCacheKeepsWorking) {
   ScopedCache scope(std::string("key-") + GetParam().name);
   FakeCompiler fake("ok");
   CompileRequest request = tiny_request("signed", unique_marker("key"));
   ASSERT_TRUE(build_module(request, nullptr));
   const std::string old_key = read_file(scope.signing_key_file());
-  ASSERT_EQ(old_key.size(), 32u);
+  ASSERT_EQ(old_key.size(), kKeyFileBytes);
+  ASSERT_EQ(old_key.rfind("tilecraft-signing-key v1\n", 0), 0u);
 
   GetParam().damage(scope.signing_key_file(), scope.dir());
   ArtifactCache cache = ArtifactCache::open(settings());
@@ -419,7 +423,7 @@ TEST_P(DamagedSigningKey, IsReplacedAndSaidSoAndTheCacheKeepsWorking) {
   ASSERT_EQ(lstat(scope.signing_key_file().c_str(), &info), 0);
   EXPECT_TRUE(S_ISREG(info.st_mode));
   EXPECT_EQ(info.st_mode & 0777, 0600u);
-  EXPECT_EQ(info.st_size, 32);
+  EXPECT_EQ(static_cast<size_t>(info.st_size), kKeyFileBytes);
   EXPECT_NE(read_file(scope.signing_key_file()), old_key);
 
   // What the old key signed is no longer trusted: rebuilt once, then found.
@@ -434,43 +438,125 @@ TEST_P(DamagedSigningKey, IsReplacedAndSaidSoAndTheCacheKeepsWorking) {
 
 void replace_with(const std::string& key, const std::string& bytes) { write_file(key, bytes); }
 
+// Only a key file tilecraft wrote is ever repaired.
+INSTANTIATE_TEST_SUITE_P(CacheFaults, DamagedSigningKey,
+                         ::testing::Values(KeyDamage{"truncated",
+                                                     [](const std::string& k, const std::string&) {
+                                                       replace_with(k, read_file(k).substr(0, 40));
+                                                     },
+                                                     "its key text is malformed (40 bytes)"},
+                                           KeyDamage{"torn_magic",
+                                                     [](const std::string& k, const std::string&) {
+                                                       replace_with(k, read_file(k).substr(0, 5));
+                                                     },
+                                                     "its key text is malformed (5 bytes)"},
+                                           KeyDamage{"too_long",
+                                                     [](const std::string& k, const std::string&) {
+                                                       replace_with(k, read_file(k) + "x");
+                                                     },
+                                                     "its key text is malformed (91 bytes)"},
+                                           KeyDamage{"readable_by_others",
+                                                     [](const std::string& k, const std::string&) {
+                                                       chmod(k.c_str(), 0644);
+                                                     },
+                                                     "others may read it (mode 0644)"}),
+                         [](const auto& p) { return std::string(p.param.name); });
+
+// DATA-1: TILECRAFT_SIGNING_KEY_FILE naming what tilecraft did not write (a folder, a file of the
+// user's, a link, a fifo, a device) is refused by name and left exactly as it was, also by a
+// read-only `cache stats`.
+struct ForeignKey {
+  const char* name;
+  std::function<void(const std::string& key, const std::string& scratch)> plant;
+  const char* said;
+};
+
+class ForeignSigningKey : public ::testing::TestWithParam<ForeignKey> {};
+
+std::string describe_path(const std::string& path) {
+  struct stat info;
+  if (lstat(path.c_str(), &info) != 0) return "nothing";
+  std::string text = std::to_string(info.st_mode) + " " + std::to_string(info.st_size);
+  if (S_ISREG(info.st_mode)) text += " " + read_file(path);
+  if (S_ISDIR(info.st_mode)) {
+    for (const auto& item : fs::recursive_directory_iterator(path)) {
+      text += " " + item.path().string() + "=" + read_file(item.path().string());
+    }
+  }
+  return text;
+}
+
+TEST_P(ForeignSigningKey, IsRefusedByNameAndLeftAsItWas) {
+  ScopedCache scope(std::string("foreign-key-") + GetParam().name);
+  const std::string key = scope.signing_key_file();
+  fs::create_directories(fs::path(key).parent_path());
+  chmod(fs::path(key).parent_path().c_str(), 0700);
+  GetParam().plant(key, scope.dir());
+  const std::string before = describe_path(key);
+
+  ArtifactCache cache = ArtifactCache::open(settings());
+  EXPECT_FALSE(cache.readable());
+  EXPECT_NE(cache.reason().find("TILECRAFT_SIGNING_KEY_FILE"), std::string::npos) << cache.reason();
+  EXPECT_NE(cache.reason().find("is not a key tilecraft wrote: " + std::string(GetParam().said)),
+            std::string::npos)
+      << cache.reason();
+  EXPECT_TRUE(cache.repairs().empty());
+  Result<KernelCacheStats> stats = kernel_cache_stats();
+  EXPECT_FALSE(stats);
+  EXPECT_EQ(describe_path(key), before);
+  EXPECT_FALSE(fs::exists(key + ".lock"));
+}
+
 INSTANTIATE_TEST_SUITE_P(
-    CacheFaults, DamagedSigningKey,
+    CacheFaults, ForeignSigningKey,
     ::testing::Values(
-        KeyDamage{"truncated",
-                  [](const std::string& k, const std::string&) {
-                    replace_with(k, read_file(k).substr(0, 5));
-                  },
-                  "it holds 5 bytes, not 32"},
-        KeyDamage{"empty", [](const std::string& k, const std::string&) { replace_with(k, ""); },
-                  "it holds 0 bytes, not 32"},
-        KeyDamage{
-            "too_long",
-            [](const std::string& k, const std::string&) { replace_with(k, read_file(k) + "x"); },
-            "it holds 33 bytes, not 32"},
-        KeyDamage{"readable_by_others",
-                  [](const std::string& k, const std::string&) { chmod(k.c_str(), 0644); },
-                  "others may read it (mode 0644)"},
-        KeyDamage{"symlink",
-                  [](const std::string& k, const std::string& scratch) {
-                    write_file(scratch + "/someone-elses-key", std::string(32, 'k'));
-                    fs::remove(k);
-                    fs::create_symlink(scratch + "/someone-elses-key", k);
-                  },
-                  "it is a symbolic link"},
-        KeyDamage{"folder",
-                  [](const std::string& k, const std::string&) {
-                    fs::remove(k);
-                    fs::create_directory(k);
-                  },
-                  "it is a folder"},
-        KeyDamage{"fifo",
-                  [](const std::string& k, const std::string&) {
-                    fs::remove(k);
-                    mkfifo(k.c_str(), 0600);
-                  },
-                  "it is a fifo"}),
+        ForeignKey{"folder",
+                   [](const std::string& k, const std::string&) {
+                     fs::create_directory(k);
+                     write_file(k + "/thesis.tex", "my thesis");
+                   },
+                   "it is a folder, not a file"},
+        ForeignKey{"users_file",
+                   [](const std::string& k, const std::string&) {
+                     write_file(k, std::string(400, 'x'));
+                     chmod(k.c_str(), 0600);
+                   },
+                   "it is a file of 400 bytes (mode 0600) that tilecraft did not write"},
+        ForeignKey{"empty_file",
+                   [](const std::string& k, const std::string&) { write_file(k, ""); },
+                   "it is a file of 0 bytes"},
+        ForeignKey{"raw_key_readable_by_others",
+                   [](const std::string& k, const std::string&) {
+                     write_file(k, std::string(32, 'k'));
+                     chmod(k.c_str(), 0644);
+                   },
+                   "it is a file of 32 bytes (mode 0644)"},
+        ForeignKey{"symlink",
+                   [](const std::string& k, const std::string& scratch) {
+                     write_file(scratch + "/someone-elses-key", std::string(32, 'k'));
+                     fs::create_symlink(scratch + "/someone-elses-key", k);
+                   },
+                   "it is a symbolic link"},
+        ForeignKey{"fifo",
+                   [](const std::string& k, const std::string&) { mkfifo(k.c_str(), 0600); },
+                   "it is a fifo, not a file"}),
     [](const auto& p) { return std::string(p.param.name); });
+
+TEST(CacheFaults, AnEarlierTilecraftsRawKeyIsUsedAsItIs) {
+  ScopedCache scope("raw-key");
+  FakeCompiler fake("ok");
+  const std::string key = scope.signing_key_file();
+  fs::create_directories(fs::path(key).parent_path());
+  chmod(fs::path(key).parent_path().c_str(), 0700);
+  write_file(key, std::string(32, 'r'));
+  chmod(key.c_str(), 0600);
+  CompileRequest request = tiny_request("raw", unique_marker("raw-key"));
+  ASSERT_TRUE(build_module(request, nullptr));
+  Result<CompiledModule> found = build_module(request, nullptr);
+  ASSERT_TRUE(found) << found.status().message();
+  EXPECT_TRUE(found->from_cache);
+  EXPECT_EQ(read_file(key), std::string(32, 'r'));
+}
 
 // ---- Files and links where folders belong ---------------------------------------------------
 
