@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "compile/cache_root.hpp"
 #include "compile/sha256.hpp"
 #include "compile/signing_key.hpp"
 
@@ -36,15 +37,6 @@ void warn_once(const std::string& line) {
   if (!said.insert(line).second) return;
   std::string text = line + "\n";
   std::fwrite(text.data(), 1, text.size(), stderr);
-}
-
-// mkdir -p, giving the folders it creates mode 0700.
-Status make_dirs(const std::string& path) {
-  std::error_code error;
-  if (fs::is_directory(path, error)) return Status::ok();
-  fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && parent != fs::path(path)) TILECRAFT_RETURN_IF_ERROR(make_dirs(parent));
-  return make_private_dir(path);
 }
 
 // Takes an exclusive flock on a fresh lock file inside folder: held as long as the fd is open.
@@ -165,13 +157,6 @@ std::string safe_file_name(const std::string& name) {
   return safe;
 }
 
-bool constant_time_equal(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned char difference = 0;
-  for (size_t i = 0; i < a.size(); ++i) difference |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return difference == 0;
-}
-
 // Opens a file of an entry for reading: never through a symbolic link, never blocking on a fifo.
 Status read_entry_file(const std::string& path, std::string* bytes) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
@@ -189,13 +174,41 @@ BuildDir::~BuildDir() {
   if (!released_ && !path_.empty()) remove_path(path_);
 }
 
+namespace {
+
+std::string manifest_of(const std::string& key, uint64_t module_size, const Digest& hmac) {
+  return "tilecraft-manifest v2\nkey " + key + "\nmodule.so " + std::to_string(module_size) +
+         " hmac-sha256 " + to_hex(hmac) + "\n";
+}
+
+// The manifest of the module in an open file, read in pieces (a module may be large).
+Status manifest_of_file(const std::string& signing_key, const std::string& key, int fd,
+                        const std::string& path, std::string* manifest) {
+  HmacSha256 mac(signing_key);
+  mac.update("tilecraft-module v2\n" + key + "\n");
+  std::string buffer(size_t(1) << 20, '\0');
+  uint64_t size = 0;
+  for (off_t offset = 0;;) {
+    const ssize_t got = pread(fd, buffer.data(), buffer.size(), offset);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return Status(StatusCode::kInternal, errno_text("could not read", path));
+    if (got == 0) break;
+    mac.update(std::string_view(buffer.data(), static_cast<size_t>(got)));
+    offset += got;
+    size += static_cast<uint64_t>(got);
+  }
+  *manifest = manifest_of(key, size, mac.finish());
+  return Status::ok();
+}
+
+}  // namespace
+
 std::string manifest_text(const std::string& signing_key, const std::string& key,
                           const std::string& module_bytes) {
-  std::string message = "tilecraft-module v2\n" + key + "\n";
-  message += module_bytes;
-  return "tilecraft-manifest v2\nkey " + key + "\nmodule.so " +
-         std::to_string(module_bytes.size()) + " hmac-sha256 " +
-         to_hex(hmac_sha256(signing_key, message)) + "\n";
+  HmacSha256 mac(signing_key);
+  mac.update("tilecraft-module v2\n" + key + "\n");
+  mac.update(module_bytes);
+  return manifest_of(key, module_bytes.size(), mac.finish());
 }
 
 std::string alias_text(const std::string& signing_key, const std::string& kernel_key,
@@ -232,9 +245,7 @@ ArtifactCache ArtifactCache::open(const std::string& root, const std::string& si
         "expected an absolute path (a relative one names a different folder in "
         "every working folder)");
   }
-  if (Status made = make_dirs(cache.root_); !made) {
-    return unusable("it cannot be created (" + made.message() + ")");
-  }
+  if (Status claimed = claim_cache_root(cache.root_); !claimed) return unusable(claimed.message());
   if (std::string why = private_dir_problem(cache.root_); !why.empty()) return unusable(why);
 
   std::string repair;
@@ -306,18 +317,23 @@ LookupResult ArtifactCache::lookup(const std::string& key) const {
     return result;
   }
   std::string module_path = dir + "/module.so";
-  std::string module_bytes;
-  if (!read_entry_file(module_path, &module_bytes)) {
+  UniqueFd module_fd(::open(module_path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat module_info;
+  std::string expected;
+  if (!module_fd.valid() || fstat(module_fd.get(), &module_info) != 0 ||
+      !S_ISREG(module_info.st_mode) ||
+      !manifest_of_file(key_, key, module_fd.get(), module_path, &expected)) {
     result.invalid_reason = "module.so is missing, unreadable or not a regular file";
     return result;
   }
-  if (!constant_time_equal(manifest, manifest_text(key_, key, module_bytes))) {
-    std::string size_text = " " + std::to_string(module_bytes.size()) + " hmac-sha256";
+  if (!constant_time_equal(manifest, expected)) {
+    const std::string module_size = std::to_string(module_info.st_size);
+    std::string size_text = " " + module_size + " hmac-sha256";
     if (manifest.rfind("tilecraft-manifest v2\n", 0) != 0) {
       result.invalid_reason =
           "its manifest is not one this tilecraft writes (an earlier layout, or not tilecraft's)";
     } else if (manifest.find(size_text) == std::string::npos) {
-      result.invalid_reason = "module.so (" + std::to_string(module_bytes.size()) +
+      result.invalid_reason = "module.so (" + module_size +
                               " bytes) is not the size its manifest records: truncated or replaced";
     } else {
       result.invalid_reason =
@@ -389,13 +405,12 @@ Result<std::string> ArtifactCache::commit(const std::string& key, BuildDir& buil
   UniqueFd module_fd(::open(module_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!module_fd.valid())
     return Status(StatusCode::kInternal, errno_text("cannot open", module_path));
-  std::string module_bytes;
-  TILECRAFT_RETURN_IF_ERROR(read_all(module_fd.get(), module_path, &module_bytes));
+  std::string manifest;
+  TILECRAFT_RETURN_IF_ERROR(manifest_of_file(key_, key, module_fd.get(), module_path, &manifest));
   if (fsync(module_fd.get()) != 0) {
     return Status(StatusCode::kInternal, errno_text("could not fsync", module_path));
   }
-  TILECRAFT_RETURN_IF_ERROR(
-      write_file_synced(build_dir + "/manifest", manifest_text(key_, key, module_bytes)));
+  TILECRAFT_RETURN_IF_ERROR(write_file_synced(build_dir + "/manifest", manifest));
   TILECRAFT_RETURN_IF_ERROR(fsync_path(build_dir + "/source.cu"));
   TILECRAFT_RETURN_IF_ERROR(fsync_path(build_dir));
 
