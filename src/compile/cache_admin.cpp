@@ -3,6 +3,7 @@
 // that key never sees half of it; a process that already loaded the module keeps its mapping.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "compile/artifact_cache.hpp"
+#include "compile/cache_root.hpp"
 #include "compile/file_util.hpp"
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
@@ -19,16 +21,32 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_key(const std::string& name) {
-  return name.size() == 64 && std::all_of(name.begin(), name.end(), [](char c) {
+bool is_lower_hex(const std::string& name, size_t length) {
+  return name.size() == length && std::all_of(name.begin(), name.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
          });
 }
 
-// The entry names of a module's table, from its kept source.
+bool is_key(const std::string& name) { return is_lower_hex(name, 64); }
+
+// runtime/kernel_facts.cpp names its files "<40 hex>.txt" (and ".tmp-*.part" while writing).
+bool is_facts_name(const std::string& name) {
+  return (name.size() == 44 && name.ends_with(".txt") && is_lower_hex(name.substr(0, 40), 40)) ||
+         (name.starts_with(".tmp-") && name.ends_with(".part"));
+}
+
+// The entry names of a module's table, from its kept source (a regular file; nothing else is
+// opened).
 std::vector<std::string> kernel_names(const std::string& source_path) {
   std::vector<std::string> names;
-  std::ifstream source(source_path);
+  UniqueFd fd(::open(source_path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat info;
+  std::string text;
+  if (!fd.valid() || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) ||
+      !read_all(fd.get(), source_path, &text)) {
+    return names;
+  }
+  std::istringstream source(text);
   std::string line;
   bool in_table = false;
   while (std::getline(source, line)) {
@@ -63,10 +81,13 @@ Result<std::vector<KernelCacheEntry>> entries_of(const ArtifactCache& cache) {
   std::error_code error;
   for (const auto& prefix : fs::directory_iterator(cache.root() + "/v1", error)) {
     const std::string two = prefix.path().filename().string();
-    if (two.size() != 2 || !prefix.is_directory()) continue;
+    // A shard or entry that is a link is never followed: it leads out of the cache.
+    if (two.size() != 2 || !is_own_real_dir(prefix.path().string())) continue;
     for (const auto& item : fs::directory_iterator(prefix.path(), error)) {
       const std::string key = item.path().filename().string();
-      if (!is_key(key) || key.substr(0, 2) != two) continue;
+      if (!is_key(key) || key.substr(0, 2) != two || !is_own_real_dir(item.path().string())) {
+        continue;
+      }
       KernelCacheEntry entry;
       entry.key = key;
       entry.path = item.path().string();
@@ -125,9 +146,11 @@ Result<std::vector<KernelCacheEntry>> list_kernel_cache() {
   return entries_of(ArtifactCache::open(settings()));
 }
 
-Result<size_t> clear_kernel_cache() { return prune_kernel_cache(0); }
+Result<size_t> clear_kernel_cache(std::vector<std::string>* left_alone) {
+  return prune_kernel_cache(0, left_alone);
+}
 
-Result<size_t> prune_kernel_cache(uint64_t max_bytes) {
+Result<size_t> prune_kernel_cache(uint64_t max_bytes, std::vector<std::string>* left_alone) {
   const ArtifactCache cache = ArtifactCache::open(settings());
   if (!cache.writable()) {
     return Status(StatusCode::kNotSupported,
@@ -147,10 +170,32 @@ Result<size_t> prune_kernel_cache(uint64_t max_bytes) {
     total -= std::min(total, entry.bytes);
     ++removed;
   }
-  // An alias left by a pruned unit leads nowhere and reads as a miss; a clear removes them all.
+  // An alias left by a pruned unit leads nowhere and reads as a miss; a clear removes them all,
+  // and the kernel facts: only files tilecraft wrote, never through a link.
   if (max_bytes == 0) {
-    remove_path(settings().cache_dir + "/facts");
-    remove_path(cache.root() + "/v1/aliases");
+    const std::string facts = cache.root() + "/facts";
+    remove_own_files(facts + "/v1", is_facts_name, "tilecraft-kernel-facts", left_alone);
+    if (is_own_real_dir(facts)) {
+      std::error_code error;
+      for (const auto& item : fs::directory_iterator(facts, error)) {
+        if (item.path().filename() != "v1") {
+          note_left_alone(item.path().string(), "not a file tilecraft wrote", left_alone);
+        }
+      }
+    }
+    rmdir(facts.c_str());
+    const std::string aliases = cache.root() + "/v1/aliases";
+    if (is_own_real_dir(aliases)) {
+      std::error_code error;
+      for (const auto& shard : fs::directory_iterator(aliases, error)) {
+        const std::string two = shard.path().filename().string();
+        remove_own_files(
+            shard.path().string(),
+            [&two](const std::string& name) { return is_key(name) && name.starts_with(two); },
+            "tilecraft-alias", left_alone);
+      }
+      rmdir(aliases.c_str());
+    }
   }
   return removed;
 }

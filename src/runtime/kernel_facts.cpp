@@ -1,23 +1,23 @@
 #include "tilecraft/runtime/kernel_facts.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <mutex>
-#include <random>
 #include <vector>
 
+#include "compile/cache_root.hpp"
 #include "compile/file_util.hpp"
+#include "compile/signed_record.hpp"
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
 
 namespace tilecraft {
 namespace {
 
-constexpr const char* kMagic = "tilecraft-kernel-facts 1";
+// Version 2 records are signed (compile/signed_record.hpp); version 1 ones were not, and read as
+// absent.
+constexpr const char* kMagic = "tilecraft-kernel-facts 2";
+constexpr size_t kMaxRecordBytes = 64 * 1024;
 
 // The integer after `label` in line ("Used 168 registers": label "Used "), or -1.
 int number_after(std::string_view line, std::string_view label) {
@@ -67,10 +67,9 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   return lines;
 }
 
-std::string index_folder() { return settings().cache_dir + "/facts/v1"; }
-
 std::string index_path(const std::string& kernel_name) {
-  return index_folder() + "/" + compile::sha256_hex(kernel_name).substr(0, 40) + ".txt";
+  return settings().cache_dir + "/facts/v1" + "/" + compile::sha256_hex(kernel_name).substr(0, 40) +
+         ".txt";
 }
 
 std::string record_text(const std::string& kernel_name, const KernelFacts& f) {
@@ -201,11 +200,12 @@ std::optional<KernelFacts> compiled_kernel_facts(const std::string& kernel_name)
   }
   if (auto it = m.known.find(kernel_name); it != m.known.end()) return it->second;
   const std::string path = index_path(kernel_name);
-  compile::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  std::string text;
   std::optional<KernelFacts> found;
-  if (fd.valid() && compile::read_all(fd.get(), path, &text))
-    found = parse_record(kernel_name, text);
+  if (std::optional<std::string> text = compile::read_record_file(path, kMaxRecordBytes)) {
+    Result<std::string> key = compile::user_signing_key();
+    std::optional<std::string> body = key ? compile::verified_body(*key, *text) : std::nullopt;
+    if (body) found = parse_record(kernel_name, *body);
+  }
   m.known[kernel_name] = found;
   return found;
 }
@@ -226,17 +226,12 @@ void record_kernel_facts(const std::string& kernel_name, const KernelFacts& fact
     }
     m.known[kernel_name] = facts;
   }
-  const std::string folder = index_folder();
-  std::error_code error;
-  std::filesystem::create_directories(folder, error);
-  std::random_device random;
-  const std::string temp =
-      folder + "/.tmp-" + std::to_string(getpid()) + "-" + std::to_string(random()) + ".part";
-  const std::string path = index_path(kernel_name);
-  if (!compile::write_file_synced(temp, record_text(kernel_name, facts), 0600) ||
-      std::rename(temp.c_str(), path.c_str()) != 0) {
-    unlink(temp.c_str());  // the index is a hint: a cache folder we cannot write just lacks it
-  }
+  Result<std::string> folder = compile::cache_subdir(settings().cache_dir, {"facts", "v1"});
+  Result<std::string> key = compile::user_signing_key();
+  // The index is a hint: a cache folder we cannot use or write just lacks it.
+  if (!folder || !key) return;
+  (void)compile::write_record_file(index_path(kernel_name),
+                                   compile::signed_record(*key, record_text(kernel_name, facts)));
 }
 
 }  // namespace tilecraft

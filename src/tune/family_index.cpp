@@ -1,40 +1,50 @@
 #include "tune/family_index.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cstdio>
-#include <filesystem>
-#include <random>
 
-#include "compile/file_util.hpp"
+#include "compile/cache_root.hpp"
+#include "compile/signed_record.hpp"
+#include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tune/text.hpp"
 
 namespace tilecraft::tune {
 namespace {
 
-constexpr const char* kMagic = "tilecraft-family 1";
+// Version 2 indexes are signed (compile/signed_record.hpp); version 1 ones read as absent.
+constexpr const char* kMagic = "tilecraft-family 2";
+constexpr size_t kMaxIndexBytes = 16 << 20;
 
-std::string index_path(const ProblemSignature& signature) {
+std::string model_folder(const ProblemSignature& signature) {
   std::string folder;
   for (char c : signature.device_model) {
     folder += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
   }
-  return settings().cache_dir + "/tuning/v1/" + (folder.empty() ? "unknown" : folder) + "/family-" +
+  return folder.empty() ? "unknown" : folder;
+}
+
+std::string index_name(const ProblemSignature& signature) {
+  return "family-" +
          compile::sha256_hex(signature.device_model + "\n" + signature.family).substr(0, 32) +
          ".txt";
+}
+
+std::string index_path(const ProblemSignature& signature) {
+  return settings().cache_dir + "/tuning/v1/" + model_folder(signature) + "/" +
+         index_name(signature);
 }
 
 }  // namespace
 
 std::set<std::string> compiled_in_family(const ProblemSignature& signature) {
   std::set<std::string> names;
-  const std::string path = index_path(signature);
-  compile::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  std::string text;
-  if (!fd.valid() || !compile::read_all(fd.get(), path, &text)) return names;
-  const auto lines = lines_of(text);
+  const std::optional<std::string> text =
+      compile::read_record_file(index_path(signature), kMaxIndexBytes);
+  if (!text) return names;
+  Result<std::string> key = compile::user_signing_key();
+  const std::optional<std::string> body = key ? compile::verified_body(*key, *text) : std::nullopt;
+  if (!body) return names;
+  const auto lines = lines_of(*body);
   if (lines.size() < 2 || lines[0] != kMagic || lines[1] != "family " + signature.family) {
     return names;
   }
@@ -46,22 +56,17 @@ std::set<std::string> compiled_in_family(const ProblemSignature& signature) {
 
 void note_compiled(const ProblemSignature& signature, const std::vector<std::string>& names) {
   std::set<std::string> all = compiled_in_family(signature);
-  size_t before = all.size();
+  const size_t before = all.size();
   all.insert(names.begin(), names.end());
   if (all.size() == before) return;
-  const std::string path = index_path(signature);
-  const std::string folder = std::filesystem::path(path).parent_path().string();
-  std::error_code error;
-  std::filesystem::create_directories(folder, error);
+  Result<std::string> folder =
+      compile::cache_subdir(settings().cache_dir, {"tuning", "v1", model_folder(signature)});
+  Result<std::string> key = compile::user_signing_key();
+  if (!folder || !key) return;  // the index is a hint: a cache we cannot write just lacks it
   std::string text = std::string(kMagic) + "\nfamily " + signature.family + "\n";
   for (const std::string& name : all) text += name + "\n";
-  std::random_device random;
-  const std::string temp =
-      folder + "/.tmp-" + std::to_string(getpid()) + "-" + std::to_string(random()) + ".part";
-  if (!compile::write_file_synced(temp, text, 0600) ||
-      std::rename(temp.c_str(), path.c_str()) != 0) {
-    unlink(temp.c_str());  // the index is a hint: a cache folder we cannot write just lacks it
-  }
+  (void)compile::write_record_file(*folder + "/" + index_name(signature),
+                                   compile::signed_record(*key, text));
 }
 
 }  // namespace tilecraft::tune

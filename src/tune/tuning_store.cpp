@@ -1,14 +1,16 @@
 // The tuning cache: one small text file per (device model, signature), written atomically and
-// ending in a SHA-256 of everything before it, so that a torn or edited file reads as absent.
-#include <fcntl.h>
+// signed like a module (an HMAC under this user's signing key, compile/signed_record.hpp), so
+// that a torn, edited or planted file reads as absent: a winner decides which kernel runs.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <random>
 
+#include "compile/cache_root.hpp"
 #include "compile/file_util.hpp"
+#include "compile/signed_record.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/tune/tuning.hpp"
 #include "tune/text.hpp"
@@ -18,7 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kMagic = "tilecraft-tuning 1";
+// Version 2 entries are signed; version 1 ones (a plain SHA-256) read as absent.
+constexpr const char* kMagic = "tilecraft-tuning 2";
+constexpr size_t kMaxEntryBytes = 1 << 20;
 
 std::string tuning_root() { return settings().cache_dir + "/tuning/v1"; }
 
@@ -33,13 +37,28 @@ std::string entry_path(const ProblemSignature& signature) {
   return tuning_root() + "/" + folder_name(signature.device_model) + "/" + signature.key() + ".txt";
 }
 
+bool is_lower_hex(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// The names this store and tune/family_index.cpp give their files ("<64 hex>.txt",
+// "family-<32 hex>.txt", ".tmp-*.part" while written).
+bool is_own_name(const std::string& name) {
+  if (name.starts_with(".tmp-") && name.ends_with(".part")) return true;
+  if (!name.ends_with(".txt")) return false;
+  const std::string_view stem = std::string_view(name).substr(0, name.size() - 4);
+  if (stem.starts_with("family-")) return stem.size() == 39 && is_lower_hex(stem.substr(7));
+  return stem.size() == 64 && is_lower_hex(stem);
+}
+
 std::string one_line(std::string text) {
   std::replace(text.begin(), text.end(), '\n', ' ');
   std::replace(text.begin(), text.end(), '\r', ' ');
   return text.empty() ? "-" : text;
 }
 
-std::string entry_text(const ProblemSignature& signature, const TunedChoice& choice) {
+std::string entry_body(const ProblemSignature& signature, const TunedChoice& choice) {
   Text out(9);
   out << kMagic << "\n";
   out << "device " << one_line(signature.device_model) << "\n";
@@ -55,8 +74,7 @@ std::string entry_text(const ProblemSignature& signature, const TunedChoice& cho
     out << "candidate " << to_string(c.outcome) << " " << c.median_us << " " << c.tflops << " "
         << c.repeats << " " << one_line(c.kernel_name) << " " << one_line(c.reason) << "\n";
   }
-  std::string body = out.str();
-  return body + "sha256 " + compile::sha256_hex(body) + "\n";
+  return out.str();
 }
 
 std::optional<Outcome> outcome_from(const std::string& text) {
@@ -72,15 +90,13 @@ struct ParsedEntry {
   TunedChoice choice;
 };
 
-// nullopt when the text is not a whole, unmodified entry.
+// nullopt when the text is not a whole entry this user's tilecraft signed.
 std::optional<ParsedEntry> parse_entry(const std::string& text) {
-  const size_t sum_at = text.rfind("sha256 ");
-  if (sum_at == std::string::npos || text.back() != '\n') return std::nullopt;
-  const std::string body = text.substr(0, sum_at);
-  if (text.substr(sum_at + 7, 64) != compile::sha256_hex(body) || text.size() != sum_at + 72) {
-    return std::nullopt;
-  }
-  const auto lines = lines_of(body);
+  Result<std::string> signing_key = compile::user_signing_key();
+  if (!signing_key) return std::nullopt;
+  const std::optional<std::string> body = compile::verified_body(*signing_key, text);
+  if (!body) return std::nullopt;
+  const auto lines = lines_of(*body);
   if (lines.empty() || lines[0] != kMagic) return std::nullopt;
   ParsedEntry entry;
   TunedChoice& c = entry.choice;
@@ -130,43 +146,72 @@ std::optional<ParsedEntry> parse_entry(const std::string& text) {
 }
 
 std::optional<std::string> read_text(const std::string& path) {
-  compile::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return std::nullopt;
-  std::string text;
-  if (!compile::read_all(fd.get(), path, &text)) return std::nullopt;
-  return text;
+  return compile::read_record_file(path, kMaxEntryBytes);
 }
 
-Status make_dirs(const std::string& path) {
-  std::error_code error;
-  if (fs::is_directory(path, error)) return Status::ok();
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && parent != fs::path(path)) TILECRAFT_RETURN_IF_ERROR(make_dirs(parent));
-  return compile::make_private_dir(path);
-}
-
-// Every entry file under the tuning folder, with its size and modification time.
+// Every file of tilecraft's under the tuning folder, with its size and modification time. The
+// folders are walked only where they are real folders of this user: a link leads out of the
+// cache and is never followed.
 struct FileInfo {
   bool family_index = false;  // tune/family_index.cpp's files live beside the entries
   std::string path;
   int64_t bytes = 0;
-  fs::file_time_type written;
+  int64_t written = 0;  // nanoseconds since the epoch
 };
 
-std::vector<FileInfo> entry_files() {
+std::vector<FileInfo> entry_files(std::vector<std::string>* left_alone = nullptr) {
   std::vector<FileInfo> files;
+  const std::string root = tuning_root();
+  if (!compile::is_own_real_dir(settings().cache_dir + "/tuning") ||
+      !compile::is_own_real_dir(root)) {
+    struct stat info;
+    for (const std::string& folder : {settings().cache_dir + "/tuning", root}) {
+      if (lstat(folder.c_str(), &info) == 0 && !compile::is_own_real_dir(folder)) {
+        compile::note_left_alone(folder,
+                                 "it is " + compile::file_kind(info.st_mode) +
+                                     " where tilecraft keeps a folder of its own",
+                                 left_alone);
+        break;
+      }
+    }
+    return files;
+  }
   std::error_code error;
-  fs::recursive_directory_iterator it(tuning_root(), error), end;
-  for (; !error && it != end; it.increment(error)) {
-    if (!it->is_regular_file(error) || it->path().extension() != ".txt") continue;
-    FileInfo info;
-    info.path = it->path().string();
-    info.family_index = it->path().filename().string().rfind("family-", 0) == 0;
-    info.bytes = static_cast<int64_t>(it->file_size(error));
-    info.written = it->last_write_time(error);
-    files.push_back(std::move(info));
+  for (const auto& model : fs::directory_iterator(root, error)) {
+    const std::string folder = model.path().string();
+    if (!compile::is_own_real_dir(folder)) {
+      compile::note_left_alone(folder, "not a folder tilecraft made", left_alone);
+      continue;
+    }
+    for (const auto& item : fs::directory_iterator(folder, error)) {
+      const std::string name = item.path().filename().string();
+      struct stat info;
+      if (lstat(item.path().c_str(), &info) != 0) continue;
+      if (!is_own_name(name) || !S_ISREG(info.st_mode) || info.st_uid != geteuid()) {
+        compile::note_left_alone(item.path().string(), "not a file tilecraft wrote", left_alone);
+        continue;
+      }
+      if (name.starts_with(".tmp-")) continue;
+      FileInfo file;
+      file.path = item.path().string();
+      file.family_index = name.starts_with("family-");
+      file.bytes = static_cast<int64_t>(info.st_size);
+      file.written = static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+      files.push_back(std::move(file));
+    }
   }
   return files;
+}
+
+// Removes a file of the tuning folder that entry_files() found, when it still holds tilecraft's
+// content.
+bool remove_file(const FileInfo& file, std::vector<std::string>* left_alone) {
+  const std::optional<std::string> text = read_text(file.path);
+  if (!text || !text->starts_with("tilecraft-")) {
+    compile::note_left_alone(file.path, "its content is not in tilecraft's format", left_alone);
+    return false;
+  }
+  return unlink(file.path.c_str()) == 0;
 }
 
 }  // namespace
@@ -201,25 +246,21 @@ std::optional<TunedChoice> find_tuned(const ProblemSignature& signature) {
 }
 
 Status store_tuned(const ProblemSignature& signature, const TunedChoice& choice) {
-  const std::string path = entry_path(signature);
-  const std::string folder = fs::path(path).parent_path().string();
-  TILECRAFT_RETURN_IF_ERROR(make_dirs(folder));
-  std::random_device random;
-  const std::string temp =
-      folder + "/.tmp-" + std::to_string(getpid()) + "-" + std::to_string(random()) + ".part";
-  TILECRAFT_RETURN_IF_ERROR(compile::write_file_synced(temp, entry_text(signature, choice), 0600));
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    Status failed(StatusCode::kInternal, compile::errno_text("could not rename into", path));
-    unlink(temp.c_str());
-    return failed;
-  }
-  return Status::ok();
+  Result<std::string> folder = compile::cache_subdir(
+      settings().cache_dir, {"tuning", "v1", folder_name(signature.device_model)});
+  if (!folder) return folder.status();
+  Result<std::string> key = compile::user_signing_key();
+  if (!key) return key.status();
+  return compile::write_record_file(*folder + "/" + signature.key() + ".txt",
+                                    compile::signed_record(*key, entry_body(signature, choice)));
 }
 
 Result<TuningCacheStats> tuning_cache_stats() {
+  TILECRAFT_RETURN_IF_ERROR(compile::claim_cache_root(settings().cache_dir));
   TuningCacheStats stats;
   stats.folder = tuning_root();
-  for (const FileInfo& file : entry_files()) {
+  std::vector<std::string> foreign;  // a listing leaves them alone and says nothing
+  for (const FileInfo& file : entry_files(&foreign)) {
     stats.bytes += file.bytes;
     if (file.family_index) continue;
     auto text = read_text(file.path);
@@ -233,8 +274,10 @@ Result<TuningCacheStats> tuning_cache_stats() {
 }
 
 Result<std::vector<TuningCacheEntry>> list_tuning_cache() {
+  TILECRAFT_RETURN_IF_ERROR(compile::claim_cache_root(settings().cache_dir));
   std::vector<TuningCacheEntry> entries;
-  for (const FileInfo& file : entry_files()) {
+  std::vector<std::string> foreign;
+  for (const FileInfo& file : entry_files(&foreign)) {
     if (file.family_index) continue;
     auto text = read_text(file.path);
     auto parsed = text ? parse_entry(*text) : std::nullopt;
@@ -254,17 +297,20 @@ Result<std::vector<TuningCacheEntry>> list_tuning_cache() {
   return entries;
 }
 
-Result<size_t> clear_tuning_cache() {
+Result<size_t> clear_tuning_cache(std::vector<std::string>* left_alone) {
+  TILECRAFT_RETURN_IF_ERROR(compile::claim_cache_root(settings().cache_dir));
   size_t removed = 0;
-  for (const FileInfo& file : entry_files()) removed += unlink(file.path.c_str()) == 0 ? 1 : 0;
+  for (const FileInfo& file : entry_files(left_alone))
+    removed += remove_file(file, left_alone) ? 1 : 0;
   return removed;
 }
 
-Result<size_t> prune_tuning_cache(int64_t max_bytes) {
+Result<size_t> prune_tuning_cache(int64_t max_bytes, std::vector<std::string>* left_alone) {
   if (max_bytes < 0) {
     return Status::invalid("max_bytes: expected a size >= 0, got " + std::to_string(max_bytes));
   }
-  std::vector<FileInfo> files = entry_files();
+  TILECRAFT_RETURN_IF_ERROR(compile::claim_cache_root(settings().cache_dir));
+  std::vector<FileInfo> files = entry_files(left_alone);
   std::sort(files.begin(), files.end(),
             [](const FileInfo& a, const FileInfo& b) { return a.written < b.written; });
   int64_t total = 0;
@@ -272,7 +318,7 @@ Result<size_t> prune_tuning_cache(int64_t max_bytes) {
   size_t removed = 0;
   for (const FileInfo& file : files) {
     if (total <= max_bytes) break;
-    if (unlink(file.path.c_str()) == 0) {
+    if (remove_file(file, left_alone)) {
       total -= file.bytes;
       ++removed;
     }

@@ -122,9 +122,13 @@ struct TuningCacheStats {
 };
 Result<TuningCacheStats> tuning_cache_stats();
 Result<std::vector<TuningCacheEntry>> list_tuning_cache();
-Result<size_t> clear_tuning_cache();  // entries removed
-// Removes the oldest entries until the cache holds at most max_bytes; returns entries removed.
-Result<size_t> prune_tuning_cache(int64_t max_bytes);
+// Removes every entry and family index; returns the files removed. Only files tilecraft wrote
+// are removed and no link is followed out of the cache: anything else is left where it is and
+// said so (in *left_alone, or on stderr when it is null).
+Result<size_t> clear_tuning_cache(std::vector<std::string>* left_alone = nullptr);
+// Removes the oldest files until the cache holds at most max_bytes; returns the files removed.
+Result<size_t> prune_tuning_cache(int64_t max_bytes,
+                                  std::vector<std::string>* left_alone = nullptr);
 
 // ---- the autotuner -------------------------------------------------------------------------
 

@@ -4,14 +4,20 @@
 #include <sys/stat.h>
 #include <utime.h>
 
+#include <filesystem>
+
+#include "compile/artifact_cache.hpp"
 #include "test_support.hpp"
 
 namespace tilecraft::compile {
 namespace {
 
+namespace fs = std::filesystem;
+using testing::read_file;
 using testing::ScopedCache;
 using testing::tiny_request;
 using testing::unique_marker;
+using testing::write_file;
 
 TEST(KernelCacheAdmin, StatsListPruneAndClear) {
   ScopedCache cache("cache-admin");
@@ -81,6 +87,39 @@ TEST(KernelCacheAdmin, StatsListPruneAndClear) {
   auto again = build_modules({requests[1]});
   ASSERT_TRUE(again[0]);
   EXPECT_FALSE(again[0]->from_cache);
+}
+
+// DATA-2: a clear removes only what tilecraft wrote, follows no link out of the cache, and says
+// what it left alone.
+TEST(KernelCacheAdmin, ClearLeavesForeignFilesAndFollowsNoLink) {
+  ScopedCache cache("cache-admin-foreign");
+  ASSERT_TRUE(ArtifactCache::open(settings()).writable());
+  const std::string root = cache.cache_dir();
+  const std::string outside = cache.dir() + "/outside";
+  const std::string key(64, 'a');
+  fs::create_directories(outside + "/" + key);
+  write_file(outside + "/" + key + "/module.so", "someone's file");
+  write_file(outside + "/notes.txt", "tilecraft-kernel-facts 2\n");
+  fs::create_directory_symlink(outside, root + "/v1/aa");  // a shard that leads out
+  fs::create_directories(root + "/facts/v1");
+  write_file(root + "/facts/notes.md", "my notes");
+  write_file(root + "/facts/v1/" + std::string(40, '0') + ".txt", "tilecraft-kernel-facts 2\n");
+  write_file(root + "/facts/v1/" + std::string(40, '1') + ".txt", "a file of the user's");
+  fs::create_symlink(outside + "/notes.txt", root + "/facts/v1/" + std::string(40, '2') + ".txt");
+
+  std::vector<std::string> left;
+  auto removed = clear_kernel_cache(&left);
+  ASSERT_TRUE(removed) << removed.status().message();
+  EXPECT_EQ(*removed, 0u);
+  EXPECT_EQ(read_file(outside + "/" + key + "/module.so"), "someone's file");
+  EXPECT_EQ(read_file(outside + "/notes.txt"), "tilecraft-kernel-facts 2\n");
+  EXPECT_EQ(read_file(root + "/facts/notes.md"), "my notes");
+  EXPECT_FALSE(fs::exists(root + "/facts/v1/" + std::string(40, '0') + ".txt"));
+  EXPECT_EQ(read_file(root + "/facts/v1/" + std::string(40, '1') + ".txt"), "a file of the user's");
+  EXPECT_TRUE(fs::is_symlink(root + "/facts/v1/" + std::string(40, '2') + ".txt"));
+  EXPECT_TRUE(fs::is_symlink(root + "/v1/aa"));
+  ASSERT_EQ(left.size(), 3u);  // the user's file and the link in facts/v1, and notes.md
+  for (const std::string& line : left) EXPECT_EQ(line.rfind("left " + root + "/facts/", 0), 0u);
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -97,6 +99,35 @@ TEST_F(FactsIndexTest, RecordsSurviveAndDamagedRecordsReadAsUnknown) {
   set_settings(s);
   EXPECT_FALSE(compiled_kernel_facts("kernel_a").has_value());
   EXPECT_FALSE(compiled_kernel_facts("kernel_b").has_value()) << "a record under another name";
+}
+
+// Facts steer the ranking, so they are trusted like modules: a record written without this user's
+// signing key (planted, or by another user) reads as unknown, and so does a fifo, which is never
+// opened in a way that blocks (HANG-1).
+TEST_F(FactsIndexTest, UnsignedRecordsAndFifosReadAsUnknownAtOnce) {
+  record_kernel_facts("kernel_a", parse_resource_usage(kPtxasOutput).at("tc_kernel_0"));
+  std::vector<fs::path> files;
+  for (const auto& file : fs::directory_iterator(dir_ + "/facts/v1")) files.push_back(file.path());
+  ASSERT_EQ(files.size(), 1u);
+  const std::string signed_text = compile::testing::read_file(files[0].string());
+  Settings s = settings();
+  s.signing_key_file = cache_.dir() + "/another-user/signing-key";
+  s.cache_dir = dir_ + "/../" + fs::path(dir_).filename().string();
+  set_settings(s);
+  EXPECT_FALSE(compiled_kernel_facts("kernel_a").has_value()) << "signed with another key";
+
+  std::ofstream(files[0], std::ios::trunc) << signed_text.substr(0, signed_text.find("hmac"));
+  s.cache_dir = dir_ + "/./";
+  set_settings(s);
+  EXPECT_FALSE(compiled_kernel_facts("kernel_a").has_value()) << "no signature at all";
+
+  fs::remove(files[0]);
+  ASSERT_EQ(mkfifo(files[0].c_str(), 0600), 0);
+  s.cache_dir = dir_ + "/.";
+  set_settings(s);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(compiled_kernel_facts("kernel_a").has_value());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 using api::testing::cuda;

@@ -1,8 +1,10 @@
 // The tuning cache and signatures, on real files in a private folder.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -155,6 +157,78 @@ TEST_F(TuningCacheTest, ListClearAndPrune) {
   ASSERT_TRUE(cleared);
   EXPECT_EQ(*cleared, 2u);
   EXPECT_EQ(tuning_cache_stats()->entries, 0u);
+}
+
+// A winner decides which kernel runs: one signed under another user's key (or planted with a
+// plain checksum, as the first version was written) reads as absent.
+TEST_F(TuningCacheTest, AnEntrySignedWithAnotherKeyReadsAsAbsent) {
+  ASSERT_TRUE(store_tuned(signature(4096), choice("kernel_a", 600)));
+  ASSERT_TRUE(find_tuned(signature(4096)));
+  note_compiled(signature(4096), {"k1"});
+  ASSERT_EQ(compiled_in_family(signature(4096)).size(), 1u);
+  Settings s = settings();
+  s.signing_key_file = cache_.dir() + "/other-state/signing-key";
+  set_settings(s);
+  EXPECT_FALSE(find_tuned(signature(4096)));
+  EXPECT_TRUE(compiled_in_family(signature(4096)).empty());
+  EXPECT_EQ(tuning_cache_stats()->invalid, 1u);
+}
+
+// HANG-1: a fifo, a device or a link where an entry or a family index belongs is skipped at once.
+TEST_F(TuningCacheTest, AFifoOrLinkAtAnEntryIsSkippedWithoutBlocking) {
+  ASSERT_TRUE(store_tuned(signature(4096), choice("kernel_a", 600)));
+  note_compiled(signature(4096), {"k1"});
+  auto listed = list_tuning_cache();
+  ASSERT_TRUE(listed && listed->size() == 1u);
+  const std::string entry = (*listed)[0].path;
+  const std::string folder = fs::path(entry).parent_path().string();
+  std::string index;
+  for (const auto& item : fs::directory_iterator(folder)) {
+    if (item.path().filename().string().rfind("family-", 0) == 0) index = item.path().string();
+  }
+  ASSERT_FALSE(index.empty());
+  fs::remove(entry);
+  fs::remove(index);
+  ASSERT_EQ(mkfifo(entry.c_str(), 0600), 0);
+  fs::create_symlink("/dev/zero", index);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(find_tuned(signature(4096)));
+  EXPECT_TRUE(compiled_in_family(signature(4096)).empty());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// DATA-2: a clear removes only tilecraft's files and follows no link out of the cache.
+TEST_F(TuningCacheTest, ClearLeavesForeignFilesAndFollowsNoLink) {
+  ASSERT_TRUE(store_tuned(signature(4096), choice("kernel_a", 600)));
+  const std::string model = fs::path((*list_tuning_cache())[0].path).parent_path().string();
+  std::ofstream(model + "/notes.txt") << "mine";
+  std::ofstream(model + "/" + std::string(64, 'f') + ".txt") << "a file of the user's";
+  std::vector<std::string> left;
+  auto cleared = clear_tuning_cache(&left);
+  ASSERT_TRUE(cleared);
+  EXPECT_EQ(*cleared, 1u);
+  EXPECT_EQ(left.size(), 2u);
+  EXPECT_TRUE(fs::exists(model + "/notes.txt"));
+  EXPECT_TRUE(fs::exists(model + "/" + std::string(64, 'f') + ".txt"));
+
+  // The audit's data2 case: tuning/ a link to a folder elsewhere.
+  fs::remove_all(dir_ + "/tuning");
+  const std::string elsewhere = cache_.dir() + "/elsewhere";
+  fs::create_directories(elsewhere + "/v1/sub");
+  std::ofstream(elsewhere + "/v1/a.txt") << "a";
+  std::ofstream(elsewhere + "/v1/sub/b.txt") << "b";
+  fs::create_directory_symlink(elsewhere, dir_ + "/tuning");
+  left.clear();
+  cleared = clear_tuning_cache(&left);
+  ASSERT_TRUE(cleared);
+  EXPECT_EQ(*cleared, 0u);
+  EXPECT_EQ(left.size(), 1u);
+  EXPECT_TRUE(fs::exists(elsewhere + "/v1/a.txt"));
+  EXPECT_TRUE(fs::exists(elsewhere + "/v1/sub/b.txt"));
+  auto pruned = prune_tuning_cache(0, &left);
+  ASSERT_TRUE(pruned);
+  EXPECT_EQ(*pruned, 0u);
+  EXPECT_TRUE(fs::exists(elsewhere + "/v1/a.txt"));
 }
 
 TEST_F(TuningCacheTest, FamilyIndexCollectsCompiledKernels) {
