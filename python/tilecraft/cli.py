@@ -149,6 +149,38 @@ def cmd_cache(args):
     return 0
 
 
+# ---- archive -----------------------------------------------------------------------------------
+
+def cmd_archive(args):
+    from tilecraft import compiler
+
+    if args.action == "key":
+        key = (compiler.make_archive_key(args.key) if args.new
+               else compiler.archive_public_key(args.key))
+        print(key)
+        return 0
+    if not args.path:
+        raise ValueError(f"tilecraft archive {args.action}: expected the archive's path")
+    if args.action == "export":
+        out = compiler.export_cache(args.path, args.key)
+    else:
+        out = compiler.import_cache(args.path, args.trust)
+    if args.json:
+        json.dump(out, sys.stdout, indent=1)
+        print()
+        return 0
+    for note in out["notes"]:
+        print(note, file=sys.stderr)
+    if args.action == "export":
+        print(f"wrote {out['entries']} modules to {args.path}"
+              + (f" ({out['skipped']} left out)" if out["skipped"] else ""))
+    else:
+        print(f"imported {out['entries']} modules from {args.path}"
+              + (f" ({out['already_present']} were already here)" if out["already_present"]
+                 else ""))
+    return 0
+
+
 # ---- profile and tune -------------------------------------------------------------------------
 
 def _problems(args):
@@ -240,7 +272,7 @@ def _problem_options(p):
 
 def parser():
     top = argparse.ArgumentParser(prog="tilecraft", description=__doc__)
-    sub = top.add_subparsers(dest="command", metavar="{list,profile,tune,cache}")
+    sub = top.add_subparsers(dest="command", metavar="{list,profile,tune,cache,archive}")
     sub.required = True
 
     p = sub.add_parser("list", help="kernels tilecraft can build, with filters")
@@ -270,6 +302,20 @@ def parser():
     p.add_argument("--max-size", type=_size, default=None, help="prune: the size to keep (2G)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_cache)
+
+    p = sub.add_parser("archive", help="move compiled kernels between machines as signed archives",
+                       description="export: write the kernel cache into an archive signed with "
+                       "your archive key; import: take an archive signed by a key you trust; "
+                       "key: print your archive key's public key (--new makes one)")
+    p.add_argument("action", choices=("export", "import", "key"))
+    p.add_argument("path", nargs="?", help="the archive file")
+    p.add_argument("--key", default=None,
+                   help="your archive key pair file (default TILECRAFT_ARCHIVE_KEY_FILE)")
+    p.add_argument("--trust", action="append", default=None, metavar="KEY_OR_FILE",
+                   help="import: a public key (tilecraft-ed25519:...) or a file of them to trust")
+    p.add_argument("--new", action="store_true", help="key: make a new key pair")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_archive)
     return top
 
 

@@ -38,18 +38,32 @@ def cache_dir():
     return _core.cache_dir()
 
 
-def export_cache(path):
-    """Writes every compiled module of the cache into one archive file at ``path``: each module
-    with its source and key, a SHA-256 per file and one over the whole archive. Returns a dict:
-    ``entries`` written, ``skipped`` (entries that do not verify here) and ``notes``. Keys name
-    no path of this machine: another machine with the same CUDA toolkit and CUTLASS headers
-    finds the imported modules without compiling."""
-    return _core.export_cache(path)
+def export_cache(path, key_file=None):
+    """Writes every compiled module of the cache into one archive file at ``path``, signed with
+    your archive key pair (``key_file``, else ``TILECRAFT_ARCHIVE_KEY_FILE``, made on the first
+    export; a note in the result gives its public key). ``path`` may name nothing or a regular
+    file. Returns a dict: ``entries`` written, ``skipped`` (entries that do not verify here) and
+    ``notes``. Keys name no path of this machine: another machine with the same CUDA toolkit and
+    CUTLASS headers finds the imported modules without compiling."""
+    return _core.export_cache(path, key_file)
 
 
-def import_cache(path):
-    """Verifies an archive from ``export_cache`` completely (digests, file names, ELF modules, and
-    that each entry's key is the key of its source) and only then stores its modules, signed for
-    this machine; a damaged or modified archive is refused whole, with a ValueError naming the
-    entry and the fault. Returns a dict: ``entries`` imported, ``already_present``."""
-    return _core.import_cache(path)
+def import_cache(path, trusted_keys=None):
+    """Imports an archive from ``export_cache`` only when its signer is a key you trust: one of
+    ``trusted_keys`` (public keys ``"tilecraft-ed25519:<hex>"`` or paths of files listing them),
+    one of the file ``TILECRAFT_TRUSTED_KEYS`` names (default ``~/.config/tilecraft/trusted-keys``),
+    or your own archive key. The signature, then every file (digests, ELF modules, each key
+    against its source) is checked before anything is written; any fault refuses the whole archive
+    with a ValueError naming it. Returns a dict: ``entries`` imported, ``already_present``."""
+    return _core.import_cache(path, trusted_keys)
+
+
+def make_archive_key(path=None):
+    """Makes a new archive key pair at ``path`` (default ``TILECRAFT_ARCHIVE_KEY_FILE``; nothing may
+    be there) and returns its public key, to give to those who import your archives."""
+    return _core.make_archive_key(path)
+
+
+def archive_public_key(path=None):
+    """The public key of your archive key pair (``path``, default ``TILECRAFT_ARCHIVE_KEY_FILE``)."""
+    return _core.archive_public_key(path)

@@ -343,6 +343,25 @@ void record_unit_serves(const CompiledModule& unit, const std::vector<CompileReq
   }
 }
 
+void discard_cached_module(const CompiledModule& module, const std::string& why) {
+  const Settings s = settings();
+  ArtifactCache cache = ArtifactCache::open(s);
+  std::shared_ptr<KeyState> state = key_state(cache.root(), module.key);
+  std::lock_guard guard(state->mutex);
+  if (state->private_module == module.path) state->private_module.reset();
+  bool removed = false;
+  if (cache.writable()) {
+    Result<KeyLock> lock = cache.lock(module.key);
+    const LookupResult found = cache.lookup(module.key);
+    if (lock && found.module_path == module.path)
+      removed = remove_path(cache.entry_dir(module.key));
+  }
+  const std::string line = "tilecraft: the cached module " + module.path + " cannot be loaded (" +
+                           why + ")" +
+                           (removed ? ": removed it; compiling it again" : ": compiling it again");
+  std::fwrite((line + "\n").data(), 1, line.size() + 1, stderr);
+}
+
 Result<CompiledModule> build_module(const CompileRequest& request, const ProgressFn& progress) {
   std::vector<Result<CompiledModule>> results = build_modules({request}, progress);
   return std::move(results.front());

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -90,8 +91,8 @@ std::string env_choice(const char* name, const std::string& fallback,
     if (std::string(value) == choice) return value;
     names += (names.empty() ? "" : ", ") + std::string(choice);
   }
-  throw Error(Status::invalid(std::string(name) + ": expected one of " + names + ", got '" +
-                              value + "'"));
+  throw Error(
+      Status::invalid(std::string(name) + ": expected one of " + names + ", got '" + value + "'"));
 }
 
 bool is_absolute(const std::string& path) { return !path.empty() && path.front() == '/'; }
@@ -117,16 +118,19 @@ std::string resolved(const char* variable, const std::string& path, Settings* s)
 const char* xdg_base(const char* variable, Settings* s) {
   const char* value = env(variable);
   if (!value || is_absolute(value)) return value;
-  s->notes.push_back(std::string("tilecraft: ignoring ") + variable + "='" + value +
-                     "': it is relative, and the XDG Base Directory specification says "
-                     "relative paths are invalid there");
+  const std::string note = std::string("tilecraft: ignoring ") + variable + "='" + value +
+                           "': it is relative, and the XDG Base Directory specification says "
+                           "relative paths are invalid there";
+  // Several settings default under the same base folder: one note each.
+  if (std::find(s->notes.begin(), s->notes.end(), note) == s->notes.end()) s->notes.push_back(note);
   return nullptr;
 }
 
 const char* home(Settings* s) {
   const char* value = env("HOME");
   if (!value || is_absolute(value)) return value;
-  s->notes.push_back(std::string("tilecraft: ignoring HOME='") + value + "': it is relative");
+  const std::string note = std::string("tilecraft: ignoring HOME='") + value + "': it is relative";
+  if (std::find(s->notes.begin(), s->notes.end(), note) == s->notes.end()) s->notes.push_back(note);
   return nullptr;
 }
 
@@ -142,6 +146,22 @@ std::string default_signing_key_file(Settings* s) {
   }
   if (const char* dir = home(s)) return std::string(dir) + "/.local/state/tilecraft/signing-key";
   return "/tmp/tilecraft-state-" + std::to_string(geteuid()) + "/signing-key";
+}
+
+std::string default_archive_key_file(Settings* s) {
+  if (const char* xdg = xdg_base("XDG_STATE_HOME", s)) {
+    return std::string(xdg) + "/tilecraft/archive-key";
+  }
+  if (const char* dir = home(s)) return std::string(dir) + "/.local/state/tilecraft/archive-key";
+  return "/tmp/tilecraft-state-" + std::to_string(geteuid()) + "/archive-key";
+}
+
+std::string default_trusted_keys_file(Settings* s) {
+  if (const char* xdg = xdg_base("XDG_CONFIG_HOME", s)) {
+    return std::string(xdg) + "/tilecraft/trusted-keys";
+  }
+  if (const char* dir = home(s)) return std::string(dir) + "/.config/tilecraft/trusted-keys";
+  return "";
 }
 
 bool is_executable(const std::string& path) {
@@ -204,6 +224,17 @@ Settings settings_from_environment() {
     s.signing_key_file = resolved("TILECRAFT_SIGNING_KEY_FILE", file, &s);
   } else {
     s.signing_key_file = default_signing_key_file(&s);
+  }
+  if (const char* file = env("TILECRAFT_ARCHIVE_KEY_FILE")) {
+    s.archive_key_file = resolved("TILECRAFT_ARCHIVE_KEY_FILE", file, &s);
+  } else {
+    s.archive_key_file = default_archive_key_file(&s);
+  }
+  if (const char* file = env("TILECRAFT_TRUSTED_KEYS")) {
+    s.trusted_keys_file = resolved("TILECRAFT_TRUSTED_KEYS", file, &s);
+    s.trusted_keys_variable = "TILECRAFT_TRUSTED_KEYS";
+  } else {
+    s.trusted_keys_file = default_trusted_keys_file(&s);
   }
   for (const char* variable : {"TILECRAFT_CUTLASS_DIR", "CUTLASS_DIR"}) {
     if (const char* dir = env(variable)) {

@@ -168,12 +168,32 @@ void bind_runtime(nb::module_& m) {
   };
   def_checked(
       m, "export_cache", "export_cache",
-      [transfer](Path path) { return transfer(unwrap(compile::export_cache(path.text))); },
-      required<Path>("path"));
+      [transfer](Path path, std::optional<Path> key_file) {
+        return transfer(unwrap(compile::export_cache(path.text, key_file ? key_file->text : "")));
+      },
+      required<Path>("path"), optional<std::optional<Path>>("key_file", std::nullopt, "None"));
   def_checked(
       m, "import_cache", "import_cache",
-      [transfer](Path path) { return transfer(unwrap(compile::import_cache(path.text))); },
-      required<Path>("path"));
+      [transfer](Path path, std::optional<std::vector<Path>> trusted_keys) {
+        std::vector<std::string> keys;
+        for (const Path& key : trusted_keys.value_or(std::vector<Path>{})) keys.push_back(key.text);
+        return transfer(unwrap(compile::import_cache(path.text, keys)));
+      },
+      required<Path>("path"),
+      optional<std::optional<std::vector<Path>>>("trusted_keys", std::nullopt, "None",
+                                                 "a list of public keys or key files"));
+  def_checked(
+      m, "make_archive_key", "make_archive_key",
+      [](std::optional<Path> path) {
+        return unwrap(compile::make_archive_key(path ? path->text : ""));
+      },
+      optional<std::optional<Path>>("path", std::nullopt, "None"));
+  def_checked(
+      m, "archive_public_key", "archive_public_key",
+      [](std::optional<Path> path) {
+        return unwrap(compile::archive_public_key(path ? path->text : ""));
+      },
+      optional<std::optional<Path>>("path", std::nullopt, "None"));
   def_checked(m, "reload_settings", "reload_settings",
               []() { set_settings(settings_from_environment()); });
 }

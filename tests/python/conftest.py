@@ -4,10 +4,12 @@ import tempfile
 
 import pytest
 
-# Tests never touch the user's cache or signing key.
+# Tests never touch the user's cache, signing key, archive key or trusted keys.
 os.environ.setdefault("TILECRAFT_CACHE_DIR", tempfile.mkdtemp(prefix="tilecraft-test-cache-"))
-os.environ.setdefault("TILECRAFT_SIGNING_KEY_FILE",
-                      os.path.join(tempfile.mkdtemp(prefix="tilecraft-test-state-"), "signing-key"))
+_state = tempfile.mkdtemp(prefix="tilecraft-test-state-")
+os.environ.setdefault("TILECRAFT_SIGNING_KEY_FILE", os.path.join(_state, "signing-key"))
+os.environ.setdefault("TILECRAFT_ARCHIVE_KEY_FILE", os.path.join(_state, "archive-key"))
+os.environ.setdefault("XDG_CONFIG_HOME", tempfile.mkdtemp(prefix="tilecraft-test-config-"))
 
 # The randomized tests' seed: fresh each run unless given, and shown in the session header so
 # that even a run that crashes can be replayed (TILECRAFT_RANDOM_SEED=<n>).

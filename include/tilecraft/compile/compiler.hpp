@@ -74,6 +74,11 @@ std::vector<std::optional<CompiledModule>> find_cached_modules(
 // in any company: kernels compiled together are not compiled again when next asked for alone or
 // grouped otherwise. Best effort (nothing is recorded in a cache that is not writable).
 void record_unit_serves(const CompiledModule& unit, const std::vector<CompileRequest>& kernels);
+// A module found in the cache that cannot be loaded (damaged after it was signed, or an imported
+// module that does not load on this machine) is a miss: this removes its entry (under its key's
+// lock) and says so on stderr, so that the next build compiles it again.
+void discard_cached_module(const CompiledModule& module, const std::string& why);
+
 Result<CompiledModule> build_module(const CompileRequest& request,
                                     const ProgressFn& progress = default_progress);
 
@@ -85,17 +90,31 @@ struct CacheTransfer {
   std::vector<std::string> notes;  // why each skipped entry was skipped
 };
 
-// Writes every verified module of the cache (Settings::cache_dir) into one archive file (atomic:
-// temp + rename): each module with its source and key text, a SHA-256 per file, and one over
-// the whole archive. Cache keys name no path of this machine, so another machine with the same
-// CUDA toolkit and CUTLASS headers finds the imported modules without compiling.
-Result<CacheTransfer> export_cache(const std::string& archive_path);
+// Writes every verified module of the cache (Settings::cache_dir) into one archive file, signed
+// with an Ed25519 key pair the user holds: key_file, else Settings::archive_key_file (made on
+// first use; a note in the report gives its public key). Each module is listed with its source,
+// key text and their SHA-256s under its entry's key, and the signature covers that list. The
+// archive is written beside path and renamed over it; path may name nothing or a regular file
+// (anything else is refused). Cache keys name no path of this machine, so another machine with
+// the same CUDA toolkit and CUTLASS headers finds the imported modules without compiling.
+Result<CacheTransfer> export_cache(const std::string& archive_path,
+                                   const std::string& key_file = "");
 
-// Verifies an archive from export_cache completely (digests, sizes, file names, ELF modules, and
-// that each entry's key is the key of its source and key text) before writing anything; any
-// fault refuses the whole archive with a message naming the entry and the fault. Entries are
-// then stored as if compiled here, signed with this machine's signing key.
-Result<CacheTransfer> import_cache(const std::string& archive_path);
+// Imports an archive from export_cache only when it is signed by a key the user trusts: one of
+// trusted_keys (public keys "tilecraft-ed25519:<hex>", or absolute paths of files listing them),
+// the keys of Settings::trusted_keys_file, or the user's own archive key. It checks the signature,
+// then every file (sizes, digests, ELF shared objects, each entry's key against its source and
+// key text) before writing anything; any fault refuses the whole archive with a message naming
+// the entry and the fault. Entries are then stored as if compiled here, signed with this user's
+// signing key. Memory use does not grow with the archive (modules are streamed).
+Result<CacheTransfer> import_cache(const std::string& archive_path,
+                                   const std::vector<std::string>& trusted_keys = {});
+
+// Makes a new archive key pair at path (nothing may be there; "" : Settings::archive_key_file) and
+// returns its public key ("tilecraft-ed25519:<hex>"), to give to those who import your archives.
+Result<std::string> make_archive_key(const std::string& path = "");
+// The public key of the archive key pair at path ("" : Settings::archive_key_file).
+Result<std::string> archive_public_key(const std::string& path = "");
 
 // ---- the kernel cache as a whole (the `tilecraft cache` command) ------------------------------
 
@@ -119,10 +138,14 @@ Result<KernelCacheStats> kernel_cache_stats();
 // Least recently used first.
 Result<std::vector<KernelCacheEntry>> list_kernel_cache();
 // Removes entries that do not verify, then the least recently used ones, until the cache holds at
-// most max_bytes; returns how many were removed. Each goes under its key's lock.
-Result<size_t> prune_kernel_cache(uint64_t max_bytes);
-// Removes every entry (and the kernel facts index); returns how many entries were removed.
-Result<size_t> clear_kernel_cache();
+// most max_bytes; returns how many were removed. Each goes under its key's lock. Only entries in
+// tilecraft's own layout are removed, and no link is followed out of the cache: anything else is
+// left where it is and said so (in *left_alone, or on stderr when it is null).
+Result<size_t> prune_kernel_cache(uint64_t max_bytes,
+                                  std::vector<std::string>* left_alone = nullptr);
+// Removes every entry (and the kernel facts index, and the alias records); returns how many
+// entries were removed. Leaves what tilecraft did not write, as prune_kernel_cache does.
+Result<size_t> clear_kernel_cache(std::vector<std::string>* left_alone = nullptr);
 
 // Lower-case hex SHA-256 of data (64 characters); for keys of other caches too.
 std::string sha256_hex(std::string_view data);

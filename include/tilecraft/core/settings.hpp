@@ -17,6 +17,16 @@ struct Settings {
   // tilecraft trusts. Default $XDG_STATE_HOME/tilecraft/signing-key or
   // ~/.local/state/tilecraft/signing-key.
   std::string signing_key_file;
+  // TILECRAFT_ARCHIVE_KEY_FILE: the Ed25519 key pair that signs the archives export_cache writes
+  // (made there on the first export when missing). Default $XDG_STATE_HOME/tilecraft/archive-key
+  // or ~/.local/state/tilecraft/archive-key.
+  std::string archive_key_file;
+  // TILECRAFT_TRUSTED_KEYS: a file of the public keys whose archives import_cache accepts, one a
+  // line ("tilecraft-ed25519:<hex>", '#' comments). Default $XDG_CONFIG_HOME/tilecraft/trusted-keys
+  // or ~/.config/tilecraft/trusted-keys (read when it exists).
+  std::string trusted_keys_file;
+  // "TILECRAFT_TRUSTED_KEYS" when the variable named trusted_keys_file, else "" (the default).
+  std::string trusted_keys_variable;
   // TILECRAFT_CUTLASS_DIR or CUTLASS_DIR: a folder holding include/cutlass (and
   // tools/util/include). Default: the CUTLASS headers the library was built against.
   std::string cutlass_dir;

@@ -56,6 +56,9 @@ class ScopedCache {
     Settings s = settings_from_environment();
     s.cache_dir = dir_ + "/cache";
     s.signing_key_file = dir_ + "/state/signing-key";
+    s.archive_key_file = dir_ + "/state/archive-key";
+    s.trusted_keys_file = dir_ + "/config/trusted-keys";  // read when a test writes it
+    s.trusted_keys_variable.clear();
     s.compile_jobs = compile_jobs;
     s.quiet = true;
     tilecraft::set_settings(s);
