@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <sstream>
 
+#include "compile/signed_record.hpp"
 #include "describe/conv2d_rules.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
@@ -134,11 +133,9 @@ void record_unit_facts(const Work& work, const std::vector<size_t>& unit,
                        const std::string& module_path) {
   const std::string path =
       std::filesystem::path(module_path).parent_path().string() + "/resources.txt";
-  std::ifstream file(path);
-  if (!file) return;
-  std::stringstream text;
-  text << file.rdbuf();
-  const auto facts = parse_resource_usage(text.str());
+  const std::optional<std::string> text = compile::read_record_file(path, size_t(16) << 20);
+  if (!text) return;
+  const auto facts = parse_resource_usage(*text);
   for (size_t p = 0; p < unit.size(); ++p) {
     const auto& [operation, split_k] = work[unit[p]];
     if (split_k) continue;
@@ -208,7 +205,7 @@ std::vector<Status> build_and_attach(const Work& all_work, const compile::Progre
   for (const auto& group : groups) {
     units.push_back(group);
     if (group.size() == 1) {
-      requests.push_back(std::move(singles[group[0]]));
+      requests.push_back(singles[group[0]]);
       continue;
     }
     std::vector<emit::GemmEntry> entries;
@@ -220,6 +217,11 @@ std::vector<Status> build_and_attach(const Work& all_work, const compile::Progre
     for (auto& built : compile::build_modules(requests, progress))
       results.push_back(std::move(built));
   }
+  // The request that builds unit u (a cache hit's is its kernel's own).
+  auto unit_request = [&](size_t u) -> const compile::CompileRequest& {
+    const size_t hits = units.size() - requests.size();
+    return u < hits ? singles[units[u][0]] : requests[u - hits];
+  };
   for (size_t u = 0; u < units.size(); ++u) {
     if (units[u].size() < 2 || !results[u]) continue;
     std::vector<compile::CompileRequest> members;
@@ -229,9 +231,15 @@ std::vector<Status> build_and_attach(const Work& all_work, const compile::Progre
   for (size_t u = 0; u < units.size(); ++u) {
     Status unit_status;
     std::optional<std::shared_ptr<const LoadedModule>> module;
-    if (!results[u]) {
-      unit_status = results[u].status();
-    } else if (auto loaded = LoadedModule::load(results[u]->path); !loaded) {
+    Result<std::shared_ptr<const LoadedModule>> loaded =
+        results[u] ? LoadedModule::load(results[u]->path) : results[u].status();
+    // A module from the cache that does not load is a miss: compiled again, once.
+    if (results[u] && !loaded && results[u]->from_cache) {
+      compile::discard_cached_module(*results[u], loaded.status().message());
+      results[u] = compile::build_module(unit_request(u), progress);
+      loaded = results[u] ? LoadedModule::load(results[u]->path) : results[u].status();
+    }
+    if (!loaded) {
       unit_status = loaded.status();
     } else {
       module = *loaded;

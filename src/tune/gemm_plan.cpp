@@ -145,11 +145,24 @@ Result<std::shared_ptr<GemmPlan>> GemmPlan::make(const api::GemmArguments& args,
   if (options.mode != TuningMode::force) {
     if (auto tuned = tune::find_tuned(*signature)) {
       if (const api::Kernel* kernel = p.find(tuned->kernel_name)) {
-        TILECRAFT_RETURN_IF_ERROR(p.use(
-            *kernel, "tuned winner from the tuning cache (" + measured_text(*tuned) + ")", true));
-        return plan;
+        const Status used = p.use(
+            *kernel, "tuned winner from the tuning cache (" + measured_text(*tuned) + ")", true);
+        if (used || used.code() == StatusCode::kCancelled) return used ? Result(plan) : used;
+        // A winner that no longer compiles or loads here: the next candidate serves instead.
+        const std::string failed = tuned->kernel_name;
+        std::erase_if(p.ranked, [&failed](const api::Kernel& k) {
+          return k.metadata().kernel_name == failed;
+        });
+        stale = " (the stored winner " + tuned->kernel_name +
+                " failed to compile or load: " + used.message() + ")";
+        const std::string note =
+            "tilecraft: " + stale.substr(2, stale.size() - 3) + "; using the next candidate\n";
+        std::fwrite(note.data(), 1, note.size(), stderr);
+        if (p.ranked.empty())
+          return Status(used.code(), "no other kernel supports these arguments" + stale);
+      } else {
+        stale = " (the stored winner " + tuned->kernel_name + " is not a candidate any more)";
       }
-      stale = " (the stored winner " + tuned->kernel_name + " is not a candidate any more)";
     }
   }
   if (options.mode == TuningMode::off) {

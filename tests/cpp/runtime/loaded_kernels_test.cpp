@@ -3,7 +3,10 @@
 // keeps under the unit's key, not the kernel's own).
 #include <gtest/gtest.h>
 
+#include "compile/artifact_cache.hpp"
+#include "compile/process.hpp"
 #include "compile/test_support.hpp"
+#include "core/program_path.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/sm90_test_descriptions.hpp"
 #include "runtime/simt_kernel.hpp"
@@ -93,6 +96,43 @@ TEST(LoadedKernels, ConvolutionsOfTwoArchsCompiledTogetherTakeUnitsOfTheirOwn) {
   ASSERT_EQ(built.size(), 2u);
   EXPECT_TRUE(built[0]) << built[0].message();
   EXPECT_TRUE(built[1]) << built[1].message();
+}
+
+// ROB-1: a module in the cache that verifies but cannot be loaded (here a shared object exporting
+// no kernel table, as the audit imported one) is a miss that compiles again, never a lasting error.
+TEST(LoadedKernels, ACachedModuleThatCannotBeLoadedIsCompiledAgain) {
+  const std::string missing = runtime_test::missing_toolchain();
+  if (!missing.empty()) GTEST_SKIP() << missing;
+  const std::string gxx = find_program_on_path("g++");
+  if (gxx.empty()) GTEST_SKIP() << "no g++ on PATH to build the unloadable module";
+  compile::testing::ScopedCache cache("unloadable", /*compile_jobs=*/1);
+  auto op = runtime_test::simt_f32(Layout::RowMajor, 6);  // no other test compiles it
+  const emit::GemmEntry entry{op->description(), emit::GemmEntryKind::kUniversal};
+  compile::CompileRequest request;
+  request.name = emit::entry_name(entry);
+  request.source = emit::emit_gemm_module({entry});
+  request.arch_flags = emit::gemm_module_arch_flags(80);
+  const std::string key = compile::cache_key(request);
+
+  const std::string empty = cache.dir() + "/empty.cpp";
+  compile::testing::write_file(empty, "int tilecraft_test_nothing_here() { return 0; }\n");
+  auto made = compile::run_process({gxx, "-shared", "-fPIC", "-o", cache.dir() + "/x.so", empty});
+  ASSERT_TRUE(made && made->exit_code == 0) << (made ? made->output : made.status().message());
+  const std::string planted = compile::testing::read_file(cache.dir() + "/x.so");
+  compile::ArtifactCache store = compile::ArtifactCache::open(settings());
+  auto build = store.make_build_dir(key);
+  ASSERT_TRUE(build) << build.status().message();
+  compile::testing::write_file(build->path() + "/module.so", planted);
+  compile::testing::write_file(build->path() + "/source.cu", request.source);
+  ASSERT_TRUE(store.commit(key, *build, "planted"));
+  ASSERT_TRUE(store.lookup(key).module_path) << "signed as valid, as an import would be";
+
+  Status compiled = compile_operations({op});
+  ASSERT_TRUE(compiled) << compiled.message();
+  EXPECT_TRUE(op->is_compiled());
+  const compile::LookupResult rebuilt = store.lookup(key);
+  ASSERT_TRUE(rebuilt.module_path) << rebuilt.invalid_reason;
+  EXPECT_NE(compile::testing::read_file(*rebuilt.module_path), planted);
 }
 
 }  // namespace
