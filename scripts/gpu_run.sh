@@ -4,7 +4,8 @@
 #   bash scripts/gpu_run.sh OUTDIR [tests|tests90|sanitizer|examples|bench|bench90|tune|suite|grouped|conv|evtbench|evt|evtsanitizer|multigpu|all]...
 # Needs the CUTLASS headers in .deps/cutlass (carry it) or CUTLASS_DIR.
 # Kernels compiled on an earlier machine of the same kind come back as OUTDIR/kernel-cache.tgz;
-# carry it as .gpu-cache/kernel-cache.tgz and they are not compiled again.
+# carry it as .gpu-cache/kernel-cache.tgz and they are not compiled again (SAVE_KERNEL_CACHE=0:
+# not saved).
 #   TESTS90_K=expr        tests90 runs only the SM90 GPU tests matching pytest -k expr
 #   BENCH90="gemm fused"  bench90 runs only these bench/bench_sm90_<name>.py scripts
 #   EVT_K=expr            evt / evtsanitizer run only the epilogue-graph GPU tests matching -k expr
@@ -49,7 +50,7 @@ if [ -f .gpu-cache/kernel-cache.tgz ]; then
 fi
 # The device tool returns files of at most 16 MiB: a larger archive is dropped with a note.
 save_cache() {
-  [ -d "$TILECRAFT_CACHE_DIR" ] || return 0
+  [ -d "$TILECRAFT_CACHE_DIR" ] && [ "${SAVE_KERNEL_CACHE:-1}" != 0 ] || return 0
   tar -czf "$OUT/kernel-cache.tgz" -C /tmp tilecraft-gpu-cache tilecraft-gpu-state || return 0
   local bytes=$(stat -c %s "$OUT/kernel-cache.tgz")
   if [ "$bytes" -gt $((16 * 1024 * 1024)) ]; then
@@ -69,7 +70,7 @@ step setup bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 # (tests/python/gpu90/frame_retention_repro.py): their locals are cleared first.
 if want tests; then
   step ctest ctest --test-dir "$TILECRAFT_BUILD_DIR" --output-on-failure -j 4
-  TILECRAFT_TEST_CHECK_LIVE=1 step pytest $PY -X faulthandler -m pytest tests/python -rs -v -x --durations=15 \
+  TILECRAFT_TEST_CHECK_LIVE=1 step pytest $PY -X faulthandler -m pytest tests/python -rs -v --durations=15 \
     --ignore=tests/python/gpu90 --ignore=tests/python/gpu_grouped --ignore=tests/python/gpu_conv \
     --ignore=tests/python/gpu_evt
 fi
