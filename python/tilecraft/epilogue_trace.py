@@ -20,11 +20,16 @@ hi)``, ``abs, maximum, minimum, where(condition, a, b)``, and the methods ``x.ab
 ``x.max() / x.amax() / x.sum()`` (the whole tensor; ``dim=1`` one value per row, ``dim=0`` one
 per column), ``x.abs().max()`` (the absolute maximum), ``x.to(dtype)``. Anything else is refused
 with the function's name and line; so is a graph the kernels cannot take (a reduction of an fp8
-output, an input of the wrong length, an example output the function does not return).
+output, an input of the wrong length, an example output the function does not return), a graph
+past the core's bounds (``EpilogueGraph.max_nodes`` nodes, ``EpilogueGraph.max_depth`` deep:
+refused at the line that crosses them), a number outside float32's range, a lambda, an
+``async def`` and a generator.
 """
 
 import ast
 import inspect
+import math
+import re
 import textwrap
 
 from tilecraft import _core
@@ -47,6 +52,11 @@ _DTYPES = {"float16": DataType.f16, "half": DataType.f16, "bfloat16": DataType.b
            "float32": DataType.f32, "float": DataType.f32, "float64": DataType.f64,
            "double": DataType.f64, "int8": DataType.s8, "uint8": DataType.u8,
            "int32": DataType.s32, "float8_e4m3fn": DataType.e4m3, "float8_e5m2": DataType.e5m2}
+# The core's bounds on a graph (kMaxEpilogueGraphNodes, kMaxEpilogueGraphDepth), checked as nodes are made.
+_MAX_NODES = _core.EpilogueGraph.max_nodes
+_MAX_DEPTH = _core.EpilogueGraph.max_depth
+# Constants are float32 in the kernel: magnitudes above this would be infinities.
+_FLOAT32_MAX = 3.4028234663852886e38
 
 
 class _Reduction:
@@ -60,24 +70,98 @@ class _Tracer:
     def __init__(self, fn, examples):
         self.fn = fn
         self.examples = examples
+        self.name = fn.__name__
         try:
-            source = textwrap.dedent(inspect.getsource(fn))
-        except (OSError, TypeError) as error:
-            raise ValueError(f"epilogue {getattr(fn, '__name__', fn)}: its source code is not "
-                             f"available ({error}); define the function in a file (not in a "
-                             f"REPL, python -c or exec)") from None
-        self.first_line = fn.__code__.co_firstlineno
-        tree = ast.parse(source)
-        self.definition = next(node for node in tree.body
-                               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            self.target = inspect.unwrap(fn)  # a decorated function: the one whose source it is
+        except ValueError:
+            self.target = fn
+        if not hasattr(self.target, "__code__"):
+            self.target = fn
+        code = self.target.__code__
+        self.first_line = code.co_firstlineno
+        self.refuse_kind(code)
+        self.definition = self.parse_definition(code)
         self.graph = _core.EpilogueGraph()
         self.values = {}      # variable name -> node id (or _Reduction)
         self.shape = None     # (M, N) of the accumulator
+        self.depths = []      # node id -> its depth (a leaf is 1 deep)
+        self.lines = []       # node id -> the source line that made it
+        self.nesting = 0      # expressions being read, one inside the other
 
     # ---- errors -------------------------------------------------------------------------------
+    def line_of(self, node):
+        return self.first_line + getattr(node, "lineno", 1) - 1
+
     def fail(self, node, text):
-        line = self.first_line + getattr(node, "lineno", 1) - 1
-        raise ValueError(f"epilogue {self.fn.__name__}, line {line}: {text}")
+        raise ValueError(f"epilogue {self.name}, line {self.line_of(node)}: {text}")
+
+    def fail_at(self, line, text):
+        raise ValueError(f"epilogue {self.name}, line {line}: {text}")
+
+    # ---- the function's source ----------------------------------------------------------------
+    def refuse_kind(self, code):
+        """Functions whose source is not one plain def: refused before their source is read."""
+        if code.co_name == "<lambda>":
+            self.fail_at(self.first_line, "a lambda cannot be traced (its source is the whole "
+                                          "line around it); define the epilogue with def")
+        if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR |
+                            inspect.CO_ITERABLE_COROUTINE):
+            self.fail_at(self.first_line, "an async def is not an epilogue; define it with a "
+                                          "plain def (assignments and one return)")
+        if code.co_flags & inspect.CO_GENERATOR:
+            self.fail_at(self.first_line, "a generator (it yields) is not an epilogue; return "
+                                          "the outputs")
+
+    def parse_definition(self, code):
+        source, problem = None, None
+        try:
+            source = textwrap.dedent(inspect.getsource(self.target))
+        except Exception as error:  # OSError, TypeError, or a tokenizer error on a changed file
+            problem = (f"its source code is not available ({error}); define the function in a "
+                       f"file (not in a REPL, python -c or exec)")
+        tree = None
+        if source is not None:
+            try:
+                tree = ast.parse(source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+                problem = f"its source cannot be read back ({type(error).__name__}: {error})"
+        if problem is not None:
+            self.fail_at(self.first_line, problem)
+        first = tree.body[0] if tree.body else None
+        if not isinstance(first, ast.FunctionDef) or first.name != code.co_name:
+            self.fail_at(self.first_line, f"the source found there is not the def of "
+                                          f"'{code.co_name}' (was its file edited after it was "
+                                          f"imported?)")
+        return first
+
+    # ---- nodes ---------------------------------------------------------------------------------
+    def made(self, where, node, inputs=()):
+        """Records graph node ``node`` (made from the nodes ``inputs`` by the code at ``where``, an
+        AST node) and refuses, naming that line, a graph past the core's bounds."""
+        depth = 1 + max((self.depths[i] for i in inputs), default=0)
+        self.depths.append(depth)
+        self.lines.append(self.line_of(where))
+        if node + 1 > _MAX_NODES:
+            self.fail(where, f"the epilogue graph needs more than {_MAX_NODES} nodes "
+                             f"(EpilogueGraph.max_nodes); split the epilogue or simplify it")
+        if depth > _MAX_DEPTH:
+            self.fail(where, f"this makes a value {depth} nodes deep (its longest chain of "
+                             f"inputs); at most {_MAX_DEPTH} are allowed "
+                             f"(EpilogueGraph.max_depth)")
+        return node
+
+    def constant(self, node):
+        """A number of the body as a graph constant: finite in float32, which the kernel uses."""
+        value = node.value
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number) or abs(number) > _FLOAT32_MAX:
+            self.fail(node, f"the constant {_number_text(value)} is outside float32's range "
+                            f"(magnitudes up to {_FLOAT32_MAX:.8g}): the epilogue computes in "
+                            f"float32")
+        return self.made(node, self.graph.constant(number))
 
     # ---- parameters ---------------------------------------------------------------------------
     def bind_parameters(self):
@@ -92,7 +176,7 @@ class _Tracer:
             raise ValueError(f"{names[0]}: an example accumulator (an M x N tensor) is "
                              f"required to trace {self.fn.__name__}")
         self.shape = _shape_of(names[0], accum, 2)
-        self.values[names[0]] = self.graph.accumulator()
+        self.values[names[0]] = self.made(self.definition, self.graph.accumulator())
         for name in names[1:]:
             if name not in self.examples:
                 raise ValueError(f"{name}: an example value for this parameter of "
@@ -103,10 +187,11 @@ class _Tracer:
                 raise TypeError(f"{name}: expected a number or a tensor, got "
                                 f"{_core.given(value)}")
             if isinstance(value, (int, float)) or len(getattr(value, "shape", (0,))) == 0:
-                self.values[name] = self.graph.scalar(name)  # a number, or a 0-d tensor
+                node = self.graph.scalar(name)  # a number, or a 0-d tensor
             else:
-                self.values[name] = self.graph.tensor(name, _dtype_of(name, value),
-                                                      self.broadcast_of(name, value))
+                node = self.graph.tensor(name, _dtype_of(name, value),
+                                         self.broadcast_of(name, value))
+            self.values[name] = self.made(self.definition, node)
         return names
 
     def broadcast_of(self, name, tensor):
@@ -130,6 +215,19 @@ class _Tracer:
         return result
 
     def expression(self, node):
+        # Each level of nesting makes a node one deeper than its operand's: an expression nested
+        # past the depth bound is refused before it is read further (no deep recursion).
+        self.nesting += 1
+        try:
+            if self.nesting > _MAX_DEPTH:
+                self.fail(node, f"the expression nests more than {_MAX_DEPTH} operations deep; "
+                                f"an epilogue graph is at most {_MAX_DEPTH} nodes deep "
+                                f"(EpilogueGraph.max_depth)")
+            return self.read(node)
+        finally:
+            self.nesting -= 1
+
+    def read(self, node):
         g = self.graph
         if isinstance(node, ast.Name):
             if node.id not in self.values:
@@ -137,19 +235,21 @@ class _Tracer:
             return self.values[node.id]
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
                 not isinstance(node.value, bool):
-            return g.constant(float(node.value))
+            return self.constant(node)
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
             left = self.value(node.left)
             right = self.value(node.right)
-            return g.binary(_BINARY[type(node.op)], left, right)
+            return self.made(node, g.binary(_BINARY[type(node.op)], left, right), (left, right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return g.unary(_core.UnaryOp.negate, self.value(node.operand))
+            x = self.value(node.operand)
+            return self.made(node, g.unary(_core.UnaryOp.negate, x), (x,))
         if isinstance(node, ast.Compare):
             if len(node.ops) != 1 or type(node.ops[0]) not in _COMPARE:
                 self.fail(node, "one comparison (<, <=, >, >=, ==, !=) at a time")
             left = self.value(node.left)
             right = self.value(node.comparators[0])
-            return g.binary(_COMPARE[type(node.ops[0])], left, right)
+            return self.made(node, g.binary(_COMPARE[type(node.ops[0])], left, right),
+                             (left, right))
         if isinstance(node, ast.Call):
             return self.call(node)
         self.fail(node, f"{type(node).__name__} is not an epilogue expression (numbers, "
@@ -166,20 +266,22 @@ class _Tracer:
                 wanted = 1 + _ACTIVATION_ARGS.get(name, 0)
                 if len(args) != wanted:
                     self.fail(node, f"{name} takes {wanted} argument(s), got {len(args)}")
-                x = self.value(args[0])
-                extra = [self.value(a) for a in args[1:]]
-                return g.activation(_ACTIVATIONS[name], x, extra)
+                inputs = [self.value(a) for a in args]
+                return self.made(node, g.activation(_ACTIVATIONS[name], inputs[0], inputs[1:]),
+                                 inputs)
             if name == "abs" and len(args) == 1:
-                return g.unary(_core.UnaryOp.abs, self.value(args[0]))
+                x = self.value(args[0])
+                return self.made(node, g.unary(_core.UnaryOp.abs, x), (x,))
             if name in _BINARY_CALLS and len(args) == 2:
                 a = self.value(args[0])
                 b = self.value(args[1])
-                return g.binary(_BINARY_CALLS[name], a, b)
+                return self.made(node, g.binary(_BINARY_CALLS[name], a, b), (a, b))
             if name == "where" and len(args) == 3:
                 condition = self.value(args[0])
                 if_true = self.value(args[1])
                 if_false = self.value(args[2])
-                return g.select(condition, if_true, if_false)
+                return self.made(node, g.select(condition, if_true, if_false),
+                                 (condition, if_true, if_false))
             self.fail(node, f"'{name}' with {len(args)} argument(s) is not an epilogue function")
         if isinstance(node.func, ast.Attribute):
             return self.method(node)
@@ -189,9 +291,11 @@ class _Tracer:
         g = self.graph
         method, target = node.func.attr, node.func.value
         if method == "abs" and not node.args and not node.keywords:
-            return g.unary(_core.UnaryOp.abs, self.value(target))
+            x = self.value(target)
+            return self.made(node, g.unary(_core.UnaryOp.abs, x), (x,))
         if method == "to" and len(node.args) == 1 and not node.keywords:
-            return g.convert(self.value(target), self.dtype_literal(node.args[0]))
+            x = self.value(target)
+            return self.made(node, g.convert(x, self.dtype_literal(node.args[0])), (x,))
         if method in _REDUCTIONS:
             op = _REDUCTIONS[method]
             if method in ("max", "amax") and isinstance(target, ast.Call) and \
@@ -264,7 +368,7 @@ class _Tracer:
                 continue
             dtype = self.output_dtype(name, (self.shape[0], self.shape[1]))
             stored[name] = dtype
-            self.graph.store(value, name, dtype)
+            self.made(item, self.graph.store(value, name, dtype), (value,))
         for name, item, value in results:
             if not isinstance(value, _Reduction):
                 continue
@@ -276,7 +380,8 @@ class _Tracer:
             m, n = self.shape
             extent = {ReduceAxis.row: (m,), ReduceAxis.column: (n,), ReduceAxis.all: ()}
             dtype = self.output_dtype(name, extent[value.axis])
-            self.graph.reduce(self.value(source), value.op, value.axis, name, dtype)
+            x = self.value(source)
+            self.made(value.line, self.graph.reduce(x, value.op, value.axis, name, dtype), (x,))
         produced = {name for name, _ in outputs}
         for name in self.examples:
             if name not in params and name not in produced:
@@ -285,8 +390,15 @@ class _Tracer:
         try:
             self.graph.validate()
         except ValueError as error:
-            raise ValueError(f"epilogue {self.fn.__name__}: {error}") from None
+            self.fail_at(self.line_of_error(str(error)), str(error))
         return self.graph
+
+    def line_of_error(self, message):
+        """The line that made the node a core refusal names ("node 7 (binary): ..."), else the
+        def's."""
+        match = re.match(r"node (\d+) ", message)
+        node = int(match.group(1)) if match else -1
+        return self.lines[node] if 0 <= node < len(self.lines) else self.first_line
 
     def output_dtype(self, name, extent):
         """The example output's element type (float32 without one), its extent checked: (M, N)
@@ -322,7 +434,25 @@ def trace(fn, **example_tensors):
     the function's line for a construct an epilogue cannot have. Nothing compiles or launches."""
     if not callable(fn) or not hasattr(fn, "__code__"):
         raise TypeError(f"fn: expected a Python function, got {_core.given(fn)}")
-    return _Tracer(fn, example_tensors).run()
+    if inspect.ismethod(fn):
+        raise TypeError(f"fn: expected a plain function, got the bound method "
+                        f"{fn.__qualname__} (its first parameter is taken); pass a def")
+    tracer = _Tracer(fn, example_tensors)
+    try:
+        return tracer.run()
+    except RecursionError:
+        # Bounded nesting keeps the tracer's own recursion shallow: the caller was already near
+        # Python's recursion limit.
+        pass
+    tracer.fail_at(tracer.first_line, "Python's recursion limit was reached while reading it; "
+                                      "trace it from a shallower call stack")
+
+
+def _number_text(value):
+    """A constant for a message: huge integers by their size, not their digits."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    return repr(value)
 
 
 __all__ = ["trace"]

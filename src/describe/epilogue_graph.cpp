@@ -6,6 +6,7 @@
 #include <set>
 
 #include "describe/checks.hpp"
+#include "tilecraft/describe/epilogue_graph_limits.hpp"
 
 namespace tilecraft {
 namespace {
@@ -371,12 +372,26 @@ Status EpilogueGraph::validate() const {
         "epilogue graph: no nodes; an epilogue reads the accumulator and writes at least one "
         "output");
   }
+  if (nodes_.size() > static_cast<size_t>(kMaxEpilogueGraphNodes)) {
+    return Status::invalid("epilogue graph: " + std::to_string(nodes_.size()) + " nodes; at most " +
+                           std::to_string(kMaxEpilogueGraphNodes) +
+                           " are allowed (kMaxEpilogueGraphNodes): the kernel holds an operation "
+                           "per node, which nvcc instantiates nested");
+  }
   const int count = static_cast<int>(nodes_.size());
   int accumulator = -1;
   std::set<std::string> inputs, outputs;
+  std::vector<int> depth(count, 1);
   for (int i = 0; i < count; ++i) {
     TILECRAFT_RETURN_IF_ERROR(check_node(nodes_, i));
     const EpilogueNode& n = nodes_[i];
+    for (int input : n.inputs) depth[i] = std::max(depth[i], depth[input] + 1);
+    if (depth[i] > kMaxEpilogueGraphDepth) {
+      return Status::invalid(node_text(nodes_, i) + ": depth " + std::to_string(depth[i]) +
+                             " (the nodes on its longest chain of inputs); at most " +
+                             std::to_string(kMaxEpilogueGraphDepth) +
+                             " are allowed (kMaxEpilogueGraphDepth)");
+    }
     if (n.kind == EpilogueNodeKind::accumulator) {
       if (accumulator >= 0) {
         return Status::invalid(node_text(nodes_, i) + ": a second accumulator (node " +

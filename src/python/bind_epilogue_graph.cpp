@@ -6,6 +6,7 @@
 
 #include "common.hpp"
 #include "tilecraft/describe/epilogue_graph.hpp"
+#include "tilecraft/describe/epilogue_graph_limits.hpp"
 
 namespace tilecraft::python {
 
@@ -44,6 +45,9 @@ void bind_epilogue_graph(nb::module_& m) {
   using Id = EpilogueGraph::Id;
   nb::class_<EpilogueGraph>(m, "EpilogueGraph")
       .def(nb::init<>())
+      // The bounds validate() enforces (kMaxEpilogueGraphNodes, kMaxEpilogueGraphDepth).
+      .def_ro_static("max_nodes", &kMaxEpilogueGraphNodes)
+      .def_ro_static("max_depth", &kMaxEpilogueGraphDepth)
       .def("accumulator", &EpilogueGraph::accumulator)
       .def("scalar", &EpilogueGraph::scalar, nb::arg("name"))
       .def("constant", &EpilogueGraph::constant, nb::arg("value"))

@@ -260,7 +260,9 @@ def test_reductions_over_fp8_are_refused():
         D = accum
         return D, q.sum(dim=1)
 
-    with pytest.raises(ValueError, match=r"^epilogue converted: node \d+ \(reduce 'out1'\): "
+    with pytest.raises(ValueError, match=rf"^epilogue converted, line "
+                                         rf"{line_of(converted, 'return')}: node \d+ \(reduce "
+                                         r"'out1'\): "
                                          r"reduces node \d+ \(convert\), an fp8 value "
                                          r"\(float8_e5m2\): reduce the value before its "
                                          "conversion"):

@@ -144,8 +144,8 @@ def test_inputs_and_examples_are_checked():
     def unused(accum, beta):
         return accum * 2
 
-    with pytest.raises(ValueError, match="epilogue unused: node 1 .scalar 'beta'.: feeds no "
-                                         "store or reduction"):
+    with pytest.raises(ValueError, match="epilogue unused, line \\d+: node 1 .scalar 'beta'.: "
+                                         "feeds no store or reduction"):
         trace(unused, accum=t(M, N, dtype=F32), beta=0.5)
 
 
@@ -176,12 +176,14 @@ def test_a_reduction_of_a_broadcast_value_is_refused():
         D = accum + bias
         return D, bias.sum()
 
-    with pytest.raises(ValueError, match=r"^epilogue epi: .*reduces a value that is not M x N"):
+    with pytest.raises(ValueError, match=r"^epilogue epi, line \d+: .*reduces a value that is "
+                                         r"not M x N"):
         trace(epi, accum=t(M, N, dtype=F32), bias=t(N, dtype=F32))
 
 
 def test_a_function_without_source_is_refused_by_name():
     namespace = {}
     exec("def made(accum):\n    return accum\n", namespace)
-    with pytest.raises(ValueError, match=r"^epilogue made: its source code is not available"):
+    with pytest.raises(ValueError, match=r"^epilogue made, line 1: its source code is not "
+                                         r"available"):
         trace(namespace["made"], accum=t(M, N, dtype=F32))

@@ -122,11 +122,11 @@ class EpilogueGraph {
 
   const std::vector<EpilogueNode>& nodes() const { return nodes_; }
 
-  // The rules every graph obeys, whatever kernel runs it: one accumulator; inputs that name
-  // earlier nodes (a later one would be a cycle or a dangling input); the right input count per
-  // kind; known enumerators; names that are identifiers, distinct among inputs and among outputs;
-  // stored and reduced types a kernel can write; no reduction of an fp8 value; at least one
-  // output; every node feeding an output. The first broken rule is returned, naming the node.
+  // The rules every graph obeys, whatever kernel runs it: at most kMaxEpilogueGraphNodes nodes,
+  // none deeper than kMaxEpilogueGraphDepth (epilogue_graph_limits.hpp); one accumulator; inputs
+  // that name earlier nodes (else a cycle or a dangling input); the right input count per kind;
+  // known enumerators; identifiers, distinct among inputs and among outputs; stored and reduced
+  // types a kernel can write; no reduction of fp8; an output, fed by every node. Linear time.
   Status validate() const;
   // What the kernel family (arch 80: CUTLASS 2.x visitors; 90: Sm90EVT) can fuse of it.
   Status validate_for(int arch) const;

@@ -114,17 +114,4 @@ std::string evt_reduction_identity(ReduceOp op) {
   return op == ReduceOp::max ? "-std::numeric_limits<float>::infinity()" : "0.0f";
 }
 
-std::string evt_arguments_text(const EvtTree& tree, int index,
-                               const std::function<std::string(const EvtNode&)>& node_arguments,
-                               const std::string& indent) {
-  const EvtNode& t = tree.nodes[index];
-  if (t.children.empty()) return node_arguments(t);
-  std::string out = "{";
-  for (int child : t.children) {
-    out +=
-        "\n" + indent + "  " + evt_arguments_text(tree, child, node_arguments, indent + "  ") + ",";
-  }
-  return out + "\n" + indent + "  " + node_arguments(t) + "}";
-}
-
 }  // namespace tilecraft::emit

@@ -31,10 +31,25 @@ std::string evt_float_literal(double value);
 // The identity element of a reduction ("0.0f", "-std::numeric_limits<float>::infinity()").
 std::string evt_reduction_identity(ReduceOp op);
 
-// The braced arguments of the visitor tree under tree node `index`: each node's children's
-// arguments, then its own (node_arguments), as CUTLASS's Sm90EVT and Sm80EVT nest them.
-std::string evt_arguments_text(const EvtTree& tree, int index,
-                               const std::function<std::string(const EvtNode&)>& node_arguments,
+// The visitor type of one lowered node, without its children (given the node's index), and its
+// braced arguments, without its children's.
+using EvtNodeType = std::function<std::string(const EvtNode&, int)>;
+using EvtNodeArguments = std::function<std::string(const EvtNode&)>;
+// A family's composing templates: the tree visitor ("...::Sm90EVT") and the topological one
+// ("...::Sm90TopologicalVisitor").
+struct EvtVisitorTemplates {
+  std::string_view tree;
+  std::string_view topological;
+};
+
+// "using Evt<i> = ...;" for every lowered node, then "using <result> = ...;": the tree's root, or
+// the topological visitor of every node with its edges.
+std::string evt_types_text(const EvtVisitors& visitors, const EvtNodeType& node_type,
+                           const EvtVisitorTemplates& templates, std::string_view result);
+// The braced arguments of the composed visitor: in the tree form each node's children's
+// arguments, then its own, as Sm90EVT and Sm80EVT nest them; in the topological form one
+// member per operation, in order.
+std::string evt_arguments_text(const EvtVisitors& visitors, const EvtNodeArguments& arguments,
                                const std::string& indent);
 
 // SM90 (CUTLASS 3.x collective epilogue): inside namespace tc_entry_<i>, after ElementD,
@@ -51,8 +66,8 @@ inline constexpr int kSm80EvtEpilogueStages = 1;
 // column-major D, as the 2.x visitors store rows.
 bool sm80_evt_transposed(const GemmDescription& description);
 // Inside namespace tc_entry_<i>, after ElementD and ElementCompute are known:
-// "using OutputTileThreadMap = ...;", the tree's visitors and "using FusionCallbacks = ...;". The
-// tree's root stores D (a.D, a.ldd, a.batch_stride_D): in 2.x the visitor tree writes D itself.
+// "using OutputTileThreadMap = ...;", the graph's visitors and "using FusionCallbacks = ...;".
+// The root stores D (a.D, a.ldd, a.batch_stride_D): in 2.x the visitors write D themselves.
 std::string sm80_evt_types_text(const GemmDescription& description);
 // Host half, after FusionCallbacks: "constexpr tc_gemm::VisitorTraits kTraits{...};" (the
 // graph's operand counts and its reductions' outputs, which the adapter resets before each

@@ -1,10 +1,11 @@
-// Epilogue graphs as CUTLASS 2.x visitor trees (Sm80EVT) for SM80 GEMMs built by
-// DefaultGemmWithVisitor. The 2.x epilogue works in the output tile's row-major thread map
-// (OutputTileThreadLayout): CUTLASS's *row* broadcasts and reductions hold one value per column
-// of the kernel's output, its *column* ones one per row. A row-major D is the kernel's output
-// (our Broadcast::row / ReduceAxis::row, M values, are CUTLASS's column ones); a column-major D is
-// the transpose of a row-major N x M output (the kernel computes D^T = B^T A^T), where our M
-// values are one per column of the kernel's output. The tree's root is an AuxStore writing D.
+// Epilogue graphs as CUTLASS 2.x visitors (Sm80EVT trees, or one Sm80TopologicalVisitor where a
+// value is read twice) for SM80 GEMMs built by DefaultGemmWithVisitor. The 2.x epilogue works in
+// the output tile's row-major thread map (OutputTileThreadLayout): CUTLASS's *row* broadcasts and
+// reductions hold one value per column of the kernel's output, its *column* ones one per row. A
+// row-major D is the kernel's output (our Broadcast::row / ReduceAxis::row, M values, are CUTLASS's
+// column ones); a column-major D is the transpose of a row-major N x M output (the kernel computes
+// D^T = B^T A^T), where our M values are one per column of the kernel's output. The root (the last
+// visitor) is an AuxStore writing D.
 #include <string>
 
 #include "emit/cutlass_names.hpp"
@@ -57,7 +58,7 @@ bool per_kernel_row(const EpilogueNode& n, bool transposed) {
   return per_row != transposed;
 }
 
-// The visitor of one tree node (without its children).
+// The visitor of one lowered node (without its children).
 std::string node_type(const EpilogueGraph& graph, const EvtNode& t, bool transposed) {
   switch (t.role) {
     case EvtRole::keep:
@@ -112,21 +113,22 @@ std::string matrix_stride(const std::string& ld, const std::string& batch_stride
   return "{int64_t(" + ld + "), cute::_1{}, int64_t(" + batch_stride + ")}";
 }
 
-// The arguments of one tree node (without its children's). Full tensors are laid out like D: a
-// column-major D's leading dimension is that of the kernel's row-major transpose.
-std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t, bool transposed) {
+// The arguments of one lowered node (without its children's). Full tensors are laid out like D:
+// a column-major D's leading dimension is that of the kernel's row-major transpose.
+std::string node_arguments(const EpilogueGraph& graph, const EvtSlots& slots, const EvtNode& t,
+                           bool transposed) {
   if (t.role == EvtRole::keep) return "{}";
   if (t.role == EvtRole::root) {
     return "{static_cast<ElementD*>(a.D), " + matrix_stride("a.ldd", "a.batch_stride_D") + "}";
   }
   const EpilogueNode& n = graph.nodes()[t.source];
   const std::string element = cutlass_element(n.dtype);
-  const std::string operand = "T[" + std::to_string(operand_index(graph, t.source)) + "]";
+  const std::string operand = "T[" + std::to_string(slots.operand[t.source]) + "]";
   const std::string pointer = "static_cast<" + element + "*>(" + operand + ".data)";
   switch (n.kind) {
     case EpilogueNodeKind::scalar:
-      return "{{ElementCompute(a.epilogue_scalars[" +
-             std::to_string(scalar_index(graph, t.source)) + "])}}";
+      return "{{ElementCompute(a.epilogue_scalars[" + std::to_string(slots.scalar[t.source]) +
+             "])}}";
     case EpilogueNodeKind::constant:
       return "{{ElementCompute(" + evt_float_literal(n.value) + ")}}";
     case EpilogueNodeKind::tensor: {
@@ -155,34 +157,31 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t, bool tr
 
 }  // namespace
 
+constexpr EvtVisitorTemplates kSm80Visitors{
+    "cutlass::epilogue::threadblock::Sm80EVT",
+    "cutlass::epilogue::threadblock::Sm80TopologicalVisitor"};
+
 bool sm80_evt_transposed(const GemmDescription& d) { return d.C.layout == Layout::ColumnMajor; }
 
 std::string sm80_evt_types_text(const GemmDescription& d) {
   const EpilogueGraph& graph = *d.epilogue_graph;
-  const EvtTree tree = lower_epilogue_graph(graph);
-  std::string out = "using OutputTileThreadMap = " + visitor("OutputTileThreadLayout<") +
-                    cutlass_gemm_shape(d.tile.threadblock_shape) + ", " +
-                    cutlass_gemm_shape(d.tile.warp_shape()) + ", ElementD, " +
-                    std::to_string(d.C.alignment) + ", " + std::to_string(kSm80EvtEpilogueStages) +
-                    ">;\n";
+  const EvtVisitors visitors = lower_epilogue_graph(graph);
+  const std::string out = "using OutputTileThreadMap = " + visitor("OutputTileThreadLayout<") +
+                          cutlass_gemm_shape(d.tile.threadblock_shape) + ", " +
+                          cutlass_gemm_shape(d.tile.warp_shape()) + ", ElementD, " +
+                          std::to_string(d.C.alignment) + ", " +
+                          std::to_string(kSm80EvtEpilogueStages) + ">;\n";
   const bool transposed = sm80_evt_transposed(d);
-  for (size_t i = 0; i < tree.nodes.size(); ++i) {
-    const EvtNode& t = tree.nodes[i];
-    const std::string op = node_type(graph, t, transposed);
-    std::string type = op;
-    if (!t.children.empty()) {
-      type = visitor("Sm80EVT<") + op;
-      for (int child : t.children) type += ", Evt" + std::to_string(child);
-      type += ">";
-    }
-    out += "using Evt" + std::to_string(i) + " = " + type + ";\n";
-  }
-  return out + "using FusionCallbacks = Evt" + std::to_string(tree.root) + ";\n";
+  return out + evt_types_text(
+                   visitors, [&](const EvtNode& t, int) { return node_type(graph, t, transposed); },
+                   kSm80Visitors, "FusionCallbacks");
 }
 
 std::string sm80_evt_fill_text(const GemmDescription& d) {
   const EpilogueGraph& graph = *d.epilogue_graph;
-  const EvtTree tree = lower_epilogue_graph(graph);
+  const EvtVisitors visitors = lower_epilogue_graph(graph);
+  const EvtSlots slots = evt_slots(graph);
+  const bool transposed = sm80_evt_transposed(d);
   // Reductions accumulate atomically into their outputs: the adapter sets them to the
   // reduction's identity before each launch (one value, or M or N values per batch).
   std::string resets;
@@ -191,8 +190,8 @@ std::string sm80_evt_fill_text(const GemmDescription& d) {
     const EpilogueNode& n = graph.nodes()[node];
     if (n.kind != EpilogueNodeKind::reduce) continue;
     const int extent = n.axis == ReduceAxis::all ? 0 : (n.axis == ReduceAxis::row ? 1 : 2);
-    resets += "    {" + std::to_string(operand_index(graph, node)) + ", " + std::to_string(extent) +
-              ", " + evt_reduction_identity(n.reduce) + "},\n";
+    resets += "    {" + std::to_string(slots.operand[node]) + ", " + std::to_string(extent) + ", " +
+              evt_reduction_identity(n.reduce) + "},\n";
     ++reset_count;
   }
   std::string out;
@@ -207,8 +206,7 @@ std::string sm80_evt_fill_text(const GemmDescription& d) {
       "  [[maybe_unused]] const tc_epilogue_tensor* T = a.epilogue_tensors;\n"
       "  f = FusionArguments" +
       evt_arguments_text(
-          tree, tree.root,
-          [&](const EvtNode& t) { return node_arguments(graph, t, sm80_evt_transposed(d)); },
+          visitors, [&](const EvtNode& t) { return node_arguments(graph, slots, t, transposed); },
           "  ") +
       ";\n}\n";
   return out;

@@ -1,4 +1,5 @@
-// Epilogue graphs as CUTLASS 3.x visitor trees (Sm90EVT) for the SM90 collective epilogue.
+// Epilogue graphs as CUTLASS 3.x visitors (Sm90EVT trees, or one Sm90TopologicalVisitor where a
+// value is read twice) for the SM90 collective epilogue.
 #include <string>
 
 #include "emit/cutlass_names.hpp"
@@ -33,7 +34,8 @@ std::string reduce_functions(ReduceOp op, bool shuffle) {
   return "?";
 }
 
-// The visitor of one tree node (without its children).
+// The visitor of one lowered node (without its children); `index` names its load or store
+// descriptor.
 std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index) {
   const std::string i = std::to_string(index);
   switch (t.role) {
@@ -86,16 +88,16 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index) {
   }
 }
 
-// The arguments of one tree node (without its children's).
-std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t) {
+// The arguments of one lowered node (without its children's).
+std::string node_arguments(const EpilogueGraph& graph, const EvtSlots& slots, const EvtNode& t) {
   if (t.role == EvtRole::keep || t.role == EvtRole::root) return "{}";
   const EpilogueNode& n = graph.nodes()[t.source];
   const std::string element = cutlass_element(n.dtype);
-  const std::string operand = "T[" + std::to_string(operand_index(graph, t.source)) + "]";
+  const std::string operand = "T[" + std::to_string(slots.operand[t.source]) + "]";
   switch (n.kind) {
     case EpilogueNodeKind::scalar:
-      return "{{ElementCompute(a.epilogue_scalars[" +
-             std::to_string(scalar_index(graph, t.source)) + "])}}";
+      return "{{ElementCompute(a.epilogue_scalars[" + std::to_string(slots.scalar[t.source]) +
+             "])}}";
     case EpilogueNodeKind::constant:
       return "{{ElementCompute(" + evt_float_literal(n.value) + ")}}";
     case EpilogueNodeKind::tensor: {
@@ -131,15 +133,18 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtNode& t) {
 
 }  // namespace
 
+constexpr EvtVisitorTemplates kSm90Visitors{"cutlass::epilogue::fusion::Sm90EVT",
+                                            "cutlass::epilogue::fusion::Sm90TopologicalVisitor"};
+
 std::string sm90_evt_types_text(const GemmDescription& d, const std::string& schedule) {
   const EpilogueGraph& graph = *d.epilogue_graph;
-  const EvtTree tree = lower_epilogue_graph(graph);
+  const EvtVisitors visitors = lower_epilogue_graph(graph);
   std::string out =
       "using EpilogueDescriptor = cutlass::epilogue::collective::detail::EpilogueDescriptor<\n"
       "    TileShape, cutlass::epilogue::collective::EpilogueTileAuto, ElementC, ElementD, " +
       schedule + ">;\nusing EpilogueTile = typename EpilogueDescriptor::EpilogueTile;\n";
-  for (size_t i = 0; i < tree.nodes.size(); ++i) {
-    const EvtNode& t = tree.nodes[i];
+  for (size_t i = 0; i < visitors.nodes.size(); ++i) {
+    const EvtNode& t = visitors.nodes[i];
     if (t.role != EvtRole::value && t.role != EvtRole::sink) continue;
     const EpilogueNode& n = graph.nodes()[t.source];
     const std::string index = std::to_string(i);
@@ -155,29 +160,22 @@ std::string sm90_evt_types_text(const GemmDescription& d, const std::string& sch
              stride + ", " + cutlass_element(n.dtype) + ">;\n";
     }
   }
-  for (size_t i = 0; i < tree.nodes.size(); ++i) {
-    const EvtNode& t = tree.nodes[i];
-    const std::string op = node_type(graph, t, static_cast<int>(i));
-    std::string type = op;
-    if (!t.children.empty()) {
-      type = fusion("Sm90EVT<") + op;
-      for (int child : t.children) type += ", Evt" + std::to_string(child);
-      type += ">";
-    }
-    out += "using Evt" + std::to_string(i) + " = " + type + ";\n";
-  }
-  return out + "using FusionOp = Evt" + std::to_string(tree.root) + ";\n";
+  return out + evt_types_text(
+                   visitors,
+                   [&](const EvtNode& t, int index) { return node_type(graph, t, index); },
+                   kSm90Visitors, "FusionOp");
 }
 
 std::string sm90_evt_fill_text(const GemmDescription& d) {
   const EpilogueGraph& graph = *d.epilogue_graph;
-  const EvtTree tree = lower_epilogue_graph(graph);
+  const EvtVisitors visitors = lower_epilogue_graph(graph);
+  const EvtSlots slots = evt_slots(graph);
   return "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
          "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
          "  [[maybe_unused]] const tc_epilogue_tensor* T = a.epilogue_tensors;\n"
          "  f = FusionArguments" +
          evt_arguments_text(
-             tree, tree.root, [&](const EvtNode& t) { return node_arguments(graph, t); }, "  ") +
+             visitors, [&](const EvtNode& t) { return node_arguments(graph, slots, t); }, "  ") +
          ";\n}\n";
 }
 

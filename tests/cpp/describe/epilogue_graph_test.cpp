@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
+#include <deque>
 #include <string>
+
+#include "tilecraft/describe/epilogue_graph_limits.hpp"
 
 namespace tilecraft {
 namespace {
@@ -215,6 +219,73 @@ TEST(EpilogueGraph, EachRuleNamesTheNodeThatBreaksIt) {
         << c.what << ": " << error_of(c.graph) << "\n  graph: " << c.graph.to_string();
   }
   EXPECT_NE(error_of(EpilogueGraph{}).find("no nodes"), std::string::npos);
+}
+
+// x_0 = acc * alpha, x_i = x_{i-1} * alpha, D = x_last: length + 3 nodes, length + 2 deep.
+EpilogueGraph chain(int length) {
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  const int alpha = g.scalar("alpha");
+  int x = g.mul(acc, alpha);
+  for (int i = 1; i < length; ++i) x = g.mul(x, alpha);
+  g.store(x, "D", f16);
+  return g;
+}
+
+// Exactly `nodes` nodes (at least 3), shallow: D is a balanced sum of nodes - 1 terms acc.
+EpilogueGraph wide(int nodes) {
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  std::deque<int> terms(nodes - 1, acc);
+  while (terms.size() > 1) {
+    const int a = terms.front();
+    terms.pop_front();
+    const int b = terms.front();
+    terms.pop_front();
+    terms.push_back(g.add(a, b));
+  }
+  g.store(terms.front(), "D", f16);
+  return g;
+}
+
+TEST(EpilogueGraph, NodeCountIsBoundedAndTheRefusalNamesTheLimit) {
+  const EpilogueGraph at_limit = wide(kMaxEpilogueGraphNodes);
+  ASSERT_EQ(static_cast<int>(at_limit.nodes().size()), kMaxEpilogueGraphNodes);
+  EXPECT_TRUE(at_limit.validate()) << error_of(at_limit);
+  const EpilogueGraph over = wide(kMaxEpilogueGraphNodes + 1);
+  EXPECT_EQ(error_of(over).rfind("epilogue graph: " + std::to_string(kMaxEpilogueGraphNodes + 1) +
+                                     " nodes; at most " + std::to_string(kMaxEpilogueGraphNodes) +
+                                     " are allowed (kMaxEpilogueGraphNodes)",
+                                 0),
+            0u)
+      << error_of(over);
+  // CRASH-1's graph: 100,000 chained nodes are refused at once, by count, before any node is
+  // looked at (validate is linear; this one is constant).
+  const EpilogueGraph huge = chain(100000);
+  const std::clock_t start = std::clock();
+  const std::string refusal = error_of(huge, 80);
+  EXPECT_LT(static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC, 0.1);
+  EXPECT_NE(refusal.find("100003 nodes; at most"), std::string::npos) << refusal;
+}
+
+TEST(EpilogueGraph, DepthIsBoundedAndTheRefusalNamesTheNode) {
+  // chain(L) is L + 2 deep at its store.
+  const EpilogueGraph at_limit = chain(kMaxEpilogueGraphDepth - 2);
+  EXPECT_TRUE(at_limit.validate()) << error_of(at_limit);
+  const EpilogueGraph over = chain(kMaxEpilogueGraphDepth - 1);
+  const int store = static_cast<int>(over.nodes().size()) - 1;
+  EXPECT_EQ(error_of(over), "node " + std::to_string(store) + " (store 'D'): depth " +
+                                std::to_string(kMaxEpilogueGraphDepth + 1) +
+                                " (the nodes on its longest chain of inputs); at most " +
+                                std::to_string(kMaxEpilogueGraphDepth) +
+                                " are allowed (kMaxEpilogueGraphDepth)");
+  // A node deeper than the bound is named even when it is not the last.
+  EpilogueGraph deep_inside = chain(kMaxEpilogueGraphDepth + 5);
+  EXPECT_NE(error_of(deep_inside)
+                .find("node " + std::to_string(kMaxEpilogueGraphDepth + 1) + " (binary): depth " +
+                      std::to_string(kMaxEpilogueGraphDepth + 1)),
+            std::string::npos)
+      << error_of(deep_inside);
 }
 
 TEST(EpilogueGraph, ArchitectureRules) {

@@ -97,7 +97,7 @@ TEST(EpilogueGraphDescription, RefusesWhatTheKernelCannotTake) {
 
 TEST(EvtTree, SinksWrapTheirValueOnceAndSideOutputsAreKept) {
   const EpilogueGraph g = residual_graph();
-  const EvtTree tree = lower_epilogue_graph(g);
+  const EvtVisitors tree = lower_epilogue_graph(g);
   ASSERT_GE(tree.root, 0);
   EXPECT_EQ(tree.nodes[tree.root].role, EvtRole::root);
   int sinks = 0, keeps = 0;

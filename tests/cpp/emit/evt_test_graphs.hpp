@@ -10,6 +10,7 @@
 
 #include "emit/emit_test_descriptions.hpp"
 #include "tilecraft/describe/epilogue_graph.hpp"
+#include "tilecraft/describe/epilogue_graph_limits.hpp"
 
 namespace tilecraft::emit::testing {
 
@@ -106,6 +107,66 @@ inline EpilogueGraph loads_and_stores_graph() {
   const int t = g.mul(s, full32);
   g.store(g.add(t, fullbf), "D", f16);
   g.store(g.sub(acc, full32), "side", f16);
+  return g;
+}
+
+// Values read more than once (the topological form): t = alpha * acc + C is read three times
+// (D = t * t + t - C), stored as T (f32) and reduced through that store (row sums); C and the
+// column bias are read twice; D's absolute maximum is taken.
+inline EpilogueGraph shared_value_graph(DataType out = DataType::f16) {
+  using enum DataType;
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  const int alpha = g.scalar("alpha");
+  const int c = g.tensor("C", out);
+  const int bias = g.tensor("bias", f32, Broadcast::column);
+  const int scaled = g.mul(alpha, acc);
+  const int t = g.add(scaled, c);
+  const int square = g.mul(t, t);
+  const int sum = g.add(square, t);
+  const int less_c = g.sub(sum, c);
+  const int biased = g.add(less_c, bias);
+  const int d = g.store(g.mul(biased, bias), "D", out);
+  const int stored_t = g.store(t, "T", f32);
+  g.reduce(stored_t, ReduceOp::sum, ReduceAxis::row, "t_rowsum", f32);
+  g.reduce(d, ReduceOp::abs_max, ReduceAxis::all, "amax", f32);
+  return g;
+}
+
+// x_0 = alpha * acc, x_i = x_{i-1} + x_{i-1} (i < doublings), D = x_last: a tree would compute
+// alpha * acc 2^(doublings - 1) times. `doublings` + 3 nodes, `doublings` + 2 deep.
+inline EpilogueGraph doubling_graph(int doublings) {
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  int x = g.mul(g.scalar("alpha"), acc);
+  for (int i = 1; i < doublings; ++i) x = g.add(x, x);
+  g.store(x, "D", DataType::f16);
+  return g;
+}
+
+// x_0 = alpha * acc, x_i = x_{i-1} * alpha (i < length), D = x_last: `length` + 3 nodes,
+// `length` + 2 deep (the store).
+inline EpilogueGraph chain_graph(int length) {
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  const int alpha = g.scalar("alpha");
+  int x = g.mul(alpha, acc);
+  for (int i = 1; i < length; ++i) x = g.mul(x, alpha);
+  g.store(x, "D", DataType::f16);
+  return g;
+}
+
+// kMaxEpilogueGraphNodes nodes, all but three in a balanced sum of x = alpha * acc (read
+// kMaxEpilogueGraphNodes - 4 times): the largest topological visitor a graph can make, 10 deep.
+inline EpilogueGraph widest_graph() {
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  const int x = g.mul(g.scalar("alpha"), acc);
+  std::vector<int> terms(kMaxEpilogueGraphNodes - 3, x);
+  for (size_t next = 0; next + 1 < terms.size(); next += 2) {
+    terms.push_back(g.add(terms[next], terms[next + 1]));
+  }
+  g.store(terms.back(), "D", DataType::f16);
   return g;
 }
 

@@ -99,6 +99,13 @@ TEST(GemmEmitterGolden, EpilogueGraphVisitorTree) {
                 emit_gemm_module({{testing::sm80_graph_gemm(testing::issue_graph())}}));
 }
 
+// An epilogue graph whose values are read more than once, as one CUTLASS 2.x topological visitor
+// (each node once).
+TEST(GemmEmitterGolden, EpilogueGraphTopologicalVisitor) {
+  expect_golden("sm80_epilogue_graph_shared",
+                emit_gemm_module({{testing::sm80_graph_gemm(testing::shared_value_graph())}}));
+}
+
 TEST(GemmEmitter, StartsWithTheAbiHeaderVerbatim) {
   const std::string text = emit_gemm_module({{testing::simt_f32_seed()}});
   EXPECT_EQ(text.rfind(kModuleAbiHeaderText, 0), 0u);

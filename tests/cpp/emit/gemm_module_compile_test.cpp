@@ -2,9 +2,10 @@
 // needed), and their ABI table is checked: version, entries, names, and can_implement on good and
 // bad problems. Each module's compile time is printed.
 //
-// By default (CI) four modules are compiled: the seed's SIMT f32 kernel, a TensorOp f16 kernel
-// with its split-K-parallel companion, the interleaved int8 kernel and a kernel with an epilogue
-// graph (CUTLASS's 2.x epilogue visitor). The full set, one module per row of the
+// By default (CI) five modules are compiled: the seed's SIMT f32 kernel, a TensorOp f16 kernel
+// with its split-K-parallel companion, the interleaved int8 kernel, kernels with an epilogue
+// graph (CUTLASS's 2.x epilogue visitor tree) and one with shared values (its topological
+// visitor). The full set, one module per row of the
 // math-instruction table plus modules covering every epilogue, activation, swizzle and epilogue
 // graph node, runs with
 //   TILECRAFT_FULL_COMPILE_TESTS=1 ./tilecraft_tests --gtest_filter='GemmModuleCompile*'
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "emit/emit_test_descriptions.hpp"
+#include "emit/evt/evt_tree.hpp"
 #include "emit/evt_test_graphs.hpp"
 #include "emit/module_compile_support.hpp"
 #include "tilecraft/abi/module_abi.h"
@@ -130,6 +132,7 @@ TEST(GemmModuleCompile, CiModules) {
        {{f16, GemmEntryKind::kUniversal}, {f16, GemmEntryKind::kSplitKParallel}}},
       {"int8_interleaved", {{int8}}},
       {"epilogue_graph", {{graph}, {column_graph}}},
+      {"epilogue_graph_shared_values", {{sm80_graph_gemm(shared_value_graph())}}},
   };
   const auto modules = compile_and_check(specs);
   if (::testing::Test::HasFatalFailure()) return;
@@ -337,6 +340,12 @@ std::vector<ModuleSpec> epilogue_and_swizzle_modules() {
                     {sm80_graph_gemm(reductions_graph(f32), f32)},
                     {sm80_graph_gemm(loads_and_stores_graph())},
                     {sm80_graph_gemm(reductions_graph(f32), f32, Layout::ColumnMajor)}}});
+  // Epilogue graphs at the bounds on their size: the deepest tree, the deepest graph (one
+  // topological visitor), the most nodes.
+  specs.push_back({"epilogue_graph_bounds",
+                   {{sm80_graph_gemm(chain_graph(kMaxEvtTreeDepth - 2))},
+                    {sm80_graph_gemm(chain_graph(kMaxEpilogueGraphDepth - 2))},
+                    {sm80_graph_gemm(widest_graph())}}});
   return specs;
 }
 

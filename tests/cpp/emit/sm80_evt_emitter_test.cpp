@@ -47,7 +47,7 @@ std::string visitor(const std::string& name) { return kThreadblock + name; }
 TEST(Sm80EvtTree, NodesReadingDReadItsValueAndTheRootStoresIt) {
   const EpilogueGraph g = issue_graph();
   ASSERT_TRUE(g.validate_for(80)) << g.validate_for(80).message();
-  const EvtTree tree = lower_epilogue_graph(g);
+  const EvtVisitors tree = lower_epilogue_graph(g);
   const EvtNode& root = tree.nodes[tree.root];
   EXPECT_EQ(root.role, EvtRole::root);
   EXPECT_EQ(root.source, g.primary_store());
@@ -84,7 +84,7 @@ TEST(Sm80EvtTree, ASinkReadingAnotherStoreFollowsIt) {
   g.reduce(side, ReduceOp::sum, ReduceAxis::all, "total", f32);
   g.store(acc, "D", f16);
   ASSERT_TRUE(g.validate_for(80)) << g.validate_for(80).message();
-  const EvtTree tree = lower_epilogue_graph(g);
+  const EvtVisitors tree = lower_epilogue_graph(g);
   int stores = 0, reductions = 0;
   for (const EvtNode& t : tree.nodes) {
     if (t.role != EvtRole::sink) continue;

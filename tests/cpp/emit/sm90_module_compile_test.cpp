@@ -4,8 +4,9 @@
 // SM count is 0, which can_implement does not use). Each module's compile time is printed.
 //
 // By default (CI) one module is compiled (about two minutes on two cores): bf16 TN, cooperative,
-// with a column-bias + gelu epilogue. The full set, tf32, fp8 (scaled, fast accumulation, and an
-// fp8 output), int8, an aux output, stream-K and ping-pong, runs with
+// with a column-bias + gelu epilogue, and one with a custom epilogue whose values are shared. The
+// full set, tf32, fp8 (scaled, fast accumulation, and an fp8 output), int8, an aux output,
+// stream-K, ping-pong and custom epilogues at the bounds on their size, runs with
 //   TILECRAFT_FULL_COMPILE_TESTS=1 ./tilecraft_tests --gtest_filter='Sm90ModuleCompile*'
 // (TILECRAFT_COMPILE_TESTS_ONLY=<part of a module name> narrows it). SM90 modules are compiled
 // one at a time (each nvcc takes gigabytes) unless TILECRAFT_COMPILE_JOBS is set; nvcc and the
@@ -27,6 +28,8 @@
 #include <thread>
 #include <vector>
 
+#include "emit/evt/evt_tree.hpp"
+#include "emit/evt_test_graphs.hpp"
 #include "emit/module_compile_support.hpp"
 #include "emit/sm90_test_descriptions.hpp"
 #include "tilecraft/abi/module_abi.h"
@@ -74,6 +77,17 @@ tc_gemm_args problem(const GemmDescription& d, int m, int n, int k) {
     a.ldaux = a.ldd;
   }
   a.scale_a = a.scale_b = a.scale_c = a.scale_d = 1.0;
+  if (d.has_epilogue_graph()) {
+    // The graph's operands: can_implement checks their count and pointers, reads no memory.
+    static tc_epilogue_tensor tensors[32];
+    static double scalars[32];
+    for (tc_epilogue_tensor& t : tensors) t = {g_dummy, n, 0};
+    for (double& value : scalars) value = 0.5;
+    a.num_epilogue_tensors = static_cast<int32_t>(d.epilogue_graph->operand_nodes().size());
+    a.epilogue_tensors = tensors;
+    a.num_epilogue_scalars = static_cast<int32_t>(d.epilogue_graph->scalar_nodes().size());
+    a.epilogue_scalars = scalars;
+  }
   return a;
 }
 
@@ -209,6 +223,22 @@ TEST(Sm90ModuleCompile, NullArgumentsAreRefused) {
       ::testing::ExitedWithCode(0), "");
 }
 
+// A custom epilogue whose values are read more than once (one Sm90TopologicalVisitor: a value
+// read three times, stored and reduced through its store; a full tensor and a column bias read
+// twice): compiled in CI, as the checks above take it.
+TEST(Sm90ModuleCompile, EpilogueGraphWithSharedValues) {
+  skip_without_toolchain();
+  if (::testing::Test::IsSkipped()) return;
+  const GemmDescription d = f16_tn_coop_graph(emit::testing::shared_value_graph());
+  const auto modules = compile_and_check({{"sm90_f16_evt_shared_values", {{d}}}});
+  const tc_module_table* table = modules[0]->table();
+  ASSERT_NE(table, nullptr);
+  tc_gemm_args args = problem(d, 256, 256, 512);
+  args.num_epilogue_tensors -= 1;
+  EXPECT_EQ(can_implement(table->entries[0], args).text,
+            "epilogue graph: expected 5 operand tensor(s), got 4");
+}
+
 TEST(Sm90ModuleCompile, FullSet) {
   if (!full_compile_tests()) {
     GTEST_SKIP() << "set TILECRAFT_FULL_COMPILE_TESTS=1 to compile SM90 modules for tf32, fp8, "
@@ -224,6 +254,11 @@ TEST(Sm90ModuleCompile, FullSet) {
       {"sm90_f16_aux_gelu_tanh", {{f16_aux_gelu_tanh()}}},
       {"sm90_bf16_nt_stream_k", {{bf16_nt_stream_k()}}},
       {"sm90_f16_acc_pingpong_clamp", {{f16_acc_pingpong_clamp()}}},
+      // Custom epilogues at the bounds: the deepest tree, the deepest graph, the most nodes.
+      {"sm90_evt_bounds",
+       {{f16_tn_coop_graph(emit::testing::chain_graph(emit::kMaxEvtTreeDepth - 2))},
+        {f16_tn_coop_graph(emit::testing::chain_graph(kMaxEpilogueGraphDepth - 2))},
+        {f16_tn_coop_graph(emit::testing::widest_graph())}}},
   };
   if (const char* only = std::getenv("TILECRAFT_COMPILE_TESTS_ONLY")) {
     std::erase_if(specs,

@@ -148,4 +148,16 @@ inline GemmDescription f16_acc_pingpong_clamp() {
               Swizzle::HorizontalSwizzle);
 }
 
+// f16 TN, cooperative, f32 accumulation, f16 D computed by `graph` (a custom epilogue, whose D
+// output must be f16).
+inline GemmDescription f16_tn_coop_graph(const EpilogueGraph& graph) {
+  using enum DataType;
+  const MathInstruction m = wgmma({64, 128, 16}, f16, f16, f32);
+  return gemm(tile({128, 128, 64}, m, 0, {1, 1, 1}, KernelSchedule::TmaWarpSpecializedCooperative),
+              tma(f16, Layout::RowMajor), tma(f16, Layout::ColumnMajor), tma(f16, Layout::RowMajor),
+              epilogue(f16, f32))
+      .with_epilogue_graph(graph)
+      .value();
+}
+
 }  // namespace tilecraft::sm90_test

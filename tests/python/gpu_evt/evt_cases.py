@@ -311,6 +311,33 @@ def shared_subexpression(accum, alpha, C):
     return D, x
 
 
+def shared_value_reductions(accum, alpha, C):
+    t = alpha * accum + C
+    D = t * t + t
+    return D, t.sum(dim=1), t.amax(dim=0), t.abs().max()
+
+
+def shared_store_reread(accum, alpha, bias, C):
+    y = relu(alpha * accum + bias)
+    D = y * C - y + bias
+    return D, y, y.sum(dim=0)
+
+
+def deep_scalar_chain(accum, s):
+    x = accum * s - 0.25
+    x = x * s - 0.25
+    x = x * s + 0.5
+    x = x * s - 0.25
+    x = x * s + 0.125
+    x = x * s - 0.25
+    x = x * s + 0.5
+    x = x * s - 0.25
+    x = x * s + 0.125
+    x = x * s - 0.5
+    D = x
+    return D
+
+
 def d_not_first(accum, C):
     E = accum - C
     D = accum + C
@@ -429,7 +456,19 @@ CASES = [
          note="outputs D does not depend on"),
     Case("shared_subexpression", shared_subexpression, {"alpha": S, "C": FULL},
          (Out("D", "store", "f32"), Out("x", "store", "f16")),
-         note="a value read three times (recomputed in the tree) and stored once"),
+         note="a value read three times (computed once: a topological visitor) and stored "
+              "once"),
+    Case("shared_value_reductions", shared_value_reductions, {"alpha": S, "C": FULL},
+         (Out("D", "store", "f32"), Out("out1", "row"), Out("out2", "col"), Out("out3", "all")),
+         note="t = alpha * acc + C read twice (one topological visitor) and reduced on every "
+              "axis"),
+    Case("shared_store_reread", shared_store_reread,
+         {"alpha": S, "bias": In("col"), "C": FULL},
+         (Out("D", "store", "f16"), Out("y", "store", "bf16"), Out("out2", "col")),
+         note="a shared value stored (bf16), reduced and read again; a column bias read twice"),
+    Case("deep_scalar_chain", deep_scalar_chain, {"s": In("scalar", lo=0.5, hi=1.0)},
+         (Out("D", "store", "f32"),),
+         note="22 nodes deep, nothing shared: deeper than the tree form takes (topological)"),
     Case("d_not_first", d_not_first, {"C": FULL},
          (Out("E", "store", "f32"), Out("D", "store", "f16")),
          note="the store named D is the kernel's D though E comes first"),
