@@ -190,6 +190,14 @@ class Conv3dOperation(Conv2dOperation):
     ``StrideSupport.Strided`` or ``optimized`` with ``Unity``). Run with ``Conv2dArguments`` and
     a ``conv.Conv3dProblemSize``."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        layout = self._op.description.A.layout
+        if layout != _core.Layout.TensorNDHWC:
+            raise ValueError(f"A: Conv3dOperation takes TensorNDHWC descriptions (a 3-D "
+                             f"convolution), got {layout.name}; describe a 2-D convolution "
+                             f"with Conv2dOperation")
+
     def __repr__(self):
         return f"Conv3dOperation({self.procedural_name()})"
 

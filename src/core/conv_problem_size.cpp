@@ -1,5 +1,6 @@
 #include "tilecraft/core/conv_problem_size.hpp"
 
+#include <initializer_list>
 #include <limits>
 
 namespace tilecraft {
@@ -12,6 +13,26 @@ std::string pair_text(int a, int b) {
 }
 
 }  // namespace
+
+namespace {
+
+int64_t saturating_product(std::initializer_list<int64_t> factors) {
+  int64_t out = 1;
+  for (int64_t f : factors) {
+    if (__builtin_mul_overflow(out, f, &out)) return INT64_MAX;
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t Conv2dProblemSize::activation_elements() const {
+  return saturating_product({n, d, h, w, c});
+}
+int64_t Conv2dProblemSize::filter_elements() const {
+  return saturating_product({k, t, r, s, c / (groups > 0 ? groups : 1)});
+}
+int64_t Conv2dProblemSize::output_elements() const { return saturating_product({n, z, p, q, k}); }
 
 std::string_view to_string(ConvMode mode) {
   switch (mode) {

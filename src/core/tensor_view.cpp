@@ -4,9 +4,14 @@
 
 namespace tilecraft {
 
+// Saturates at INT64_MAX rather than overflow: a hostile view's count must not wrap into a
+// plausible one before check_tensor_extents refuses it.
 int64_t TensorView::numel() const {
   int64_t n = 1;
-  for (int i = 0; i < rank; ++i) n *= shape[i];
+  for (int i = 0; i < rank && i < kMaxRank; ++i) {
+    if (shape[i] == 0) return 0;
+    if (__builtin_mul_overflow(n, shape[i], &n)) n = INT64_MAX;
+  }
   return n;
 }
 
@@ -14,7 +19,7 @@ bool TensorView::is_contiguous() const {
   int64_t expected = 1;
   for (int i = rank - 1; i >= 0; --i) {
     if (shape[i] != 1 && strides[i] != expected) return false;
-    expected *= shape[i];
+    if (__builtin_mul_overflow(expected, shape[i], &expected)) return false;
   }
   return true;
 }

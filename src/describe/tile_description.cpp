@@ -13,6 +13,9 @@ using describe::check_extents;
 using describe::saturating_product;
 constexpr auto triple = describe::triple_text;
 
+// The registers one thread can have (sm_80, sm_90): the register file's per-thread limit.
+constexpr int64_t kMaxRegistersPerThread = 255;
+
 // The enums of a tile (SM80 or SM90) hold enumerators.
 Status check_tile_enumerators(const TileDescription& tile, const std::string& who) {
   TILECRAFT_RETURN_IF_ERROR(
@@ -167,6 +170,23 @@ Status TileDescription::validate() const {
                            std::to_string(smem / 1024) + " KiB of shared memory; SM80 allows " +
                            std::to_string(kMaxSharedMemoryBytesSm80 / 1024) +
                            " KiB: use fewer stages or a smaller tile");
+  }
+  // Each of a warp's 32 threads holds its share of the warp tile's accumulators in registers for
+  // the whole mainloop; a thread has at most 255 registers (sm_80 and sm_90), so a tile whose
+  // accumulators alone need more cannot be held at all (CUTLASS's generator stays at 128).
+  const int64_t accumulators = int64_t{warp[0]} * warp[1] / 32;
+  const int64_t registers =
+      (accumulators * size_in_bits(math_instruction.element_accumulator) + 31) / 32;
+  if (registers > kMaxRegistersPerThread) {
+    return Status::invalid(
+        "TileDescription: the warp tile " + triple(warp) +
+        " (threadblock_shape / warp_count) gives each of a warp's 32 threads " +
+        std::to_string(accumulators) + " " +
+        std::string(long_name(math_instruction.element_accumulator)) + " accumulators, " +
+        std::to_string(registers) + " 32-bit registers; a thread has at most " +
+        std::to_string(kMaxRegistersPerThread) +
+        " (the rule: warp tile M x N / 32 accumulators per thread must fit its registers): use "
+        "more warps or a smaller threadblock_shape");
   }
   return Status::ok();
 }

@@ -4,6 +4,8 @@
 #include <string>
 
 #include "discover/conv_prepared.hpp"
+#include "runtime/index_limits.hpp"
+#include "tilecraft/core/extents.hpp"
 #include "tilecraft/discover/conv_api.hpp"
 
 namespace tilecraft::api {
@@ -41,7 +43,10 @@ Status check_channels_last(const char* name, const TensorView& t) {
   int64_t stride = c;
   for (int i = rank - 1; i >= 2; --i) {
     packed[i] = stride;
-    stride *= t.shape[i];
+    if (__builtin_mul_overflow(stride, t.shape[i], &stride)) {
+      return Status::invalid(std::string(name) +
+                             ": its packed strides overflow 64 bits: " + t.describe());
+    }
   }
   packed[0] = stride;
   const char* format = rank == 5 ? "torch.channels_last_3d" : "torch.channels_last";
@@ -100,22 +105,7 @@ Status check_epilogue(const EpilogueArguments& e) {
 }  // namespace
 
 std::array<int64_t, 3> Conv2dArguments::gemm_mnk() const {
-  const Conv2dProblemSize& p = size_;
-  // D = T = Z = 1 for a 2-D convolution.
-  const int64_t npq = int64_t{p.n} * p.z * p.p * p.q, nhw = int64_t{p.n} * p.d * p.h * p.w;
-  // A grouped convolution reduces over one group's channels.
-  const int groups = p.groups > 0 ? p.groups : 1;
-  const int64_t crs = int64_t{p.c / groups} * p.t * p.r * p.s;
-  const int64_t krs = int64_t{p.k / groups} * p.t * p.r * p.s;
-  switch (kind_) {
-    case ConvKind::Fprop:
-      return {npq, p.k, crs};
-    case ConvKind::Dgrad:
-      return {nhw, p.c, krs};
-    case ConvKind::Wgrad:
-      break;
-  }
-  return {p.k, crs, npq};
+  return tilecraft::detail::implicit_gemm_mnk(kind_, size_);
 }
 
 double Conv2dArguments::flops() const {
@@ -129,6 +119,13 @@ Result<Conv2dArguments> Conv2dArguments::make(ConvKind kind, const TensorView& A
                                               const Conv2dGeometry& geometry,
                                               const EpilogueArguments& epilogue) {
   if (!is_valid(kind)) return Status::invalid("kind: expected fprop, dgrad or wgrad");
+  // Every tensor in 64 bits before its extents are read (C and bias when given).
+  const std::pair<const char*, const TensorView*> given[] = {
+      {"A", &A}, {"B", &B}, {"out", &out}, {"C", &epilogue.C}, {"epilogue.bias", &epilogue.bias}};
+  for (const auto& [name, t] : given) {
+    if (t->data == nullptr && (t == &epilogue.C || t == &epilogue.bias)) continue;
+    TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(name, *t).status());
+  }
   if (!is_accumulator_type(accumulator_type)) {
     return Status::invalid("accumulator_type: expected Float32, Float16, Int32 or Float64, got " +
                            dsl_name(accumulator_type));
@@ -157,6 +154,21 @@ Result<Conv2dArguments> Conv2dArguments::make(ConvKind kind, const TensorView& A
                                                  : "out (dx)";
   const char* w_name = kind == ConvKind::Wgrad ? "out (dw)" : "B (w)";
   const char* y_name = kind == ConvKind::Fprop ? "out (y)" : "A (dy)";
+  // What no kernel can index: a convolution extent above 32 bits (tc_conv_problem and CUTLASS's
+  // Conv2dProblemSize are int32), refused by the tensor and dimension it comes from.
+  for (int i = 0; i < rank; ++i) {
+    TILECRAFT_RETURN_IF_ERROR(check_index32(x_name, i, xe[i]));
+    TILECRAFT_RETURN_IF_ERROR(check_index32(w_name, i, we[i]));
+    TILECRAFT_RETURN_IF_ERROR(check_index32(y_name, i, ye[i]));
+  }
+  for (const auto& [name, t] :
+       {std::pair{x_name, &x}, std::pair{w_name, &w}, std::pair{y_name, &y}}) {
+    if (t->numel() > kMaxIndex32) {
+      return Status::invalid(std::string(name) + ": " + std::to_string(t->numel()) +
+                             " elements exceed the kernels' 32-bit implicit-GEMM index (at most " +
+                             std::to_string(kMaxIndex32) + " elements per tensor)");
+    }
+  }
   if (geometry.groups < 1 || xe[1] % geometry.groups != 0) {
     return Status::invalid("groups: expected a divisor of the " + std::to_string(xe[1]) +
                            " input channels, got " + std::to_string(geometry.groups));

@@ -9,6 +9,7 @@
 #include "describe/conv2d_rules.hpp"
 #include "discover/conv_prepared.hpp"
 #include "discover/kernel_state.hpp"
+#include "runtime/index_limits.hpp"
 #include "tilecraft/discover/conv_api.hpp"
 
 namespace tilecraft::api {
@@ -273,6 +274,22 @@ Status check_epilogue(const KernelMetadata& m, const Conv2dArguments& args) {
   return Status::ok();
 }
 
+// The implicit GEMM as kernels index it, each extent named by the tensor it comes from.
+tilecraft::detail::IndexedProblem indexing_of(const Conv2dArguments& args) {
+  switch (args.kind()) {
+    case ConvKind::Fprop:
+      return tilecraft::detail::conv_indexing(args.kind(), args.problem_size(), "A (x)", "B (w)",
+                                              "out (y)");
+    case ConvKind::Dgrad:
+      return tilecraft::detail::conv_indexing(args.kind(), args.problem_size(), "out (dx)", "B (w)",
+                                              "A (dy)");
+    case ConvKind::Wgrad:
+      break;
+  }
+  return tilecraft::detail::conv_indexing(args.kind(), args.problem_size(), "B (x)", "out (dw)",
+                                          "A (dy)");
+}
+
 Result<tilecraft::Conv2dProblem> problem_for(const Conv2dArguments& args,
                                              const GemmOperation& operation) {
   const EpilogueArguments& e = args.epilogue();
@@ -325,10 +342,16 @@ Status Kernel::supports(const Conv2dArguments& args) const {
     return unsupported("Accumulator type", "Expected " + dsl_name(m.operands.accumulator) +
                                                ", got " + dsl_name(args.accumulator_type()));
   }
+  if (m.operands.fast_accum || m.epilogue.per_tensor_scales) {
+    return unsupported("Kernel",
+                       "Expected a kernel without fast accumulation or per-tensor "
+                       "scales (fp8 GEMM kernels), this one has them");
+  }
   TILECRAFT_RETURN_IF_ERROR(check_geometry(
       *m.conv, m.design.arch,
       {m.design.tile_shape[1], m.operands.A.alignment, m.operands.B.alignment}, args));
-  return check_epilogue(m, args);
+  TILECRAFT_RETURN_IF_ERROR(check_epilogue(m, args));
+  return tilecraft::detail::check_kernel_indexes(description(), indexing_of(args));
 }
 
 Result<CompiledArtifact> Kernel::compile(const Conv2dArguments& args) const {
@@ -364,6 +387,7 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
   const std::vector<int> archs = detail::architectures_for(cc, device);
   const EpilogueArguments& e = args.epilogue();
   const auto [m, n, k] = args.gemm_mnk();
+  const tilecraft::detail::IndexedProblem indexing = indexing_of(args);
   std::vector<Kernel> kernels;
   std::set<std::string> depthwise_listed;
   for (int arch : archs) {
@@ -394,6 +418,8 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
           const KernelShape shape{conv->tile.threadblock_shape[1], conv->A.alignment,
                                   conv->B.alignment};
           if (!check_geometry(variant, arch, shape, args)) continue;
+          // A kernel that cannot index the problem (supports() says why) is not listed.
+          if (!tilecraft::detail::check_kernel_indexes(*conv, indexing)) continue;
           // Depthwise kernels have two stages whatever the design's count: list each once.
           if (variant.group_mode == GroupMode::Depthwise &&
               !depthwise_listed.insert(conv->procedural_name()).second) {

@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "discover/tensor_facts.hpp"
+#include "runtime/index_limits.hpp"
+#include "tilecraft/core/extents.hpp"
 #include "tilecraft/discover/api.hpp"
 
 namespace tilecraft::api {
@@ -119,11 +121,28 @@ Status check_graph_epilogue(const EpilogueArguments& e, const TensorView& out, L
   return check_epilogue_operands(graph, e.operands, m, n, static_cast<int>(batch), layout_out);
 }
 
+// Every tensor of the epilogue, checked in 64 bits before its extents are read.
+Status check_epilogue_extents(const EpilogueArguments& e) {
+  const std::pair<const char*, const TensorView*> tensors[] = {
+      {"epilogue.C", &e.C},
+      {"epilogue.bias", &e.bias},
+      {"epilogue.scale_a", &e.scale_a.tensor},
+      {"epilogue.scale_b", &e.scale_b.tensor}};
+  for (const auto& [name, t] : tensors) {
+    if (t->data) TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(name, *t).status());
+  }
+  for (const auto& [name, t] : e.operands.tensors) {
+    TILECRAFT_RETURN_IF_ERROR(check_tensor_extents("epilogue." + name, t).status());
+  }
+  return Status::ok();
+}
+
 Status check_epilogue(const EpilogueArguments& e, const TensorView& out, int64_t m, int64_t n,
                       int64_t batch) {
   if (!e.graph && (!e.operands.tensors.empty() || !e.operands.scalars.empty())) {
     return Status::invalid("epilogue.operands: given without an epilogue graph (epilogue.graph)");
   }
+  TILECRAFT_RETURN_IF_ERROR(check_epilogue_extents(e));
   for (const auto& [name, value] : {std::pair{"alpha", e.alpha}, std::pair{"beta", e.beta}}) {
     if (!std::isfinite(value)) {
       return Status::invalid(std::string("epilogue.") + name + ": expected a finite number, got " +
@@ -167,6 +186,9 @@ Result<GemmArguments> GemmArguments::make(const TensorView& A, const TensorView&
   }
   const TensorView* tensors[] = {&A, &B, &out};
   const char* names[] = {"A", "B", "out"};
+  for (int i = 0; i < 3; ++i) {
+    TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(names[i], *tensors[i]).status());
+  }
   for (int i = 0; i < 3; ++i) {
     if (tensors[i]->device != DeviceKind::kCuda) {
       return Status::invalid(std::string(names[i]) + ": expected a CUDA tensor, got one on " +
@@ -219,6 +241,16 @@ Result<GemmArguments> GemmArguments::make(const TensorView& A, const TensorView&
   if (args.m_ < 1 || args.n_ < 1 || args.k_ < 1 || args.batch_ < 1) {
     return Status::invalid("A, B, out: expected every extent >= 1, got A " + dims(A) + ", B " +
                            dims(B) + ", out " + dims(out));
+  }
+  // What no kernel can index: M, N, K above 32 bits, more batches than one launch takes.
+  TILECRAFT_RETURN_IF_ERROR(check_index32("A", r, args.m_, "M"));
+  TILECRAFT_RETURN_IF_ERROR(check_index32("A", r + 1, args.k_, "K"));
+  TILECRAFT_RETURN_IF_ERROR(check_index32("B", r + 1, args.n_, "N"));
+  if (args.batch_ > tilecraft::detail::kMaxBatch) {
+    return Status::invalid("A: extent " + std::to_string(args.batch_) +
+                           " of dimension 0 (batch L) exceeds the " +
+                           std::to_string(tilecraft::detail::kMaxBatch) +
+                           " batches one launch takes (the grid's z extent)");
   }
   for (int i = 0; i < 3; ++i) {
     auto layout = layout_of(names[i], *tensors[i]);

@@ -6,6 +6,8 @@
 
 #include "discover/grouped_prepared.hpp"
 #include "discover/tensor_facts.hpp"
+#include "runtime/index_limits.hpp"
+#include "tilecraft/core/extents.hpp"
 #include "tilecraft/discover/grouped_api.hpp"
 
 namespace tilecraft::api {
@@ -59,6 +61,10 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(epilogue, !problem.C.empty()));
   const size_t count = problem.problem_sizes.size();
   if (count == 0) return Status::invalid("A: expected at least one problem, got none");
+  if (count > tilecraft::detail::kMaxGroupedProblems) {
+    return Status::invalid("A: at most " + std::to_string(tilecraft::detail::kMaxGroupedProblems) +
+                           " problems in one launch, got " + std::to_string(count));
+  }
   GroupedGemmArguments args;
   args.accumulator_ = accumulator_type;
   args.epilogue_ = epilogue;
@@ -173,10 +179,12 @@ Result<GroupedGemmArguments> GroupedGemmArguments::make(std::vector<TensorView> 
   for (size_t g = 0; g < count; ++g) {
     for (const auto& [name, t] :
          {std::pair{"A", &A[g]}, std::pair{"B", &B[g]}, std::pair{"out", &out[g]}}) {
+      TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(at(name, g), *t).status());
       if (t->rank != 2) {
         return Status::invalid(at(name, g) + ": expected a 2-D tensor, got " + t->describe());
       }
     }
+    if (!C.empty()) TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(at("C", g), C[g]).status());
     if (B[g].shape[0] != A[g].shape[1]) {
       return Status::invalid(at("B", g) + ": expected K = " + std::to_string(A[g].shape[1]) +
                              " rows to match " + at("A", g) + ", got " + B[g].describe());
@@ -186,6 +194,10 @@ Result<GroupedGemmArguments> GroupedGemmArguments::make(std::vector<TensorView> 
                              std::to_string(B[g].shape[1]) + ") from " + at("A", g) + " and " +
                              at("B", g) + ", got " + out[g].describe());
     }
+    // What no kernel can index: an extent above 32 bits (never truncated).
+    TILECRAFT_RETURN_IF_ERROR(check_index32(at("A", g), 0, A[g].shape[0], "M"));
+    TILECRAFT_RETURN_IF_ERROR(check_index32(at("A", g), 1, A[g].shape[1], "K"));
+    TILECRAFT_RETURN_IF_ERROR(check_index32(at("B", g), 1, B[g].shape[1], "N"));
     problem.problem_sizes.push_back({static_cast<int>(A[g].shape[0]),
                                      static_cast<int>(B[g].shape[1]),
                                      static_cast<int>(A[g].shape[1])});
@@ -195,6 +207,9 @@ Result<GroupedGemmArguments> GroupedGemmArguments::make(std::vector<TensorView> 
   problem.D = std::move(out);
   problem.C = std::move(C);
   problem.bias = epilogue.bias;
+  for (size_t g = 0; g < problem.bias.size(); ++g) {
+    TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(at("bias", g), problem.bias[g]).status());
+  }
   return from_problem(std::move(problem), accumulator_type, epilogue);
 }
 
@@ -209,7 +224,7 @@ Result<GroupedGemmArguments> GroupedGemmArguments::make_stacked(
   stacked.D = out;
   stacked.C = C;
   stacked.offsets = offsets;
-  auto problem = stacked.split();
+  auto problem = stacked.split("out");
   if (!problem) return problem.status();
   return from_problem(std::move(*problem), accumulator_type, epilogue);
 }

@@ -7,6 +7,7 @@
 
 #include "discover/grouped_prepared.hpp"
 #include "discover/kernel_state.hpp"
+#include "runtime/index_limits.hpp"
 #include "tilecraft/discover/grouped_api.hpp"
 
 namespace tilecraft::api {
@@ -45,6 +46,31 @@ bool operands_match(const discover::GemmOperands& o, const GroupedGemmArguments&
          o.layout_out == args.layout_out() && args.alignment_a() % o.alignment_a == 0 &&
          args.alignment_b() % o.alignment_b == 0 && args.alignment_out() % o.alignment_out == 0 &&
          !o.fast_accum;
+}
+
+// The problems as kernels index them: their extents, and each operand's widest stride (read by
+// SM90 kernels through TMA), named by its problem and dimension. Allocates nothing.
+tilecraft::detail::GroupedIndexing indexing_of(const GroupedGemmArguments& args) {
+  tilecraft::detail::GroupedIndexing out;
+  out.names = {"A", "B", "out"};
+  const tilecraft::GroupedGemmProblem& p = args.problem();
+  out.problems = p.problem_sizes;
+  const std::pair<const char*, const std::vector<TensorView>*> lists[] = {
+      {"A", &p.A}, {"B", &p.B}, {"C", &p.C}, {"out", &p.D}};
+  for (const auto& [name, list] : lists) {
+    tilecraft::detail::NamedStride widest;
+    bool any = false;
+    for (size_t g = 0; g < list->size(); ++g) {
+      const TensorView& t = (*list)[g];
+      for (int i = 0; i < t.rank; ++i) {
+        if (t.shape[i] <= 1 || (any && t.strides[i] <= widest.elements)) continue;
+        widest = {t.strides[i], storage_bytes(t.dtype), "", name, i, static_cast<int64_t>(g)};
+        any = true;
+      }
+    }
+    if (any) out.strides.add(widest);
+  }
+  return out;
 }
 
 // Problems of one (n, k), by row count, for the model.
@@ -146,7 +172,12 @@ Status Kernel::supports(const GroupedGemmArguments& args) const {
     return Status::invalid(
         "Epilogue is unsupported: Expected no per-tensor scales (only fp8 kernels take them)");
   }
-  return Status::ok();
+  if (m.operands.fast_accum) {
+    return Status::invalid(
+        "Accumulation is unsupported: grouped arguments take no fast accumulation; this fp8 "
+        "kernel accumulates without promoting to f32");
+  }
+  return tilecraft::detail::check_grouped_indexes(description(), indexing_of(args));
 }
 
 Result<CompiledArtifact> Kernel::compile(const GroupedGemmArguments& args) const {
@@ -180,6 +211,7 @@ std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
                                 const MetadataFilter& metadata_filter, std::optional<int> cc) {
   const std::vector<int> archs = detail::architectures_for(cc, args.device());
   const ShapeClasses classes = classes_of(args);
+  const tilecraft::detail::GroupedIndexing indexing = indexing_of(args);
   discover::GemmEpilogue fusion;
   fusion.activation = args.epilogue().activation;
   if (args.bias_dtype()) {
@@ -207,6 +239,8 @@ std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
         grouped.kind = GemmKind::Grouped;
         grouped.scheduler_mode = SchedulerMode::Device;
         if (!grouped.validate()) continue;  // not a design grouped kernels take
+        // A kernel that cannot index the problems (supports() says why) is not listed.
+        if (!tilecraft::detail::check_grouped_indexes(grouped, indexing)) continue;
         const auto estimate = estimate_grouped(grouped, classes, traits);
         Kernel kernel =
             Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(grouped));

@@ -7,6 +7,7 @@
 #include "discover/kernel_problem.hpp"
 #include "discover/kernel_state.hpp"
 #include "discover/prepared_by_kernel.hpp"
+#include "runtime/index_limits.hpp"
 #include "tilecraft/discover/api.hpp"
 #include "tilecraft/discover/gemm_space.hpp"
 #include "tilecraft/discover/performance_model.hpp"
@@ -29,6 +30,8 @@ KernelMetadata metadata_of(const GemmDescription& d) {
   m.operands.B = {d.B.element, d.B.layout, d.B.alignment};
   m.operands.out = {d.C.element, d.C.layout, d.C.alignment};
   m.operands.accumulator = d.tile.math_instruction.element_accumulator;
+  m.operands.fast_accum =
+      d.tile.math_instruction.math_operation == MathOperation::multiply_add_fast_accum;
   m.design.arch = d.arch;
   m.design.tile_shape = d.tile.threadblock_shape;
   m.design.cluster_shape = d.tile.cluster_shape;
@@ -162,6 +165,25 @@ Status check_epilogue(const EpilogueMetadata& kernel, const EpilogueArguments& e
 
 namespace detail {
 
+// The problem as kernels index it: M, N, K named by the tensor dimensions they come from, the
+// batch, and the widest stride of each tensor an SM90 kernel reads through TMA. Allocates nothing
+// (supports() runs before every launch) unless a custom epilogue brings many operands.
+tilecraft::detail::IndexedProblem indexing_of(const GemmArguments& args) {
+  const int r = args.A().rank - 2;
+  tilecraft::detail::IndexedProblem p;
+  p.mnk = {{{args.m(), "A", "M", r}, {args.n(), "B", "N", r + 1}, {args.k(), "A", "K", r + 1}}};
+  p.grid_z = {args.batch(), "A", "batch L", 0};
+  p.strides.add_widest("", "A", args.A());
+  p.strides.add_widest("", "B", args.B());
+  p.strides.add_widest("", "out", args.out());
+  const EpilogueArguments& e = args.epilogue();
+  if (e.C.data) p.strides.add_widest("epilogue.", "C", e.C);
+  for (const auto& [name, tensor] : e.operands.tensors) {
+    p.strides.add_widest("epilogue.", name, tensor);
+  }
+  return p;
+}
+
 Result<GemmProblem> problem_for(const GemmArguments& args, const GemmOperation& operation) {
   const EpilogueArguments& e = args.epilogue();
   auto output_op = operation.epilogue_type(e.alpha, e.beta, e.activation_args);
@@ -204,6 +226,14 @@ Status Kernel::supports(const GemmArguments& args) const {
                            dsl_name(m.operands.accumulator) + ", got " +
                            dsl_name(args.accumulator_type()));
   }
+  // Fast accumulation is the caller's choice: a kernel that skips the f32 promotion never runs
+  // arguments that did not allow it (get_kernels lists it only for those that do).
+  if (m.operands.fast_accum && !args.use_fast_accum()) {
+    return Status::invalid(
+        "Accumulation is unsupported: Expected arguments that allow fast accumulation "
+        "(use_fast_accum=True) for this fp8 kernel, which accumulates without promoting to f32; "
+        "got use_fast_accum=False");
+  }
   if (args.epilogue().C.data) {
     TILECRAFT_RETURN_IF_ERROR(
         check_operand("C", m.operands.out, args.epilogue().C, args.layout_c(), args.alignment_c()));
@@ -216,7 +246,8 @@ Status Kernel::supports(const GemmArguments& args) const {
                                     : "the epilogue graph " + m.epilogue.epilogue_graph,
                                 wanted ? "the epilogue graph " + wanted->key() : "none");
   }
-  return check_epilogue(m.epilogue, args.epilogue());
+  TILECRAFT_RETURN_IF_ERROR(check_epilogue(m.epilogue, args.epilogue()));
+  return tilecraft::detail::check_kernel_indexes(description(), detail::indexing_of(args));
 }
 
 Result<CompiledArtifact> Kernel::compile(const GemmArguments& args) const {
@@ -321,6 +352,7 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
     }
     const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch), device);
     const discover::GemmShape shape{args->m(), args->n(), args->k(), args->batch()};
+    const tilecraft::detail::IndexedProblem indexing = detail::indexing_of(*args);
     const discover::GemmEpilogue fusion = fusion_of(args->epilogue());
     std::set<std::string> graph_names;
     for (size_t set = 0; set < space.operand_sets().size(); ++set) {
@@ -335,6 +367,8 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
           if (fused && !graph_names.insert(fused->procedural_name()).second) continue;
         }
         if (!fused) continue;  // this kernel cannot fuse what the arguments ask for
+        // A kernel that cannot index the problem (supports() says why) is not listed.
+        if (!tilecraft::detail::check_kernel_indexes(*fused, indexing)) continue;
         GemmDescription description = std::move(*fused);
         const auto estimate = discover::estimate(description, shape, traits);
         add(Kernel::listed(arch, instance, estimate.score, estimate.explain(),

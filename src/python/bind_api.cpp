@@ -69,7 +69,8 @@ void bind_api(nb::module_& root) {
       .def_ro("A", &GemmOperandsMetadata::A)
       .def_ro("B", &GemmOperandsMetadata::B)
       .def_ro("out", &GemmOperandsMetadata::out)
-      .def_ro("accumulator", &GemmOperandsMetadata::accumulator);
+      .def_ro("accumulator", &GemmOperandsMetadata::accumulator)
+      .def_ro("fast_accum", &GemmOperandsMetadata::fast_accum);
   nb::class_<DesignMetadata>(m, "DesignMetadata")
       .def_ro("arch", &DesignMetadata::arch)
       .def_ro("tile_shape", &DesignMetadata::tile_shape)
@@ -191,7 +192,7 @@ void bind_api(nb::module_& root) {
         return nb::make_tuple(
             m.kernel_name, m.kernel_class, m.min_cc,
             nb::make_tuple(operand(m.operands.A), operand(m.operands.B), operand(m.operands.out),
-                           m.operands.accumulator),
+                           m.operands.accumulator, m.operands.fast_accum),
             nb::make_tuple(d.arch, d.tile_shape, d.cluster_shape, d.warp_count, d.instruction_shape,
                            d.stages, d.kernel_schedule, d.epilogue_schedule, d.tile_scheduler,
                            d.swizzle),

@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "describe/conv2d_rules.hpp"
+#include "index_limits.hpp"
 #include "operand_check.hpp"
+#include "tilecraft/core/extents.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
 
@@ -194,6 +196,17 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
                                   "TensorNDHWC operands") +
                            ", got " + size.to_string());
   }
+  const std::pair<const char*, const TensorView*> tensors[] = {{"A", &problem.A},
+                                                               {"B", &problem.B},
+                                                               {"C", &problem.C},
+                                                               {"D", &problem.D},
+                                                               {"bias", &problem.bias}};
+  for (const auto& [name, t] : tensors) {
+    if (t->data) TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(name, *t).status());
+  }
+  // What this kernel cannot index (its tiles, its grid), refused before it is compiled.
+  TILECRAFT_RETURN_IF_ERROR(detail::check_kernel_indexes(
+      d, detail::conv_indexing(d.conv.kind, size, "problem_size", "problem_size", "problem_size")));
   if (!is_valid(problem.split_k_mode)) {
     return Status::invalid("split_k_mode: expected cutlass.conv.SplitKMode.Serial or Parallel");
   }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "tilecraft/core/extents.hpp"
+
 namespace tilecraft::detail {
 namespace {
 
@@ -172,6 +174,7 @@ Result<GraphOperands> place_operands(const EpilogueGraph& graph, const EpilogueO
       return Status::invalid(label + ": the epilogue graph needs " + kind_text(n) + " of " +
                              name(n.dtype) + "; none was given");
     }
+    TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(label, it->second).status());
     auto placed = place_one(label, n, it->second, extent);
     if (!placed) return placed.status();
     out.tensors.push_back({&it->second, *placed, n.kind != EpilogueNodeKind::tensor});

@@ -8,7 +8,9 @@
 
 #include "epilogue_graph_operands.hpp"
 #include "epilogue_operands.hpp"
+#include "index_limits.hpp"
 #include "operand_check.hpp"
+#include "tilecraft/core/extents.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
 
@@ -17,6 +19,61 @@ namespace {
 
 using detail::OperandPlacement;
 using detail::place_operand;
+
+// Every tensor given, in 64 bits, before any extent of it is read.
+Status check_extents(const GemmProblem& p) {
+  const std::pair<const char*, const TensorView*> tensors[] = {{"A", &p.A},
+                                                               {"B", &p.B},
+                                                               {"C", &p.C},
+                                                               {"D", &p.D},
+                                                               {"bias", &p.bias},
+                                                               {"aux", &p.aux},
+                                                               {"scale_a", &p.scale_a.tensor},
+                                                               {"scale_b", &p.scale_b.tensor},
+                                                               {"scale_c", &p.scale_c.tensor},
+                                                               {"scale_d", &p.scale_d.tensor}};
+  for (const auto& [name, t] : tensors) {
+    if (t->data) TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(name, *t).status());
+  }
+  for (const auto& [name, t] : p.epilogue.tensors) {
+    if (t.data) TILECRAFT_RETURN_IF_ERROR(check_tensor_extents("epilogue." + name, t).status());
+  }
+  return Status::ok();
+}
+
+// The problem as this kernel indexes it (what the module's can_implement and CUDA's grid limits
+// would refuse later, refused here by name): the tile-padded extents, the grid, and the strides
+// SM90 kernels read through TMA.
+detail::IndexedProblem indexing_of(const GemmProblem& p, const OperandPlacement& A,
+                                   const OperandPlacement& B, const OperandPlacement& C,
+                                   const OperandPlacement& D, const OperandPlacement* aux,
+                                   const detail::GraphOperands& graph, const GemmDescription& d) {
+  const GemmCoord& s = p.problem_size;
+  detail::IndexedProblem out;
+  out.mnk = {{{s.m, "problem_size", "M"}, {s.n, "problem_size", "N"}, {s.k, "problem_size", "K"}}};
+  const bool batched = p.mode == GemmMode::Batched || p.mode == GemmMode::Array;
+  out.grid_z = batched ? detail::NamedExtent{p.batch, "batch", ""}
+                       : detail::NamedExtent{p.split_k_slices, "split_k_slices", ""};
+  const auto add = [&](std::string_view prefix, std::string_view name,
+                       const OperandPlacement& placed, DataType element) {
+    const int bytes = storage_bytes(element);
+    out.strides.add({placed.ld, bytes, prefix, name, -1});
+    if (batched && p.batch > 1) out.strides.add({placed.batch_stride, bytes, prefix, name, -2});
+  };
+  add("", "A", A, d.A.element);
+  add("", "B", B, d.B.element);
+  if (p.C.data) add("", "C", C, d.C.element);
+  add("", "D", D, d.C.element);
+  if (aux) add("", "aux", *aux, p.aux.dtype);
+  if (d.epilogue_graph) {
+    const std::vector<int> nodes = d.epilogue_graph->operand_nodes();
+    for (size_t i = 0; i < graph.tensors.size() && i < nodes.size(); ++i) {
+      add("epilogue.", d.epilogue_graph->nodes()[nodes[i]].name, graph.tensors[i].placement,
+          graph.tensors[i].tensor->dtype);
+    }
+  }
+  return out;
+}
 
 Status check_modes(const GemmProblem& p, const GemmDescription& d) {
   const GemmCoord& s = p.problem_size;
@@ -101,6 +158,7 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
     return Status::invalid("operation: " + operation.procedural_name() +
                            " is a convolution; it takes Conv2dArguments");
   }
+  TILECRAFT_RETURN_IF_ERROR(check_extents(problem));
   TILECRAFT_RETURN_IF_ERROR(check_modes(problem, d));
   if (d.arch == 90) TILECRAFT_RETURN_IF_ERROR(detail::check_sm90_problem(problem, d));
   TILECRAFT_RETURN_IF_ERROR(detail::check_sm80_graph_problem(problem, d));
@@ -145,6 +203,8 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
     if (!placed) return placed.status();
     aux = *placed;
   }
+  TILECRAFT_RETURN_IF_ERROR(detail::check_kernel_indexes(
+      d, indexing_of(problem, *A, *B, *C, *D, problem.aux.data ? &aux : nullptr, *graph, d)));
   int device = -1;
   TILECRAFT_RETURN_IF_ERROR(check_devices(problem, &device));
   // Prepared on the operands' device, whichever is current.

@@ -6,7 +6,9 @@
 #include <cstring>
 #include <string>
 
+#include "index_limits.hpp"
 #include "operand_check.hpp"
+#include "tilecraft/core/extents.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
 
@@ -66,9 +68,9 @@ Result<OperandPlacement> place(const std::string& who, const TensorView& t,
 Status check_lists(const GroupedGemmProblem& p) {
   const size_t count = p.problem_sizes.size();
   if (count == 0) return Status::invalid("problem_sizes: expected at least one problem, got none");
-  if (count > (1u << 20)) {
-    return Status::invalid("problem_sizes: at most 1048576 problems in one launch, got " +
-                           std::to_string(count));
+  if (count > detail::kMaxGroupedProblems) {
+    return Status::invalid("problem_sizes: at most " + std::to_string(detail::kMaxGroupedProblems) +
+                           " problems in one launch, got " + std::to_string(count));
   }
   const std::pair<const char*, const std::vector<TensorView>*> lists[] = {
       {"A", &p.A}, {"B", &p.B}, {"D", &p.D}};
@@ -104,6 +106,42 @@ Status check_lists(const GroupedGemmProblem& p) {
     }
   }
   return Status::ok();
+}
+
+// Every tensor given, in 64 bits, before any extent of it is read.
+Status check_extents(const GroupedGemmProblem& p) {
+  const std::pair<const char*, const std::vector<TensorView>*> lists[] = {
+      {"A", &p.A}, {"B", &p.B}, {"C", &p.C}, {"D", &p.D}, {"bias", &p.bias}};
+  for (const auto& [name, list] : lists) {
+    for (size_t g = 0; g < list->size(); ++g) {
+      TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(at(name, g), (*list)[g]).status());
+    }
+  }
+  return Status::ok();
+}
+
+// The problems as this kernel indexes them: tile-padded extents, the tiles of all problems, and
+// (SM90) the widest leading dimension of each operand, which TMA descriptors address.
+detail::GroupedIndexing indexing_of(const GroupedGemmProblem& p,
+                                    const std::vector<OperandPlacement>& placed,
+                                    const GemmDescription& d) {
+  detail::GroupedIndexing out;
+  const size_t count = p.problem_sizes.size();
+  out.problems = p.problem_sizes;
+  const char* names[4] = {"A", "B", "C", "D"};
+  const DataType elements[4] = {d.A.element, d.B.element, d.C.element, d.C.element};
+  for (int w = 0; w < 4; ++w) {
+    if (w == 2 && p.C.empty()) continue;
+    size_t widest = 0;
+    for (size_t g = 1; g < count; ++g) {
+      if (placed[4 * g + w].ld > placed[4 * widest + w].ld) widest = g;
+    }
+    if (count > 0) {
+      out.strides.add({placed[4 * widest + w].ld, storage_bytes(elements[w]), "", names[w], -1,
+                       static_cast<int64_t>(widest)});
+    }
+  }
+  return out;
 }
 
 // Every tensor on one CUDA device (host tensors are staged there), returned in *device_out (-1:
@@ -169,6 +207,7 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
                            "GemmOperationGrouped");
   }
   TILECRAFT_RETURN_IF_ERROR(check_lists(problem));
+  TILECRAFT_RETURN_IF_ERROR(check_extents(problem));
   TILECRAFT_RETURN_IF_ERROR(validate_epilogue_params(d.epilogue, problem.output_op));
   const bool scaled = d.epilogue.fusion.per_tensor_scales;
   const double scales[4] = {problem.scale_a, problem.scale_b, problem.scale_c, problem.scale_d};
@@ -230,6 +269,7 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
                            std::to_string(kFastLinearCombinationClampMaxK) +
                            ", got K=" + std::to_string(max_k) + "; use LinearCombinationClamp");
   }
+  TILECRAFT_RETURN_IF_ERROR(detail::check_grouped_indexes(d, indexing_of(problem, placed, d)));
   int operands_device = -1;
   TILECRAFT_RETURN_IF_ERROR(check_devices(problem, &operands_device));
   DeviceScope on_device(operands_device);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "tilecraft/core/extents.hpp"
 #include "tilecraft/runtime/device.hpp"
 
 namespace tilecraft::detail {
@@ -12,6 +13,10 @@ namespace {
 
 std::string dims(int64_t rows, int64_t cols) {
   return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+}
+
+Status beyond_64_bits(const std::string& who, const std::string& what, const TensorView& t) {
+  return Status::invalid(who + ": " + what + " is beyond 64-bit offsets for " + t.describe());
 }
 
 Status misaligned(const char* name, const std::string& what, int64_t value, int alignment) {
@@ -42,7 +47,19 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
                              std::string(to_string(desc.layout)) + "; got " + t.describe());
     }
   }
-  const int64_t matrix = rows * cols;
+  if (rows < 0 || cols < 0 || batch < 1) {
+    return Status::invalid(who + ": expected a (" + std::to_string(rows) + ", " +
+                           std::to_string(cols) + ") matrix in " + std::to_string(batch) +
+                           " batches: extents must be >= 0 and the batch >= 1");
+  }
+  // Every product below is exact in 64 bits or refused.
+  const auto matrix_or = checked_mul(rows, cols);
+  const auto total_or = matrix_or ? checked_mul(*matrix_or, batch) : std::nullopt;
+  if (!total_or) {
+    return beyond_64_bits(
+        who, "the element count of " + std::to_string(batch) + " x " + dims(rows, cols), t);
+  }
+  const int64_t matrix = *matrix_or;
   OperandPlacement p;
   const bool packed_form = t.rank == 1 || is_interleaved(desc.layout);
   if (packed_form) {
@@ -51,8 +68,8 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
                              " operand given as a flat tensor must be contiguous; got " +
                              t.describe());
     }
-    if (t.numel() != matrix * batch) {
-      return Status::invalid(who + ": expected " + std::to_string(matrix * batch) + " elements (" +
+    if (t.numel() != *total_or) {
+      return Status::invalid(who + ": expected " + std::to_string(*total_or) + " elements (" +
                              (batch > 1 ? std::to_string(batch) + " x " : std::string()) +
                              dims(rows, cols) + "), got " + std::to_string(t.numel()) + " in " +
                              t.describe());
@@ -71,6 +88,7 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
                                  "multiple of 32, got " +
                                  dims(rows, cols));
         }
+        if (!checked_mul(rows, 32)) return beyond_64_bits(who, "the interleaved stride", t);
         p.ld = rows * 32;
         break;
       case Layout::RowMajorInterleaved32:
@@ -80,6 +98,7 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
                                  "multiple of 32, got " +
                                  dims(rows, cols));
         }
+        if (!checked_mul(cols, 32)) return beyond_64_bits(who, "the interleaved stride", t);
         p.ld = cols * 32;
         break;
       default:
@@ -87,7 +106,7 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
                                " is not a matrix layout");
     }
     p.batch_stride = matrix;
-    p.span_elements = matrix * batch;
+    p.span_elements = *total_or;
   } else {
     const int row_dim = t.rank - 2;
     if (t.rank == 3) {
@@ -145,9 +164,29 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
       return Status::invalid(who + ": layout " + std::string(to_string(desc.layout)) +
                              " is not a matrix layout");
     }
-    const int64_t last =
-        (desc.layout == Layout::RowMajor) ? (rows - 1) * p.ld + cols : (cols - 1) * p.ld + rows;
-    p.span_elements = (batch - 1) * p.batch_stride + last;
+    if (p.batch_stride < 0) {
+      return Status::invalid(who + ": batch stride " + std::to_string(p.batch_stride) +
+                             " is negative; got " + t.describe());
+    }
+    const bool row_major = desc.layout == Layout::RowMajor;
+    const int64_t lines = row_major ? rows : cols, line = row_major ? cols : rows;
+    std::optional<int64_t> last = line;
+    if (lines > 1) {
+      auto step = checked_mul(lines - 1, p.ld);
+      last = step ? checked_add(*step, line) : std::nullopt;
+    }
+    std::optional<int64_t> span = last;
+    if (last && batch > 1) {
+      auto step = checked_mul(batch - 1, p.batch_stride);
+      span = step ? checked_add(*step, *last) : std::nullopt;
+    }
+    if (!span) return beyond_64_bits(who, "the span its strides address", t);
+    p.span_elements = *span;
+  }
+  if (!checked_mul(p.span_elements, storage_bytes(t.dtype))) {
+    return beyond_64_bits(
+        who,
+        "the bytes of the " + std::to_string(p.span_elements) + " elements its strides address", t);
   }
   const int align = desc.alignment;
   if (align > 1) {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "index_limits.hpp"
+#include "tilecraft/core/extents.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/grouped_gemm_arguments.hpp"
 
@@ -80,11 +82,18 @@ Result<std::vector<int64_t>> read_offsets(const TensorView& offsets) {
 
 }  // namespace
 
-Result<GroupedGemmProblem> StackedGroupedGemmProblem::split() const {
+Result<GroupedGemmProblem> StackedGroupedGemmProblem::split(const char* out_name) const {
+  const std::string out = out_name;
+  const bool has_C = C.data != nullptr || C.rank != 0;
+  const bool has_bias = bias.data != nullptr || bias.rank != 0;
+  const std::pair<std::string, const TensorView*> tensors[] = {
+      {"A", &A}, {"B", &B}, {out, &D}, {"C", &C}, {"bias", &bias}, {"offsets", &offsets}};
+  for (const auto& [name, t] : tensors) {
+    TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(name, *t).status());
+  }
   TILECRAFT_RETURN_IF_ERROR(expect_rank("A", A, 2, "(total_rows, K)"));
   TILECRAFT_RETURN_IF_ERROR(expect_rank("B", B, 3, "(groups, K, N)"));
-  TILECRAFT_RETURN_IF_ERROR(expect_rank("D", D, 2, "(total_rows, N)"));
-  const bool has_C = C.data != nullptr || C.rank != 0;
+  TILECRAFT_RETURN_IF_ERROR(expect_rank(out.c_str(), D, 2, "(total_rows, N)"));
   if (has_C) TILECRAFT_RETURN_IF_ERROR(expect_rank("C", C, 2, "(total_rows, N)"));
   const int64_t total = A.shape[0], K = A.shape[1], groups = B.shape[0], N = B.shape[2];
   if (B.shape[1] != K) {
@@ -92,18 +101,31 @@ Result<GroupedGemmProblem> StackedGroupedGemmProblem::split() const {
                            ", N) to match A's K, got " + B.describe());
   }
   if (D.shape[0] != total || D.shape[1] != N) {
-    return Status::invalid("D: expected (" + std::to_string(total) + ", " + std::to_string(N) +
+    return Status::invalid(out + ": expected (" + std::to_string(total) + ", " + std::to_string(N) +
                            ") for A's rows and B's N, got " + D.describe());
   }
   if (has_C && (C.shape[0] != total || C.shape[1] != N)) {
     return Status::invalid("C: expected (" + std::to_string(total) + ", " + std::to_string(N) +
-                           ") like D, got " + C.describe());
+                           ") like " + out + ", got " + C.describe());
   }
+  // What no kernel can index: N or K above 32 bits (each group's rows are checked below).
+  TILECRAFT_RETURN_IF_ERROR(check_index32("B", 2, N, "N"));
+  TILECRAFT_RETURN_IF_ERROR(check_index32("B", 1, K, "K"));
   if (offsets.device == DeviceKind::kCuda && A.device == DeviceKind::kCuda &&
       offsets.device_id != A.device_id) {
     return Status::invalid(
         "offsets: expected a tensor on cuda:" + std::to_string(A.device_id) +
         " like A (or on the host), got cuda:" + std::to_string(offsets.device_id));
+  }
+  if (groups > static_cast<int64_t>(detail::kMaxGroupedProblems)) {
+    return Status::invalid("B: at most " + std::to_string(detail::kMaxGroupedProblems) +
+                           " groups (problems) in one launch, got " + std::to_string(groups) +
+                           " in " + B.describe());
+  }
+  // Before anything is read (or allocated) for them.
+  if (offsets.data != nullptr && offsets.rank == 1 && offsets.shape[0] != groups) {
+    return Status::invalid("offsets: expected one end row per group of B (" +
+                           std::to_string(groups) + "), got " + std::to_string(offsets.shape[0]));
   }
   auto ends = read_offsets(offsets);
   if (!ends) return ends.status();
@@ -111,15 +133,14 @@ Result<GroupedGemmProblem> StackedGroupedGemmProblem::split() const {
     return Status::invalid("offsets: expected one end row per group of B (" +
                            std::to_string(groups) + "), got " + std::to_string(ends->size()));
   }
-  GroupedGemmProblem out;
-  out.output_op = output_op;
-  out.scale_a = scale_a;
-  out.scale_b = scale_b;
-  out.scale_c = scale_c;
-  out.scale_d = scale_d;
-  out.workspace = workspace;
-  out.workspace_bytes = workspace_bytes;
-  const bool has_bias = bias.data != nullptr || bias.rank != 0;
+  GroupedGemmProblem result;
+  result.output_op = output_op;
+  result.scale_a = scale_a;
+  result.scale_b = scale_b;
+  result.scale_c = scale_c;
+  result.scale_d = scale_d;
+  result.workspace = workspace;
+  result.workspace_bytes = workspace_bytes;
   if (has_bias && (bias.rank != 2 || bias.shape[0] != groups || bias.shape[1] != N)) {
     return Status::invalid("bias: expected (groups=" + std::to_string(groups) + ", N=" +
                            std::to_string(N) + "), one bias per group, got " + bias.describe());
@@ -140,21 +161,28 @@ Result<GroupedGemmProblem> StackedGroupedGemmProblem::split() const {
                              std::to_string(total) + " rows");
     }
     const int64_t rows = end - start;
-    out.problem_sizes.push_back({static_cast<int>(rows), static_cast<int>(N), static_cast<int>(K)});
-    out.A.push_back(rows_of(A, start, rows));
-    out.B.push_back(matrix_of(B, g));
-    out.D.push_back(rows_of(D, start, rows));
-    if (has_C) out.C.push_back(rows_of(C, start, rows));
+    if (rows > kMaxIndex32) {
+      return Status::invalid(who + ": group " + std::to_string(g) + " has " + std::to_string(rows) +
+                             " rows (rows " + std::to_string(start) + " to " + std::to_string(end) +
+                             " of A), beyond the kernel's 32-bit index (at most " +
+                             std::to_string(kMaxIndex32) + ")");
+    }
+    result.problem_sizes.push_back(
+        {static_cast<int>(rows), static_cast<int>(N), static_cast<int>(K)});
+    result.A.push_back(rows_of(A, start, rows));
+    result.B.push_back(matrix_of(B, g));
+    result.D.push_back(rows_of(D, start, rows));
+    if (has_C) result.C.push_back(rows_of(C, start, rows));
     if (has_bias) {
       TensorView row = rows_of(bias, g, 1);
       row.rank = 1;
       row.shape = {N, 0, 0, 0};
       row.strides = {bias.strides[1], 0, 0, 0};
-      out.bias.push_back(row);
+      result.bias.push_back(row);
     }
     start = end;
   }
-  return out;
+  return result;
 }
 
 }  // namespace tilecraft

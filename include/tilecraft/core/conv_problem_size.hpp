@@ -61,11 +61,10 @@ struct Conv2dProblemSize {
   Status validate() const;
   bool is_3d() const { return spatial_dims == 3; }
 
-  int64_t activation_elements() const { return int64_t{n} * d * h * w * c; }
-  int64_t filter_elements() const {
-    return int64_t{k} * t * r * s * (c / (groups > 0 ? groups : 1));
-  }
-  int64_t output_elements() const { return int64_t{n} * z * p * q * k; }
+  // Element counts, saturating at INT64_MAX (five int extents can overflow even 64 bits).
+  int64_t activation_elements() const;
+  int64_t filter_elements() const;
+  int64_t output_elements() const;
   std::string to_string() const;  // "N=32 H=56 W=56 C=64 K=64 R=3 S=3 P=56 Q=56 pad (1,1,1,1) ..."
   friend bool operator==(const Conv2dProblemSize&, const Conv2dProblemSize&) = default;
 };

@@ -36,6 +36,9 @@ struct OperandMetadata {
 struct GemmOperandsMetadata {
   OperandMetadata A, B, out;
   DataType accumulator = DataType::f32;
+  // fp8 kernels that accumulate without promoting to f32 every few k-blocks: they run only
+  // arguments that allow it (GemmArguments' use_fast_accum).
+  bool fast_accum = false;
 };
 
 // Sm80DesignMetadata / Sm90DesignMetadata in Python, by arch.

@@ -46,7 +46,9 @@ struct StackedGroupedGemmProblem {
 
   // The per-problem form of the same work. Offsets on the device are copied to the host (one
   // synchronization); they are checked to be non-negative, non-decreasing and within A's rows.
-  Result<GroupedGemmProblem> split() const;
+  // Every tensor is checked in 64 bits first, and each group's rows, N and K must fit the
+  // kernels' 32-bit index. `out_name` is D's name in messages ("out" in the api).
+  Result<GroupedGemmProblem> split(const char* out_name = "D") const;
 };
 
 class GroupedGemmArguments : public PreparedLaunch {

@@ -28,10 +28,13 @@ class OperandsMetadata:
 
 @dataclass(slots=True)
 class GemmOperandsMetadata(OperandsMetadata):
+    """``fast_accum``: an fp8 kernel that accumulates without promoting to f32 every few
+    k-blocks; it runs only arguments made with ``use_fast_accum=True``."""
     A: OperandMetadata
     B: OperandMetadata
     out: OperandMetadata
     accumulator: DataType
+    fast_accum: bool = False
 
 
 @dataclass(slots=True)
@@ -125,7 +128,7 @@ class KernelMetadata:
 def from_fields(fields, kernel_classes):
     """The Python view of a C++ tilecraft::api::KernelMetadata, from Kernel.metadata_fields."""
     name, kernel_class, min_cc, operands, design, epilogue, score, explain, facts, conv = fields
-    a, b, out, accumulator = operands
+    a, b, out, accumulator, fast_accum = operands
     arch, tile, cluster, warps, instruction, stages, kernel, epi, scheduler, swizzle = design
     if arch == 90:
         design = Sm90DesignMetadata(tuple(tile), tuple(cluster), tuple(instruction), stages,
@@ -136,7 +139,7 @@ def from_fields(fields, kernel_classes):
     return KernelMetadata(
         kernel_name=name, kernel_class=kernel_classes[kernel_class], min_cc=min_cc,
         operands=GemmOperandsMetadata(OperandMetadata(*a), OperandMetadata(*b),
-                                      OperandMetadata(*out), accumulator),
+                                      OperandMetadata(*out), accumulator, fast_accum),
         design=design, epilogue=EpilogueMetadata(*epilogue), score=score, score_explain=explain,
         facts=KernelFacts(*facts), conv=None if conv is None else ConvMetadata(*conv))
 

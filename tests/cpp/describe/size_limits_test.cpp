@@ -201,3 +201,32 @@ TEST(SizeLimits, PerformanceModelSurvivesUnvalidatedDescriptions) {
 
 }  // namespace
 }  // namespace tilecraft
+
+namespace tilecraft {
+namespace {
+
+// Audit of 2026-11-26 (MISC): a SIMT 2048x128 tile over 2x4 warps, 1024 accumulators per thread,
+// was accepted. A thread holds at most 255 registers: accumulators that need more are refused.
+TEST(SizeLimits, WarpTilesWhoseAccumulatorsCannotFitAThreadsRegistersAreRefused) {
+  auto tile = TileDescription::make({2048, 128, 8}, 2, {2, 4, 1}, simt_f32());
+  ASSERT_FALSE(tile) << "accepted " << tile->procedural_name();
+  EXPECT_TRUE(contains(tile.status().message(),
+                       "TileDescription: the warp tile [1024, 32, 8] (threadblock_shape / "
+                       "warp_count) gives each of a warp's 32 threads 1024 float32 accumulators, "
+                       "1024 32-bit registers; a thread has at most 255"))
+      << tile.status().message();
+  // f64 accumulators take two registers each: 128 of them are 256 registers.
+  const auto dmma = MathInstruction::make({8, 8, 4}, f64, f64, f64, OpClass::TensorOp,
+                                          MathOperation::multiply_add)
+                        .value();
+  auto f64_tile = TileDescription::make({128, 128, 16}, 3, {2, 2, 1}, dmma);
+  ASSERT_FALSE(f64_tile);
+  EXPECT_TRUE(contains(f64_tile.status().message(), "128 float64 accumulators, 256 32-bit"))
+      << f64_tile.status().message();
+  // CUTLASS's own largest tiles (128 accumulators per thread) stay valid.
+  EXPECT_TRUE(TileDescription::make({256, 128, 8}, 3, {4, 2, 1}, simt_f32()));
+  EXPECT_TRUE(TileDescription::make({128, 128, 16}, 3, {4, 2, 1}, dmma));
+}
+
+}  // namespace
+}  // namespace tilecraft

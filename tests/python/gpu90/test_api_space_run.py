@@ -121,7 +121,9 @@ def test_listed_kernel_runs_what_its_metadata_admits(compiled, index, rng, gen):
     accumulator = torch.int32 if meta.operands.accumulator.name == "s32" else torch.float32
     if meta.operands.accumulator.name == "f16":
         accumulator = torch.float16
-    args = cutlass_api.arguments.GemmArguments(A=A, B=B, out=out, accumulator_type=accumulator)
+    # A fast-accumulation fp8 kernel runs only arguments that allow it (its metadata says so).
+    args = cutlass_api.arguments.GemmArguments(A=A, B=B, out=out, accumulator_type=accumulator,
+                                               use_fast_accum=meta.operands.fast_accum)
     status = kernel.supports(args)
     assert status, f"{note}: not supported: {status.error}"
     listed = {k.metadata.kernel_name for k in cutlass_api.get_kernels(args, cc=90)}
