@@ -1,49 +1,112 @@
 """The ``tilecraft`` command: list kernels, profile and tune problems beside cuBLAS, and manage
-the kernel and tuning caches. ``tilecraft <command> --help`` says more."""
+the kernel and tuning caches. ``tilecraft <command> --help`` says more.
+
+Exit status: 0 when everything asked for was done; 1 when something could not be (no GPU, or
+problems that could not be profiled or tuned: each is named with its reason, and the others are
+done); 2 for a usage error (a bad flag, value or problem file), before anything runs."""
 
 import argparse
 import json
 import os
+import re
 import sys
 import time
 
 from tilecraft import profiling
 
 
+class UsageError(Exception):
+    """A bad flag, value or file found after parsing: said on one line, exit status 2."""
+
+
+_shown = profiling.shown
+
+
+def _safe(value, limit=300):
+    """Text from a file or the cache, for the terminal: non-printable characters (escape
+    sequences, bidirectional overrides, ...) as escapes, and at most ``limit`` characters."""
+    text = str(value)
+    cut = text[:limit]
+    safe = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in cut)
+    return safe if len(text) <= limit else f"{safe}... ({len(text)} characters)"
+
+
+# ---- values of flags (argparse names the flag in its message) ------------------------------
+
+_SIZE = re.compile(r"(\d{1,30})(?:\.(\d{1,30}))?\s*([a-z]*)")
+_UNITS = {"": 1, "b": 1}
+for _i, _letter in enumerate("kmgtpe", 1):
+    for _spelling in (_letter, _letter + "b", _letter + "ib"):
+        _UNITS[_spelling] = 2 ** (10 * _i)
+MAX_SIZE = 2**63 - 1  # bytes: what the cache's sizes are counted in
+
+
 def _size(text):
-    units = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,
-             "mib": 2**20, "g": 2**30, "gb": 2**30, "gib": 2**30}
     t = text.strip().lower()
-    number = t.rstrip("kmgib")
-    unit = t[len(number):]
-    try:
-        value = float(number)
-    except ValueError:
-        value = -1
-    if unit not in units or not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a size such as 500M, 2G or 1048576, got "
-                                         f"{text!r}")
-    return int(value * units[unit])
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    match = _SIZE.fullmatch(t)
+    expected = ("expected a size from 0 to 8 EiB: a number of bytes or of K, M, G, T, P or E "
+                "(powers of 1024), such as 0, 1048576, 500M, 2G or 1.5T; 0 keeps nothing")
+    if t[:1] in ("-", "+"):
+        raise argparse.ArgumentTypeError(f"{expected}; got {_shown(text)}, which has a sign")
+    if not match or match.group(3) not in _UNITS:
+        raise argparse.ArgumentTypeError(f"{expected}; got {_shown(text)}")
+    whole, fraction, unit = match.groups()
+    scale = _UNITS[unit]
+    value = int(whole) * scale
+    if fraction:
+        value += int(fraction) * scale // 10 ** len(fraction)
+    if value > MAX_SIZE:
+        raise argparse.ArgumentTypeError(f"{expected}; got {_shown(text)}, which is more")
     return value
+
+
+def _int_in(low, high):
+    def parse(text):
+        t = text.strip()
+        if re.fullmatch(r"\d{1,30}", t) and low <= int(t) <= high:
+            return int(t)
+        raise argparse.ArgumentTypeError(f"expected an integer from {low} to {high}, got "
+                                         f"{_shown(text)}")
+
+    parse.__name__ = "integer"
+    return parse
+
+
+MAX_SECONDS = 7 * 24 * 3600
 
 
 def _seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds >= 0, got {text!r}")
-    return value
+    t = text.strip()
+    if re.fullmatch(r"\d{1,30}(\.\d{1,30})?", t) and float(t) <= MAX_SECONDS:
+        return float(t)
+    raise argparse.ArgumentTypeError(f"expected a number of seconds from 0 to {MAX_SECONDS} "
+                                     f"(a week; 0: no limit), got {_shown(text)}")
+
+
+def _compute_capability(text):
+    t = text.strip()
+    match = re.fullmatch(r"(\d{1,2})\.(\d)|(\d{2,3})", t)
+    cc = None
+    if match:
+        cc = int(match.group(3)) if match.group(3) else int(match.group(1)) * 10 + int(
+            match.group(2))
+    if cc is None or cc < 80:
+        raise argparse.ArgumentTypeError(
+            "expected a compute capability tilecraft has kernels for: 80 or more (8.0 and newer "
+            "run the SM80 kernels; 90, the H100's, also the SM90 ones), such as 80, 86, 89, 90 or "
+            f"9.0, got {_shown(text)}" + (", which has none" if cc is not None else ""))
+    return cc
+
+
+def _nonempty(what):
+    def parse(text):
+        if not text:
+            raise argparse.ArgumentTypeError(f"expected {what}, got ''")
+        return text
+
+    parse.__name__ = what
+    return parse
 
 
 def _human(n):
@@ -54,6 +117,7 @@ def _human(n):
 
 
 def _table(rows, headers):
+    rows = [[_safe(x) for x in row] for row in rows]
     widths = [max(len(str(x)) for x in column) for column in zip(headers, *rows)]
     lines = ["  ".join(str(h).ljust(w) for h, w in zip(headers, widths))]
     lines += ["  ".join(str(x).ljust(w) for x, w in zip(row, widths)) for row in rows]
@@ -62,10 +126,20 @@ def _table(rows, headers):
 
 # ---- list -------------------------------------------------------------------------------------
 
+def _dtype_name(dtype):
+    return str(dtype).split(".")[-1]
+
+
 def cmd_list(args):
     from tilecraft import _core
 
     kernels = _core.api.get_kernels(None, args.cc)
+    if args.dtype is not None:
+        known = sorted({_dtype_name(k.metadata.operands.A.dtype) for k in kernels})
+        if args.dtype not in known:
+            where = f"compute capability {args.cc}" if args.cc is not None else "any device"
+            raise UsageError(f"--dtype: expected the A type of a kernel for {where}: "
+                             f"{', '.join(known)}; got {_shown(args.dtype)}")
     rows = []
     for kernel in kernels:
         m = kernel.metadata
@@ -73,13 +147,13 @@ def cmd_list(args):
         name = m.kernel_name
         if args.name and args.name not in name:
             continue
-        if args.dtype and str(ops.A.dtype).split(".")[-1] != args.dtype:
+        if args.dtype and _dtype_name(ops.A.dtype) != args.dtype:
             continue
         if args.arch and m.design.arch != args.arch:
             continue
         rows.append({"kernel": name, "arch": m.design.arch,
-                     "A": str(ops.A.dtype).split(".")[-1], "B": str(ops.B.dtype).split(".")[-1],
-                     "out": str(ops.out.dtype).split(".")[-1],
+                     "A": _dtype_name(ops.A.dtype), "B": _dtype_name(ops.B.dtype),
+                     "out": _dtype_name(ops.out.dtype),
                      "tile": "x".join(map(str, m.design.tile_shape)),
                      "facts": repr(m.facts)})
         if args.limit and len(rows) >= args.limit:
@@ -99,6 +173,9 @@ def cmd_list(args):
 def cmd_cache(args):
     from tilecraft import tuning
 
+    if args.max_size is not None and args.action != "prune":
+        raise UsageError(f"--max-size: only 'cache prune' takes it, got it with "
+                         f"'cache {args.action}'")
     which = {"kernels": ("kernels",), "tuning": ("tuning",), "all": ("kernels", "tuning")}[args.which]
     out = {}
     if args.action == "stats":
@@ -110,7 +187,7 @@ def cmd_cache(args):
             for name, s in out.items():
                 extra = f", {s['kernels']} kernels" if name == "kernels" else ""
                 label = "kernel" if name == "kernels" else name
-                print(f"{label} cache: {s['folder']}: {s['entries']} entries{extra}, "
+                print(f"{label} cache: {_safe(s['folder'])}: {s['entries']} entries{extra}, "
                       f"{_human(s['bytes'])}, {s['invalid']} invalid")
     elif args.action == "list":
         if "kernels" in which:
@@ -118,15 +195,18 @@ def cmd_cache(args):
         if "tuning" in which:
             out["tuning"] = tuning.list_cache()
         if not args.json:
+            # Names come from files in the cache: printed with anything that could steer the
+            # terminal shown as escapes.
             for e in out.get("kernels", []):
                 when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e["last_used"]))
-                state = "ok" if e["valid"] else "INVALID: " + e["invalid_reason"]
-                print(f"kernel module {e['key'][:16]}  {_human(e['bytes']):>10}  {when}  {state}")
+                state = "ok" if e["valid"] else "INVALID: " + _safe(e["invalid_reason"])
+                print(f"kernel module {_safe(e['key'][:16])}  {_human(e['bytes']):>10}  {when}  "
+                      f"{state}")
                 for name in e["kernels"]:
-                    print(f"    {name}")
+                    print(f"    {_safe(name)}")
             for e in out.get("tuning", []):
-                print(f"tuned  {e['signature']}\n    -> {e['kernel_name']}  "
-                      f"{e['tflops']:.1f} TFLOP/s  ({e['device']})")
+                print(f"tuned  {_safe(e['signature'])}\n    -> {_safe(e['kernel_name'])}  "
+                      f"{e['tflops']:.1f} TFLOP/s  ({_safe(e['device'])})")
     elif args.action == "clear":
         if "kernels" in which:
             out["kernels_removed"] = tuning.clear_kernel_cache()
@@ -136,7 +216,8 @@ def cmd_cache(args):
             print(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in out.items()))
     else:  # prune
         if args.max_size is None:
-            raise SystemExit("tilecraft cache prune: --max-size is required (e.g. --max-size 2G)")
+            raise UsageError("--max-size: 'cache prune' needs it (the size to keep, e.g. "
+                             "--max-size 2G; 0 keeps nothing)")
         if "kernels" in which:
             out["kernels_removed"] = tuning.prune_kernel_cache(args.max_size)
         if "tuning" in which:
@@ -144,7 +225,7 @@ def cmd_cache(args):
         if not args.json:
             print(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in out.items()))
     if args.json:
-        json.dump(out, sys.stdout, indent=1)
+        json.dump(out, sys.stdout, indent=1)  # JSON escapes control characters itself
         print()
     return 0
 
@@ -160,7 +241,7 @@ def cmd_archive(args):
         print(key)
         return 0
     if not args.path:
-        raise ValueError(f"tilecraft archive {args.action}: expected the archive's path")
+        raise UsageError(f"path: 'archive {args.action}' needs the archive's path, got none")
     if args.action == "export":
         out = compiler.export_cache(args.path, args.key)
     else:
@@ -185,7 +266,18 @@ def cmd_archive(args):
 
 def _problems(args):
     dtypes = args.dtype or ["bf16"]
-    return profiling.problems_from(args.shape or (), dtypes, args.epilogue, args.file)
+    try:
+        problems = profiling.problems_of_shapes(args.shape or (), dtypes, args.epilogue)
+    except ValueError as error:
+        raise UsageError(f"--shape: {error}") from None
+    if args.file is not None:
+        try:
+            problems += profiling.problems_of_file(args.file, dtypes[0], args.epilogue)
+        except ValueError as error:
+            raise UsageError(f"--file: {error}") from None
+    if not problems:
+        raise UsageError("--shape, --file: expected at least one problem, got none")
+    return problems
 
 
 def _need_gpu():
@@ -201,68 +293,142 @@ def _need_gpu():
                          "install torch") from None
 
 
+def _first_line(error):
+    text = str(error).strip() or type(error).__name__
+    lines = text.splitlines()
+    return _safe(lines[0] + (f" [... {len(lines) - 1} more lines]" if len(lines) > 1 else ""))
+
+
+def _each_problem(problems, step, verb):
+    """step(problem) for each problem in turn. A problem whose step raises one of
+    profiling.PROBLEM_ERRORS is reported with its reason and the next one goes on. Returns one
+    (problem, result, failure) per problem, in order: failure is None, or a dict (problem,
+    failed: its first line, error: the exception's type, message: all of it)."""
+    outcomes = []
+    for i, problem in enumerate(problems, 1):
+        print(f"[{i}/{len(problems)}] {verb} {problem.label}", file=sys.stderr, flush=True)
+        try:
+            outcomes.append((problem, step(problem), None))
+        except profiling.PROBLEM_ERRORS as error:
+            failure = {"problem": problem.label, "failed": _first_line(error),
+                       "error": type(error).__name__, "message": str(error)}
+            outcomes.append((problem, None, failure))
+            print(f"    could not {verb} it: {failure['failed']}", file=sys.stderr, flush=True)
+    return outcomes
+
+
+def _report_failures(outcomes, verb):
+    """Lists the problems that failed, with their reasons; the exit status (1 when any did)."""
+    failures = [f for _, _, f in outcomes if f is not None]
+    if not failures:
+        return 0
+    print(f"tilecraft {verb}: could not {verb} {len(failures)} of {len(outcomes)} problems:",
+          file=sys.stderr)
+    for f in failures:
+        print(f"    {_safe(f['problem'])}: {f['failed']}", file=sys.stderr)
+    return 1
+
+
+_OUTPUTS = ("profile.csv", "profile.json", "profile.png")
+
+
+def _check_out(folder):
+    """--out: a folder (made when missing, under an existing one) whose profile.* are nothing
+    yet or regular files. Checked before any work; made only when the work starts."""
+    if not folder:
+        raise UsageError("--out: expected a folder for profile.csv, .json and .png, got ''")
+    shown = profiling.path_text(folder)
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise UsageError(f"--out: expected a folder, got {shown}, which is not one")
+    if not os.path.isdir(folder):
+        parent = os.path.dirname(os.path.abspath(folder))
+        if not os.path.isdir(parent):
+            raise UsageError(f"--out: expected a folder or a new one in an existing folder, got "
+                             f"{shown}, whose folder {profiling.path_text(parent)} does not exist")
+        return
+    for name in _OUTPUTS:
+        try:
+            profiling.check_output(os.path.join(folder, name))
+        except ValueError as error:
+            raise UsageError(f"--out: {error}") from None
+
+
 def cmd_profile(args):
     problems = _problems(args)
+    _check_out(args.out)
     _need_gpu()
-    os.makedirs(args.out, exist_ok=True)
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"--out: cannot make the folder {profiling.path_text(args.out)}: "
+                         f"{error.strerror}") from None
     profiling.precompile(problems, args.max_candidates, args.force)
-    timer = profiling.Timer()
-    records = []
-    for i, problem in enumerate(problems, 1):
-        print(f"[{i}/{len(problems)}] {problem.label}", file=sys.stderr, flush=True)
+    timer = None
+
+    def profile(problem):
+        nonlocal timer
+        timer = timer or profiling.Timer()
         record = profiling.profile_problem(problem, args.top, args.max_candidates,
                                            args.max_seconds, args.force, args.repeats, timer)
-        records.append(record)
         print(f"    tilecraft {record['tilecraft_tflops']:8.1f} TFLOP/s  cuBLAS "
               f"{record['cublas_tflops']:8.1f} TFLOP/s  ratio {record['ratio']:.3f}  "
               f"error {record['error']:.2e} (cuBLAS {record['cublas_error']:.2e})  "
               f"{record['kernel']}", file=sys.stderr, flush=True)
-    stem = os.path.join(args.out, "profile")
-    profiling.write_csv(records, stem + ".csv")
-    profiling.write_json(records, stem + ".json")
-    profiling.write_chart(records, stem + ".png")
-    ratios = [r["ratio"] for r in records]
-    print(f"geometric mean ratio {profiling.geometric_mean(ratios):.3f} over {len(records)} "
-          f"problems; wrote {stem}.csv, {stem}.json, {stem}.png")
-    return 0
+        return record
+
+    outcomes = _each_problem(problems, profile, "profile")
+    records = [record for _, record, _ in outcomes if record is not None]
+    if records:
+        # The problems that failed stay in the files, with their reason and no timing.
+        everything = [record if record is not None else
+                      {"problem": p.label, "dtype": p.dtype, "epilogue": p.epilogue, "m": p.m,
+                       "n": p.n, "k": p.k, "batch": p.batch, "failed": failure["message"]}
+                      for p, record, failure in outcomes]
+        stem = os.path.join(args.out, "profile")
+        try:
+            profiling.write_csv(everything, stem + ".csv")
+            profiling.write_json(everything, stem + ".json")
+            profiling.write_chart(everything, stem + ".png")
+        except ValueError as error:
+            raise UsageError(f"--out: {error}") from None
+        ratios = [r["ratio"] for r in records]
+        print(f"geometric mean ratio {profiling.geometric_mean(ratios):.3f} over {len(records)} "
+              f"problems; wrote {stem}.csv, {stem}.json, {stem}.png")
+    return _report_failures(outcomes, "profile")
 
 
 def cmd_tune(args):
     problems = _problems(args)
     _need_gpu()
-    rows = []
     profiling.precompile(problems, args.max_candidates, args.force)
-    for i, problem in enumerate(problems, 1):
-        import tilecraft
-
-        A, B, extra = profiling.operands(problem)
-        print(f"[{i}/{len(problems)}] tuning {problem.label}", file=sys.stderr, flush=True)
-        plan = tilecraft.plan_gemm(A, B, tuning="force" if args.force else "blocking",
-                                   max_candidates=args.max_candidates,
-                                   max_seconds=args.max_seconds,
-                                   **profiling.gemm_kwargs(problem, extra))
-        state = plan.state
-        rows.append({"problem": problem.label, "kernel": state["kernel_name"],
-                     "reason": state["reason"]})
+    outcomes = _each_problem(
+        problems, lambda p: profiling.tune_problem(p, args.max_candidates, args.max_seconds,
+                                                   args.force), "tune")
+    rows = [row if row is not None else
+            {"problem": p.label, "kernel": None, "reason": None, "failed": failure["message"]}
+            for p, row, failure in outcomes]
     if args.json:
         json.dump(rows, sys.stdout, indent=1)
         print()
     else:
-        print(_table([[r["problem"], r["kernel"], r["reason"]] for r in rows],
-                     ["problem", "kernel", "why"]))
-    return 0
+        print(_table([[r["problem"], r["kernel"] or "-",
+                       r["reason"] or "could not tune: " + _first_line(r["failed"])]
+                      for r in rows], ["problem", "kernel", "why"]))
+    return _report_failures(outcomes, "tune")
 
 
 def _problem_options(p):
     p.add_argument("--shape", action="append", metavar="MxNxK",
                    help="a problem (LxMxNxK for a batch); repeat for more")
-    p.add_argument("--file", help="problems: JSON list of {m, n, k, batch, dtype, epilogue, "
-                                  "name}, or lines 'MxNxK [dtype] [epilogue] [name]'")
+    p.add_argument("--file", metavar="PATH",
+                   help="problems: JSON list of {m, n, k, batch, dtype, epilogue, name}, or lines "
+                        "'MxNxK [dtype] [epilogue] [name]' ('#' comments); a regular UTF-8 file "
+                        f"of at most {profiling.MAX_FILE_BYTES} bytes")
     p.add_argument("--dtype", action="append", choices=profiling.DTYPES,
                    help="dtype of --shape problems (repeat for several; default bf16)")
     p.add_argument("--epilogue", default="none", choices=profiling.EPILOGUES)
-    p.add_argument("--max-candidates", type=_positive_int, default=None,
-                   help="candidates to compile and time per problem (default: "
+    p.add_argument("--max-candidates", type=_int_in(1, 64), default=None,
+                   help="candidates to compile and time per problem, 1 to 64 (default: "
                         "TILECRAFT_TUNING_CANDIDATES or 6)")
     p.add_argument("--max-seconds", type=_seconds, default=None,
                    help="tuning time per problem (0: no limit)")
@@ -271,24 +437,28 @@ def _problem_options(p):
 
 
 def parser():
-    top = argparse.ArgumentParser(prog="tilecraft", description=__doc__)
+    top = argparse.ArgumentParser(prog="tilecraft", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", metavar="{list,profile,tune,cache,archive}")
     sub.required = True
 
     p = sub.add_parser("list", help="kernels tilecraft can build, with filters")
     p.add_argument("--name", help="substring of the kernel name")
-    p.add_argument("--dtype", help="A's dtype, e.g. f16, bf16, e4m3, s8, tf32, f32, f64")
+    p.add_argument("--dtype", type=_nonempty("a type name"),
+                   help="A's dtype, e.g. f16, bf16, e4m3, s8, tf32, f32, f64")
     p.add_argument("--arch", type=int, choices=(80, 90))
-    p.add_argument("--cc", type=int, default=None, help="compute capability (default: this GPU's)")
-    p.add_argument("--limit", type=_positive_int, default=None)
+    p.add_argument("--cc", type=_compute_capability, default=None,
+                   help="compute capability, 80 or more (default: this GPU's; every "
+                        "architecture's kernels without one)")
+    p.add_argument("--limit", type=_int_in(1, 10**9), default=None)
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_list)
 
     p = sub.add_parser("profile", help="tune each problem and time it beside cuBLAS: CSV, JSON, PNG")
     _problem_options(p)
-    p.add_argument("--top", type=_positive_int, default=3,
+    p.add_argument("--top", type=_int_in(1, 64), default=3,
                    help="the tuner's measured candidates to keep per problem")
-    p.add_argument("--repeats", type=_positive_int, default=20)
+    p.add_argument("--repeats", type=_int_in(1, 1000), default=20)
     p.add_argument("--out", default="tilecraft-profile", help="folder for profile.{csv,json,png}")
     p.set_defaults(run=cmd_profile)
 
@@ -299,7 +469,8 @@ def parser():
     p = sub.add_parser("cache", help="the kernel and tuning caches: stats, list, clear, prune")
     p.add_argument("action", choices=("stats", "list", "clear", "prune"))
     p.add_argument("--which", choices=("all", "kernels", "tuning"), default="all")
-    p.add_argument("--max-size", type=_size, default=None, help="prune: the size to keep (2G)")
+    p.add_argument("--max-size", type=_size, default=None,
+                   help="prune: the size to keep (2G; 0 keeps nothing)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_cache)
 
@@ -323,9 +494,26 @@ def main(argv=None):
     args = parser().parse_args(argv)
     try:
         return args.run(args)
-    except (ValueError, TypeError, RuntimeError) as error:
+    except UsageError as error:
         print(f"tilecraft {args.command}: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"tilecraft {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`tilecraft list | head`): nothing more to say to it.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 1
+    except (ValueError, TypeError) as error:
+        # tilecraft's refusals of a value (a setting in the environment, say): one line.
+        print(f"tilecraft {args.command}: {_first_line(error)}", file=sys.stderr)
+        return 2
+    except (RuntimeError, OSError, MemoryError) as error:
+        # What could not be done (the cache, the system): one line.
+        print(f"tilecraft {args.command}: {_first_line(error)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

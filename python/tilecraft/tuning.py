@@ -57,13 +57,26 @@ def clear_cache():
     return _core.tune.clear_cache()
 
 
-def prune_cache(max_bytes):
-    """Removes the oldest entries until the tuning cache holds at most ``max_bytes``."""
+# The largest size limit: 2**63 - 1 bytes (8 EiB), more than any disk holds.
+MAX_BYTES = 2**63 - 1
+
+
+def _max_bytes(max_bytes):
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, numbers.Integral):
-        raise TypeError(f"max_bytes: expected an int >= 0, got {_core.given(max_bytes)}")
-    if max_bytes < 0:
-        raise ValueError(f"max_bytes: expected a size >= 0, got {max_bytes}")
-    return _core.tune.prune_cache(int(max_bytes))
+        raise TypeError(f"max_bytes: expected an int from 0 to 2**63 - 1 (a size in bytes), got "
+                        f"{_core.given(max_bytes)}")
+    if not 0 <= max_bytes <= MAX_BYTES:
+        value = int(max_bytes)
+        shown = str(value) if abs(value) < 10**30 else f"a {abs(value).bit_length()}-bit number"
+        raise ValueError(f"max_bytes: expected a size from 0 to 2**63 - 1 bytes (0 keeps "
+                         f"nothing), got {shown}")
+    return int(max_bytes)
+
+
+def prune_cache(max_bytes):
+    """Removes the oldest entries until the tuning cache holds at most ``max_bytes`` (an int from
+    0, which keeps nothing, to 2**63 - 1)."""
+    return _core.tune.prune_cache(_max_bytes(max_bytes))
 
 
 def kernel_cache_stats():
@@ -84,12 +97,9 @@ def clear_kernel_cache():
 
 def prune_kernel_cache(max_bytes):
     """Removes modules that do not verify, then the least recently used, until the kernel cache
-    holds at most ``max_bytes``; returns how many were removed."""
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, numbers.Integral):
-        raise TypeError(f"max_bytes: expected an int >= 0, got {_core.given(max_bytes)}")
-    if max_bytes < 0:
-        raise ValueError(f"max_bytes: expected a size >= 0, got {max_bytes}")
-    return _core.tune.prune_kernel_cache(int(max_bytes))
+    holds at most ``max_bytes`` (an int from 0, which keeps nothing, to 2**63 - 1); returns how
+    many were removed."""
+    return _core.tune.prune_kernel_cache(_max_bytes(max_bytes))
 
 
 __all__ = ["cache_stats", "clear_cache", "clear_kernel_cache", "find_tuned", "kernel_cache_stats",

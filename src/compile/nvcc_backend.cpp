@@ -71,6 +71,37 @@ bool passed(const Step& step, const char* name, const std::vector<std::string>& 
   return false;
 }
 
+// What is wrong with the output a step should have written at `path`: "" when it is a non-empty
+// regular file, and an ELF file where `elf` names the kind of one it must be.
+std::string output_problem(const std::string& path, const char* elf) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat info;
+  char magic[4] = {0, 0, 0, 0};
+  if (!fd.valid()) return "produced no " + path + " (" + errno_text("cannot open", path) + ")";
+  if (fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return "produced something that is not a file at " + path;
+  }
+  if (info.st_size == 0) return "produced an empty " + path;
+  if (elf && (read(fd.get(), magic, sizeof magic) != sizeof magic ||
+              std::string_view(magic, 4) != std::string_view("\x7f"
+                                                             "ELF",
+                                                             4))) {
+    return "produced a " + path + " that is not an " + elf;
+  }
+  return "";
+}
+
+// Records the step in `run` when it exited with 0 but left no usable output; true when it did.
+bool produced(const std::string& path, const char* name, const std::vector<std::string>& command,
+              NvccRun& run) {
+  std::string problem = output_problem(path, nullptr);
+  if (problem.empty()) return true;
+  run.step = name;
+  run.command = command;
+  run.no_output = std::move(problem);
+  return false;
+}
+
 }  // namespace
 
 Result<NvccRun> run_nvcc(const Toolchain& toolchain, const CompileRequest& request,
@@ -88,6 +119,10 @@ Result<NvccRun> run_nvcc(const Toolchain& toolchain, const CompileRequest& reque
   run.host_seconds = host.seconds;
   if (!passed(device, "device half", plan.device, run)) return run;
   if (!passed(host, "host half", plan.host, run)) return run;
+  // A compiler that exits with 0 without writing its output is named here, not by the next step
+  // that reads what is missing.
+  if (!produced(build_dir + "/kernels.fatbin", "device half", plan.device, run)) return run;
+  if (!produced(build_dir + "/host.o", "host half", plan.host, run)) return run;
 
   auto start = std::chrono::steady_clock::now();
   TILECRAFT_RETURN_IF_ERROR(write_file_synced(
@@ -95,6 +130,7 @@ Result<NvccRun> run_nvcc(const Toolchain& toolchain, const CompileRequest& reque
   Step assemble = run_step(plan.assemble, toolchain, cancel);
   if (!assemble.result) return assemble.result.status();
   if (!passed(assemble, "device image", plan.assemble, run)) return run;
+  if (!produced(build_dir + "/image.o", "device image", plan.assemble, run)) return run;
   Step link = run_step(plan.link, toolchain, cancel);
   if (!link.result) return link.result.status();
   run.link_seconds = seconds_since(start);
@@ -112,23 +148,8 @@ void remove_intermediates(const std::string& dir) {
 Status check_module_produced(const CompileRequest& request, const NvccRun& run,
                              const std::string& build_dir) {
   std::string module = build_dir + "/module.so";
-  UniqueFd fd(open(module.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  struct stat info;
-  char magic[4] = {0, 0, 0, 0};
-  std::string problem;
-  if (!fd.valid()) {
-    problem = "produced no module (" + errno_text("cannot open", module) + ")";
-  } else if (fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
-    problem = "produced something that is not a file at " + module;
-  } else if (info.st_size == 0) {
-    problem = "produced an empty " + module;
-  } else if (read(fd.get(), magic, sizeof magic) != sizeof magic || std::string_view(magic, 4) !=
-                                                                        "\x7f"
-                                                                        "ELF") {
-    problem = "produced a " + module + " that is not an ELF shared object";
-  } else {
-    return Status::ok();
-  }
+  const std::string problem = output_problem(module, "ELF shared object");
+  if (problem.empty()) return Status::ok();
   std::string message = "nvcc exited with 0 for '" + request.name + "' but " + problem + ":\n";
   message += run.output.empty() ? std::string("(nvcc printed nothing)\n")
                                 : first_lines(run.output, kShownLines);
@@ -138,8 +159,11 @@ Status check_module_produced(const CompileRequest& request, const NvccRun& run,
 
 Status compile_error(const CompileRequest& request, const NvccRun& run,
                      const std::string& kept_source) {
-  std::string message = "nvcc could not compile '" + request.name + "' (" + run.step +
-                        ", exit code " + std::to_string(run.exit_code) + "):\n";
+  std::string message = run.no_output.empty()
+                            ? "nvcc could not compile '" + request.name + "' (" + run.step +
+                                  ", exit code " + std::to_string(run.exit_code) + "):\n"
+                            : "nvcc could not compile '" + request.name + "': its " + run.step +
+                                  " exited with 0 but " + run.no_output + ":\n";
   message += run.output.empty() ? std::string("(nvcc printed nothing)\n")
                                 : first_lines(run.output, kShownLines);
   message += "command: " + format_command(run.command) + "\n";

@@ -18,8 +18,9 @@ struct NvccRun {
   int exit_code = 0;
   std::string output;  // the compilers' stdout and stderr
   bool cancelled = false;
+  std::string no_output;  // the step exited with 0 but wrote no usable output: what is wrong
   double device_seconds = 0, host_seconds = 0, link_seconds = 0;
-  bool ok() const { return exit_code == 0 && !cancelled; }
+  bool ok() const { return exit_code == 0 && !cancelled && no_output.empty(); }
 };
 
 // Writes the request's source to <build_dir>/source.cu and builds <build_dir>/module.so; every
@@ -37,7 +38,8 @@ void remove_intermediates(const std::string& dir);
 Status check_module_produced(const CompileRequest& request, const NvccRun& run,
                              const std::string& build_dir);
 
-// The kCompileError for a failed run: nvcc's own output (its first lines, and how many more
+// The kCompileError for a failed run (a step that exited with non-zero, or with 0 and without its
+// output, named by its step and file): nvcc's own output (its first lines, and how many more
 // there were), the command line and where the source was kept.
 Status compile_error(const CompileRequest& request, const NvccRun& run,
                      const std::string& kept_source);

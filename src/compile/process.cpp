@@ -164,44 +164,99 @@ int wait_for(pid_t pid) {
   return -1;
 }
 
-// Reads the child's output until every holder of the pipe's write end is gone, killing the
-// child's group as soon as `cancel` is set or the deadline passes.
-void collect_output(int fd, pid_t group, const std::atomic<bool>* cancel,
+enum class Supervisor { running, exited, gone };
+
+// Whether `supervisor` has exited (its child has ended). It is left unreaped: while it is a zombie
+// its pid, which is also its group's id, cannot be given to another process. `gone`: someone else
+// reaped it (a SIGCHLD set to SIG_IGN), so its group's id is not ours any more.
+Supervisor state_of(pid_t supervisor) {
+  siginfo_t info{};
+  if (waitid(P_PID, supervisor, &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+    return errno == EINTR ? Supervisor::running : Supervisor::gone;
+  }
+  return info.si_pid == supervisor ? Supervisor::exited : Supervisor::running;
+}
+
+void keep_output(const char* data, size_t size, ProcessResult* result, size_t* dropped) {
+  size_t room = kMaxProcessOutput - std::min(kMaxProcessOutput, result->output.size());
+  size_t kept = std::min(room, size);
+  result->output.append(data, kept);
+  *dropped += size - kept;
+}
+
+// Reads what is in the pipe now without waiting for more (a few buffers at most: a writer that
+// never stops cannot keep this going).
+void drain(int fd, char* buffer, size_t size, ProcessResult* result, size_t* dropped) {
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) return;
+  for (int reads = 0; reads < 64; ++reads) {
+    ssize_t got = read(fd, buffer, size);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    keep_output(buffer, static_cast<size_t>(got), result, dropped);
+  }
+}
+
+// Reads the child's output until the child has ended and every holder of the pipe's write end is
+// gone, killing the child's group as soon as `cancel` is set or the deadline passes. What the
+// child started may hold the pipe after it ended (a background job of its group, or a daemon that
+// left the group with setsid): kOutputGraceSeconds after the child's end, reading stops whoever
+// still holds it. Returns false when the supervisor was reaped by someone else.
+bool collect_output(int fd, pid_t group, const std::atomic<bool>* cancel,
                     std::optional<std::chrono::steady_clock::time_point> deadline,
                     ProcessResult* result) {
+  using Clock = std::chrono::steady_clock;
+  const auto grace = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(kOutputGraceSeconds));
   bool killed = false;
+  std::optional<Clock::time_point> child_ended;
   size_t dropped = 0;
   char buffer[16384];
   pollfd watched{fd, POLLIN, 0};
-  const bool polling = cancel != nullptr || deadline.has_value();
+  int wait_ms = kPollMilliseconds;
+  Supervisor supervisor = Supervisor::running;
   for (;;) {
-    int ready = poll(&watched, 1, polling ? kPollMilliseconds : -1);
+    // With the pipe closed, only the supervisor's end is awaited: it comes within moments of
+    // the child's, so look often at first.
+    int ready = poll(&watched, 1, watched.fd < 0 ? wait_ms : kPollMilliseconds);
+    if (watched.fd < 0) wait_ms = std::min(2 * wait_ms, kPollMilliseconds);
     if (!killed && cancel && cancel->load()) result->cancelled = true;
-    if (!killed && deadline && std::chrono::steady_clock::now() > *deadline) {
-      result->timed_out = true;
-    }
+    if (!killed && deadline && Clock::now() > *deadline) result->timed_out = true;
     if (!killed && (result->cancelled || result->timed_out)) {
       kill(-group, SIGKILL);
       killed = true;
     }
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      break;
+    if (ready < 0 && errno != EINTR) {
+      watched.fd = -1;
+      wait_ms = 1;
+    } else if (ready > 0) {
+      ssize_t got = read(fd, buffer, sizeof(buffer));
+      if (got > 0) {
+        keep_output(buffer, static_cast<size_t>(got), result, &dropped);
+      } else if (got == 0 || errno != EINTR) {
+        watched.fd = -1;  // every holder of the write end is gone
+        wait_ms = 1;
+      }
     }
-    if (ready == 0) continue;
-    ssize_t got = read(fd, buffer, sizeof(buffer));
-    if (got > 0) {
-      size_t room = kMaxProcessOutput - std::min(kMaxProcessOutput, result->output.size());
-      size_t kept = std::min(room, static_cast<size_t>(got));
-      result->output.append(buffer, kept);
-      dropped += static_cast<size_t>(got) - kept;
-    } else if (got == 0 || errno != EINTR) {
+    if (!child_ended) {
+      supervisor = state_of(group);
+      if (supervisor != Supervisor::running) child_ended = Clock::now();
+    }
+    if (!child_ended) continue;
+    if (watched.fd < 0) break;
+    if (Clock::now() - *child_ended > grace) {
+      if (supervisor == Supervisor::exited) kill(-group, SIGKILL);
+      drain(fd, buffer, sizeof buffer, result, &dropped);
+      result->output +=
+          "\n[tilecraft stopped waiting for output " + std::to_string(kOutputGraceSeconds) +
+          " s after the program exited: processes it started still held its output]\n";
       break;
     }
   }
   if (dropped > 0) {
     result->output += "\n[... " + std::to_string(dropped) + " more bytes of output dropped]\n";
   }
+  return supervisor != Supervisor::gone;
 }
 
 }  // namespace
@@ -260,7 +315,11 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                      std::chrono::duration<double>(time_limit));
     }
-    collect_output(output_read.get(), supervisor, cancel, deadline, &result);
+    // The supervisor has exited when this returns (unreaped until wait_for below, so that its
+    // group's id is still ours): what the child started in its group ends with it.
+    if (collect_output(output_read.get(), supervisor, cancel, deadline, &result)) {
+      kill(-supervisor, SIGKILL);
+    }
   } catch (...) {
     kill(-supervisor, SIGKILL);
     wait_for(supervisor);

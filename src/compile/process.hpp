@@ -21,6 +21,10 @@ struct ProcessResult {
 // a broken one endless.
 inline constexpr size_t kMaxProcessOutput = 4 << 20;
 
+// How long run_process still reads after the child exited while processes it started hold its
+// output (a daemon it started with setsid): then it returns without them.
+inline constexpr int kOutputGraceSeconds = 2;
+
 // Runs argv[0] (a path, or a name looked up in the absolute folders of PATH) with argv; stdin is
 // /dev/null. extra_env holds "NAME=value" entries that are added to (or replace those of) this
 // process's environment.
@@ -30,6 +34,8 @@ inline constexpr size_t kMaxProcessOutput = 4 << 20;
 // compiler never outlives its caller, nor do the programs the compiler started. When `cancel` is
 // given and becomes true, the group is killed at once and the result says `cancelled`; when
 // `time_limit` (seconds, 0 for none) passes first, likewise, and the result says `timed_out`.
+// When the child exits, whatever it left running in its group is killed; a process that left the
+// group (setsid) is not waited for more than kOutputGraceSeconds, even while it holds the output.
 //
 // Fails only when the child could not be started; a child's non-zero exit is a ProcessResult.
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,

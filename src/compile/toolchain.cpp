@@ -1,5 +1,6 @@
 #include "compile/toolchain.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <utility>
 
 #include "compile/file_util.hpp"
 #include "compile/header_digest.hpp"
@@ -37,6 +39,10 @@ constexpr const char* kNvccEnvironment[] = {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_F
 // `nvcc --version` answers in milliseconds; one that hangs is broken, and is said to be.
 constexpr double kVersionTimeLimit = 30;
 
+// The lines of the host compiler's --version that the key keeps (the compiler, its version, its
+// target and threading model; the rest is licence text).
+constexpr int kHostIdentityLines = 4;
+
 bool is_executable_file(const std::string& path) {
   std::error_code error;
   return !path.empty() && fs::is_regular_file(path, error) && access(path.c_str(), X_OK) == 0;
@@ -50,18 +56,40 @@ std::string read_text(const std::string& path, bool* ok) {
   return text.str();
 }
 
+struct HostCompiler {
+  std::string path;    // empty: none found
+  std::string origin;  // where it came from, for messages
+  std::string named;   // what NVCC_CCBIN said, when it said something
+};
+
 // NVCC_CCBIN (a path, or a name looked up on PATH), else the first g++, c++ or clang++ in an
-// absolute folder of PATH.
-std::string find_host_compiler() {
-  if (const char* ccbin = std::getenv("NVCC_CCBIN"); ccbin && *ccbin) {
-    std::string named = ccbin;
-    if (named.find('/') == std::string::npos) return find_program_on_path(named);
-    return fs::absolute(named).lexically_normal().string();
+// absolute folder of PATH: the compiler nvcc is told to use with -ccbin.
+HostCompiler find_host_compiler() {
+  const char* ccbin = std::getenv("NVCC_CCBIN");
+  const char* path = std::getenv("PATH");
+  static std::mutex mutex;
+  static std::map<std::string, HostCompiler> found_for;
+  const std::string memo_key =
+      std::string(ccbin ? ccbin : "") + '\0' + std::string(path ? path : "");
+  std::lock_guard lock(mutex);
+  if (auto found = found_for.find(memo_key); found != found_for.end()) return found->second;
+  HostCompiler found;
+  if (ccbin && *ccbin) {
+    found.named = ccbin;
+    found.origin = "NVCC_CCBIN";
+    found.path = found.named.find('/') == std::string::npos
+                     ? find_program_on_path(found.named)
+                     : fs::absolute(found.named).lexically_normal().string();
+  } else {
+    for (const char* name : {"g++", "c++", "clang++"}) {
+      if (std::string on_path = find_program_on_path(name); !on_path.empty()) {
+        found = {on_path, std::string("the first ") + name + " on PATH", ""};
+        break;
+      }
+    }
   }
-  for (const char* name : {"g++", "c++", "clang++"}) {
-    if (std::string found = find_program_on_path(name); !found.empty()) return found;
-  }
-  return "";
+  found_for.emplace(memo_key, found);
+  return found;
 }
 
 std::string define_value(const std::string& header, const std::string& name) {
@@ -73,12 +101,28 @@ std::string define_value(const std::string& header, const std::string& name) {
   return header.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
-Result<std::string> identify_nvcc(const std::string& nvcc) {
+// What `program --version` did: run once per process for each program file (its path and
+// identity: a file replaced or edited in place is asked again), failures included, so that a
+// program that hangs costs its time limit once.
+Result<ProcessResult> version_run(const std::string& program) {
   static std::mutex mutex;
-  static std::map<std::string, std::string> versions;
+  static std::map<std::string, Result<ProcessResult>> runs;
+  struct stat info {};
+  std::string memo_key = program;
+  if (stat(program.c_str(), &info) == 0) {
+    memo_key += '\n' + std::to_string(info.st_dev) + ':' + std::to_string(info.st_ino) + ':' +
+                std::to_string(info.st_size) + ':' + std::to_string(info.st_mtim.tv_sec) + '.' +
+                std::to_string(info.st_mtim.tv_nsec);
+  }
   std::lock_guard lock(mutex);
-  if (auto found = versions.find(nvcc); found != versions.end()) return found->second;
-  Result<ProcessResult> run = run_process({nvcc, "--version"}, {}, nullptr, kVersionTimeLimit);
+  if (auto found = runs.find(memo_key); found != runs.end()) return found->second;
+  Result<ProcessResult> run = run_process({program, "--version"}, {}, nullptr, kVersionTimeLimit);
+  runs.emplace(memo_key, run);
+  return run;
+}
+
+Result<std::string> identify_nvcc(const std::string& nvcc) {
+  Result<ProcessResult> run = version_run(nvcc);
   if (!run) return run.status();
   if (run->timed_out) {
     return Status::unsupported("TILECRAFT_NVCC: expected an nvcc that answers --version, got '" +
@@ -90,8 +134,33 @@ Result<std::string> identify_nvcc(const std::string& nvcc) {
                                nvcc + "', which exited with " + std::to_string(run->exit_code) +
                                " and printed: " + run->output.substr(0, 500));
   }
-  versions.emplace(nvcc, run->output);
   return run->output;
+}
+
+// The host compiler's identity for the key: what it says to --version, without the lines that
+// name folders of this machine (clang's InstalledDir and configuration file), at most a few lines.
+Result<std::string> identify_host_compiler(const std::string& compiler, const std::string& origin) {
+  const std::string expected =
+      origin + ": expected a host compiler that answers --version, got '" + compiler + "', which ";
+  Result<ProcessResult> run = version_run(compiler);
+  if (!run) return Status::unsupported(expected + "could not run: " + run.status().message());
+  if (run->timed_out) {
+    return Status::unsupported(expected + "did not answer within " +
+                               std::to_string(static_cast<int>(kVersionTimeLimit)) + " s");
+  }
+  std::string identity;
+  std::istringstream lines(run->output);
+  int kept = 0;
+  for (std::string line; kept < kHostIdentityLines && std::getline(lines, line);) {
+    if (line.rfind("InstalledDir:", 0) == 0 || line.rfind("Configuration file:", 0) == 0) continue;
+    identity += line.substr(0, 200) + "\n";
+    kept += line.empty() ? 0 : 1;
+  }
+  if (run->exit_code != 0 || kept == 0) {
+    return Status::unsupported(expected + "exited with " + std::to_string(run->exit_code) +
+                               " and printed: " + run->output.substr(0, 500));
+  }
+  return identity;
 }
 
 Status nvcc_not_found(const Settings& s) {
@@ -144,7 +213,8 @@ Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& s) {
 
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const Toolchain>> known;
-  std::string memo_key = s.nvcc + '\n' + s.cutlass_dir;
+  const HostCompiler host = find_host_compiler();
+  std::string memo_key = s.nvcc + '\n' + s.cutlass_dir + '\n' + host.path;
   {
     std::lock_guard lock(mutex);
     if (auto found = known.find(memo_key); found != known.end()) return found->second;
@@ -155,9 +225,24 @@ Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& s) {
   Result<std::string> version = identify_nvcc(s.nvcc);
   if (!version) return version.status();
   toolchain->nvcc_version = *version;
-  toolchain->host_compiler = find_host_compiler();
-  if (!toolchain->host_compiler.empty()) {
-    toolchain->host_compiler_real = fs::weakly_canonical(toolchain->host_compiler, error).string();
+  toolchain->host_compiler = host.path;
+  if (!host.named.empty() && host.path.empty()) {
+    return Status::unsupported(
+        "NVCC_CCBIN: expected a host compiler (a path, or a name found in "
+        "an absolute folder of PATH), got '" +
+        host.named + "', which is not on PATH");
+  }
+  if (!host.path.empty()) {
+    if (fs::is_directory(host.path, error)) {
+      return Status::unsupported(host.origin + ": expected the host compiler's executable, got '" +
+                                 host.path +
+                                 "', a folder (tilecraft also assembles with it: name the "
+                                 "compiler itself, such as /usr/bin/g++-12)");
+    }
+    toolchain->host_compiler_real = fs::weakly_canonical(host.path, error).string();
+    Result<std::string> identity = identify_host_compiler(host.path, host.origin);
+    if (!identity) return identity.status();
+    toolchain->host_compiler_version = std::move(*identity);
   }
   toolchain->cutlass_dir = s.cutlass_dir;
   bool ok = false;
@@ -280,7 +365,14 @@ std::string key_text(const Toolchain& toolchain, const CompileRequest& request) 
   if (!text.empty() && text.back() != '\n') text += '\n';
   text += "cutlass: version " + toolchain.cutlass_version + " (headers sha256 " +
           toolchain.cutlass_headers_sha256 + ")\n";
-  for (const std::string& variable : toolchain.nvcc_environment) text += "env: " + variable + "\n";
+  text += "host compiler --version:\n" + (toolchain.host_compiler.empty()
+                                              ? std::string("(none found: nvcc's own default)\n")
+                                              : toolchain.host_compiler_version);
+  for (const std::string& variable : toolchain.nvcc_environment) {
+    // NVCC_CCBIN names a path; the compiler it names is keyed above by what it is.
+    if (variable.rfind("NVCC_CCBIN=", 0) == 0) continue;
+    text += "env: " + variable + "\n";
+  }
   const std::string dir = "/tilecraft-build";
   BuildPlan plan = build_plan(toolchain, request, dir);
   text += "device:" + portable_command(toolchain, plan.device, dir) + "\n";

@@ -17,6 +17,7 @@ struct Toolchain {
   std::string nvcc_version;                   // what `nvcc --version` printed
   std::string host_compiler;                  // passed to nvcc as -ccbin; empty: nvcc's own default
   std::string host_compiler_real;             // host_compiler with symbolic links resolved
+  std::string host_compiler_version;          // the first lines of its --version (no paths)
   std::string cutlass_dir;                    // holds include/cutlass
   std::string cutlass_version;                // "MAJOR.MINOR.PATCH" as version.h says
   std::string cutlass_headers_sha256;         // content of every header under the -I folders
@@ -49,10 +50,10 @@ BuildPlan build_plan(const Toolchain& toolchain, const CompileRequest& request,
 std::string device_image_assembly(const std::string& fatbin_path);
 
 // Everything the key hashes except the source: stored beside each artifact as key.txt. It names
-// no path of this machine (the CUTLASS headers by their content, nvcc by its version), so that a
-// cache copied to another machine with the same toolkit hits. The host compiler is not in it:
-// modules speak a C ABI, and their C++ runtime is the system's libstdc++ (a module built with an
-// older one loads with a newer one).
+// no path of this machine (the CUTLASS headers by their content, nvcc and the host compiler by
+// what they say to --version), so that a cache copied to another machine with the same toolkit
+// and host compiler hits. The host compiler is in it because it compiles the host half (CUTLASS's
+// argument preparation, the ABI table): another compiler or version makes other code.
 std::string key_text(const Toolchain& toolchain, const CompileRequest& request);
 
 // The key (hex SHA-256) of key_text plus the source.

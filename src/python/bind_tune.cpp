@@ -4,10 +4,13 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <limits>
+
 #include "arguments.hpp"
 #include "common.hpp"
 #include "described.hpp"
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/runtime/device.hpp"
 #include "tilecraft/tune/gemm_plan.hpp"
 #include "tilecraft/tune/tuning.hpp"
 
@@ -67,6 +70,11 @@ nb::dict state_dict(const PlanState& s) {
   return d;
 }
 
+// A cache size limit: an int from 0 to 2**63 - 1 bytes (8 EiB, more than any disk), named.
+int64_t max_bytes_from(nb::handle value) {
+  return int_from("max_bytes", value, "a size in bytes", 0, std::numeric_limits<int64_t>::max());
+}
+
 }  // namespace
 
 void bind_tune(nb::module_& root) {
@@ -105,6 +113,25 @@ void bind_tune(nb::module_& root) {
           }
           check(interruptible([&] { return tune::precompile_candidates(args, options); }));
         });
+  // (cc, names): the kernels tune_gemm would compile and time for `args` on compute capability
+  // `cc` (default: that of the device of args' tensors), best first; none: no kernel can run them.
+  m.def(
+      "candidates",
+      [](nb::handle args, std::optional<int> max_candidates, std::optional<bool> allow_tf32,
+         std::optional<int> cc) {
+        auto options = options_from("force", max_candidates, std::nullopt, 25, allow_tf32);
+        GemmArguments* a = instance_of<GemmArguments>(args);
+        if (a == nullptr)
+          throw nb::type_error("args: expected a tilecraft.api.arguments.GemmArguments");
+        const int capability = cc ? *cc : unwrap(device_info(a->A().device_id)).compute_capability;
+        std::vector<std::string> names;
+        for (const api::Kernel& kernel : tune::tuning_candidates(*a, options, capability)) {
+          names.push_back(kernel.metadata().kernel_name);
+        }
+        return nb::make_tuple(capability, names);
+      },
+      nb::arg("args"), nb::arg("max_candidates").none(), nb::arg("allow_tf32").none(),
+      nb::arg("cc").none());
   m.def("find_tuned", [](nb::handle args, bool allow_tf32) -> nb::object {
     GemmArguments* a = instance_of<GemmArguments>(args);
     if (a == nullptr)
@@ -149,8 +176,12 @@ void bind_tune(nb::module_& root) {
     return out;
   });
   m.def("clear_cache", [] { return unwrap(tune::clear_tuning_cache()); });
-  m.def("prune_cache",
-        [](int64_t max_bytes) { return unwrap(tune::prune_tuning_cache(max_bytes)); });
+  m.def(
+      "prune_cache",
+      [](nb::handle max_bytes) {
+        return unwrap(tune::prune_tuning_cache(max_bytes_from(max_bytes)));
+      },
+      nb::arg("max_bytes"));
 
   m.def("kernel_cache_stats", [] {
     auto s = unwrap(compile::kernel_cache_stats());
@@ -178,8 +209,13 @@ void bind_tune(nb::module_& root) {
     return out;
   });
   m.def("clear_kernel_cache", [] { return unwrap(compile::clear_kernel_cache()); });
-  m.def("prune_kernel_cache",
-        [](uint64_t max_bytes) { return unwrap(compile::prune_kernel_cache(max_bytes)); });
+  m.def(
+      "prune_kernel_cache",
+      [](nb::handle max_bytes) {
+        return unwrap(
+            compile::prune_kernel_cache(static_cast<uint64_t>(max_bytes_from(max_bytes))));
+      },
+      nb::arg("max_bytes"));
 
   auto plan = nb::class_<GemmPlan>(m, "GemmPlan");
   // python/tilecraft/ops.py checks the types of these values under their names first.

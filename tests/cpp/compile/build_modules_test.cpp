@@ -63,6 +63,34 @@ TEST(CacheKey, ChangesWithTheCutlassVersionHeader) {
   EXPECT_EQ(cache_key(request), moved);
 }
 
+// A stand-in host compiler at `path` that answers --version with `says`, its target, and (as
+// clang does) the folder it is installed in.
+void write_host_compiler(const std::string& path, const std::string& says) {
+  fs::create_directories(fs::path(path).parent_path());
+  testing::write_file(path, "#!/bin/sh\necho '" + says + "'\necho 'Target: x86_64-linux-gnu'\n" +
+                                "echo 'InstalledDir: " + fs::path(path).parent_path().string() +
+                                "'\n");
+  fs::permissions(path, fs::perms::owner_all);
+}
+
+TEST(CacheKey, ChangesWithTheHostCompilerButNotWithItsPath) {
+  ScopedCache scope("host-key");
+  CompileRequest request = tiny_request("key", "same");
+  const std::string usual = cache_key(request);
+  write_host_compiler(scope.dir() + "/one/c++", "fakecc (test) 12.3.0");
+  write_host_compiler(scope.dir() + "/two/c++", "fakecc (test) 12.3.0");
+  write_host_compiler(scope.dir() + "/three/c++", "fakecc (test) 13.1.0");
+  auto key_with = [&](const std::string& compiler) {
+    testing::ScopedEnv ccbin("NVCC_CCBIN", compiler);
+    return cache_key(request);
+  };
+  const std::string one = key_with(scope.dir() + "/one/c++");
+  EXPECT_NE(one, usual) << "another host compiler, the same key";
+  EXPECT_EQ(key_with(scope.dir() + "/two/c++"), one) << "the same compiler elsewhere, another key";
+  EXPECT_NE(key_with(scope.dir() + "/three/c++"), one) << "another version, the same key";
+  EXPECT_EQ(cache_key(request), usual);
+}
+
 // The child half of ChangesWithTheContentOfAnyCutlassHeader: prints the key of a request made
 // with the CUTLASS folder $TILECRAFT_TEST_KEY_CUTLASS into $TILECRAFT_TEST_KEY_OUT.
 TEST(CacheKeyChild, Print) {

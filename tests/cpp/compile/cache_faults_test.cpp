@@ -333,7 +333,8 @@ TEST(CacheFaults, PrivateFolderOfAKilledCallerIsSweptButNotOneInUse) {
 
 struct BrokenCompiler {
   const char* mode;
-  std::vector<const char*> said;  // what the error message must contain
+  std::vector<const char*> said;    // what the error message must contain
+  std::vector<const char*> unsaid;  // what it must not (a step the failure did not reach)
 };
 
 class BrokenCompilers : public ::testing::TestWithParam<BrokenCompiler> {};
@@ -350,6 +351,9 @@ TEST_P(BrokenCompilers, EndInAClearErrorWithNothingLeftBehind) {
     EXPECT_NE(message.find(words), std::string::npos) << "missing '" << words << "' in:\n"
                                                       << message;
   }
+  for (const char* words : GetParam().unsaid) {
+    EXPECT_EQ(message.find(words), std::string::npos) << "'" << words << "' in:\n" << message;
+  }
   EXPECT_NE(message.find("command: " + fake_nvcc()), std::string::npos) << message;
   EXPECT_TRUE(folder_is_empty(v1_of(scope) + "/tmp"));
   EXPECT_FALSE(fs::exists(entry_of(scope, cache_key(request))));
@@ -360,12 +364,27 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BrokenCompiler{"nothing",
                        {"nvcc exited with 0", "produced no module",
-                        "fake nvcc: finished without writing anything"}},
-        BrokenCompiler{"empty", {"nvcc exited with 0", "produced an empty"}},
-        BrokenCompiler{"garbage", {"nvcc exited with 0", "not an ELF shared object"}},
-        BrokenCompiler{"symlink", {"nvcc exited with 0", "produced no module"}},
-        BrokenCompiler{"crash", {"nvcc could not compile", "exit code 139"}},
-        BrokenCompiler{"fail", {"nvcc could not compile", "fake compile error", "source kept at"}}),
+                        "fake nvcc: finished without writing anything"},
+                       {}},
+        BrokenCompiler{"empty", {"nvcc exited with 0", "produced an empty"}, {}},
+        BrokenCompiler{"garbage", {"nvcc exited with 0", "not an ELF shared object"}, {}},
+        BrokenCompiler{"symlink", {"nvcc exited with 0", "produced no module"}, {}},
+        BrokenCompiler{"crash", {"nvcc could not compile", "exit code 139"}, {}},
+        BrokenCompiler{
+            "fail", {"nvcc could not compile", "fake compile error", "source kept at"}, {}},
+        // Old defect 9: a compiler that exits with 0 and writes nothing is named, not the
+        // assembler that then finds no kernels.fatbin.
+        BrokenCompiler{"silent",
+                       {"its device half exited with 0 but produced no ", "/kernels.fatbin",
+                        "fake nvcc: finished without writing anything", "-fatbin"},
+                       {"image.S", "device image", "-shared"}},
+        BrokenCompiler{"silent_device",
+                       {"its device half exited with 0 but produced no ", "/kernels.fatbin"},
+                       {"image.S", "-shared"}},
+        BrokenCompiler{
+            "silent_host",
+            {"its host half exited with 0 but produced no ", "/host.o", "-DTILECRAFT_HOST_HALF=1"},
+            {"image.S", "-shared"}}),
     [](const auto& p) { return std::string(p.param.mode); });
 
 TEST(CacheFaults, CompilerThatCannotTellItsVersionIsNamed) {
@@ -387,6 +406,68 @@ TEST(CacheFaults, CompilerThatCannotTellItsVersionIsNamed) {
             std::string::npos)
       << built.status().message();
   EXPECT_NE(built.status().message().find("fake nvcc: cannot tell its version"), std::string::npos);
+  EXPECT_TRUE(folder_is_empty(v1_of(scope) + "/tmp"));
+}
+
+TEST(CacheFaults, CompilerThatCannotTellItsVersionIsAskedOncePerProcess) {
+  // An nvcc that hangs on --version costs its time limit once, not at every compile.
+  ScopedCache scope("version-once");
+  const std::string nvcc = scope.dir() + "/nvcc";
+  fs::copy_file(fake_nvcc(), nvcc);
+  fs::permissions(nvcc, fs::perms::owner_all);
+  const std::string log = scope.dir() + "/version-calls";
+  ScopedEnv mode("TILECRAFT_FAKE_NVCC_MODE", "no-version");
+  ScopedEnv calls("TILECRAFT_FAKE_NVCC_VERSION_LOG", log);
+  Settings s = settings();
+  s.nvcc = nvcc;
+  set_settings(s);
+  for (int i = 0; i < 3; ++i) {
+    Result<CompiledModule> built = build_module(tiny_request("x", unique_marker("once")), nullptr);
+    ASSERT_FALSE(built);
+    EXPECT_NE(built.status().message().find("which exited with 3"), std::string::npos)
+        << built.status().message();
+  }
+  EXPECT_EQ(read_file(log), "--version\n");
+}
+
+TEST(CacheFaults, HostCompilerThatCannotTellItsVersionIsNamed) {
+  ScopedCache scope("host-version");
+  FakeCompiler fake("ok");
+  const std::string broken = scope.dir() + "/c++";
+  write_file(broken, "#!/bin/sh\necho 'broken c++: no version here' >&2\nexit 5\n");
+  fs::permissions(broken, fs::perms::owner_all);
+  {
+    ScopedEnv ccbin("NVCC_CCBIN", broken);
+    Result<CompiledModule> built = build_module(tiny_request("x", unique_marker("cc")), nullptr);
+    ASSERT_FALSE(built);
+    EXPECT_EQ(built.status().code(), StatusCode::kNotSupported);
+    EXPECT_NE(built.status().message().find("NVCC_CCBIN: expected a host compiler that answers "
+                                            "--version, got '" +
+                                            broken + "', which exited with 5"),
+              std::string::npos)
+        << built.status().message();
+    EXPECT_NE(built.status().message().find("broken c++: no version here"), std::string::npos);
+  }
+  {
+    ScopedEnv ccbin("NVCC_CCBIN", "tilecraft-no-such-compiler");
+    Result<CompiledModule> built = build_module(tiny_request("x", unique_marker("cc")), nullptr);
+    ASSERT_FALSE(built);
+    EXPECT_NE(built.status().message().find("NVCC_CCBIN: expected a host compiler (a path, or a "
+                                            "name found in an absolute folder of PATH), got "
+                                            "'tilecraft-no-such-compiler', which is not on PATH"),
+              std::string::npos)
+        << built.status().message();
+  }
+  {
+    ScopedEnv ccbin("NVCC_CCBIN", scope.dir());
+    Result<CompiledModule> built = build_module(tiny_request("x", unique_marker("cc")), nullptr);
+    ASSERT_FALSE(built);
+    EXPECT_NE(built.status().message().find("NVCC_CCBIN: expected the host compiler's executable, "
+                                            "got '" +
+                                            scope.dir() + "', a folder"),
+              std::string::npos)
+        << built.status().message();
+  }
   EXPECT_TRUE(folder_is_empty(v1_of(scope) + "/tmp"));
 }
 

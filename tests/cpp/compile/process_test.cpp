@@ -132,6 +132,47 @@ TEST(RunProcess, DescriptorsPassAsExecWouldPassThem) {
   for (int standard : {0, 1, 2}) EXPECT_TRUE(seen.count(standard)) << listed->output;
 }
 
+TEST(RunProcess, ADaemonHoldingTheOutputIsNotWaitedForLong) {
+  // The audit's case: the child starts a process that leaves its group (setsid) and keeps the
+  // output pipe open for 40 s after the child exited.
+  std::string pid_file = testing::make_temp_dir("daemon") + "/pid";
+  auto start = std::chrono::steady_clock::now();
+  Result<ProcessResult> run =
+      run_process({"/bin/sh", "-c", "setsid sleep 40 & echo $! > \"$0\"; echo started", pid_file});
+  auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(run) << run.status().message();
+  std::istringstream pid_text(testing::read_file(pid_file));
+  pid_t daemon = -1;
+  ASSERT_TRUE(pid_text >> daemon);
+  const bool daemon_alive = testing::process_alive(daemon);
+  kill(daemon, SIGKILL);  // outside the child's group, so left alone by run_process: ended here
+  EXPECT_EQ(run->exit_code, 0);
+  EXPECT_NE(run->output.find("started"), std::string::npos) << run->output;
+  EXPECT_NE(run->output.find("processes it started still held its output"), std::string::npos)
+      << run->output;
+  EXPECT_LT(took, std::chrono::seconds(kOutputGraceSeconds + 5));
+  EXPECT_TRUE(daemon_alive) << "the test's daemon ended early: it proved nothing";
+}
+
+TEST(RunProcess, WhatTheChildLeftRunningInItsGroupEndsWithIt) {
+  // One background job keeps the output open, one does not; the child's exit code is kept.
+  std::string pid_file = testing::make_temp_dir("group") + "/pids";
+  auto start = std::chrono::steady_clock::now();
+  Result<ProcessResult> run = run_process(
+      {"/bin/sh", "-c", "sleep 60 & a=$!; sleep 60 >/dev/null 2>&1 & echo $a $! > \"$0\"; exit 4",
+       pid_file});
+  ASSERT_TRUE(run) << run.status().message();
+  EXPECT_EQ(run->exit_code, 4);
+  EXPECT_LT(std::chrono::steady_clock::now() - start,
+            std::chrono::seconds(kOutputGraceSeconds + 5));
+  std::istringstream pids(testing::read_file(pid_file));
+  pid_t holding = -1, quiet = -1;
+  ASSERT_TRUE(pids >> holding >> quiet);
+  EXPECT_TRUE(testing::wait_until(
+      [&] { return !testing::process_alive(holding) && !testing::process_alive(quiet); },
+      std::chrono::milliseconds(2000)));
+}
+
 TEST(FormatCommand, QuotesOnlyWhatNeedsIt) {
   EXPECT_EQ(
       format_command({"nvcc", "-O3", "-gencode", "arch=compute_90a,code=sm_90a", "a b", "it's"}),
