@@ -81,6 +81,13 @@ class FakeTensor:
     def data_ptr(self):
         return self.data
 
+    def t(self):
+        """The transpose of a 2-D tensor: a view of the same buffer, strides swapped."""
+        view = FakeTensor(self.shape[::-1], self.dtype_name, self.strides[::-1], self.device,
+                          self.device_id, self.data, self.lanes)
+        view._buf = self._buf
+        return view
+
     def dim(self):
         return len(self.shape)
 

@@ -13,7 +13,7 @@ import pytest
 import tilecraft
 from tilecraft import cli, profiling, tuning
 
-from fake_cuda import FakeCudaTensor
+from fakecuda import FakeTensor as FakeCudaTensor
 
 
 def run_cli(*argv, env=None, timeout=60):
