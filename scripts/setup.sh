@@ -104,12 +104,23 @@ fi
 export CUTLASS_DIR=${CUTLASS_DIR:-$ROOT/.deps/cutlass}
 say "CUTLASS headers: $CUTLASS_DIR"
 
-# 5. The C++ library, tests, examples and benchmarks.
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUTLASS_DIR="$CUTLASS_DIR" >/dev/null
-cmake --build "$BUILD_DIR" -j "$JOBS"
-
-# 6. The Python package (tilecraft._core through scikit-build-core + nanobind).
-say "pip install . (tilecraft Python package)"
-"$PY" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
-  -Ccmake.define.CUTLASS_DIR="$CUTLASS_DIR" -Cbuild.tool-args=-j"$JOBS" .
+# 5. One build of everything: the C++ library, tests, examples and benchmarks, and the Python
+# package (tilecraft._core through scikit-build-core + nanobind), which pip installs from the same
+# build folder, so nothing is compiled twice.
+say "building into $BUILD_DIR and pip install . (tilecraft Python package; log: $BUILD_DIR/setup-build.log)"
+mkdir -p "$BUILD_DIR"
+set +e
+"$PY" -m pip install --disable-pip-version-check --no-build-isolation --progress-bar off -v \
+  -Cbuild-dir="$BUILD_DIR" -Ccmake.build-type=Release \
+  -Ccmake.define.CUTLASS_DIR="$CUTLASS_DIR" -Ccmake.define.TILECRAFT_BUILD_TESTS=ON \
+  -Ccmake.define.TILECRAFT_BUILD_EXAMPLES=ON -Cbuild.tool-args=-j"$JOBS" . 2>&1 |
+  tee "$BUILD_DIR/setup-build.log" |
+  grep --line-buffered -E '^ *(\[[0-9]+/[0-9]+\] |CMake (Error|Warning)|FAILED:|Successfully installed)'
+rc=${PIPESTATUS[0]}
+set -e
+if [ "$rc" != 0 ]; then
+  tail -n 60 "$BUILD_DIR/setup-build.log"
+  say "the build or pip install failed (exit $rc): $BUILD_DIR/setup-build.log has all of it"
+  exit 1
+fi
 say "done"

@@ -91,11 +91,12 @@ def _compute_capability(text):
     if match:
         cc = int(match.group(3)) if match.group(3) else int(match.group(1)) * 10 + int(
             match.group(2))
-    if cc is None or cc < 80:
+    if cc is None or not 80 <= cc <= 129:  # 8.0 to 12.9: the devices CUDA 13 knows
         raise argparse.ArgumentTypeError(
             "expected a compute capability tilecraft has kernels for: 80 or more (8.0 and newer "
             "run the SM80 kernels; 90, the H100's, also the SM90 ones), such as 80, 86, 89, 90 or "
-            f"9.0, got {_shown(text)}" + (", which has none" if cc is not None else ""))
+            f"9.0, got {_shown(text)}" + ("" if cc is None else ", which has none" if cc < 80 else
+                                         ", which is no device's"))
     return cc
 
 

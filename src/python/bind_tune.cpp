@@ -181,7 +181,7 @@ void bind_tune(nb::module_& root) {
       [](nb::handle max_bytes) {
         return unwrap(tune::prune_tuning_cache(max_bytes_from(max_bytes)));
       },
-      nb::arg("max_bytes"));
+      nb::arg("max_bytes").none());
 
   m.def("kernel_cache_stats", [] {
     auto s = unwrap(compile::kernel_cache_stats());
@@ -215,7 +215,7 @@ void bind_tune(nb::module_& root) {
         return unwrap(
             compile::prune_kernel_cache(static_cast<uint64_t>(max_bytes_from(max_bytes))));
       },
-      nb::arg("max_bytes"));
+      nb::arg("max_bytes").none());
 
   auto plan = nb::class_<GemmPlan>(m, "GemmPlan");
   // python/tilecraft/ops.py checks the types of these values under their names first.

@@ -186,7 +186,7 @@ def test_strides_the_layout_cannot_express():
     a, b, c, d = f32_arrays(16, 16, 16)
     with pytest.raises(ValueError, match="^A: RowMajor needs unit stride along columns"):
         gemm_args(op, 16, 16, 16, np.asfortranarray(a), b, c, d)
-    with pytest.raises(ValueError, match="^B: negative strides"):
+    with pytest.raises(ValueError, match=r"^B: stride -\d+ of dimension \d is negative"):
         gemm_args(op, 16, 16, 16, a, b[::-1], c, d)
 
 
