@@ -169,17 +169,26 @@ Status claim_cache_root(const std::string& root) {
   Result<std::vector<std::string>> names = names_in(root, 64);
   if (!names) return Status::unsupported(named(root) + ": " + names.status().message());
   if (!names->empty() && !is_earlier_cache(root, *names)) {
+    // One name that makes it no cache: a foreign one, else one of a cache's names that is not
+    // the folder a cache keeps there (a file named v1, say).
     std::string example;
     for (const std::string& name : *names) {
       if (!kLegacyNames.count(name) && !is_tag_in_writing(name)) {
-        example = name;
+        example = "'" + name + "'";
         break;
+      }
+    }
+    for (const std::string& name : *names) {
+      if (!example.empty()) break;
+      if (kLegacyNames.count(name) && name != "secret" && name != kCacheTagName &&
+          !is_own_real_dir(root + "/" + name)) {
+        example = "'" + name + "', which is not a folder of this user's";
       }
     }
     return Status::unsupported(
         named(root) + ": expected an empty folder or a tilecraft cache (tagged by its " +
-        kCacheTagName + "), got a folder holding other things (such as '" + example +
-        "'); tilecraft writes only into folders it made: name a new or empty folder");
+        kCacheTagName + "), got a folder holding other things (such as " + example +
+        "); tilecraft writes only into folders it made: name a new or empty folder");
   }
   // An empty folder or an earlier cache becomes a tagged one; one that cannot be written is
   // still read (as a cache someone shares read-only).

@@ -69,6 +69,9 @@ TEST(CacheRoot, AFolderHoldingAUsersFileNamedV1IsRefusedAndUntouched) {
       << claimed.message();
   EXPECT_NE(claimed.message().find("expected an empty folder or a tilecraft cache"),
             std::string::npos);
+  EXPECT_NE(claimed.message().find("(such as 'v1', which is not a folder of this user's)"),
+            std::string::npos)
+      << claimed.message();
   EXPECT_EQ(read_file(root + "/v1"), "important");
   EXPECT_FALSE(fs::exists(root + "/CACHEDIR.TAG"));
 
