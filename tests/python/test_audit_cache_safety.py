@@ -220,3 +220,27 @@ def test_sec1_planted_module_is_refused(tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         cutlass._core.reload_settings()
+
+
+# HANG-1: a fifo where a kernel's facts are kept made get_kernels (and every one-call op) block
+# forever. It is skipped with a note; the kernels are listed.
+def test_hang1_a_fifo_at_a_facts_path_is_skipped_not_opened(home, tmp_path):
+    home, env = home
+    cache = tmp_path / "cache"
+    (cache / "facts" / "v1").mkdir(parents=True)
+    cache.chmod(0o700)
+    kernel = ("tilecraft_sm90_tensorop_gemm_bf16bf16_f32acc_bf16_64x16x64_c2x2x1_s0_pingpong_ttt_"
+              "align8x8x8")
+    fifo = cache / "facts" / "v1" / (hashlib.sha256(kernel.encode()).hexdigest()[:40] + ".txt")
+    os.mkfifo(fifo)
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import numpy as np; "
+              "from fakecuda import T; import tilecraft.api as api; "
+              "a = api.arguments.GemmArguments(A=T(64, 64, dtype='bfloat16'), "
+              "B=T(64, 64, dtype='bfloat16'), out=T(64, 64, dtype='bfloat16'), "
+              "accumulator_type=np.float32); print(len(api.get_kernels(a, cc=90)))")
+    run = subprocess.run([sys.executable, "-c", script, str(pathlib.Path(__file__).parent)],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert int(run.stdout.strip()) > 0
+    assert f"skipped {fifo}: a fifo, not a file" in run.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
