@@ -368,7 +368,8 @@ INSTANTIATE_TEST_SUITE_P(
                        {}},
         BrokenCompiler{"empty", {"nvcc exited with 0", "produced an empty"}, {}},
         BrokenCompiler{"garbage", {"nvcc exited with 0", "not an ELF shared object"}, {}},
-        BrokenCompiler{"symlink", {"nvcc exited with 0", "produced no ", "/module.so (cannot open"}, {}},
+        BrokenCompiler{
+            "symlink", {"nvcc exited with 0", "produced no ", "/module.so (cannot open"}, {}},
         BrokenCompiler{"crash", {"nvcc could not compile", "exit code 139"}, {}},
         BrokenCompiler{
             "fail", {"nvcc could not compile", "fake compile error", "source kept at"}, {}},

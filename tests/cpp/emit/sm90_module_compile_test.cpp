@@ -4,8 +4,9 @@
 // SM count is 0, which can_implement does not use). Each module's compile time is printed.
 //
 // By default (CI) one module is compiled (about two minutes on two cores): bf16 TN, cooperative,
-// with a column-bias + gelu epilogue. The full set, a custom epilogue whose values are shared, tf32, fp8 (scaled, fast accumulation, and an fp8 output), int8, an aux output,
-// stream-K, ping-pong and custom epilogues at the bounds on their size, runs with
+// with a column-bias + gelu epilogue. The full set, a custom epilogue whose values are shared,
+// tf32, fp8 (scaled, fast accumulation, and an fp8 output), int8, an aux output, stream-K,
+// ping-pong and custom epilogues at the bounds on their size, runs with
 //   TILECRAFT_FULL_COMPILE_TESTS=1 ./tilecraft_tests --gtest_filter='Sm90ModuleCompile*'
 // (TILECRAFT_COMPILE_TESTS_ONLY=<part of a module name> narrows it). SM90 modules are compiled
 // one at a time (each nvcc takes gigabytes) unless TILECRAFT_COMPILE_JOBS is set; nvcc and the
