@@ -69,7 +69,7 @@ step setup bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 # compute-sanitizer, frames of functions that launched CUDA work are kept alive outside Python
 # (tests/python/gpu90/frame_retention_repro.py): their locals are cleared first.
 if want tests; then
-  step ctest ctest --test-dir "$TILECRAFT_BUILD_DIR" --output-on-failure -j 4
+  step ctest ctest --test-dir "$TILECRAFT_BUILD_DIR" --output-on-failure -j "${CTEST_JOBS:-4}"
   TILECRAFT_TEST_CHECK_LIVE=1 step pytest $PY -X faulthandler -m pytest tests/python -rs -v --durations=15 \
     --ignore=tests/python/gpu90 --ignore=tests/python/gpu_grouped --ignore=tests/python/gpu_conv \
     --ignore=tests/python/gpu_evt
