@@ -1,7 +1,8 @@
 #include "tilecraft/core/conv_problem_size.hpp"
 
-#include <initializer_list>
 #include <limits>
+
+#include "tilecraft/core/extents.hpp"
 
 namespace tilecraft {
 namespace {
@@ -10,18 +11,6 @@ constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
 
 std::string pair_text(int a, int b) {
   return "(" + std::to_string(a) + ", " + std::to_string(b) + ")";
-}
-
-}  // namespace
-
-namespace {
-
-int64_t saturating_product(std::initializer_list<int64_t> factors) {
-  int64_t out = 1;
-  for (int64_t f : factors) {
-    if (__builtin_mul_overflow(out, f, &out)) return INT64_MAX;
-  }
-  return out;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "tilecraft/core/extents.hpp"
 #include "tilecraft/core/status.hpp"
 
 namespace tilecraft::describe {
@@ -46,13 +47,6 @@ inline Status check_extents(std::string_view who, std::string_view name,
   return Status::ok();
 }
 
-// a * b * ..., or INT64_MAX when the product does not fit in 64 bits.
-inline int64_t saturating_product(std::initializer_list<int64_t> factors) {
-  int64_t product = 1;
-  for (int64_t f : factors) {
-    if (__builtin_mul_overflow(product, f, &product)) return INT64_MAX;
-  }
-  return product;
-}
+using tilecraft::saturating_product;  // a * b * ..., or INT64_MAX past 64 bits
 
 }  // namespace tilecraft::describe

@@ -145,15 +145,13 @@ Status check_kernel_indexes(const GemmDescription& d, const IndexedProblem& p) {
 }
 
 std::array<int64_t, 3> implicit_gemm_mnk(ConvKind kind, const Conv2dProblemSize& p) {
-  const auto product = [](std::initializer_list<int64_t> factors) {
-    return checked_product(factors).value_or(INT64_MAX);
-  };
   // D = T = Z = 1 for a 2-D convolution.
-  const int64_t npq = product({p.n, p.z, p.p, p.q}), nhw = product({p.n, p.d, p.h, p.w});
+  const int64_t npq = saturating_product({p.n, p.z, p.p, p.q}),
+                nhw = saturating_product({p.n, p.d, p.h, p.w});
   // A grouped convolution reduces over one group's channels.
   const int groups = p.groups > 0 ? p.groups : 1;
-  const int64_t crs = product({p.c / groups, p.t, p.r, p.s});
-  const int64_t krs = product({p.k / groups, p.t, p.r, p.s});
+  const int64_t crs = saturating_product({p.c / groups, p.t, p.r, p.s});
+  const int64_t krs = saturating_product({p.k / groups, p.t, p.r, p.s});
   switch (kind) {
     case ConvKind::Fprop:
       return {npq, p.k, crs};

@@ -37,6 +37,11 @@ inline std::optional<int64_t> checked_product(std::initializer_list<int64_t> fac
   }
   return out;
 }
+// The product, or INT64_MAX when it does not fit (a value not yet validated must not wrap into a
+// plausible one).
+inline int64_t saturating_product(std::initializer_list<int64_t> factors) {
+  return checked_product(factors).value_or(std::numeric_limits<int64_t>::max());
+}
 
 // "A: extent 2147483656 of dimension 0 exceeds the kernel's 32-bit index (at most
 // 2147483647)", or ok. `what` ("M", "batch L") is added to the dimension when given.
