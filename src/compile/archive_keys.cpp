@@ -19,7 +19,7 @@ namespace {
 
 constexpr std::string_view kKeyPrefix = "tilecraft-ed25519:";
 constexpr std::string_view kKeyFileMagic = "tilecraft-archive-key v1\n";
-constexpr size_t kMaxKeyFileBytes = 4096;
+constexpr size_t kMaxKeyListFileBytes = 4096;
 constexpr size_t kMaxTrustedFileBytes = 1 << 20;
 
 std::string_view trimmed(std::string_view text) {
@@ -57,16 +57,6 @@ Result<std::string> read_small_file(const std::string& path, size_t limit, const
 std::string key_file_text(const ArchiveKey& key) {
   return std::string(kKeyFileMagic) + "public " + public_key_text(key.public_key) + "\nprivate " +
          to_hex(key.seed) + "\n";
-}
-
-Status make_dirs(const std::string& path) {
-  struct stat info;
-  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return Status::ok();
-  const size_t slash = path.find_last_of('/');
-  if (slash != std::string::npos && slash > 0) {
-    TILECRAFT_RETURN_IF_ERROR(make_dirs(path.substr(0, slash)));
-  }
-  return make_private_dir(path);
 }
 
 // The public keys of a file of key lines.
@@ -136,7 +126,7 @@ Result<ArchiveKey> generate_archive_key(const std::string& path) {
   }
   const std::string folder = path.substr(0, path.find_last_of('/'));
   if (!folder.empty()) {
-    if (Status made = make_dirs(folder); !made) {
+    if (Status made = make_private_dirs(folder); !made) {
       return Status::invalid(what + ": its folder cannot be made: " + made.message());
     }
   }
@@ -160,7 +150,7 @@ Result<ArchiveKey> generate_archive_key(const std::string& path) {
 
 Result<ArchiveKey> read_archive_key(const std::string& path, const std::string& what) {
   struct stat info;
-  Result<std::string> text = read_small_file(path, kMaxKeyFileBytes, what, &info);
+  Result<std::string> text = read_small_file(path, kMaxKeyListFileBytes, what, &info);
   if (!text) return text.status();
   if (info.st_uid != geteuid()) {
     return Status::invalid(what + ": '" + path + "' belongs to uid " + std::to_string(info.st_uid) +

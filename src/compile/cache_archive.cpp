@@ -40,7 +40,7 @@
 namespace tilecraft::compile {
 namespace {
 
-constexpr std::string_view kMagic = "tilecraft-cache-archive 2";
+constexpr std::string_view kArchiveMagic = "tilecraft-cache-archive 2";
 constexpr std::string_view kSignedPrefix = "tilecraft cache archive signature v2\n";
 constexpr const char* kFiles[] = {"module.so", "source.cu", "key.txt"};
 constexpr uint64_t kMaxFileBytes[] = {uint64_t(2) << 30, uint64_t(64) << 20, uint64_t(1) << 20};
@@ -110,8 +110,8 @@ struct EntryRecord {
 };
 
 std::string index_text(const std::string& signer, const std::vector<EntryRecord>& entries) {
-  std::string out = std::string(kMagic) + "\nsigner " + public_key_text(signer) + "\nentries " +
-                    std::to_string(entries.size()) + "\n";
+  std::string out = std::string(kArchiveMagic) + "\nsigner " + public_key_text(signer) +
+                    "\nentries " + std::to_string(entries.size()) + "\n";
   for (const EntryRecord& entry : entries) {
     out += "entry " + entry.key + "\n";
     for (int f = 0; f < 3; ++f) {
@@ -215,9 +215,9 @@ Result<ParsedIndex> read_index(ArchiveReader& reader, uint64_t file_size, const 
     return Status::ok();
   };
   TILECRAFT_RETURN_IF_ERROR(next("the first line"));
-  if (line != kMagic) {
+  if (line != kArchiveMagic) {
     return refuse(path, "expected a tilecraft cache archive of version 2 (first line '" +
-                            std::string(kMagic) + "'), got '" + printable(line) + "'");
+                            std::string(kArchiveMagic) + "'), got '" + printable(line) + "'");
   }
   TILECRAFT_RETURN_IF_ERROR(next("the signer line"));
   if (!line.starts_with("signer "))

@@ -110,17 +110,6 @@ Status write_tag(const std::string& root) {
   return written;
 }
 
-// mkdir -p, giving the folders it creates mode 0700.
-Status make_dirs(const std::string& path) {
-  struct stat info;
-  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return Status::ok();
-  const size_t slash = path.find_last_of('/');
-  if (slash != std::string::npos && slash > 0) {
-    TILECRAFT_RETURN_IF_ERROR(make_dirs(path.substr(0, slash)));
-  }
-  return make_private_dir(path);
-}
-
 }  // namespace
 
 bool is_own_real_dir(const std::string& path) {
@@ -137,7 +126,7 @@ Status claim_cache_root(const std::string& root) {
     if (errno != ENOENT) {
       return Status::unsupported(named(root) + ": " + errno_text("cannot inspect", root));
     }
-    if (Status made = make_dirs(root); !made) {
+    if (Status made = make_private_dirs(root); !made) {
       return Status::unsupported(named(root) + ": it cannot be created (" + made.message() + ")");
     }
     if (stat(root.c_str(), &info) != 0) {

@@ -82,6 +82,16 @@ Status make_private_dir(const std::string& path) {
   return Status(StatusCode::kInternal, errno_text("could not create the folder", path));
 }
 
+Status make_private_dirs(const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return Status::ok();
+  const size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    TILECRAFT_RETURN_IF_ERROR(make_private_dirs(path.substr(0, slash)));
+  }
+  return make_private_dir(path);
+}
+
 std::string private_dir_problem(const std::string& path) {
   struct stat info;
   if (stat(path.c_str(), &info) != 0) return errno_text("cannot inspect", path);

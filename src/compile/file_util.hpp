@@ -42,6 +42,9 @@ Status fsync_path(const std::string& path);
 // Creates one folder (mode 0700) if it is missing; fine when it already is a folder.
 Status make_private_dir(const std::string& path);
 
+// mkdir -p, giving the folders it creates mode 0700.
+Status make_private_dirs(const std::string& path);
+
 // "" when path is a folder this user owns that nobody else may write; else why it is not.
 std::string private_dir_problem(const std::string& path);
 

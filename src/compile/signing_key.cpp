@@ -17,12 +17,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kMagic = "tilecraft-signing-key v1\n";
+constexpr std::string_view kKeyFileMagic = "tilecraft-signing-key v1\n";
 // A key file is a few dozen bytes; anything much larger is no key of ours, and is not read whole.
-constexpr size_t kMaxKeyFileBytes = 4096;
+constexpr size_t kMaxSigningKeyFileBytes = 4096;
 
 std::string key_file_text(const std::string& key) {
-  return std::string(kMagic) + to_hex(key) + "\n";
+  return std::string(kKeyFileMagic) + to_hex(key) + "\n";
 }
 
 std::string mode_text(mode_t mode) {
@@ -51,8 +51,8 @@ KeyRead damaged(std::string why) { return {KeyRead::State::kDamaged, "", std::mo
 // as a torn or truncated write leaves.
 bool looks_like_ours(std::string_view text) {
   if (text.empty()) return false;
-  if (text.size() < kMagic.size()) return kMagic.substr(0, text.size()) == text;
-  return text.substr(0, kMagic.size()) == kMagic;
+  if (text.size() < kKeyFileMagic.size()) return kKeyFileMagic.substr(0, text.size()) == text;
+  return text.substr(0, kKeyFileMagic.size()) == kKeyFileMagic;
 }
 
 KeyRead read_key(const std::string& path) {
@@ -70,7 +70,7 @@ KeyRead read_key(const std::string& path) {
   if (!fd.valid() || fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
     return foreign(errno_text("it cannot be opened as a file:", path));
   }
-  std::string text(kMaxKeyFileBytes + 1, '\0');
+  std::string text(kMaxSigningKeyFileBytes + 1, '\0');
   size_t got = 0;
   while (got < text.size()) {
     const ssize_t n = read(fd.get(), text.data() + got, text.size() - got);
@@ -83,7 +83,7 @@ KeyRead read_key(const std::string& path) {
   const bool exposed = (info.st_mode & 077) != 0;
   if (looks_like_ours(text)) {
     const std::string_view hex =
-        std::string_view(text).substr(std::min(text.size(), kMagic.size()));
+        std::string_view(text).substr(std::min(text.size(), kKeyFileMagic.size()));
     bool hex_ok = false;
     std::string key;
     if (hex.size() == 2 * kSigningKeyBytes + 1 && hex.back() == '\n') {
@@ -95,8 +95,8 @@ KeyRead read_key(const std::string& path) {
   }
   // The raw 32 bytes an earlier tilecraft wrote: used as they are, never rewritten.
   if (got == kSigningKeyBytes && !exposed) return {KeyRead::State::kValid, text, ""};
-  if (got > kMaxKeyFileBytes) {
-    return foreign("it is a file of more than " + std::to_string(kMaxKeyFileBytes) +
+  if (got > kMaxSigningKeyFileBytes) {
+    return foreign("it is a file of more than " + std::to_string(kMaxSigningKeyFileBytes) +
                    " bytes that tilecraft did not write");
   }
   return foreign("it is a file of " + std::to_string(got) + " bytes (mode " +
@@ -137,7 +137,7 @@ Status make_dirs(const fs::path& path) {
   return make_private_dir(path.string());
 }
 
-std::string named(const std::string& path) {
+std::string key_file_named(const std::string& path) {
   return "the signing key file '" + path + "' (TILECRAFT_SIGNING_KEY_FILE)";
 }
 
@@ -153,7 +153,8 @@ Result<std::string> load_signing_key(const std::string& path, std::string* repai
   }
   // What stands there is looked at before anything is created beside it.
   if (KeyRead first = read_key(path); first.state == KeyRead::State::kForeign) {
-    return Status::unsupported(named(path) + " is not a key tilecraft wrote: " + first.why +
+    return Status::unsupported(key_file_named(path) +
+                               " is not a key tilecraft wrote: " + first.why +
                                "; tilecraft never replaces what it did not make: name another "
                                "path, or remove it and tilecraft writes a new key there");
   } else if (first.state == KeyRead::State::kValid) {
@@ -161,11 +162,11 @@ Result<std::string> load_signing_key(const std::string& path, std::string* repai
   }
   const fs::path folder = fs::path(path).parent_path();
   if (Status made = make_dirs(folder); !made) {
-    return Status::unsupported(named(path) + ": its folder cannot be created (" + made.message() +
-                               ")");
+    return Status::unsupported(key_file_named(path) + ": its folder cannot be created (" +
+                               made.message() + ")");
   }
   if (std::string problem = private_dir_problem(folder.string()); !problem.empty()) {
-    return Status::unsupported(named(path) + ": its folder is not private: " + problem);
+    return Status::unsupported(key_file_named(path) + ": its folder is not private: " + problem);
   }
   // Serializes repairs across threads and processes: one new key, not one per racer.
   UniqueFd lock(
@@ -180,8 +181,8 @@ Result<std::string> load_signing_key(const std::string& path, std::string* repai
     case KeyRead::State::kValid:
       return std::move(read.bytes);
     case KeyRead::State::kForeign:
-      return Status::unsupported(named(path) + " is not a key tilecraft wrote: " + read.why +
-                                 "; tilecraft never replaces what it did not make");
+      return Status::unsupported(key_file_named(path) + " is not a key tilecraft wrote: " +
+                                 read.why + "; tilecraft never replaces what it did not make");
     case KeyRead::State::kMissing:
     case KeyRead::State::kDamaged:
       break;
@@ -190,7 +191,7 @@ Result<std::string> load_signing_key(const std::string& path, std::string* repai
   Result<std::string> made = write_new_key(path, is_damaged);
   if (!made) {
     return Status::unsupported(
-        named(path) + " is " +
+        key_file_named(path) + " is " +
         (is_damaged ? "damaged (" + read.why + ")" : std::string("missing")) +
         " and a new one cannot be written: " + made.status().message());
   }

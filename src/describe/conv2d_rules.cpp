@@ -9,9 +9,6 @@
 namespace tilecraft {
 namespace {
 
-std::string name(Layout layout) { return std::string(to_string(layout)); }
-std::string name(DataType type) { return std::string(long_name(type)); }
-
 bool is_interleaved_conv(const GemmDescription& d) {
   return d.A.layout == Layout::TensorNC32HW32 || d.B.layout == Layout::TensorC32RSK32 ||
          d.C.layout == Layout::TensorNC32HW32;
@@ -25,7 +22,7 @@ Status check_layouts(const GemmDescription& d) {
       return Status::unsupported(
           "layouts: the interleaved int8 convolution takes A TensorNC32HW32, B TensorC32RSK32, "
           "C TensorNC32HW32; got A " +
-          name(d.A.layout) + ", B " + name(d.B.layout) + ", C " + name(d.C.layout));
+          spelled(d.A.layout) + ", B " + spelled(d.B.layout) + ", C " + spelled(d.C.layout));
     }
     if (kind != ConvKind::Fprop) {
       return Status::unsupported("conv_kind: interleaved int8 layouts are for fprop only, got " +
@@ -58,13 +55,13 @@ Status check_layouts(const GemmDescription& d) {
       return Status::unsupported(std::string(which) +
                                  ": a convolution operand is TensorNHWC, TensorNDHWC (3-D) "
                                  "or, for int8 fprop, TensorNC32HW32 / TensorC32RSK32; got " +
-                                 name(operand->layout));
+                                 spelled(operand->layout));
     }
     if (operand->layout != layout) {
       return Status::unsupported(
           "layouts: A, B and C are all TensorNHWC (2-D) or all "
           "TensorNDHWC (3-D); got A " +
-          name(d.A.layout) + ", B " + name(d.B.layout) + ", C " + name(d.C.layout));
+          spelled(d.A.layout) + ", B " + spelled(d.B.layout) + ", C " + spelled(d.C.layout));
     }
   }
   if (size_in_bits(d.A.element) == 8 && kind != ConvKind::Fprop) {
@@ -113,7 +110,7 @@ Status check_group_mode(const GemmDescription& d) {
   }
   if (d.A.layout != Layout::TensorNHWC) {
     return Status::unsupported(what + ": grouped convolutions take TensorNHWC operands, got " +
-                               name(d.A.layout));
+                               spelled(d.A.layout));
   }
   const OpClass op_class = d.tile.math_instruction.opcode_class;
   const IteratorAlgorithm algorithm = d.conv.iterator_algorithm;
@@ -184,7 +181,7 @@ Status check_conv3d(const GemmDescription& d) {
   }
   if (size_in_bits(d.A.element) == 8) {
     return Status::unsupported(what + ": 8-bit 3-D convolutions are not built, got " +
-                               name(d.A.element));
+                               spelled(d.A.element));
   }
   const ConvKind kind = d.conv.kind;
   const StrideSupport stride = d.conv.stride_support;
@@ -219,7 +216,7 @@ Status check_epilogue(const GemmDescription& d) {
       d.tile.math_instruction.element_a != DataType::s8) {
     return Status::invalid(
         "epilogue_functor: FastLinearCombinationClamp is for int8 convolutions, got operands " +
-        name(d.tile.math_instruction.element_a));
+        spelled(d.tile.math_instruction.element_a));
   }
   return Status::ok();
 }
@@ -291,7 +288,7 @@ Status validate_sm90_conv2d(const GemmDescription& d) {
   if (kind != ConvKind::Fprop && size_in_bits(a) != 16) {
     return Status::unsupported(
         "conv_kind " + kind_name + ": SM90 " + kind_name +
-        " reads an operand N-major, which wgmma allows for 16-bit types only; got " + name(a) +
+        " reads an operand N-major, which wgmma allows for 16-bit types only; got " + spelled(a) +
         " (SM90 fprop takes it, and arch=80 kernels take every kind)");
   }
   const EpilogueFusion& fusion = d.epilogue.fusion;
@@ -299,7 +296,7 @@ Status validate_sm90_conv2d(const GemmDescription& d) {
     return Status::unsupported(
         "A: fp8 convolutions need per-tensor scales, which Conv2dArguments does not take yet; "
         "got " +
-        name(a) + " (f16, bf16 and tf32 SM90 convolutions are built)");
+        spelled(a) + " (f16, bf16 and tf32 SM90 convolutions are built)");
   }
   if (fusion.aux_output) {
     return Status::unsupported(
@@ -394,7 +391,7 @@ Status validate_conv2d(const GemmDescription& d) {
       if (bits < 32) {
         return Status::invalid(
             std::string(which) + ": alignment " + std::to_string(operand->alignment) + " of " +
-            name(operand->element) + " is " + std::to_string(bits) +
+            spelled(operand->element) + " is " + std::to_string(bits) +
             " bits; SM80 tensor-op mainloops copy at least 32 bits (alignment >= " +
             std::to_string(32 / size_in_bits(operand->element)) + ")");
       }

@@ -6,11 +6,7 @@
 #include "describe/checks.hpp"
 
 namespace tilecraft {
-namespace {
-
-std::string name(DataType type) { return std::string(long_name(type)); }
-
-}  // namespace
+namespace {}  // namespace
 
 std::string_view to_string(EpilogueKind kind) {
   switch (kind) {
@@ -159,7 +155,8 @@ Status EpilogueFunctor::validate() const {
     return Status::invalid(who +
                            "elements_per_access must be a power of two with at most 128 bits "
                            "of " +
-                           name(element_output) + ", got " + std::to_string(elements_per_access));
+                           spelled(element_output) + ", got " +
+                           std::to_string(elements_per_access));
   }
   switch (element_epilogue) {
     case DataType::f64:
@@ -172,7 +169,7 @@ Status EpilogueFunctor::validate() const {
       return Status::invalid(who +
                              "element_epilogue (the compute type) must be float64, float32, "
                              "float16, bfloat16 or int32, got " +
-                             name(element_epilogue));
+                             spelled(element_epilogue));
   }
   switch (element_accumulator) {  // what the math instructions accumulate in
     case DataType::f64:
@@ -184,7 +181,7 @@ Status EpilogueFunctor::validate() const {
       return Status::invalid(who +
                              "element_accumulator must be float64, float32, float16 or int32 "
                              "(the accumulators of the math instructions), got " +
-                             name(element_accumulator));
+                             spelled(element_accumulator));
   }
   if (element_output == DataType::tf32) {
     return Status::unsupported(who +
@@ -202,7 +199,7 @@ Status EpilogueFunctor::validate() const {
       }
       if (element_output == DataType::e4m3 || element_output == DataType::e5m2) {
         asked += (asked.empty() ? "" : "; ") + std::string("element_output ") +
-                 name(element_output) + " (an fp8 output)";
+                 spelled(element_output) + " (an fp8 output)";
       }
       return Status::unsupported(who + asked +
                                  ": offered on LinearCombination and LinearCombinationGeneric "
@@ -212,14 +209,14 @@ Status EpilogueFunctor::validate() const {
       return Status::invalid(who +
                              "fused epilogues compute in floating point; element_epilogue "
                              "must be a float type, got " +
-                             name(element_epilogue));
+                             spelled(element_epilogue));
     }
     for (const auto& [what, type, used] :
          {std::tuple{"element_bias", fusion.element_bias, fusion.bias != BiasKind::none},
           std::tuple{"element_aux", fusion.element_aux, fusion.aux_output}}) {
       if (used && type != DataType::f32 && type != DataType::f16 && type != DataType::bf16) {
         return Status::invalid(who + what + " must be float32, float16 or bfloat16, got " +
-                               name(type));
+                               spelled(type));
       }
     }
     if (fusion.aux_output && fusion.per_tensor_scales) {
@@ -236,12 +233,12 @@ Status EpilogueFunctor::validate() const {
     return Status::unsupported(who +
                                "element_output must be int8, uint8, int32 or float16 (the "
                                "types whose range CUTLASS's clamp knows), got " +
-                               name(element_output));
+                               spelled(element_output));
   }
   if (kind == EpilogueKind::FastLinearCombinationClamp) {
     if (element_output != DataType::s8 && element_output != DataType::u8) {
       return Status::invalid(who + "element_output must be int8 or uint8, got " +
-                             name(element_output));
+                             spelled(element_output));
     }
     if (element_accumulator != DataType::s32 || element_epilogue != DataType::f32) {
       return Status::invalid(who + "expects an int32 accumulator and float32 compute");
@@ -257,7 +254,7 @@ Status EpilogueFunctor::validate() const {
       return Status::invalid(who +
                              "activations compute in floating point; element_epilogue must "
                              "be a float type, got " +
-                             name(element_epilogue));
+                             spelled(element_epilogue));
     }
   } else if (activation != Activation::identity) {
     return Status::invalid(who + "takes no activation; use LinearCombinationGeneric for " +

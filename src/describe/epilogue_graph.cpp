@@ -11,8 +11,6 @@
 namespace tilecraft {
 namespace {
 
-bool is_fp8(DataType t) { return t == DataType::e4m3 || t == DataType::e5m2; }
-
 // Types an epilogue reads from or writes to memory.
 bool is_memory_type(DataType t) {
   switch (t) {

@@ -9,18 +9,15 @@
 namespace tilecraft {
 namespace {
 
-std::string name(DataType type) { return std::string(long_name(type)); }
-std::string name(Layout layout) { return std::string(to_string(layout)); }
-
 Status check_operand(const char* which, const TensorDescription& operand, DataType expected,
                      const char* expected_from, bool conv) {
   if (Status status = operand.validate(); !status) return status.with_context(which);
   if (operand.element != expected) {
-    return Status::invalid(std::string(which) + ": element " + name(operand.element) +
-                           " does not match " + expected_from + " " + name(expected));
+    return Status::invalid(std::string(which) + ": element " + spelled(operand.element) +
+                           " does not match " + expected_from + " " + spelled(expected));
   }
   if (!conv && !is_matrix_layout(operand.layout)) {
-    return Status::invalid(std::string(which) + ": layout " + name(operand.layout) +
+    return Status::invalid(std::string(which) + ": layout " + spelled(operand.layout) +
                            " is a convolution layout; a GEMM operand is RowMajor, ColumnMajor or "
                            "(int8) Row/ColumnMajorInterleaved32");
   }
@@ -37,7 +34,7 @@ Status check_interleaved(const GemmDescription& d) {
     return Status::unsupported(
         "layouts: the interleaved int8 GEMM takes A ColumnMajorInterleaved32, B "
         "RowMajorInterleaved32, C ColumnMajorInterleaved32; got A " +
-        name(d.A.layout) + ", B " + name(d.B.layout) + ", C " + name(d.C.layout));
+        spelled(d.A.layout) + ", B " + spelled(d.B.layout) + ", C " + spelled(d.C.layout));
   }
   if (d.tile.math_instruction.opcode_class != OpClass::TensorOp) {
     return Status::unsupported("layouts: interleaved layouts need the TensorOp int8 instruction");
@@ -59,8 +56,8 @@ Status check_parts_agree(const GemmDescription& d) {
       check_operand("C", d.C, d.epilogue.element_output, "the epilogue's element_output", conv));
   if (d.epilogue.element_accumulator != math.element_accumulator) {
     return Status::invalid(
-        "epilogue_functor: element_accumulator " + name(d.epilogue.element_accumulator) +
-        " does not match the math instruction's accumulator " + name(math.element_accumulator));
+        "epilogue_functor: element_accumulator " + spelled(d.epilogue.element_accumulator) +
+        " does not match the math instruction's accumulator " + spelled(math.element_accumulator));
   }
   if (d.epilogue.elements_per_access != d.C.alignment) {
     return Status::invalid("epilogue_functor: elements_per_access " +
@@ -253,7 +250,7 @@ Status GemmDescription::validate() const {
     return Status::invalid(
         "epilogue_functor: FastLinearCombinationClamp is for int8 GEMMs, got "
         "operands " +
-        name(math.element_a));
+        spelled(math.element_a));
   }
   if (math.opcode_class == OpClass::TensorOp) {
     // cp.async copies 4, 8 or 16 bytes: A and B accesses must be at least 32 bits wide.
@@ -262,7 +259,7 @@ Status GemmDescription::validate() const {
       if (bits < 32) {
         return Status::invalid(
             std::string(which) + ": alignment " + std::to_string(operand->alignment) + " of " +
-            name(operand->element) + " is " + std::to_string(bits) +
+            spelled(operand->element) + " is " + std::to_string(bits) +
             " bits; SM80 tensor-op mainloops copy at least 32 bits (alignment >= " +
             std::to_string(32 / size_in_bits(operand->element)) + ")");
       }
@@ -276,7 +273,7 @@ Status GemmDescription::validate() const {
     return Status::unsupported(
         "layouts: SM80 int8 tensor-op GEMMs take A RowMajor and B "
         "ColumnMajor (TN) or the interleaved layouts; got A " +
-        name(A.layout) + ", B " + name(B.layout));
+        spelled(A.layout) + ", B " + spelled(B.layout));
   }
   if (is_interleaved(A.layout) && (A.alignment != 16 || B.alignment != 16)) {
     return Status::invalid("A/B: interleaved int8 operands need alignment 16, got " +

@@ -7,11 +7,6 @@
 namespace tilecraft {
 namespace {
 
-std::string name(DataType type) { return std::string(long_name(type)); }
-std::string name(Layout layout) { return std::string(to_string(layout)); }
-
-bool is_fp8(DataType type) { return type == DataType::e4m3 || type == DataType::e5m2; }
-
 bool one_of(DataType type, std::initializer_list<DataType> allowed) {
   for (DataType a : allowed) {
     if (a == type) return true;
@@ -23,7 +18,7 @@ Status check_tma_alignment(const char* which, const TensorDescription& operand) 
   const int64_t bits = int64_t{operand.alignment} * size_in_bits(operand.element);
   if (bits != 128) {
     return Status::invalid(std::string(which) + ": alignment " + std::to_string(operand.alignment) +
-                           " of " + name(operand.element) + " is " + std::to_string(bits) +
+                           " of " + spelled(operand.element) + " is " + std::to_string(bits) +
                            " bits; SM90 TMA kernels move 16-byte (128-bit) vectors: expected "
                            "alignment " +
                            std::to_string(128 / size_in_bits(operand.element)));
@@ -41,11 +36,11 @@ Status check_output_type(const GemmDescription& d) {
                   : a == s8          ? one_of(out, {s8, s32, f32})
                                      : one_of(out, {f16, bf16, f32});
   if (!ok) {
-    return Status::unsupported("C: SM90 GEMMs on " + name(a) + " operands write " +
+    return Status::unsupported("C: SM90 GEMMs on " + spelled(a) + " operands write " +
                                (is_fp8(a) ? "float16, bfloat16, float32 or fp8"
                                 : a == s8 ? "int8, int32 or float32"
                                           : "float16, bfloat16 or float32") +
-                               "; got " + name(out));
+                               "; got " + spelled(out));
   }
   return Status::ok();
 }
@@ -62,13 +57,13 @@ Status check_epilogue(const GemmDescription& d) {
   const DataType a = d.tile.math_instruction.element_a;
   // An epilogue graph multiplies by the scales it reads itself.
   if (is_fp8(a) && !e.fusion.per_tensor_scales && !d.epilogue_graph) {
-    return Status::invalid("epilogue_functor: fp8 (" + name(a) +
+    return Status::invalid("epilogue_functor: fp8 (" + spelled(a) +
                            ") operands carry per-tensor scales; describe the epilogue with "
                            "scales=True (pass 1.0 for a unit scale)");
   }
   if (e.fusion.per_tensor_scales && !is_fp8(a)) {
     return Status::unsupported("epilogue_functor: per-tensor scales are for fp8 operands; got " +
-                               name(a));
+                               spelled(a));
   }
   if (is_integer(e.element_output) || e.element_epilogue == DataType::s32) {
     if (e.kind != EpilogueKind::LinearCombination || e.fusion.any()) {
@@ -81,7 +76,7 @@ Status check_epilogue(const GemmDescription& d) {
     return Status::unsupported(
         "epilogue_functor: SM90 epilogues compute in float32 (or int32 for integer outputs); "
         "element_epilogue is " +
-        name(e.element_epilogue));
+        spelled(e.element_epilogue));
   }
   return Status::ok();
 }
@@ -105,7 +100,7 @@ Status validate_sm90_gemm(const GemmDescription& d) {
       return Status::unsupported(std::string(which) +
                                  ": SM90 GEMMs take RowMajor or ColumnMajor "
                                  "operands, got " +
-                                 name(operand->layout));
+                                 spelled(operand->layout));
     }
     TILECRAFT_RETURN_IF_ERROR(check_tma_alignment(which, *operand));
   }
@@ -113,9 +108,9 @@ Status validate_sm90_gemm(const GemmDescription& d) {
       (d.A.layout != Layout::RowMajor || d.B.layout != Layout::ColumnMajor)) {
     return Status::unsupported(
         "layouts: wgmma reads " + std::to_string(size_in_bits(math.element_a)) +
-        "-bit operands from shared memory K-major only, so SM90 " + name(math.element_a) +
-        " GEMMs take A RowMajor and B ColumnMajor (TN); got A " + name(d.A.layout) + ", B " +
-        name(d.B.layout) + " (16-bit types take all four)");
+        "-bit operands from shared memory K-major only, so SM90 " + spelled(math.element_a) +
+        " GEMMs take A RowMajor and B ColumnMajor (TN); got A " + spelled(d.A.layout) + ", B " +
+        spelled(d.B.layout) + " (16-bit types take all four)");
   }
   TILECRAFT_RETURN_IF_ERROR(check_output_type(d));
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(d));
@@ -139,7 +134,7 @@ Status validate_sm90_gemm(const GemmDescription& d) {
         "tile_description: " + std::to_string(stages) + " stages of threadblock_shape [" +
         std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
         std::to_string(shape[2]) + "] take " + std::to_string(stages * stage_bytes / 1024) +
-        " KiB of shared memory and the " + name(d.C.element) + " epilogue about " +
+        " KiB of shared memory and the " + spelled(d.C.element) + " epilogue about " +
         std::to_string(epilogue / 1024) + " KiB; SM90 allows " +
         std::to_string(kMaxSharedMemoryBytesSm90 / 1024) + " KiB" +
         (d.tile.stages == 0 ? std::string(" (stages=0 needs room for at least two stages): use "

@@ -7,8 +7,6 @@
 namespace tilecraft {
 namespace {
 
-constexpr auto triple = describe::triple_text;
-
 bool is_power_of_two_up_to_4(int v) { return v == 1 || v == 2 || v == 4; }
 
 }  // namespace
@@ -50,16 +48,16 @@ Status validate_sm90_tile(const TileDescription& tile) {
                            std::to_string(tile.stages));
   }
   if (shape[0] != 64 && shape[0] != 128 && shape[0] != 256) {
-    return Status::invalid(who + "threadblock_shape " + triple(shape) +
+    return Status::invalid(who + "threadblock_shape " + describe::triple_text(shape) +
                            ": M must be 64, 128 or 256 (multiples of the 64-row wgmma)");
   }
   if (shape[1] < 16 || shape[1] > 256 || shape[1] % 16 != 0) {
-    return Status::invalid(who + "threadblock_shape " + triple(shape) +
+    return Status::invalid(who + "threadblock_shape " + describe::triple_text(shape) +
                            ": N must be a multiple of 16 in [16, 256]");
   }
   const int64_t k_bytes = shape[2] * bits_a / 8;
   if (shape[2] % math.instruction_shape[2] != 0 || k_bytes < 32 || k_bytes > 256) {
-    return Status::invalid(who + "threadblock_shape " + triple(shape) +
+    return Status::invalid(who + "threadblock_shape " + describe::triple_text(shape) +
                            ": K must be a multiple of " +
                            std::to_string(math.instruction_shape[2]) + " (the wgmma K for " +
                            std::string(long_name(math.element_a)) + ") between " +
@@ -73,7 +71,7 @@ Status validate_sm90_tile(const TileDescription& tile) {
   const auto& cluster = tile.cluster_shape;
   if (!is_power_of_two_up_to_4(cluster[0]) || !is_power_of_two_up_to_4(cluster[1]) ||
       cluster[2] != 1 || cluster[0] * cluster[1] > 4) {
-    return Status::invalid(who + "cluster_shape " + triple(cluster) +
+    return Status::invalid(who + "cluster_shape " + describe::triple_text(cluster) +
                            ": expected [1|2|4, 1|2|4, 1] with at most 4 CTAs (1x1 to 2x2, 4x1, "
                            "1x4)");
   }
@@ -119,8 +117,8 @@ Status validate_sm90_tile(const TileDescription& tile) {
   const int64_t acc_registers = rows_per_warpgroup * shape[1] / 128 * acc_bits / 32;
   if (acc_registers > 128) {
     return Status::invalid(
-        who + "threadblock_shape " + triple(shape) + " with " + std::string(to_string(kernel)) +
-        " needs " + std::to_string(acc_registers) +
+        who + "threadblock_shape " + describe::triple_text(shape) + " with " +
+        std::string(to_string(kernel)) + " needs " + std::to_string(acc_registers) +
         " accumulator registers per thread; at most 128 fit: use a smaller tile" +
         (cooperative ? std::string() : std::string(" or the cooperative schedule")));
   }
@@ -129,8 +127,8 @@ Status validate_sm90_tile(const TileDescription& tile) {
     const int64_t mainloop = tile.stages * shape[2] * (shape[0] * bits_a / 8 + shape[1] * bytes_b);
     if (mainloop > kMaxSharedMemoryBytesSm90 - 8 * 1024) {
       return Status::invalid(
-          who + "threadblock_shape " + triple(shape) + " with " + std::to_string(tile.stages) +
-          " stages needs " + std::to_string(mainloop / 1024) +
+          who + "threadblock_shape " + describe::triple_text(shape) + " with " +
+          std::to_string(tile.stages) + " stages needs " + std::to_string(mainloop / 1024) +
           " KiB of shared memory for A and B; with the epilogue's share, "
           "SM90 allows " +
           std::to_string(kMaxSharedMemoryBytesSm90 / 1024) + " KiB: use fewer stages or stages=0");

@@ -11,7 +11,6 @@ namespace {
 using describe::check_enumerator;
 using describe::check_extents;
 using describe::saturating_product;
-constexpr auto triple = describe::triple_text;
 
 // The registers one thread can have (sm_80, sm_90): the register file's per-thread limit.
 constexpr int64_t kMaxRegistersPerThread = 255;
@@ -100,30 +99,32 @@ Status TileDescription::validate() const {
   const char* dims = "MNK";
   for (int i = 0; i < 3; ++i) {
     if (threadblock_shape[i] % warp_count[i] != 0) {
-      return Status::invalid(std::string("TileDescription: warp_count ") + triple(warp_count) +
-                             " does not divide threadblock_shape " + triple(threadblock_shape) +
-                             " in " + dims[i] + " (" + std::to_string(threadblock_shape[i]) +
-                             " % " + std::to_string(warp_count[i]) + " != 0)");
+      return Status::invalid(
+          std::string("TileDescription: warp_count ") + describe::triple_text(warp_count) +
+          " does not divide threadblock_shape " + describe::triple_text(threadblock_shape) +
+          " in " + dims[i] + " (" + std::to_string(threadblock_shape[i]) + " % " +
+          std::to_string(warp_count[i]) + " != 0)");
     }
   }
   if (warp_count[2] != 1) {
-    return Status::unsupported("TileDescription: warp_count " + triple(warp_count) +
+    return Status::unsupported("TileDescription: warp_count " + describe::triple_text(warp_count) +
                                ": the SM80 multistage mainloop partitions warps over M and N only; "
                                "expected warp_count[2] == 1");
   }
   if (threads() > kMaxThreadsPerBlock) {
-    return Status::invalid("TileDescription: warp_count " + triple(warp_count) + " makes " +
-                           std::to_string(threads()) +
+    return Status::invalid("TileDescription: warp_count " + describe::triple_text(warp_count) +
+                           " makes " + std::to_string(threads()) +
                            " threads; a threadblock holds at most 1024");
   }
   const auto warp = warp_shape();
   const auto& inst = math_instruction.instruction_shape;
   for (int i = 0; i < 3; ++i) {
     if (warp[i] % inst[i] != 0) {
-      return Status::invalid(std::string("TileDescription: the warp tile ") + triple(warp) +
+      return Status::invalid(std::string("TileDescription: the warp tile ") +
+                             describe::triple_text(warp) +
                              " (threadblock_shape / warp_count) is not a multiple of the "
                              "instruction shape " +
-                             triple(inst) + " in " + dims[i]);
+                             describe::triple_text(inst) + " in " + dims[i]);
     }
   }
   if (math_instruction.opcode_class == OpClass::TensorOp && stages < 3) {
@@ -136,7 +137,7 @@ Status TileDescription::validate() const {
     // CUTLASS's SM80 SIMT mainloop (default_mma_core_sm80.h) spreads a warp's 32 threads 4 x 8
     // over the warp tile; each thread computes its part in lanes of up to 128 bits.
     if (warp[0] % 4 != 0 || warp[1] % 8 != 0) {
-      return Status::invalid("TileDescription: the SIMT warp tile " + triple(warp) +
+      return Status::invalid("TileDescription: the SIMT warp tile " + describe::triple_text(warp) +
                              " (threadblock_shape / warp_count) must be a multiple of 4 in M and "
                              "of 8 in N (a warp's 32 threads, 4 x 8)");
     }
@@ -144,7 +145,7 @@ Status TileDescription::validate() const {
     const int lane_m = std::min(128 / size_in_bits(math_instruction.element_a), thread_m);
     const int lane_n = std::min(128 / size_in_bits(math_instruction.element_b), thread_n);
     if (thread_m % lane_m != 0 || thread_n % lane_n != 0) {
-      return Status::invalid("TileDescription: the SIMT warp tile " + triple(warp) +
+      return Status::invalid("TileDescription: the SIMT warp tile " + describe::triple_text(warp) +
                              " (threadblock_shape / warp_count) gives each thread a " +
                              std::to_string(thread_m) + " x " + std::to_string(thread_n) +
                              " tile, not a whole number of its " + std::to_string(lane_m) + " x " +
@@ -156,7 +157,7 @@ Status TileDescription::validate() const {
     const int unit = size_in_bits(math_instruction.element_a) == 64 ? 16 : 32;
     if (warp[0] % unit != 0 || warp[1] % unit != 0) {
       return Status::unsupported(
-          "TileDescription: the warp tile " + triple(warp) +
+          "TileDescription: the warp tile " + describe::triple_text(warp) +
           " (threadblock_shape / warp_count): SM80 tensor-op warp tiles are multiples of " +
           std::to_string(unit) + " in M and N" +
           (unit == 16 ? " for float64" : " (16 for float64)") +
@@ -165,11 +166,11 @@ Status TileDescription::validate() const {
   }
   const int64_t smem = mainloop_shared_memory_bytes();
   if (smem > kMaxSharedMemoryBytesSm80) {
-    return Status::invalid("TileDescription: threadblock_shape " + triple(threadblock_shape) +
-                           " with " + std::to_string(stages) + " stages needs " +
-                           std::to_string(smem / 1024) + " KiB of shared memory; SM80 allows " +
-                           std::to_string(kMaxSharedMemoryBytesSm80 / 1024) +
-                           " KiB: use fewer stages or a smaller tile");
+    return Status::invalid(
+        "TileDescription: threadblock_shape " + describe::triple_text(threadblock_shape) +
+        " with " + std::to_string(stages) + " stages needs " + std::to_string(smem / 1024) +
+        " KiB of shared memory; SM80 allows " + std::to_string(kMaxSharedMemoryBytesSm80 / 1024) +
+        " KiB: use fewer stages or a smaller tile");
   }
   // Each of a warp's 32 threads holds its share of the warp tile's accumulators in registers for
   // the whole mainloop; a thread has at most 255 registers (sm_80 and sm_90), so a tile whose
@@ -179,7 +180,7 @@ Status TileDescription::validate() const {
       (accumulators * size_in_bits(math_instruction.element_accumulator) + 31) / 32;
   if (registers > kMaxRegistersPerThread) {
     return Status::invalid(
-        "TileDescription: the warp tile " + triple(warp) +
+        "TileDescription: the warp tile " + describe::triple_text(warp) +
         " (threadblock_shape / warp_count) gives each of a warp's 32 threads " +
         std::to_string(accumulators) + " " +
         std::string(long_name(math_instruction.element_accumulator)) + " accumulators, " +

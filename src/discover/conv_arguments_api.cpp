@@ -4,6 +4,7 @@
 #include <string>
 
 #include "discover/conv_prepared.hpp"
+#include "discover/operand_rules.hpp"
 #include "runtime/index_limits.hpp"
 #include "tilecraft/core/extents.hpp"
 #include "tilecraft/discover/conv_api.hpp"
@@ -18,11 +19,6 @@ std::string extent_text(const Extent& e) {
   std::string out = "(";
   for (size_t i = 0; i < e.size(); ++i) out += (i ? ", " : "") + std::to_string(e[i]);
   return out + ")";
-}
-
-bool is_accumulator_type(DataType type) {
-  return type == DataType::f32 || type == DataType::f16 || type == DataType::s32 ||
-         type == DataType::f64;
 }
 
 // A 4-D (or 5-D) tensor in torch's logical order whose memory is channels-last and packed:

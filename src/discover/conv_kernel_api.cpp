@@ -9,15 +9,12 @@
 #include "describe/conv2d_rules.hpp"
 #include "discover/conv_prepared.hpp"
 #include "discover/kernel_state.hpp"
+#include "discover/operand_rules.hpp"
 #include "runtime/index_limits.hpp"
 #include "tilecraft/discover/conv_api.hpp"
 
 namespace tilecraft::api {
 namespace {
-
-bool element_matches(DataType kernel, DataType tensor) {
-  return kernel == tensor || (kernel == DataType::tf32 && tensor == DataType::f32);
-}
 
 std::string kind_text(ConvKind kind) { return std::string(to_string(kind)); }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "discover/operand_rules.hpp"
 #include "discover/tensor_facts.hpp"
 #include "runtime/index_limits.hpp"
 #include "tilecraft/core/extents.hpp"
@@ -162,11 +163,6 @@ Status check_epilogue(const EpilogueArguments& e, const TensorView& out, int64_t
   }
   if (e.bias.data) TILECRAFT_RETURN_IF_ERROR(check_bias(e, out, m, n, batch));
   return Status::ok();
-}
-
-bool is_accumulator_type(DataType type) {
-  return type == DataType::f32 || type == DataType::f16 || type == DataType::s32 ||
-         type == DataType::f64;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "discover/grouped_prepared.hpp"
+#include "discover/operand_rules.hpp"
 #include "discover/tensor_facts.hpp"
 #include "runtime/index_limits.hpp"
 #include "tilecraft/core/extents.hpp"
@@ -15,11 +16,6 @@ namespace {
 
 std::string at(const char* name, size_t g) {
   return std::string(name) + "[" + std::to_string(g) + "]";
-}
-
-bool is_accumulator_type(DataType type) {
-  return type == DataType::f32 || type == DataType::f16 || type == DataType::s32 ||
-         type == DataType::f64;
 }
 
 Status check_epilogue(const GroupedEpilogueArguments& e, bool has_c) {

@@ -7,34 +7,27 @@
 
 #include "discover/grouped_prepared.hpp"
 #include "discover/kernel_state.hpp"
+#include "discover/operand_rules.hpp"
 #include "runtime/index_limits.hpp"
 #include "tilecraft/discover/grouped_api.hpp"
 
 namespace tilecraft::api {
 namespace {
 
-bool element_matches(DataType kernel, DataType tensor) {
-  return kernel == tensor || (kernel == DataType::tf32 && tensor == DataType::f32);
-}
-
-Status unsupported(const char* operand, const std::string& what) {
-  return Status::invalid(std::string("Operand `") + operand + "` is unsupported: " + what);
-}
-
 Status check_operand(const char* name, const OperandMetadata& kernel, DataType dtype, Layout layout,
                      int alignment) {
   if (!element_matches(kernel.dtype, dtype)) {
-    return unsupported(
+    return unsupported_operand(
         name, "Expected element type " + dsl_name(kernel.dtype) + ", got " + dsl_name(dtype));
   }
   if (kernel.layout != layout) {
-    return unsupported(name, "Expected layout " + std::string(to_string(kernel.layout)) + ", got " +
-                                 std::string(to_string(layout)));
+    return unsupported_operand(name, "Expected layout " + std::string(to_string(kernel.layout)) +
+                                         ", got " + std::string(to_string(layout)));
   }
   if (alignment % kernel.alignment != 0) {
-    return unsupported(name, "Expected alignment " + std::to_string(kernel.alignment) +
-                                 " elements in every problem, the tensors allow " +
-                                 std::to_string(alignment));
+    return unsupported_operand(name, "Expected alignment " + std::to_string(kernel.alignment) +
+                                         " elements in every problem, the tensors allow " +
+                                         std::to_string(alignment));
   }
   return Status::ok();
 }

@@ -6,6 +6,7 @@
 
 #include "discover/kernel_problem.hpp"
 #include "discover/kernel_state.hpp"
+#include "discover/operand_rules.hpp"
 #include "discover/prepared_by_kernel.hpp"
 #include "runtime/index_limits.hpp"
 #include "tilecraft/discover/api.hpp"
@@ -104,30 +105,22 @@ const GemmDescription& Kernel::description() const {
 
 namespace {
 
-bool element_matches(DataType kernel, DataType tensor) {
-  return kernel == tensor || (kernel == DataType::tf32 && tensor == DataType::f32);
-}
-
-Status unsupported(const char* operand, const std::string& what) {
-  return Status::invalid(std::string("Operand `") + operand + "` is unsupported: " + what);
-}
-
 Status check_operand(const char* name, const OperandMetadata& kernel, const TensorView& tensor,
                      Layout layout, int alignment) {
   if (!element_matches(kernel.dtype, tensor.dtype)) {
-    return unsupported(name, "Expected element type " + dsl_name(kernel.dtype) + ", got " +
-                                 dsl_name(tensor.dtype));
+    return unsupported_operand(name, "Expected element type " + dsl_name(kernel.dtype) + ", got " +
+                                         dsl_name(tensor.dtype));
   }
   if (kernel.layout != layout) {
-    return unsupported(name, "Expected layout " + std::string(to_string(kernel.layout)) + ", got " +
-                                 std::string(to_string(layout)) + " (strides of " +
-                                 tensor.describe() + ")");
+    return unsupported_operand(name, "Expected layout " + std::string(to_string(kernel.layout)) +
+                                         ", got " + std::string(to_string(layout)) +
+                                         " (strides of " + tensor.describe() + ")");
   }
   if (alignment % kernel.alignment != 0) {
-    return unsupported(name, "Expected alignment " + std::to_string(kernel.alignment) +
-                                 " elements (pointer, leading dimension, batch stride and "
-                                 "contiguous extent), the tensor allows " +
-                                 std::to_string(alignment) + ": " + tensor.describe());
+    return unsupported_operand(name, "Expected alignment " + std::to_string(kernel.alignment) +
+                                         " elements (pointer, leading dimension, batch stride and "
+                                         "contiguous extent), the tensor allows " +
+                                         std::to_string(alignment) + ": " + tensor.describe());
   }
   return Status::ok();
 }

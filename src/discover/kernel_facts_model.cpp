@@ -1,22 +1,19 @@
 // KernelFacts for ranking: the compiler's when known, else a prediction from the tile.
 #include <algorithm>
 
+#include "discover/register_file.hpp"
 #include "tilecraft/discover/performance_model.hpp"
 
 namespace tilecraft::discover {
 namespace {
 
-constexpr int kRegistersPerSm = 64 * 1024;
 constexpr int kRegisterAllocationUnit = 8;
-constexpr int kMaxRegistersPerThread = 255;
 // setmaxnreg budget of the consumer (MMA) warpgroups of CUTLASS's warp-specialized SM90 kernels.
 constexpr int kSm90ConsumerRegisters = 232;
 // Addresses, loop state, fragments: what a thread holds beside its accumulators. The SM90 figure
 // is smaller: operands stay in shared memory (wgmma reads them there).
 constexpr int kSm80RegistersBesideAccumulators = 64;
 constexpr int kSm90RegistersBesideAccumulators = 24;
-
-bool is_fp8(DataType type) { return type == DataType::e4m3 || type == DataType::e5m2; }
 
 int64_t sm90_consumer_threads(const TileDescription& tile) {
   switch (tile.kernel_schedule) {

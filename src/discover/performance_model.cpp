@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "discover/register_file.hpp"
+
 namespace tilecraft::discover {
 namespace {
 
@@ -61,9 +63,7 @@ constexpr double kSm90IterationOverheadSeconds = 0.03e-6;
 // (tile_scheduler_params.h, get_max_cta_occupancy) unless told the device's active clusters.
 constexpr int kCutlassSmsPerGpc = 18;
 // SM80 register file and the registers a thread needs beside its accumulators.
-constexpr int kRegistersPerSm = 64 * 1024;
 constexpr int kRegistersBesideAccumulators = 64;
-constexpr int kMaxRegistersPerThread = 255;
 constexpr int kMaxCtasPerSm = 32;
 // Shared memory the runtime reserves per CTA.
 constexpr int kReservedSharedMemoryPerCta = 1024;
@@ -157,8 +157,6 @@ double rate_vs_16bit_peak(const MathInstruction& math) {
       return 1.0 / 15;  // f64 tensor cores
   }
 }
-
-bool is_fp8(DataType type) { return type == DataType::e4m3 || type == DataType::e5m2; }
 
 double accumulation_factor(const MathInstruction& math) {
   const bool promotes =

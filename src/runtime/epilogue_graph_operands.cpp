@@ -8,8 +8,6 @@
 namespace tilecraft::detail {
 namespace {
 
-std::string name(DataType type) { return std::string(long_name(type)); }
-
 std::string kind_text(const EpilogueNode& n) {
   switch (n.kind) {
     case EpilogueNodeKind::tensor:
@@ -57,8 +55,8 @@ Result<OperandPlacement> place_one(const std::string& label, const EpilogueNode&
   const int64_t m = e.m, n_extent = e.n;
   const int batch = e.batch;
   if (t.dtype != n.dtype) {
-    return Status::invalid(label + ": expected " + name(n.dtype) + " (the epilogue graph's " +
-                           "type), got " + name(t.dtype));
+    return Status::invalid(label + ": expected " + spelled(n.dtype) + " (the epilogue graph's " +
+                           "type), got " + spelled(t.dtype));
   }
   const bool full = (n.kind == EpilogueNodeKind::tensor && n.broadcast == Broadcast::full) ||
                     n.kind == EpilogueNodeKind::store;
@@ -172,7 +170,7 @@ Result<GraphOperands> place_operands(const EpilogueGraph& graph, const EpilogueO
     auto it = given.tensors.find(n.name);
     if (it == given.tensors.end() || !it->second.data) {
       return Status::invalid(label + ": the epilogue graph needs " + kind_text(n) + " of " +
-                             name(n.dtype) + "; none was given");
+                             spelled(n.dtype) + "; none was given");
     }
     TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(label, it->second).status());
     auto placed = place_one(label, n, it->second, extent);

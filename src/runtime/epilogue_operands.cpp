@@ -8,8 +8,6 @@
 namespace tilecraft::detail {
 namespace {
 
-std::string name(DataType type) { return std::string(long_name(type)); }
-
 // The extent TMA copies contiguously must be a multiple of the operand's alignment.
 Status check_contiguous_extent(const char* operand, const TensorDescription& desc,
                                const char* rows_name, int64_t rows, const char* cols_name,
@@ -21,15 +19,13 @@ Status check_contiguous_extent(const char* operand, const TensorDescription& des
     return Status::invalid(std::string(operand) + ": " + extent_name + "=" +
                            std::to_string(extent) + " must be a multiple of " +
                            std::to_string(desc.alignment) + " for a " +
-                           std::string(to_string(desc.layout)) + " " + name(desc.element) + " " +
+                           std::string(to_string(desc.layout)) + " " + spelled(desc.element) + " " +
                            rows_name + "x" + cols_name +
                            " operand of an SM90 kernel (TMA copies 16-byte rows); pad the "
                            "matrix or use an arch=80 operation");
   }
   return Status::ok();
 }
-
-bool is_fp8(DataType type) { return type == DataType::e4m3 || type == DataType::e5m2; }
 
 Status check_scale(const char* which, const ScaleArgument& scale, bool required) {
   if (!scale.given) {
@@ -137,7 +133,7 @@ Status check_epilogue_extras(const GemmProblem& p, const GemmDescription& d) {
   if (f.per_tensor_scales && !is_fp8(d.C.element) && p.scale_d.given && !p.scale_d.tensor.data &&
       p.scale_d.value != 1.0) {
     return Status::invalid("scale_d: scales only fp8 outputs (as in CUTLASS); D is " +
-                           name(d.C.element) + ", so scale_d must be 1.0, got " +
+                           spelled(d.C.element) + ", so scale_d must be 1.0, got " +
                            std::to_string(p.scale_d.value));
   }
   return Status::ok();
@@ -150,8 +146,8 @@ Result<VectorPlacement> place_bias(const GemmProblem& p, const GemmDescription& 
   const int64_t length = per_row ? p.problem_size.m : p.problem_size.n;
   const std::string expected = std::string(per_row ? "M=" : "N=") + std::to_string(length);
   if (t.dtype != f.element_bias) {
-    return Status::invalid("bias: expected " + name(f.element_bias) +
-                           " (the epilogue's element_bias), got " + name(t.dtype));
+    return Status::invalid("bias: expected " + spelled(f.element_bias) +
+                           " (the epilogue's element_bias), got " + spelled(t.dtype));
   }
   const int batch = p.mode == GemmMode::Batched ? p.batch : 1;
   auto placed = place_vector("bias", t, t.dtype, length, expected, batch);

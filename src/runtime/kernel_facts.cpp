@@ -16,7 +16,7 @@ namespace {
 
 // Version 2 records are signed (compile/signed_record.hpp); version 1 ones were not, and read as
 // absent.
-constexpr const char* kMagic = "tilecraft-kernel-facts 2";
+constexpr const char* kFactsMagic = "tilecraft-kernel-facts 2";
 constexpr size_t kMaxRecordBytes = 64 * 1024;
 
 // The integer after `label` in line ("Used 168 registers": label "Used "), or -1.
@@ -73,7 +73,7 @@ std::string index_path(const std::string& kernel_name) {
 }
 
 std::string record_text(const std::string& kernel_name, const KernelFacts& f) {
-  std::string text = std::string(kMagic) + "\nkernel " + kernel_name + "\n";
+  std::string text = std::string(kFactsMagic) + "\nkernel " + kernel_name + "\n";
   text += "registers " + std::to_string(f.registers) + "\n";
   text += "spill_stores " + std::to_string(f.spill_store_bytes) + "\n";
   text += "spill_loads " + std::to_string(f.spill_load_bytes) + "\n";
@@ -84,7 +84,7 @@ std::string record_text(const std::string& kernel_name, const KernelFacts& f) {
 
 std::optional<KernelFacts> parse_record(const std::string& kernel_name, const std::string& text) {
   const auto lines = lines_of(text);
-  if (lines.size() < 7 || lines[0] != kMagic || lines[1] != "kernel " + kernel_name) {
+  if (lines.size() < 7 || lines[0] != kFactsMagic || lines[1] != "kernel " + kernel_name) {
     return std::nullopt;
   }
   KernelFacts facts;

@@ -12,7 +12,7 @@ namespace tilecraft::tune {
 namespace {
 
 // Version 2 indexes are signed (compile/signed_record.hpp); version 1 ones read as absent.
-constexpr const char* kMagic = "tilecraft-family 2";
+constexpr const char* kFamilyIndexMagic = "tilecraft-family 2";
 constexpr size_t kMaxIndexBytes = 16 << 20;
 
 std::string model_folder(const ProblemSignature& signature) {
@@ -45,7 +45,8 @@ std::set<std::string> compiled_in_family(const ProblemSignature& signature) {
   const std::optional<std::string> body = key ? compile::verified_body(*key, *text) : std::nullopt;
   if (!body) return names;
   const auto lines = lines_of(*body);
-  if (lines.size() < 2 || lines[0] != kMagic || lines[1] != "family " + signature.family) {
+  if (lines.size() < 2 || lines[0] != kFamilyIndexMagic ||
+      lines[1] != "family " + signature.family) {
     return names;
   }
   for (size_t i = 2; i < lines.size(); ++i) {
@@ -63,7 +64,7 @@ void note_compiled(const ProblemSignature& signature, const std::vector<std::str
       compile::cache_subdir(settings().cache_dir, {"tuning", "v1", model_folder(signature)});
   Result<std::string> key = compile::user_signing_key();
   if (!folder || !key) return;  // the index is a hint: a cache we cannot write just lacks it
-  std::string text = std::string(kMagic) + "\nfamily " + signature.family + "\n";
+  std::string text = std::string(kFamilyIndexMagic) + "\nfamily " + signature.family + "\n";
   for (const std::string& name : all) text += name + "\n";
   (void)compile::write_record_file(*folder + "/" + index_name(signature),
                                    compile::signed_record(*key, text));

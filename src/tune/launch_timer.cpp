@@ -15,11 +15,11 @@ namespace {
 
 constexpr int kMaxRepeats = 1000;
 
+}  // namespace
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
-
-}  // namespace
 
 Result<std::unique_ptr<LaunchTimer>> LaunchTimer::make(int device, size_t l2_bytes) {
   std::unique_ptr<LaunchTimer> timer(new LaunchTimer());

@@ -3,6 +3,7 @@
 // clocks while it ran (through NVML when the driver has it).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -11,6 +12,9 @@
 #include "tilecraft/core/status.hpp"
 
 namespace tilecraft::tune {
+
+// Seconds of the steady clock since start.
+double seconds_since(std::chrono::steady_clock::time_point start);
 
 struct Timing {
   double median_us = 0;

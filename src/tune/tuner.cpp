@@ -20,10 +20,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 std::string first_line(const std::string& text) {
   const size_t end = text.find('\n');
   return end == std::string::npos ? text : text.substr(0, end) + " [...]";

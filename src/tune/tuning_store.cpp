@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Version 2 entries are signed; version 1 ones (a plain SHA-256) read as absent.
-constexpr const char* kMagic = "tilecraft-tuning 2";
+constexpr const char* kTuningMagic = "tilecraft-tuning 2";
 constexpr size_t kMaxEntryBytes = 1 << 20;
 
 std::string tuning_root() { return settings().cache_dir + "/tuning/v1"; }
@@ -60,7 +60,7 @@ std::string one_line(std::string text) {
 
 std::string entry_body(const ProblemSignature& signature, const TunedChoice& choice) {
   Text out(9);
-  out << kMagic << "\n";
+  out << kTuningMagic << "\n";
   out << "device " << one_line(signature.device_model) << "\n";
   out << "signature " << one_line(signature.text()) << "\n";
   out << "kernel " << one_line(choice.kernel_name) << "\n";
@@ -97,7 +97,7 @@ std::optional<ParsedEntry> parse_entry(const std::string& text) {
   const std::optional<std::string> body = compile::verified_body(*signing_key, text);
   if (!body) return std::nullopt;
   const auto lines = lines_of(*body);
-  if (lines.empty() || lines[0] != kMagic) return std::nullopt;
+  if (lines.empty() || lines[0] != kTuningMagic) return std::nullopt;
   ParsedEntry entry;
   TunedChoice& c = entry.choice;
   for (size_t i = 1; i < lines.size(); ++i) {

@@ -22,6 +22,7 @@ bool is_float(DataType type);
 // Bits a memory element occupies; tf32 is stored as a 32-bit float.
 inline int storage_bytes(DataType type) { return size_in_bits(type) / 8; }
 std::optional<DataType> data_type_from_name(std::string_view name);
+inline bool is_fp8(DataType type) { return type == DataType::e4m3 || type == DataType::e5m2; }
 
 enum class Layout : uint8_t {
   RowMajor,
@@ -43,6 +44,10 @@ inline constexpr Layout kAllLayouts[] = {Layout::RowMajor,
                                          Layout::TensorNDHWC};
 
 std::string_view to_string(Layout layout);
+
+// The spellings error messages use: "float16", "RowMajor".
+inline std::string spelled(DataType type) { return std::string(long_name(type)); }
+inline std::string spelled(Layout layout) { return std::string(to_string(layout)); }
 // CUTLASS's one-letter tag: t (row-major, "transposed"), n (column-major), and so on.
 std::string_view short_name(Layout layout);
 bool is_matrix_layout(Layout layout);

@@ -18,11 +18,11 @@ constexpr std::string_view kThreadblock = "cutlass::epilogue::threadblock::";
 // Strides over the kernel's (M, N, L): a row-major matrix (leading dimension, batch stride) and
 // one value per batch (VisitorScalarReduction takes an int).
 constexpr std::string_view kMatrix = "cute::Stride<int64_t, cute::_1, int64_t>";
-constexpr std::string_view kScalar = "cute::Stride<cute::_0, cute::_0, int>";
+constexpr std::string_view kScalarStride = "cute::Stride<cute::_0, cute::_0, int>";
 
 std::string visitor(std::string_view name) { return std::string(kThreadblock) + std::string(name); }
 
-std::string compute_type(const std::string& function, const std::string& element_output) {
+std::string sm80_compute_type(const std::string& function, const std::string& element_output) {
   return visitor("VisitorCompute<") + function + ", " + element_output + ", ElementCompute, " +
          std::string(kEvtRound) + ">";
 }
@@ -35,7 +35,7 @@ std::string store_type(const std::string& element) {
 // The register (and warp shuffle) reduction, then the atomic one across threads and tiles. Every
 // lane of a warp holds the warp's total after VisitorScalarReduction's shuffles and each one
 // writes it: the tc_evt::Lane* atomics let the first lane alone write.
-std::string reduce_functions(ReduceOp op, bool scalar) {
+std::string sm80_reduce_functions(ReduceOp op, bool scalar) {
   const std::string atomic_add = scalar ? "tc_evt::LaneAtomicAdd" : "cutlass::atomic_add";
   const std::string atomic_max = scalar ? "tc_evt::LaneAtomicMax" : "cutlass::atomic_maximum";
   switch (op) {
@@ -62,7 +62,7 @@ bool per_kernel_row(const EpilogueNode& n, bool transposed) {
 std::string node_type(const EpilogueGraph& graph, const EvtNode& t, bool transposed) {
   switch (t.role) {
     case EvtRole::keep:
-      return compute_type("tc_evt::First", "ElementCompute");
+      return sm80_compute_type("tc_evt::First", "ElementCompute");
     case EvtRole::root:
       return store_type("ElementD");
     default:
@@ -93,19 +93,19 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, bool transpo
       const std::string tail = ", OutputTileThreadMap, " + element + ", ElementCompute, " +
                                std::string(kEvtRound) + ", ";
       if (n.axis == ReduceAxis::all) {
-        return visitor("VisitorScalarReduction<") + reduce_functions(n.reduce, true) + tail +
-               std::string(kScalar) + ">";
+        return visitor("VisitorScalarReduction<") + sm80_reduce_functions(n.reduce, true) + tail +
+               std::string(kScalarStride) + ">";
       }
       // One value per row reduces along the row: CUTLASS's column reduction, and the reverse.
       const bool per_row = per_kernel_row(n, transposed);
       return visitor(per_row ? "VisitorColReduction<" : "VisitorRowReduction<") +
-             reduce_functions(n.reduce, false) + tail +
+             sm80_reduce_functions(n.reduce, false) + tail +
              std::string(per_row ? kEvtRowVector : kEvtColumnVector) + ">";
     }
     case EpilogueNodeKind::convert:
-      return compute_type("tc_evt::Identity", element);
+      return sm80_compute_type("tc_evt::Identity", element);
     default:
-      return compute_type(evt_compute_function(n), "ElementCompute");
+      return sm80_compute_type(evt_compute_function(n), "ElementCompute");
   }
 }
 
@@ -144,7 +144,7 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtSlots& slots, co
     case EpilogueNodeKind::store:
       return "{" + pointer + ", " + matrix_stride(operand + ".ld", operand + ".batch_stride") + "}";
     case EpilogueNodeKind::reduce: {
-      const std::string_view stride = n.axis == ReduceAxis::all       ? kScalar
+      const std::string_view stride = n.axis == ReduceAxis::all       ? kScalarStride
                                       : per_kernel_row(n, transposed) ? kEvtRowVector
                                                                       : kEvtColumnVector;
       return "{" + pointer + ", " + evt_reduction_identity(n.reduce) + ", tc_evt::vector_stride<" +

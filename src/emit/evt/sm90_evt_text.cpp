@@ -10,16 +10,16 @@ namespace {
 
 constexpr std::string_view kFusion = "cutlass::epilogue::fusion::";
 // One value per batch (whole-tensor reductions): the stride over (M, N, L).
-constexpr std::string_view kScalar = "cute::Stride<cute::_0, cute::_0, int64_t>";
+constexpr std::string_view kBatchScalarStride = "cute::Stride<cute::_0, cute::_0, int64_t>";
 
 std::string fusion(std::string_view name) { return std::string(kFusion) + std::string(name); }
 
-std::string compute_type(const std::string& function, const std::string& element_output) {
+std::string sm90_compute_type(const std::string& function, const std::string& element_output) {
   return fusion("Sm90Compute<") + function + ", " + element_output + ", ElementCompute, " +
          std::string(kEvtRound) + ">";
 }
 
-std::string reduce_functions(ReduceOp op, bool shuffle) {
+std::string sm90_reduce_functions(ReduceOp op, bool shuffle) {
   switch (op) {
     case ReduceOp::sum:
       return std::string("cutlass::plus, ") + (shuffle ? "cutlass::plus, " : "") +
@@ -40,9 +40,9 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index) {
   const std::string i = std::to_string(index);
   switch (t.role) {
     case EvtRole::keep:
-      return compute_type("tc_evt::First", "ElementCompute");
+      return sm90_compute_type("tc_evt::First", "ElementCompute");
     case EvtRole::root:
-      return compute_type("tc_evt::Identity", "ElementD");
+      return sm90_compute_type("tc_evt::Identity", "ElementD");
     default:
       break;
   }
@@ -72,19 +72,19 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index) {
     case EpilogueNodeKind::reduce: {
       const std::string tail = ", " + element + ", ElementCompute, " + std::string(kEvtRound);
       if (n.axis == ReduceAxis::all) {
-        return fusion("Sm90ScalarReduction<") + reduce_functions(n.reduce, false) + tail + ", " +
-               std::string(kScalar) + ">";
+        return fusion("Sm90ScalarReduction<") + sm90_reduce_functions(n.reduce, false) + tail +
+               ", " + std::string(kBatchScalarStride) + ">";
       }
       // One value per row reduces along N: CUTLASS's column reduction, and the reverse.
       const bool per_row = n.axis == ReduceAxis::row;
       return fusion(per_row ? "Sm90ColReduction<" : "Sm90RowReduction<") +
-             reduce_functions(n.reduce, true) + ", 0, TileShape" + tail + ", " +
+             sm90_reduce_functions(n.reduce, true) + ", 0, TileShape" + tail + ", " +
              std::string(per_row ? kEvtRowVector : kEvtColumnVector) + ">";
     }
     case EpilogueNodeKind::convert:
-      return compute_type("tc_evt::Identity", element);
+      return sm90_compute_type("tc_evt::Identity", element);
     default:
-      return compute_type(evt_compute_function(n), "ElementCompute");
+      return sm90_compute_type(evt_compute_function(n), "ElementCompute");
   }
 }
 
@@ -117,7 +117,7 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtSlots& slots, co
              ".data), tc_sm90::make_stride<cutlass::detail::TagToStrideC_t<LayoutC>>(" + operand +
              ".ld, " + operand + ".batch_stride)}";
     case EpilogueNodeKind::reduce: {
-      const std::string_view stride = n.axis == ReduceAxis::all   ? kScalar
+      const std::string_view stride = n.axis == ReduceAxis::all   ? kBatchScalarStride
                                       : n.axis == ReduceAxis::row ? kEvtRowVector
                                                                   : kEvtColumnVector;
       const std::string data = n.axis == ReduceAxis::all
