@@ -111,7 +111,7 @@ fi
 # suite, its sanitizer subset, the seed's grouped example and the MoE benchmark (GROUPED_BENCH:
 # its arguments).
 if want grouped; then
-  TILECRAFT_FULL_COMPILE_TESTS=1 TILECRAFT_COMPILE_JOBS=$(nproc) step grouped_compile \
+  TILECRAFT_COMPILE_TESTS=full TILECRAFT_COMPILE_JOBS=$(nproc) step grouped_compile \
     "$TILECRAFT_BUILD_DIR/tests/cpp/tilecraft_tests" --gtest_filter='Grouped*'
   [ -f grouped_smoke.py ] && step grouped_smoke $PY -X faulthandler grouped_smoke.py
   [ -d tests/python/gpu_grouped ] && [ -z "${GROUPED_SKIP_PYTEST:-}" ] && TILECRAFT_TEST_CHECK_LIVE=1 step pytest_grouped \
@@ -133,7 +133,7 @@ fi
 # (CONV_SKIP_EXAMPLES=1 skips both) and the conv benchmark (CONV_BENCH: its arguments; unset:
 # not run; its log and JSON go straight to $OUT).
 if want conv; then
-  [ "${CONV_COMPILE_TEST:-1}" != 0 ] && TILECRAFT_FULL_COMPILE_TESTS=1 step conv_compile \
+  [ "${CONV_COMPILE_TEST:-1}" != 0 ] && TILECRAFT_COMPILE_TESTS=full step conv_compile \
     "$TILECRAFT_BUILD_DIR/tests/cpp/tilecraft_tests" --gtest_filter='ConvModuleCompile.*'
   # CONV_PREWARM=1: the first-ranked kernels of the api tests are compiled in one parallel batch
   # first (each test would compile its own in turn).

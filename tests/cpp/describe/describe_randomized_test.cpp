@@ -17,7 +17,7 @@
 //   - a random sample of the accepted descriptions that differ from their starting point is
 //     emitted and compiled with nvcc (AcceptedSampleCompiles): one SM80 and one SM90 per run
 //     (about a minute), TILECRAFT_RANDOM_COMPILE_COUNT=<n> for n of each (20 with
-//     TILECRAFT_FULL_COMPILE_TESTS=1), all of an arch in one module;
+//     TILECRAFT_COMPILE_TESTS=full, none with few), all of an arch in one module;
 //     TILECRAFT_RANDOM_COMPILE_ARCH=80 (or 90) compiles one architecture's sample only.
 // Each run draws a fresh seed and prints it; TILECRAFT_RANDOM_SEED=<n> replays a run, and
 // TILECRAFT_RANDOM_CASES=<n> sets the number of cases (default 100000).
@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "compile_tests.hpp"
 #include "emit/module_compile_support.hpp"
 #include "runtime/simt_kernel.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
@@ -589,11 +590,12 @@ TEST(DescribeRandomized, FullyRandomArgumentsNeverCrash) {
 
 // A sample of the accepted descriptions that differ from where they started compiles.
 TEST(DescribeRandomized, AcceptedSampleCompiles) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "a random sample of accepted descriptions");
   const std::string missing = runtime_test::missing_toolchain();
   if (!missing.empty()) GTEST_SKIP() << missing;
   const Tally tally = explore(run_seed(), case_count());
   const size_t count = env_number("TILECRAFT_RANDOM_COMPILE_COUNT",
-                                  emit::compile_testing::full_compile_tests() ? 20 : 1);
+                                  compile_tests::level() == compile_tests::Level::full ? 20 : 1);
   Random r(run_seed() + 1);
   // TILECRAFT_RANDOM_COMPILE_ARCH=80 or 90: compile that architecture's sample only.
   const uint64_t only_arch = env_number("TILECRAFT_RANDOM_COMPILE_ARCH", 0);

@@ -1,8 +1,8 @@
 // Every instance the configuration spaces list must be a kernel CUTLASS builds: random samples are
-// compiled with nvcc through tilecraft's own compiler. CI compiles one SM80 and one SM90
-// instance and one of each SM80 CUDA-core and f64 family; the full sample (20 of each) runs on
-// demand:
-//   TILECRAFT_FULL_COMPILE_TESTS=1 ./tilecraft_tests --gtest_filter='SpaceCompile*'
+// compiled with nvcc through tilecraft's own compiler. TILECRAFT_COMPILE_TESTS=standard (the
+// default) compiles one SM80 and one SM90 instance and one of each SM80 CUDA-core and f64 family;
+// few compiles none; the full sample (20 of each) runs with
+//   TILECRAFT_COMPILE_TESTS=full ./tilecraft_tests --gtest_filter='SpaceCompile*'
 // TILECRAFT_SPACE_SEED=<n> picks another sample (the seed is printed).
 #include <gtest/gtest.h>
 
@@ -13,17 +13,13 @@
 #include <vector>
 
 #include "compile/test_support.hpp"
+#include "compile_tests.hpp"
 #include "runtime/simt_kernel.hpp"
 #include "tilecraft/discover/gemm_space.hpp"
 #include "tilecraft/tilecraft.hpp"
 
 namespace tilecraft::discover {
 namespace {
-
-bool full_compile_tests() {
-  const char* value = std::getenv("TILECRAFT_FULL_COMPILE_TESTS");
-  return value != nullptr && std::string(value) == "1";
-}
 
 unsigned sample_seed() {
   const char* value = std::getenv("TILECRAFT_SPACE_SEED");
@@ -57,11 +53,15 @@ void compile_sample(size_t per_arch) {
   }
 }
 
-TEST(SpaceCompile, CiSample) { compile_sample(1); }
+TEST(SpaceCompile, CiSample) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "one random SM80 and one random SM90 instance");
+  compile_sample(1);
+}
 
 // One random SM80 instance of each CUDA-core and f64 family (f32 SIMT, f64 SIMT, f64 tensor
 // cores), whose tiles come from CUTLASS's generator rather than from the rules.
 TEST(SpaceCompile, EverySm80MathFamily) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "one instance of each SM80 CUDA-core and f64 family");
   const std::string missing = runtime_test::missing_toolchain();
   if (!missing.empty()) GTEST_SKIP() << missing;
   const GemmSpace& space = GemmSpace::of(80);
@@ -88,10 +88,8 @@ TEST(SpaceCompile, EverySm80MathFamily) {
 }
 
 TEST(SpaceCompile, RandomForty) {
-  if (!full_compile_tests()) {
-    GTEST_SKIP() << "set TILECRAFT_FULL_COMPILE_TESTS=1 to compile 20 random SM80 and 20 random "
-                    "SM90 instances of the configuration spaces";
-  }
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(
+      full, "20 random SM80 and 20 random SM90 instances of the configuration spaces");
   compile_sample(20);
 }
 

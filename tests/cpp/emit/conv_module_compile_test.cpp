@@ -3,17 +3,19 @@
 // serial and parallel split-K) are emitted, compiled by nvcc, dlopen'ed (no GPU needed) and their
 // host checks probed with problems they must take and problems they must refuse.
 //
-// By default (CI) one SM80 module of three entries is compiled (f16 fprop optimized, its parallel
-// split-K companion, SIMT f32 strided dgrad) and one SM90 module (CUTLASS 3.x ConvUniversal: bf16
-// fprop with a fused bias and relu, f16 wgrad); TILECRAFT_FULL_COMPILE_TESTS=1 adds a module of
-// every other kind and algorithm, and SM90 dgrad and tf32 fprop. A module of grouped fprop
-// (single group, multiple groups, depthwise f16 and f32) and one of 3-D convolutions (CUTLASS's
-// Conv3d: fprop, both dgrad forms, wgrad with parallel split-K, SIMT) always compile.
+// With TILECRAFT_COMPILE_TESTS=standard (the default) one SM80 module of three entries is compiled
+// (f16 fprop optimized, its parallel split-K companion, SIMT f32 strided dgrad), one SM90 module
+// (CUTLASS 3.x ConvUniversal: bf16 fprop with a fused bias and relu, f16 wgrad), a module of
+// grouped fprop (single group, multiple groups, depthwise f16 and f32) and one of 3-D
+// convolutions (CUTLASS's Conv3d: fprop, both dgrad forms, wgrad with parallel split-K, SIMT);
+// full adds a module of every other kind and algorithm, and SM90 dgrad and tf32 fprop; few
+// (a machine without a GPU, scripts/test.sh) compiles none of them.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "compile_tests.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/module_compile_support.hpp"
 #include "emit/sm90_test_descriptions.hpp"
@@ -309,41 +311,40 @@ std::vector<ModuleSpec> sm90_full_specs() {
 }
 
 TEST(ConvModuleCompile, Sm90ConvUniversal) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the SM90 ConvUniversal module");
   auto modules = compile_and_check("tilecraft_conv_sm90_", sm90_ci_specs(), 90, check_conv_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 
 TEST(ConvModuleCompile, Sm90DgradAndTf32) {
-  if (!full_compile_tests()) {
-    GTEST_SKIP() << "the SM90 dgrad and tf32 modules compile with TILECRAFT_FULL_COMPILE_TESTS=1";
-  }
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(full, "the SM90 dgrad and tf32 convolution modules");
   auto modules =
       compile_and_check("tilecraft_conv_sm90_full_", sm90_full_specs(), 90, check_conv_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 
 TEST(ConvModuleCompile, Sm80ImplicitGemmConvolution) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the SM80 implicit-GEMM convolution module");
   auto modules = compile_and_check("tilecraft_conv_sm80_", ci_specs(), 80, check_conv_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 
 TEST(ConvModuleCompile, Sm80GroupedAndDepthwiseFprop) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the SM80 grouped and depthwise fprop module");
   auto modules =
       compile_and_check("tilecraft_conv_sm80_groups_", group_specs(), 80, check_group_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 
 TEST(ConvModuleCompile, Sm80Conv3d) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the SM80 3-D convolution module");
   auto modules =
       compile_and_check("tilecraft_conv3d_sm80_", conv3d_specs(), 80, check_conv3d_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 
 TEST(ConvModuleCompile, Sm80EveryKindAndAlgorithm) {
-  if (!full_compile_tests()) {
-    GTEST_SKIP() << "the full set of convolution modules compiles with "
-                    "TILECRAFT_FULL_COMPILE_TESTS=1";
-  }
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(full, "the full set of SM80 convolution modules");
   auto modules = compile_and_check("tilecraft_conv_sm80_full_", full_specs(), 80, check_conv_entry);
   EXPECT_EQ(modules.size(), 1u);
 }

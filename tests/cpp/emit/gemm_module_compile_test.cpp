@@ -2,13 +2,13 @@
 // needed), and their ABI table is checked: version, entries, names, and can_implement on good and
 // bad problems. Each module's compile time is printed.
 //
-// By default (CI) five modules are compiled: the seed's SIMT f32 kernel, a TensorOp f16 kernel
-// with its split-K-parallel companion, the interleaved int8 kernel, kernels with an epilogue
-// graph (CUTLASS's 2.x epilogue visitor tree) and one with shared values (its topological
-// visitor). The full set, one module per row of the
-// math-instruction table plus modules covering every epilogue, activation, swizzle and epilogue
-// graph node, runs with
-//   TILECRAFT_FULL_COMPILE_TESTS=1 ./tilecraft_tests --gtest_filter='GemmModuleCompile*'
+// The seed's SIMT f32 kernel compiles at every TILECRAFT_COMPILE_TESTS level. With standard (the
+// default) four more modules are compiled: a TensorOp f16 kernel with its split-K-parallel
+// companion, the interleaved int8 kernel, kernels with an epilogue graph (CUTLASS's 2.x epilogue
+// visitor tree) and one with shared values (its topological visitor). The full set, one module
+// per row of the math-instruction table plus modules covering every epilogue, activation, swizzle
+// and epilogue graph node, runs with
+//   TILECRAFT_COMPILE_TESTS=full ./tilecraft_tests --gtest_filter='GemmModuleCompile*'
 // (tens of minutes on two cores). At most two nvcc processes run at once; nvcc and the CUTLASS
 // headers come from tilecraft::settings() (TILECRAFT_NVCC, TILECRAFT_CUTLASS_DIR).
 #include <dlfcn.h>
@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "compile_tests.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/evt/evt_tree.hpp"
 #include "emit/evt_test_graphs.hpp"
@@ -117,24 +118,11 @@ void skip_without_toolchain() {
   }
 }
 
-TEST(GemmModuleCompile, CiModules) {
+TEST(GemmModuleCompile, SeedModule) {
   skip_without_toolchain();
   if (::testing::Test::IsSkipped()) return;
   const GemmDescription simt = simt_f32_seed();
-  const GemmDescription f16 = tensorop_f16_tn();
-  const GemmDescription int8 = int8_interleaved();
-  const GemmDescription graph = sm80_graph_gemm(issue_graph());
-  const GemmDescription column_graph =
-      sm80_graph_gemm(issue_graph(), DataType::f16, Layout::ColumnMajor);
-  const std::vector<ModuleSpec> specs = {
-      {"simt_f32_seed", {{simt}}},
-      {"tensorop_f16_tn_split_k",
-       {{f16, GemmEntryKind::kUniversal}, {f16, GemmEntryKind::kSplitKParallel}}},
-      {"int8_interleaved", {{int8}}},
-      {"epilogue_graph", {{graph}, {column_graph}}},
-      {"epilogue_graph_shared_values", {{sm80_graph_gemm(shared_value_graph())}}},
-  };
-  const auto modules = compile_and_check(specs);
+  const auto modules = compile_and_check({{"simt_f32_seed", {{simt}}}});
   if (::testing::Test::HasFatalFailure()) return;
 
   // The seed's kernel: tight leading dimensions pass, a short one is named.
@@ -155,8 +143,29 @@ TEST(GemmModuleCompile, CiModules) {
     args.batch_count = 70000;
     EXPECT_EQ(can_implement(entry, args).text, "batch_count 70000 is outside [1, 65535]");
   }
+}
+
+TEST(GemmModuleCompile, CiModules) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the SM80 TensorOp, int8 and epilogue graph modules");
+  skip_without_toolchain();
+  if (::testing::Test::IsSkipped()) return;
+  const GemmDescription f16 = tensorop_f16_tn();
+  const GemmDescription int8 = int8_interleaved();
+  const GemmDescription graph = sm80_graph_gemm(issue_graph());
+  const GemmDescription column_graph =
+      sm80_graph_gemm(issue_graph(), DataType::f16, Layout::ColumnMajor);
+  const std::vector<ModuleSpec> specs = {
+      {"tensorop_f16_tn_split_k",
+       {{f16, GemmEntryKind::kUniversal}, {f16, GemmEntryKind::kSplitKParallel}}},
+      {"int8_interleaved", {{int8}}},
+      {"epilogue_graph", {{graph}, {column_graph}}},
+      {"epilogue_graph_shared_values", {{sm80_graph_gemm(shared_value_graph())}}},
+  };
+  const auto modules = compile_and_check(specs);
+  if (::testing::Test::HasFatalFailure()) return;
+
   // The f16 kernel and its split-K-parallel companion.
-  if (const tc_module_table* table = modules[1]->table()) {
+  if (const tc_module_table* table = modules[0]->table()) {
     const tc_kernel_entry& universal = table->entries[0];
     const tc_kernel_entry& split_k = table->entries[1];
     tc_gemm_args args = problem({f16}, 13, 7, 5);
@@ -176,7 +185,7 @@ TEST(GemmModuleCompile, CiModules) {
               std::string::npos);
   }
   // The interleaved int8 kernel checks what CUTLASS's interleaved layouts demand.
-  if (const tc_module_table* table = modules[2]->table()) {
+  if (const tc_module_table* table = modules[1]->table()) {
     const tc_kernel_entry& entry = table->entries[0];
     tc_gemm_args args = problem({int8}, 128, 128, 48);
     EXPECT_EQ(can_implement(entry, args).text,
@@ -190,7 +199,7 @@ TEST(GemmModuleCompile, CiModules) {
               "MxK matrix");
   }
   // The epilogue graph's kernel (CUTLASS's 2.x visitor): Gemm and Batched, its operands counted.
-  if (const tc_module_table* table = modules[3]->table()) {
+  if (const tc_module_table* table = modules[2]->table()) {
     const tc_kernel_entry& entry = table->entries[0];
     tc_gemm_args args = problem({graph}, 200, 136, 64);
     EXPECT_EQ(can_implement(entry, args).status, TC_OK) << can_implement(entry, args).text;
@@ -350,10 +359,8 @@ std::vector<ModuleSpec> epilogue_and_swizzle_modules() {
 }
 
 TEST(GemmModuleCompile, FullSet) {
-  if (!full_compile_tests()) {
-    GTEST_SKIP() << "set TILECRAFT_FULL_COMPILE_TESTS=1 to compile one module per math "
-                    "instruction, epilogue, activation and swizzle";
-  }
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(
+      full, "one SM80 module per math instruction, epilogue, activation and swizzle");
   skip_without_toolchain();
   if (::testing::Test::IsSkipped()) return;
   std::vector<ModuleSpec> specs = math_instruction_modules();

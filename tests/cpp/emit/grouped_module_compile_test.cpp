@@ -2,8 +2,9 @@
 // CUTLASS 3.x pointer-array grouped kernels (SM90) are emitted, compiled by nvcc, dlopen'ed (no
 // GPU needed) and their entries' host checks probed.
 //
-// By default (CI) one SM80 module of two entries (f16 TensorOp on the Device scheduler, SIMT f32
-// on the Host scheduler) is compiled. TILECRAFT_FULL_COMPILE_TESTS=1 adds the SM90 module
+// With TILECRAFT_COMPILE_TESTS=standard (the default) one SM80 module of two entries (f16 TensorOp
+// on the Device scheduler, SIMT f32 on the Host scheduler) is compiled; few compiles none; full
+// adds the SM90 module
 // (bf16 cooperative, f16 ping-pong with relu, fp8 with scales folded into alpha, bf16 with a
 // per-problem bias and gelu).
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "compile_tests.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/module_compile_support.hpp"
 #include "emit/sm90_test_descriptions.hpp"
@@ -123,15 +125,14 @@ std::vector<ModuleSpec> sm90_specs() {
 }
 
 TEST(GroupedModuleCompile, Sm80GemmGroupedBothSchedulers) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the SM80 grouped GEMM module");
   auto modules =
       compile_and_check("tilecraft_grouped_sm80_", sm80_specs(), 80, check_grouped_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 
 TEST(GroupedModuleCompile, Sm90PointerArrayGrouped) {
-  if (!full_compile_tests()) {
-    GTEST_SKIP() << "SM90 grouped modules compile with TILECRAFT_FULL_COMPILE_TESTS=1";
-  }
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(full, "the SM90 grouped GEMM module");
   auto modules =
       compile_and_check("tilecraft_grouped_sm90_", sm90_specs(), 90, check_grouped_entry);
   EXPECT_EQ(modules.size(), 1u);

@@ -42,11 +42,6 @@ struct CompiledModule {
   std::string log;
 };
 
-inline bool full_compile_tests() {
-  const char* value = std::getenv("TILECRAFT_FULL_COMPILE_TESTS");
-  return value != nullptr && std::string(value) == "1";
-}
-
 inline CompiledModule compile_module(const std::filesystem::path& dir, const ModuleSpec& spec,
                                      int arch) {
   CompiledModule result;

@@ -3,11 +3,12 @@
 // metadata, and can_implement on good and bad problems (checked on the host; without a GPU the
 // SM count is 0, which can_implement does not use). Each module's compile time is printed.
 //
-// By default (CI) one module is compiled (about two minutes on two cores): bf16 TN, cooperative,
-// with a column-bias + gelu epilogue. The full set, a custom epilogue whose values are shared,
-// tf32, fp8 (scaled, fast accumulation, and an fp8 output), int8, an aux output, stream-K,
-// ping-pong and custom epilogues at the bounds on their size, runs with
-//   TILECRAFT_FULL_COMPILE_TESTS=1 ./tilecraft_tests --gtest_filter='Sm90ModuleCompile*'
+// At every TILECRAFT_COMPILE_TESTS level (few, standard, full) one module is compiled (about two
+// minutes on two fast cores): bf16 TN, cooperative, with a column-bias + gelu epilogue. The full
+// set, a custom epilogue whose values are shared, tf32, fp8 (scaled, fast accumulation, and an
+// fp8 output), int8, an aux output, stream-K, ping-pong and custom epilogues at the bounds on
+// their size, runs with
+//   TILECRAFT_COMPILE_TESTS=full ./tilecraft_tests --gtest_filter='Sm90ModuleCompile*'
 // (TILECRAFT_COMPILE_TESTS_ONLY=<part of a module name> narrows it). SM90 modules are compiled
 // one at a time (each nvcc takes gigabytes) unless TILECRAFT_COMPILE_JOBS is set; nvcc and the
 // CUTLASS headers come from tilecraft::settings() (TILECRAFT_NVCC, TILECRAFT_CUTLASS_DIR).
@@ -28,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "compile_tests.hpp"
 #include "emit/evt/evt_tree.hpp"
 #include "emit/evt_test_graphs.hpp"
 #include "emit/module_compile_support.hpp"
@@ -228,10 +230,8 @@ TEST(Sm90ModuleCompile, NullArgumentsAreRefused) {
 // twice). Part of the full set (CI compiles the SM80 topological visitor; the GPU suite
 // tests/python/gpu_evt runs SM90 ones).
 TEST(Sm90ModuleCompile, EpilogueGraphWithSharedValues) {
-  if (!full_compile_tests()) {
-    GTEST_SKIP() << "set TILECRAFT_FULL_COMPILE_TESTS=1 to compile an SM90 custom epilogue with "
-                    "shared values (one Sm90TopologicalVisitor)";
-  }
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(
+      full, "an SM90 custom epilogue with shared values (one Sm90TopologicalVisitor)");
   skip_without_toolchain();
   if (::testing::Test::IsSkipped()) return;
   const GemmDescription d = f16_tn_coop_graph(emit::testing::shared_value_graph());
@@ -245,10 +245,8 @@ TEST(Sm90ModuleCompile, EpilogueGraphWithSharedValues) {
 }
 
 TEST(Sm90ModuleCompile, FullSet) {
-  if (!full_compile_tests()) {
-    GTEST_SKIP() << "set TILECRAFT_FULL_COMPILE_TESTS=1 to compile SM90 modules for tf32, fp8, "
-                    "int8, aux outputs, stream-K and ping-pong";
-  }
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(
+      full, "SM90 modules for tf32, fp8, int8, aux outputs, stream-K and ping-pong");
   skip_without_toolchain();
   if (::testing::Test::IsSkipped()) return;
   std::vector<ModuleSpec> specs = {

@@ -6,6 +6,7 @@
 #include "compile/artifact_cache.hpp"
 #include "compile/process.hpp"
 #include "compile/test_support.hpp"
+#include "compile_tests.hpp"
 #include "core/program_path.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/sm90_test_descriptions.hpp"
@@ -69,6 +70,7 @@ TEST(LoadedKernels, AKernelBuiltInASharedUnitIsFoundOnDiskWhenAskedForAlone) {
 // More kernels than compile jobs: kernels share translation units, but a unit holds one arch.
 // (An SM80 and an SM90 convolution once landed in one unit, which the emitter refused.)
 TEST(LoadedKernels, ConvolutionsOfTwoArchsCompiledTogetherTakeUnitsOfTheirOwn) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "an SM80 and an SM90 convolution");
   const std::string missing = runtime_test::missing_toolchain();
   if (!missing.empty()) GTEST_SKIP() << missing;
   compile::testing::ScopedCache cache("conv-archs", /*compile_jobs=*/1);
