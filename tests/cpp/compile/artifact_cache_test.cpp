@@ -17,6 +17,7 @@
 
 namespace tilecraft::compile {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 using testing::read_file;
@@ -380,5 +381,6 @@ TEST(ArtifactCache, ProcessesRacingOnOneKeyCompileOnce) {
   EXPECT_EQ(call_answer(path), 42);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::compile

@@ -10,6 +10,7 @@
 
 namespace tilecraft::compile {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 using testing::read_file;
@@ -282,5 +283,6 @@ TEST(BuildModules, ParallelBuildReturnsResultsInRequestOrder) {
   EXPECT_EQ(lines.front(), "tilecraft: compiling 1 kernel with 1 parallel job (cache miss)");
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::compile

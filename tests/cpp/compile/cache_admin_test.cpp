@@ -11,6 +11,7 @@
 
 namespace tilecraft::compile {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 using testing::read_file;
@@ -122,5 +123,6 @@ TEST(KernelCacheAdmin, ClearLeavesForeignFilesAndFollowsNoLink) {
   for (const std::string& line : left) EXPECT_EQ(line.rfind("left " + root + "/facts/", 0), 0u);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::compile

@@ -24,6 +24,7 @@
 
 namespace tilecraft::compile {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 using namespace testing;
@@ -493,5 +494,6 @@ TEST(Ed25519, Rfc8032TestVector1) {
   EXPECT_FALSE(ed25519_verify("short", "", signature));
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::compile

@@ -33,6 +33,7 @@
 
 namespace tilecraft::compile {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -840,5 +841,6 @@ TEST(CacheFaults, PlantedCacheInTheWorkingFolderIsNeverLoaded) {
   EXPECT_FALSE(fs::exists(ran)) << "the planted module's code ran";
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::compile

@@ -15,6 +15,7 @@
 
 namespace tilecraft::compile {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 using testing::read_file;
@@ -164,5 +165,6 @@ TEST(CacheRoot, CleaningLeavesForeignFilesAndLinksAlone) {
   EXPECT_TRUE(fs::exists(outside + "/precious.txt"));
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::compile

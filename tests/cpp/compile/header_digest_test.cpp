@@ -11,6 +11,7 @@
 
 namespace tilecraft::compile {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 using testing::read_file;
@@ -75,5 +76,6 @@ TEST_F(HeaderDigest, MissingFolderIsAClearError) {
   EXPECT_NE(d.status().message().find(dir_ + "/nowhere"), std::string::npos);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::compile

@@ -15,6 +15,7 @@
 
 namespace tilecraft::compile {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 TEST(RunProcess, CapturesStdoutAndStderrAndExitCode) {
   Result<ProcessResult> run = run_process({"/bin/sh", "-c", "echo out; echo err 1>&2; exit 3"});
@@ -179,5 +180,6 @@ TEST(FormatCommand, QuotesOnlyWhatNeedsIt) {
       "nvcc -O3 -gencode arch=compute_90a,code=sm_90a 'a b' 'it'\\''s'");
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::compile

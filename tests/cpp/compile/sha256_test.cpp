@@ -8,6 +8,7 @@
 
 namespace tilecraft::compile {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 std::string unhex(const std::string& hex) {
   std::string bytes;
@@ -80,5 +81,6 @@ TEST(HmacSha256, DigestsEqual) {
   EXPECT_FALSE(digests_equal(a, b));
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::compile

@@ -10,6 +10,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using testing::ScopedEnv;
 
@@ -135,5 +136,6 @@ TEST(Settings, ReferencesSurviveReplacement) {
   set_settings(restored);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

@@ -4,6 +4,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 TEST(TensorView, DescribeNamesDtypeShapeStridesAndDevice) {
   float data[6];
@@ -17,5 +18,6 @@ TEST(TensorView, DescribeNamesDtypeShapeStridesAndDevice) {
   EXPECT_FALSE(view.is_contiguous());
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

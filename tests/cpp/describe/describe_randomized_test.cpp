@@ -46,6 +46,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 uint64_t env_number(const char* name, uint64_t fallback) {
   const char* value = std::getenv(name);
@@ -625,5 +626,6 @@ TEST(DescribeRandomized, AcceptedSampleCompiles) {
   }
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

@@ -12,6 +12,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 
@@ -297,5 +298,6 @@ TEST(EpilogueGraph, ArchitectureRules) {
   EXPECT_NE(error_of(g, 70).find("arch: expected 80"), std::string::npos);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

@@ -9,6 +9,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 Result<GemmDescription> grouped(const GemmDescription& d, SchedulerMode mode) {
   return GemmDescription::make_grouped(d.arch, d.tile, d.A, d.B, d.C, d.epilogue, d.swizzle, mode);
@@ -76,5 +77,6 @@ TEST(GroupedRules, OutOfRangeSchedulerModeIsNamed) {
                  "precompute_mode");
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

@@ -4,6 +4,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 using enum MathOperation;
@@ -60,5 +61,6 @@ TEST(MathInstruction, ShapeName) {
   EXPECT_EQ(simt->shape_name(), "");
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

@@ -8,6 +8,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 
@@ -80,5 +81,6 @@ TEST(NamedRefusals, Tf32OutputNamesElementOutput) {
   EXPECT_TRUE(contains(functor.status().message(), "element_output: no epilogue writes tfloat32"));
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

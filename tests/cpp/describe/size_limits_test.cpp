@@ -12,6 +12,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 
@@ -199,11 +200,13 @@ TEST(SizeLimits, PerformanceModelSurvivesUnvalidatedDescriptions) {
   EXPECT_EQ(discover::estimate(d, shape, device).score, 0);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 // Audit of 2026-11-26 (MISC): a SIMT 2048x128 tile over 2x4 warps, 1024 accumulators per thread,
 // was accepted. A thread holds at most 255 registers: accumulators that need more are refused.
@@ -228,5 +231,6 @@ TEST(SizeLimits, WarpTilesWhoseAccumulatorsCannotFitAThreadsRegistersAreRefused)
   EXPECT_TRUE(TileDescription::make({128, 128, 16}, 3, {4, 2, 1}, dmma));
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

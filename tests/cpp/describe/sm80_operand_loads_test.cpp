@@ -12,6 +12,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 
@@ -147,5 +148,6 @@ TEST(Sm80OperandLoads, EveryGeneratorTileStillPasses) {
   }
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

@@ -15,6 +15,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using namespace sm90_test;
 using enum DataType;
@@ -858,5 +859,6 @@ TEST(Sm90FormerGaps, AutoStagesMustLeaveRoomForTwo) {
                  StatusCode::kInvalidArgument, {"stages", "KiB", "227"}));
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

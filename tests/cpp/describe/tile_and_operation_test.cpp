@@ -4,6 +4,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 
@@ -135,5 +136,6 @@ TEST(GemmDescription, InterleavedInt8NeedsTheCanonicalTriple) {
   EXPECT_NE(message_of(bad.status()).find("interleaved int8 GEMM takes"), std::string::npos);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

@@ -12,6 +12,7 @@
 
 namespace tilecraft::api {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 
@@ -177,5 +178,6 @@ TEST(ApiEpilogue, ScalesSelectFp8KernelsOnly) {
   for (const Kernel& k : kernels) EXPECT_TRUE(k.metadata().epilogue.per_tensor_scales);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::api

@@ -11,6 +11,7 @@
 
 namespace tilecraft::api {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 
@@ -192,5 +193,6 @@ TEST(ApiDevice, CcCheckSaysWhyWithoutAGpu) {
   EXPECT_FALSE(status.message().empty());
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::api

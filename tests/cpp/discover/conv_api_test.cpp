@@ -11,6 +11,7 @@
 
 namespace tilecraft::api {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 
@@ -391,5 +392,6 @@ TEST(ApiConv3dKernels, ListsArch80Conv3dKernelsOfEveryKind) {
   for (const Kernel& k : simt) EXPECT_EQ(k.metadata().operands.A.alignment, 1);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::api

@@ -19,6 +19,7 @@
 
 namespace tilecraft::api {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 using testing::cuda;
@@ -286,5 +287,6 @@ TEST(ExtentsConv, ProblemSizesWhoseElementCountsOverflowAreRefused) {
   expect_refused(status_of(made), "problem_size: the activation tensor has");
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::api

@@ -9,6 +9,7 @@
 
 namespace tilecraft::discover {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 
@@ -71,5 +72,6 @@ TEST(GemmSpace, Sm80OffersNarrowAlignments) {
 
 TEST(GemmSpace, RejectsOtherArchitectures) { EXPECT_THROW(GemmSpace::of(75), Error); }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::discover

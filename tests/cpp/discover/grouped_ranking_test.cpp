@@ -10,6 +10,7 @@
 
 namespace tilecraft::api {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 alignas(256) char g_memory[256];
 
@@ -64,5 +65,6 @@ TEST(GroupedRanking, ManySmallProblemsAreBoundByReadingEveryMatrix) {
   EXPECT_GT(kernels.front().metadata().score, 0.5 * bound_tflops);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::api

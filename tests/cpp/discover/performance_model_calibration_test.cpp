@@ -18,6 +18,7 @@
 
 namespace tilecraft::api {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 struct Timed {
   const char* design;  // the kernel name after "tilecraft_sm90_tensorop_gemm_bf16bf16_f32acc_bf16_"
@@ -302,5 +303,6 @@ TEST(PerformanceModelCalibration, FirstPickAmongMeasuredWithin15PercentOfTheBest
   EXPECT_GE(within, 9);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::api

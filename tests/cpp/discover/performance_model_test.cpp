@@ -12,6 +12,7 @@
 
 namespace tilecraft::discover {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using sm90_test::epilogue;
 using sm90_test::gemm;
@@ -244,5 +245,6 @@ TEST(PerformanceModel, ExplainNamesEveryQuantity) {
   }
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::discover

@@ -14,6 +14,7 @@
 
 namespace tilecraft::api {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 using testing::cuda;
@@ -131,5 +132,6 @@ TEST(SpaceAgreement, ProblemsAtTheEdgeOfThe32BitIndex) {
           .value());
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::api

@@ -20,6 +20,7 @@
 
 namespace tilecraft::discover {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 unsigned sample_seed() {
   const char* value = std::getenv("TILECRAFT_SPACE_SEED");
@@ -93,5 +94,6 @@ TEST(SpaceCompile, RandomForty) {
   compile_sample(20);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::discover

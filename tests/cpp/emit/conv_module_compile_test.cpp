@@ -24,6 +24,7 @@
 
 namespace tilecraft::emit {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using namespace tilecraft::emit::compile_testing;
 using namespace tilecraft::emit::testing;
@@ -349,5 +350,6 @@ TEST(ConvModuleCompile, Sm80EveryKindAndAlgorithm) {
   EXPECT_EQ(modules.size(), 1u);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::emit

@@ -6,6 +6,7 @@
 
 namespace tilecraft::emit {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 TEST(CutlassNames, Elements) {
   EXPECT_EQ(cutlass_element(DataType::f64), "double");
@@ -78,5 +79,6 @@ TEST(CutlassNames, Swizzles) {
             "cutlass::gemm::threadblock::GemmBatchedIdentityThreadblockSwizzle");
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::emit

@@ -12,6 +12,7 @@
 
 namespace tilecraft::emit {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using namespace tilecraft::sm90_test;
 using enum DataType;
@@ -140,5 +141,6 @@ TEST(Sm90EvtEmission, EntryIsAVisitorTreeWithoutASourceC) {
   EXPECT_EQ(module.find(marker, first + 1), std::string::npos);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::emit

@@ -16,6 +16,7 @@
 
 namespace tilecraft::emit {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using namespace tilecraft::emit::testing;
 using enum DataType;
@@ -228,5 +229,6 @@ TEST(EvtLowering, AHugeUnvalidatedChainIsEmittedWithoutRecursion) {
       << described.status().message();
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::emit

@@ -22,6 +22,7 @@
 
 namespace tilecraft::emit {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -176,5 +177,6 @@ TEST(GemmEmitter, ArchFlagsBuildSm80AndSm90FromOneFrontEndPass) {
   EXPECT_EQ(flags[2], "-gencode=arch=compute_80,code=compute_80");
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::emit

@@ -38,6 +38,7 @@
 
 namespace tilecraft::emit {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 using namespace tilecraft::emit::testing;
@@ -372,5 +373,6 @@ TEST(GemmModuleCompile, FullSet) {
   (void)compile_and_check(specs);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::emit

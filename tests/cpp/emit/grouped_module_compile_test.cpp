@@ -21,6 +21,7 @@
 
 namespace tilecraft::emit {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using namespace tilecraft::emit::compile_testing;
 
@@ -138,5 +139,6 @@ TEST(GroupedModuleCompile, Sm90PointerArrayGrouped) {
   EXPECT_EQ(modules.size(), 1u);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::emit

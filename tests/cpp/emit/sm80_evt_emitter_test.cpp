@@ -16,6 +16,7 @@
 
 namespace tilecraft::emit {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using namespace tilecraft::emit::testing;
 using enum DataType;
@@ -383,5 +384,6 @@ TEST(Sm80EvtEmitter, AColumnMajorDIsTheTransposedProblem) {
             std::string::npos);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::emit

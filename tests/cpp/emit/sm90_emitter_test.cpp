@@ -26,6 +26,7 @@
 
 namespace tilecraft::emit {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 using namespace tilecraft::sm90_test;
@@ -365,5 +366,6 @@ TEST(Sm90EmitterGolden, GroupedBf16BiasPerProblemGelu) {
                          .value());
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::emit

@@ -15,6 +15,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 // D = relu(alpha * acc + bias[n]) (f16); rowmax[m] = max over n of D; total = sum of D.
 EpilogueGraph relu_bias_graph() {
@@ -152,5 +153,6 @@ TEST(EpilogueGraphGpu, GraphBuiltInCppRunsOnSm90) {
   expect_results(dD, dRowmax, dTotal, 0.5, bias);  // the first launch's outputs, untouched
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

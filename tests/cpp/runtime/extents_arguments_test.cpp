@@ -17,6 +17,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 using api::testing::cuda;
@@ -140,5 +141,6 @@ TEST(ExtentsArguments, StackedGroupsAreCheckedInSixtyFourBits) {
   expect_refused(status_of(p.split()), "B: at most 1048576 groups (problems) in one launch");
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

@@ -11,6 +11,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 std::shared_ptr<GemmOperation> simt_f32(Layout layout_b) {
   using enum DataType;
@@ -89,11 +90,13 @@ TEST(GemmArguments, BadInputIsRejectedBeforeAnyCudaWork) {
   for (float x : D) EXPECT_EQ(x, 7.0f);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 // Device pointers are never dereferenced before validation passes, so a mismatch of devices is
 // caught (and can be tested) without a GPU.
@@ -112,5 +115,6 @@ TEST(GemmArguments, OperandsOnDifferentDevicesAreRejected) {
             "B: expected a tensor on cuda:0 like the other operands, got cuda:1");
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

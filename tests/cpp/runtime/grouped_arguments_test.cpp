@@ -14,6 +14,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 std::shared_ptr<GemmOperation> f16_grouped() {
   const GemmDescription d = emit::testing::tensorop_f16_tn();
@@ -188,5 +189,6 @@ TEST(GroupedApiArguments, WordsItsRefusals) {
       << uneven.status().message();
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

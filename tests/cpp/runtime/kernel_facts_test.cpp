@@ -17,6 +17,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -198,5 +199,6 @@ TEST(KernelFactsRanking, FastAccumulationOnNonFp8OperandsIsRefused) {
   EXPECT_NE(args.status().message().find("BFloat16"), std::string::npos);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

@@ -12,6 +12,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 
@@ -64,5 +65,6 @@ TEST(Sm80GraphArguments, ParallelSplitKAndArrayModesAreRefused) {
   expect_refused(p.problem, "run Gemm and Batched; got Array");
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

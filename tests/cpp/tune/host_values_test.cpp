@@ -8,6 +8,7 @@
 
 namespace tilecraft::tune {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 double round_trip(double value, DataType type) {
   uint8_t storage[8] = {};
@@ -70,5 +71,6 @@ TEST(HostValues, SubnormalsAndSpecials) {
   EXPECT_TRUE(std::isnan(decode_value(&half_nan, DataType::bf16)));
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::tune

@@ -11,6 +11,7 @@
 
 namespace tilecraft::tune {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 using enum DataType;
 using api::testing::cuda;
@@ -32,5 +33,6 @@ TEST(TuningSignature, RefusesArgumentsWithACustomEpilogue) {
       << signature.status().message();
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::tune

@@ -14,6 +14,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 // A row-major f32 device matrix with its host copy.
 struct Matrix {
@@ -205,5 +206,6 @@ TEST_F(TunerGpu, TheCandidateCheckCatchesWrongAndUnwrittenElements) {
       << unwritten.message();
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

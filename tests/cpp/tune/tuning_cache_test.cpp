@@ -17,6 +17,7 @@
 
 namespace tilecraft::tune {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -291,5 +292,6 @@ TEST(TuningOptions, FromTheEnvironment) {
   }
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::tune
