@@ -11,8 +11,8 @@ bash scripts/setup.sh
 # Tests use a private cache and signing key so they neither read nor fill the user's.
 export TILECRAFT_CACHE_DIR=${TILECRAFT_TEST_CACHE_DIR:-$(pwd)/$BUILD_DIR/test-cache}
 export TILECRAFT_SIGNING_KEY_FILE=${TILECRAFT_TEST_SIGNING_KEY_FILE:-$(pwd)/$BUILD_DIR/test-state/signing-key}
-# Without a GPU the nvcc compiles of CUTLASS modules are most of the run's time: compile one SM80
-# and one SM90 GEMM module and the SIMT kernels the runtime tests load (TILECRAFT_COMPILE_TESTS=few);
+# Without a GPU the nvcc compiles of CUTLASS modules are most of the run's time: compile the seed's
+# SIMT GEMM module and the SIMT kernel the artifact tests load (TILECRAFT_COMPILE_TESTS=few);
 # with one, a module of every family (standard). scripts/gpu_run.sh compiles the full set.
 if "$PY" -c "import sys, tilecraft._core as c; r = c.cuda_device_available(); print('GPU: ' + (c.device_name() if r is None else 'none (' + r + '): GPU tests will be skipped')); sys.exit(0 if r is None else 3)"; then
   export TILECRAFT_COMPILE_TESTS=${TILECRAFT_COMPILE_TESTS:-standard}

@@ -86,6 +86,31 @@ class ScopedCache {
   std::string dir_;
 };
 
+// Points the settings at a cache that every process of this test binary shares (under its build
+// folder), and restores the previous settings afterwards. For a suite whose tests each run in a
+// process of their own (ctest) but need the same compiled module: the first process compiles it,
+// the others (and later runs) find it; processes racing on it wait on the cache's per-key lock.
+class SharedKernelCache {
+ public:
+  SharedKernelCache() : saved_(tilecraft::settings()) {
+    const std::string dir = std::string(TILECRAFT_TEST_BINARY_DIR) + "/shared-kernel-cache";
+    Settings s = settings_from_environment();
+    s.cache_dir = dir + "/cache";
+    s.signing_key_file = dir + "/state/signing-key";
+    s.archive_key_file = dir + "/state/archive-key";
+    s.trusted_keys_file = dir + "/config/trusted-keys";
+    s.trusted_keys_variable.clear();
+    s.quiet = true;
+    tilecraft::set_settings(s);
+  }
+  ~SharedKernelCache() { tilecraft::set_settings(saved_); }
+  SharedKernelCache(const SharedKernelCache&) = delete;
+  SharedKernelCache& operator=(const SharedKernelCache&) = delete;
+
+ private:
+  Settings saved_;
+};
+
 // A tiny host-only CUDA translation unit: compiles in about two seconds, needs no CUTLASS.
 inline CompileRequest tiny_request(const std::string& name, const std::string& marker,
                                    int answer = 42) {

@@ -24,6 +24,7 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 namespace fs = std::filesystem;
 using compile::testing::make_temp_dir;
@@ -186,7 +187,8 @@ std::string path_without_nvcc() {
   return kept;
 }
 
-// The suite compiles the kernel once, into a fresh cache, and saves its artifact.
+// The suite compiles the kernel once (into the cache this binary's processes share) and saves its
+// artifact into a fresh cache.
 class CompiledArtifactModule : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -194,7 +196,11 @@ class CompiledArtifactModule : public ::testing::Test {
     if (!skip_reason_.empty()) return;
     cache_ = std::make_unique<ScopedCache>("artifact");
     operation_ = simt_f32();
-    Result<CompiledArtifact> artifact = CompiledArtifact::of(*operation_);
+    // ctest runs each test of the suite in a process of its own: they share one compile.
+    Result<CompiledArtifact> artifact = [] {
+      compile::testing::SharedKernelCache shared;
+      return CompiledArtifact::of(*operation_);
+    }();
     if (!artifact) {
       failure_ = "compiling: " + artifact.status().message();
       return;
@@ -374,5 +380,6 @@ TEST_F(CompiledArtifactModule, LoadedKernelRunsOnAGpu) {
   EXPECT_EQ(mismatches, 0);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft

@@ -1,6 +1,8 @@
 // A kernel loaded once in a process serves every later operation with the same description,
 // including kernels that were compiled together in one translation unit (which the disk cache
-// keeps under the unit's key, not the kernel's own).
+// keeps under the unit's key, not the kernel's own). Each test compiles a module of its own: they
+// run with TILECRAFT_COMPILE_TESTS=standard or full (ten minutes of nvcc each on a slow two-core
+// machine, where scripts/test.sh picks few).
 #include <gtest/gtest.h>
 
 #include "compile/artifact_cache.hpp"
@@ -17,8 +19,10 @@
 
 namespace tilecraft {
 namespace {
+namespace TILECRAFT_TEST_FILE {
 
 TEST(LoadedKernels, AKernelBuiltInASharedUnitIsFoundAgainByDescription) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "two SIMT kernels in one unit");
   const std::string missing = runtime_test::missing_toolchain();
   if (!missing.empty()) GTEST_SKIP() << missing;
   compile::testing::ScopedCache cache("loaded-kernels", /*compile_jobs=*/1);
@@ -44,6 +48,7 @@ TEST(LoadedKernels, AKernelBuiltInASharedUnitIsFoundAgainByDescription) {
 // Kernels compiled together in one unit are found in the disk cache when later asked for alone
 // (a later process, or other company): the unit's module, not a new compile of the kernel.
 TEST(LoadedKernels, AKernelBuiltInASharedUnitIsFoundOnDiskWhenAskedForAlone) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "two SIMT kernels in one unit");
   const std::string missing = runtime_test::missing_toolchain();
   if (!missing.empty()) GTEST_SKIP() << missing;
   compile::testing::ScopedCache cache("unit-alias", /*compile_jobs=*/1);
@@ -103,6 +108,7 @@ TEST(LoadedKernels, ConvolutionsOfTwoArchsCompiledTogetherTakeUnitsOfTheirOwn) {
 // ROB-1: a module in the cache that verifies but cannot be loaded (here a shared object exporting
 // no kernel table, as the audit imported one) is a miss that compiles again, never a lasting error.
 TEST(LoadedKernels, ACachedModuleThatCannotBeLoadedIsCompiledAgain) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "a SIMT kernel compiled again");
   const std::string missing = runtime_test::missing_toolchain();
   if (!missing.empty()) GTEST_SKIP() << missing;
   const std::string gxx = find_program_on_path("g++");
@@ -137,5 +143,6 @@ TEST(LoadedKernels, ACachedModuleThatCannotBeLoadedIsCompiledAgain) {
   EXPECT_NE(compile::testing::read_file(*rebuilt.module_path), planted);
 }
 
+}  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft
