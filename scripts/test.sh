@@ -11,8 +11,8 @@ bash scripts/setup.sh
 # Tests use a private cache and signing key so they neither read nor fill the user's.
 export TILECRAFT_CACHE_DIR=${TILECRAFT_TEST_CACHE_DIR:-$(pwd)/$BUILD_DIR/test-cache}
 export TILECRAFT_SIGNING_KEY_FILE=${TILECRAFT_TEST_SIGNING_KEY_FILE:-$(pwd)/$BUILD_DIR/test-state/signing-key}
-# Without a GPU the nvcc compiles of CUTLASS modules are most of the run's time: compile the seed's
-# SIMT GEMM module and the SIMT kernel the artifact tests load (TILECRAFT_COMPILE_TESTS=few);
+# Without a GPU the nvcc compiles of CUTLASS modules are most of the run's time: compile only the
+# seed's SIMT GEMM module (TILECRAFT_COMPILE_TESTS=few);
 # with one, a module of every family (standard). scripts/gpu_run.sh compiles the full set.
 if "$PY" -c "import sys, tilecraft._core as c; r = c.cuda_device_available(); print('GPU: ' + (c.device_name() if r is None else 'none (' + r + '): GPU tests will be skipped')); sys.exit(0 if r is None else 3)"; then
   export TILECRAFT_COMPILE_TESTS=${TILECRAFT_COMPILE_TESTS:-standard}
@@ -21,15 +21,45 @@ else
 fi
 echo "nvcc compile tests: TILECRAFT_COMPILE_TESTS=$TILECRAFT_COMPILE_TESTS (few, standard or full)"
 
-echo "== C++ tests (ctest)"
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j "${TILECRAFT_TEST_JOBS:-2}"
+JOBS=${TILECRAFT_TEST_JOBS:-2}
+echo "== C++ tests (ctest -j $JOBS)"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
 
-echo "== Python tests (pytest)"
+# pytest runs as $JOBS sessions side by side (TILECRAFT_TEST_SHARD=k/n: every n-th test), each with
+# a cache and key of its own; the first prints as it goes, the others when they end. A tilecraft
+# object that outlives its session fails it (tests/python/live_objects.py says what holds it).
+echo "== Python tests (pytest: $JOBS sessions side by side)"
+logs=$(mktemp -d)
+pids=()
+run_shard() {
+  TILECRAFT_TEST_SHARD=$1/$JOBS TILECRAFT_TEST_CHECK_LIVE=1 \
+    TILECRAFT_CACHE_DIR="$TILECRAFT_CACHE_DIR-pytest-$1" \
+    TILECRAFT_SIGNING_KEY_FILE="$TILECRAFT_SIGNING_KEY_FILE-pytest-$1" \
+    "$PY" -m pytest tests/python -rs -q -p no:cacheprovider "${@:2}"
+}
+for ((k = 1; k < JOBS; k++)); do
+  run_shard "$k" "$@" >"$logs/shard-$k.log" 2>&1 &
+  pids+=($!)
+done
 set +e
-# A tilecraft object that outlives the session fails it (tests/python/live_objects.py says what holds it).
-TILECRAFT_TEST_CHECK_LIVE=1 "$PY" -m pytest tests/python -rs -q "$@"
-rc=$?
+run_shard 0 "$@"
+codes=($?)
+for ((k = 1; k < JOBS; k++)); do
+  wait "${pids[k - 1]}"
+  codes+=($?)
+  echo "== pytest session $k of $JOBS"
+  cat "$logs/shard-$k.log"
+done
 set -e
-# Exit code 5 means pytest collected nothing: that must not pass silently.
-if [ $rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi
-exit $rc
+rm -rf "$logs"
+# Exit code 5 means a session collected nothing: fine for one of several (a narrow -k), but all
+# of them collecting nothing must not pass silently.
+status=0
+empty=0
+for ((k = 0; k < JOBS; k++)); do
+  if [ "${codes[k]}" -eq 5 ]; then empty=$((empty + 1)); continue; fi
+  if [ "${codes[k]}" -ne 0 ] && [ $status -eq 0 ]; then status=${codes[k]}; fi
+done
+if [ $empty -eq "$JOBS" ]; then echo "pytest collected no tests"; status=1; fi
+echo "pytest sessions' exit codes: ${codes[*]}"
+exit $status

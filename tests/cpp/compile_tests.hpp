@@ -1,6 +1,6 @@
 // How many nvcc compiles of CUTLASS modules the C++ tests run: TILECRAFT_COMPILE_TESTS=few (the
-// seed's SIMT GEMM module and the SIMT kernel the artifact tests load; what scripts/test.sh asks
-// for on a machine without a GPU, where every compile is the whole cost),
+// seed's SIMT GEMM module only; what scripts/test.sh asks for on a machine without a GPU, where
+// every compile is ten minutes of a slow two-core machine),
 // standard (the default: a module of every family and kind) or full (every module the suites
 // know; scripts/gpu_run.sh).
 #pragma once

@@ -43,6 +43,23 @@ def gpu_reason():
     return tilecraft._core.cuda_device_available()
 
 
+def pytest_collection_modifyitems(config, items):
+    """TILECRAFT_TEST_SHARD=k/n keeps every n-th test from the k-th (0-based): scripts/test.sh runs
+    n shards side by side on a small machine, each a whole pytest session of its own."""
+    shard = os.environ.get("TILECRAFT_TEST_SHARD")
+    if not shard:
+        return
+    try:
+        k, n = (int(part) for part in shard.split("/"))
+        if not 0 <= k < n:
+            raise ValueError
+    except ValueError:
+        raise pytest.UsageError(f"TILECRAFT_TEST_SHARD: expected k/n with 0 <= k < n, got {shard!r}")
+    kept = [item for i, item in enumerate(items) if i % n == k]
+    config.hook.pytest_deselected(items=[item for i, item in enumerate(items) if i % n != k])
+    items[:] = kept
+
+
 def pytest_configure(config):
     if os.environ.get("TILECRAFT_TEST_REPORT_LIVE"):
         import live_objects

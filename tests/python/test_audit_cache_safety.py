@@ -158,6 +158,10 @@ def _index_and_data(archive):
 # SEC-1: the audit's planted archive (a module swapped for an ELF whose constructor runs, with its
 # digests recomputed) is refused, and so is the same archive signed by the attacker's own key.
 def test_sec1_planted_module_is_refused(tmp_path, monkeypatch):
+    if os.environ.get("TILECRAFT_COMPILE_TESTS") == "few":
+        pytest.skip("compiles a CUTLASS module (ten minutes on a slow two-core machine): runs with "
+                    "TILECRAFT_COMPILE_TESTS=standard or full; this run has few (the C++ "
+                    "CacheArchive tests check signed archives without nvcc)")
     gxx = shutil.which("g++")
     if gxx is None:
         pytest.skip("no g++ to build the planted module")

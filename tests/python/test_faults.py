@@ -88,15 +88,17 @@ def test_ctrl_c_stops_the_compile_and_raises_keyboard_interrupt(hanging_compile,
         process.send_signal(signal.SIGINT)
     else:  # what a terminal does: the whole foreground group
         os.killpg(process.pid, signal.SIGINT)
-    out, err = process.communicate(timeout=10)
-    assert time.monotonic() - sent < 3, "Ctrl-C did not stop the compile promptly"
+    out, err = process.communicate(timeout=60)
+    # The compile never ends by itself: seconds, not the compile's minutes (a loaded two-core
+    # machine needs more than three).
+    assert time.monotonic() - sent < 15, "Ctrl-C did not stop the compile promptly"
     assert process.returncode in (-signal.SIGINT, 130, 1), (process.returncode, err)
     assert "compiled" not in out
     assert err.rstrip().endswith("KeyboardInterrupt"), err
     assert "Traceback (most recent call last)" in err
     for junk in ("lost sys.stderr", "object address", "Exception ignored", "terminate called"):
         assert junk not in err, err
-    assert wait_for(lambda: not any(alive(p) for p in pids), 2), "the compiler outlived Ctrl-C"
+    assert wait_for(lambda: not any(alive(p) for p in pids), 10), "the compiler outlived Ctrl-C"
     assert not any((cache / "v1" / "tmp").iterdir()), "a build folder was left behind"
 
 

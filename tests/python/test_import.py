@@ -2,21 +2,23 @@
 
 import subprocess
 import sys
-import time
 
 
+# The import's speed (a warm process reaches its first launch within 100 ms of it) is measured by
+# bench/bench_warm_start.py; here, that it does no CUDA work and loads no framework, and a bound
+# that only a compile or a device initialization at import would pass (0.1 s on the GPU machine,
+# over 2 s on a loaded two-core one).
 def test_import_is_fast_and_does_no_cuda_work():
     code = ("import time, sys; t = time.perf_counter(); import tilecraft; "
             "print(time.perf_counter() - t); "
-            "print(any(m in sys.modules for m in ('torch', 'cupy', 'numpy')))")
-    best = min(
-        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             check=True).stdout.split()[0])
-        for _ in range(3))
-    assert best < 0.3, f"import tilecraft took {best:.3f} s"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out[1] == "False", "import tilecraft must not import torch, cupy or numpy"
+            "print(any(m in sys.modules for m in ('torch', 'cupy', 'numpy'))); "
+            "print(any('libcuda.so' in line for line in open('/proc/self/maps')))")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout.split() for _ in range(3)]
+    best = min(float(out[0]) for out in runs)
+    assert best < 10, f"import tilecraft took {best:.3f} s"
+    assert runs[0][1] == "False", "import tilecraft must not import torch, cupy or numpy"
+    assert runs[0][2] == "False", "import tilecraft loaded the CUDA driver (libcuda.so)"
 
 
 def test_seed_spellings():

@@ -18,6 +18,7 @@
 
 #include "compile/process.hpp"
 #include "compile/test_support.hpp"
+#include "compile_tests.hpp"
 #include "runtime/simt_kernel.hpp"
 #include "tilecraft/runtime/module.hpp"
 #include "tilecraft/tilecraft.hpp"
@@ -188,11 +189,14 @@ std::string path_without_nvcc() {
 }
 
 // The suite compiles the kernel once (into the cache this binary's processes share) and saves its
-// artifact into a fresh cache.
+// artifact into a fresh cache; it runs with TILECRAFT_COMPILE_TESTS=standard or full (ctest's
+// parallel processes wait on the one compile, ten minutes on a slow two-core machine).
 class CompiledArtifactModule : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    skip_reason_ = missing_toolchain();
+    skip_reason_ = compile_tests::skip_unless(compile_tests::Level::standard,
+                                              "the artifact suite's SIMT kernel");
+    if (skip_reason_.empty()) skip_reason_ = missing_toolchain();
     if (!skip_reason_.empty()) return;
     cache_ = std::make_unique<ScopedCache>("artifact");
     operation_ = simt_f32();
