@@ -9,8 +9,9 @@ PY=${PYTHON:-python3}
 bash scripts/setup.sh
 
 # Tests use a private cache and signing key so they neither read nor fill the user's.
-export TILECRAFT_CACHE_DIR=${TILECRAFT_TEST_CACHE_DIR:-$(pwd)/$BUILD_DIR/test-cache}
-export TILECRAFT_SIGNING_KEY_FILE=${TILECRAFT_TEST_SIGNING_KEY_FILE:-$(pwd)/$BUILD_DIR/test-state/signing-key}
+case "$BUILD_DIR" in /*) BUILD_PATH=$BUILD_DIR ;; *) BUILD_PATH=$(pwd)/$BUILD_DIR ;; esac
+export TILECRAFT_CACHE_DIR=${TILECRAFT_TEST_CACHE_DIR:-$BUILD_PATH/test-cache}
+export TILECRAFT_SIGNING_KEY_FILE=${TILECRAFT_TEST_SIGNING_KEY_FILE:-$BUILD_PATH/test-state/signing-key}
 # Without a GPU the nvcc compiles of CUTLASS modules are most of the run's time: compile only the
 # seed's SIMT GEMM module (TILECRAFT_COMPILE_TESTS=few);
 # with one, a module of every family (standard). scripts/gpu_run.sh compiles the full set.
