@@ -15,6 +15,10 @@ BUILD_DIR=${TILECRAFT_BUILD_DIR:-build}
 PY=${PYTHON:-python3}
 JOBS=$(nproc 2>/dev/null || echo 2)
 say() { printf 'setup: %s\n' "$*"; }
+case "${TILECRAFT_HOST_OPT:--O3}" in
+  -O0|-O1|-O2|-O3|-Os|-Og) ;;
+  *) say "TILECRAFT_HOST_OPT: expected -O0, -O1, -O2, -O3, -Os or -Og, got '$TILECRAFT_HOST_OPT'"; exit 2 ;;
+esac
 
 # 1. Tools that must already be there: a C++20 compiler, CMake, the CUDA toolkit.
 command -v "${CXX:-g++}" >/dev/null || { say "no C++ compiler (g++) on PATH"; exit 1; }

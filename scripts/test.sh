@@ -8,6 +8,8 @@ BUILD_DIR=${TILECRAFT_BUILD_DIR:-build}
 PY=${PYTHON:-python3}
 # Without a GPU the host code is built at -O1 (a third of a slow two-core machine's CI run is the
 # -O3 build; the kernels themselves are nvcc's, at -O3 either way). scripts/setup.sh builds -O3.
+JOBS=${TILECRAFT_TEST_JOBS:-2}
+[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || { echo "TILECRAFT_TEST_JOBS: expected a positive whole number, got '$JOBS'"; exit 2; }
 if ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
   export TILECRAFT_HOST_OPT=${TILECRAFT_HOST_OPT:--O1}
   echo "no GPU (nvidia-smi): host code at $TILECRAFT_HOST_OPT for this test build (TILECRAFT_HOST_OPT)"
@@ -28,7 +30,6 @@ else
 fi
 echo "nvcc compile tests: TILECRAFT_COMPILE_TESTS=$TILECRAFT_COMPILE_TESTS (few, standard or full)"
 
-JOBS=${TILECRAFT_TEST_JOBS:-2}
 echo "== C++ tests (ctest -j $JOBS)"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
 

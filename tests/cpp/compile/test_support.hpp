@@ -47,20 +47,26 @@ inline void write_file(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
+// The environment's settings with the cache, keys and trusted-key list under `dir`, quietly.
+inline Settings settings_in(const std::string& dir) {
+  Settings s = settings_from_environment();
+  s.cache_dir = dir + "/cache";
+  s.signing_key_file = dir + "/state/signing-key";
+  s.archive_key_file = dir + "/state/archive-key";
+  s.trusted_keys_file = dir + "/config/trusted-keys";  // read when a test writes it
+  s.trusted_keys_variable.clear();
+  s.quiet = true;
+  return s;
+}
+
 // Points the settings at a fresh cache folder (the rest from the environment) for one test, and
 // restores the previous settings and removes the folder afterwards.
 class ScopedCache {
  public:
   explicit ScopedCache(const std::string& stem, int compile_jobs = 2)
       : saved_(tilecraft::settings()), dir_(make_temp_dir(stem)) {
-    Settings s = settings_from_environment();
-    s.cache_dir = dir_ + "/cache";
-    s.signing_key_file = dir_ + "/state/signing-key";
-    s.archive_key_file = dir_ + "/state/archive-key";
-    s.trusted_keys_file = dir_ + "/config/trusted-keys";  // read when a test writes it
-    s.trusted_keys_variable.clear();
+    Settings s = settings_in(dir_);
     s.compile_jobs = compile_jobs;
-    s.quiet = true;
     tilecraft::set_settings(s);
   }
   ~ScopedCache() {
@@ -93,15 +99,8 @@ class ScopedCache {
 class SharedKernelCache {
  public:
   SharedKernelCache() : saved_(tilecraft::settings()) {
-    const std::string dir = std::string(TILECRAFT_TEST_BINARY_DIR) + "/shared-kernel-cache";
-    Settings s = settings_from_environment();
-    s.cache_dir = dir + "/cache";
-    s.signing_key_file = dir + "/state/signing-key";
-    s.archive_key_file = dir + "/state/archive-key";
-    s.trusted_keys_file = dir + "/config/trusted-keys";
-    s.trusted_keys_variable.clear();
-    s.quiet = true;
-    tilecraft::set_settings(s);
+    tilecraft::set_settings(
+        settings_in(std::string(TILECRAFT_TEST_BINARY_DIR) + "/shared-kernel-cache"));
   }
   ~SharedKernelCache() { tilecraft::set_settings(saved_); }
   SharedKernelCache(const SharedKernelCache&) = delete;
