@@ -22,8 +22,8 @@ per column), ``x.abs().max()`` (the absolute maximum), ``x.to(dtype)``. Anything
 with the function's name and line; so is a graph the kernels cannot take (a reduction of an fp8
 output, an input of the wrong length, an example output the function does not return), a graph
 past the core's bounds (``EpilogueGraph.max_nodes`` nodes, ``EpilogueGraph.max_depth`` deep:
-refused at the line that crosses them), a number outside float32's range, a lambda, an
-``async def`` and a generator.
+refused at the line that crosses them), a definition longer than 4096 lines (before its source is
+read), a number outside float32's range, a lambda, an ``async def`` and a generator.
 """
 
 import ast
@@ -31,6 +31,7 @@ import inspect
 import math
 import re
 import textwrap
+import types
 
 from tilecraft import _core
 from tilecraft._core import Activation, BinaryOp, Broadcast, DataType, ReduceAxis, ReduceOp
@@ -55,8 +56,18 @@ _DTYPES = {"float16": DataType.f16, "half": DataType.f16, "bfloat16": DataType.b
 # The core's bounds on a graph (kMaxEpilogueGraphNodes, kMaxEpilogueGraphDepth), checked as nodes are made.
 _MAX_NODES = _core.EpilogueGraph.max_nodes
 _MAX_DEPTH = _core.EpilogueGraph.max_depth
+# A body of at most _MAX_NODES nodes fits in far fewer lines: a longer definition is refused before
+# its source is read (reading back and parsing 100,000 lines took minutes).
+_MAX_SOURCE_LINES = 4096
 # Constants are float32 in the kernel: magnitudes above this would be infinities.
 _FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _last_line(code):
+    """The last source line with code of ``code`` and the functions defined inside it."""
+    lines = [line for _, _, line in code.co_lines() if line is not None]
+    lines += [_last_line(const) for const in code.co_consts if isinstance(const, types.CodeType)]
+    return max(lines, default=code.co_firstlineno)
 
 
 class _Reduction:
@@ -113,6 +124,13 @@ class _Tracer:
                                           "the outputs")
 
     def parse_definition(self, code):
+        last = _last_line(code)
+        if last - self.first_line + 1 > _MAX_SOURCE_LINES:
+            self.fail_at(self.first_line, f"the definition spans {last - self.first_line + 1} "
+                                          f"lines ({self.first_line} to {last}); an epilogue of "
+                                          f"at most {_MAX_NODES} nodes fits in far fewer and at "
+                                          f"most {_MAX_SOURCE_LINES} are read: split the "
+                                          f"epilogue or simplify it")
         source, problem = None, None
         try:
             source = textwrap.dedent(inspect.getsource(self.target))
