@@ -5,6 +5,7 @@ import warnings
 
 from tilecraft import _core
 from tilecraft._core import GemmMode
+from tilecraft.interop import detached, stream_getter
 
 _KEYWORDS = ("operation", "problem_size", "A", "B", "C", "D", "output_op", "gemm_mode",
              "split_k_slices", "batch", "bias", "aux", "scale_a", "scale_b", "scale_c", "scale_d",
@@ -12,29 +13,6 @@ _KEYWORDS = ("operation", "problem_size", "A", "B", "C", "D", "output_op", "gemm
 _SCALES = ("scale_a", "scale_b", "scale_c", "scale_d")
 # Misspellings that appear in published examples, accepted with a warning.
 _ALIASES = {"split_k_splices": "split_k_slices"}
-
-
-def _stream_getter(tensors):
-    """Returns a function giving the current stream of the tensors' framework on the tensors'
-    device (not the current device's), as an int."""
-    for tensor in tensors:
-        module = type(tensor).__module__.split(".")[0]
-        if module == "torch" and tensor.is_cuda:
-            import torch
-
-            device = tensor.device
-            return lambda: torch.cuda.current_stream(device).cuda_stream
-        if module == "cupy":
-            import cupy
-
-            device = tensor.device
-
-            def cupy_stream():
-                with device:
-                    return cupy.cuda.get_current_stream().ptr
-
-            return cupy_stream
-    return lambda: 0
 
 
 class GemmArguments:
@@ -83,7 +61,7 @@ class GemmArguments:
             raise TypeError(f"GemmArguments() missing required argument '{missing[0]}'")
         # The C++ binding checks every value by name (types first, then against the operation)
         # before anything is staged, compiled or launched.
-        native = {key: _detached(value) for key, value in values.items()}
+        native = {key: detached(value) for key, value in values.items()}
         self._native = _core.GemmArguments.make(**native)
 
         self.operation = values["operation"]
@@ -94,7 +72,7 @@ class GemmArguments:
         self.split_k_slices = values.get("split_k_slices", 1)
         self.batch = values.get("batch", 1)
         self.bias, self.aux = values.get("bias"), values.get("aux")
-        self._current_stream = _stream_getter((self.A, self.B, self.C, self.D))
+        self._current_stream = stream_getter((self.A, self.B, self.C, self.D))
         if visitor is not None:
             visitor._arguments = self
 
@@ -124,14 +102,6 @@ def _visitor_arguments(values):
             raise ValueError(f"output_op.{d_name}: the epilogue's D output is GemmArguments' D; "
                              f"got two different tensors for it")
         del operands[d_name]
-    values["epilogue"] = {key: _detached(value) for key, value in operands.items()}
+    values["epilogue"] = {key: detached(value) for key, value in operands.items()}
     del values["output_op"]
     return output_op
-
-
-def _detached(value):
-    """A torch tensor that requires grad crosses DLPack detached: the same memory (D is written
-    in place, as the caller asked). Anything else passes as it is."""
-    if getattr(value, "requires_grad", False) is True and hasattr(value, "detach"):
-        return value.detach()
-    return value

@@ -1,7 +1,7 @@
 """Conv2dArguments (seed 002, "Conv2d Arguments")."""
 
 from tilecraft import _core
-from tilecraft.arguments import _detached, _stream_getter
+from tilecraft.interop import detached, stream_getter
 
 _KEYWORDS = ("operation", "problem_size", "A", "B", "C", "D", "output_op", "split_k_mode",
              "split_k_slices", "bias")
@@ -50,13 +50,13 @@ class Conv2dArguments:
         native["operation"] = getattr(operation, "_op", operation)
         for key in ("A", "B", "C", "D", "bias"):
             if native.get(key) is not None:
-                native[key] = _detached(native[key])
+                native[key] = detached(native[key])
         self._native = _core.Conv2dArguments.make(**native)
         self.operation = operation
         self.problem_size = values["problem_size"]
         self.A, self.B, self.C, self.D = (values["A"], values["B"], values.get("C"), values["D"])
         self.output_op = values.get("output_op")
-        self._current_stream = _stream_getter([t for t in (self.A, self.B, self.D)
+        self._current_stream = stream_getter([t for t in (self.A, self.B, self.D)
                                                if t is not None])
 
     def sync(self):

@@ -9,25 +9,18 @@ afterwards), remembered per problem for the process; those are not tuned by meas
 ``last_conv_pick()`` says which kernel ran and why.
 """
 
-from tilecraft import _core
-from tilecraft.api import _stream_handle
+from tilecraft import _core, interop
 from tilecraft.api.arguments import Conv2dArguments, Conv3dArguments, EpilogueArguments
+from tilecraft.conv_geometry import as_padding, as_padding_3d, as_pair, as_triple
+from tilecraft.tuning import check_tuning_options
 
 _last_pick = {}  # the last call's kernel_name and reason, or its GEMM plan's key (read lazily)
 _GEMM_ROUTE = "1x1 unit-stride convolution run as the GEMM x[N*H*W, C] @ w[K, C]^T: "
 
 
-def _torch():
-    import torch
-
-    return torch
-
-
 def _output_extent(x, w, stride, padding, dilation):
-    from tilecraft.api.arguments import _pair, _padding
-
-    (sh, sw), (dh, dw) = _pair("stride", stride), _pair("dilation", dilation)
-    top, bottom, left, right = _padding(padding)
+    (sh, sw), (dh, dw) = as_pair("stride", stride), as_pair("dilation", dilation)
+    top, bottom, left, right = as_padding(padding)
     n, _, h, wd = x.shape
     k, _, r, s = w.shape
     p = (h + top + bottom - dh * (r - 1) - 1) // sh + 1
@@ -37,10 +30,8 @@ def _output_extent(x, w, stride, padding, dilation):
 
 def _as_gemm_operands(x, w, out, stride, padding, groups):
     """(A, B, D) views for a 1x1, unit-stride, unpadded convolution, or None for any other."""
-    from tilecraft.api.arguments import _pair, _padding
-
-    if (tuple(w.shape[2:]) != (1, 1) or _pair("stride", stride) != (1, 1) or
-            any(_padding(padding)) or groups != 1):
+    if (tuple(w.shape[2:]) != (1, 1) or as_pair("stride", stride) != (1, 1) or
+            any(as_padding(padding)) or groups != 1):
         return None
     n, c, h, wd = x.shape
     k = w.shape[0]
@@ -64,10 +55,8 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
     P, Q), channels-last, of x's dtype (allocated unless given). A channels-first tensor is
     refused with the fix in the message; nothing is launched on bad input. ``tuning``: for a
     1x1 convolution run as a GEMM, as ``tilecraft.gemm``'s (see the module's documentation)."""
-    from tilecraft.ops import _check_tuning
-
-    _check_tuning(tuning, None, None, None)
-    torch = _torch()
+    check_tuning_options(tuning, None, None, None)
+    torch = interop.torch()
     args, out, accumulator_type = _fprop_arguments(
         Conv2dArguments, torch.channels_last, "(N, C, H, W) and (K, C, R, S)", x, w, out,
         lambda: _output_extent(x, w, stride, padding, dilation), accumulator_type, bias,
@@ -93,7 +82,7 @@ def _fprop_arguments(arguments_class, memory_format, order, x, w, out, extent, a
                      bias, activation, activation_args, **geometry):
     """(args, out, accumulator_type) of a one-call fprop: x and w checked to be CUDA tensors of
     the rank ``order`` names, out allocated in ``memory_format`` when not given."""
-    torch = _torch()
+    torch = interop.torch()
     format_name = str(memory_format).replace("torch.", "")
     rank = 5 if memory_format == torch.channels_last_3d else 4
     for name, value in (("x", x), ("w", w)):
@@ -116,16 +105,14 @@ def _fprop_arguments(arguments_class, memory_format, order, x, w, out, extent, a
 
 
 def _run_ranked_pick(args, stream):
-    name, reason = _core.api.conv2d(args._native, _stream_handle(stream, args))
+    name, reason = _core.api.conv2d(args._native, interop.stream_handle(stream, args))
     _last_pick.clear()
     _last_pick.update(kernel_name=name, reason=reason)
 
 
 def _output_extent_3d(x, w, stride, padding, dilation):
-    from tilecraft.api.arguments import _padding_3d, _triple
-
-    strides, dilations = _triple("stride", stride), _triple("dilation", dilation)
-    pads = _padding_3d(padding)
+    strides, dilations = as_triple("stride", stride), as_triple("dilation", dilation)
+    pads = as_padding_3d(padding)
     n, k = x.shape[0], w.shape[0]
     out = [n, k]
     for i in range(3):
@@ -144,7 +131,7 @@ def conv3d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
     left, right). Runs the performance model's first ranked 3-D kernel that compiles (CUTLASS
     2.x Conv3d, arch 80: C and K multiples of 8 halves / 4 floats on tensor cores). Returns
     ``out`` (N, K, Z, P, Q), channels-last-3d, of x's dtype (allocated unless given)."""
-    torch = _torch()
+    torch = interop.torch()
     args, out, _ = _fprop_arguments(
         Conv3dArguments, torch.channels_last_3d, "(N, C, D, H, W) and (K, C, T, R, S)", x, w,
         out, lambda: _output_extent_3d(x, w, stride, padding, dilation), accumulator_type, bias,

@@ -17,7 +17,7 @@ value.
 import numbers
 import threading
 
-from tilecraft import _core
+from tilecraft import _core, interop
 
 _graphs = {}
 _kernels = {}
@@ -30,10 +30,6 @@ class _Example:
     def __init__(self, shape, dtype):
         self.shape = tuple(shape)
         self.dtype = dtype
-
-
-def _is_torch(tensor):
-    return type(tensor).__module__.split(".")[0] == "torch"
 
 
 def _signature(value):
@@ -73,8 +69,7 @@ def _graph_for(epilogue, args, out, m, n, d_dtype):
 
 def _make_outputs(graph, args, out, shape, device):
     """Outputs the caller did not give, made as torch tensors on A's device."""
-    import torch
-
+    torch = interop.torch()
     made = dict(args)
     batch = shape[:-2]
     m, n = shape[-2], shape[-1]
@@ -95,7 +90,7 @@ _TORCH = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float6
 
 
 def _describe(tensor):
-    if _is_torch(tensor):
+    if interop.is_torch(tensor):
         return (tuple(tensor.shape), tensor.stride(), tensor.dtype, tensor.device,
                 tensor.data_ptr() & 15)
     return _signature(tensor)
@@ -103,14 +98,13 @@ def _describe(tensor):
 
 def gemm_with_epilogue(A, B, out, epilogue, epilogue_args, accumulator_type, out_dtype, stream):
     from tilecraft import api
-    from tilecraft.ops import _ACCUMULATORS, _current_stream, _new_output, _stream_int
 
     if epilogue_args is None:
         epilogue_args = {}
     if not isinstance(epilogue_args, dict) or not all(isinstance(k, str) for k in epilogue_args):
         raise TypeError(f"epilogue_args: expected a dict of the epilogue's names to tensors and "
                         f"numbers, got {_core.given(epilogue_args)}")
-    if out is None and not _is_torch(A):
+    if out is None and not interop.is_torch(A):
         raise ValueError("out: required for cupy tensors (torch tensors get a new one)")
     shape_a, shape_b = tuple(A.shape), tuple(B.shape)
     if len(shape_a) not in (2, 3) or len(shape_b) != len(shape_a):
@@ -120,19 +114,16 @@ def gemm_with_epilogue(A, B, out, epilogue, epilogue_args, accumulator_type, out
     d_dtype = str(out.dtype if out is not None else (out_dtype or A.dtype)).replace("torch.", "")
     graph = _graph_for(epilogue, epilogue_args, out, m, n, d_dtype)
     if out is None:
-        import torch
-
         dtype = out_dtype
         if dtype is None:
             spec = next(s for s in graph.output_specs if s[0] == graph.d_output)
-            dtype = getattr(torch, _TORCH.get(spec[2].name, spec[2].name))
-        out = _new_output(A, B, dtype)
+            dtype = getattr(interop.torch(), _TORCH.get(spec[2].name, spec[2].name))
+        out = interop.new_output(A, B, dtype)
     operands = _make_outputs(graph, epilogue_args, out, tuple(out.shape), out.device) \
-        if _is_torch(out) else dict(epilogue_args)
+        if interop.is_torch(out) else dict(epilogue_args)
     operands.pop("accum", None)
     if accumulator_type is None:
-        accumulator_type = _ACCUMULATORS.get(str(A.dtype).replace("torch.", ""),
-                                             _core.DataType.f32)
+        accumulator_type = interop.default_accumulator(A)
     epilogue_arguments = api.arguments.EpilogueArguments(graph=graph, operands=operands)
     args = api.arguments.GemmArguments(A, B, out, accumulator_type, epilogue=epilogue_arguments)
     key = (_describe(A), _describe(B), _describe(out), graph.key, accumulator_type,
@@ -152,9 +143,9 @@ def gemm_with_epilogue(A, B, out, epilogue, epilogue_args, accumulator_type, out
             kernel = kernels[0]
             _kernels[key] = kernel
     if stream is None:
-        stream = _current_stream(A.device.index) if _is_torch(A) else None
+        stream = interop.torch_stream(A.device.index) if interop.is_torch(A) else None
     else:
-        stream = _stream_int(stream)
+        stream = interop.stream_int(stream)
     kernel.run(args, stream=stream)
     outputs = [out if name == graph.d_output else operands[name]
                for name in graph.output_names]

@@ -1,7 +1,7 @@
 """GemmGroupedArguments (seed 002, "GEMM Grouped Arguments")."""
 
 from tilecraft import _core
-from tilecraft.arguments import _detached, _stream_getter
+from tilecraft.interop import detached, stream_getter
 
 _KEYWORDS = ("operation", "problem_sizes", "A", "B", "C", "D", "output_op", "scale_a", "scale_b",
              "scale_c", "scale_d", "bias")
@@ -56,7 +56,7 @@ class GemmGroupedArguments:
         self.A, self.B, self.C, self.D = (values["A"], values["B"], values.get("C"),
                                           values["D"])
         self.output_op = values.get("output_op")
-        self._current_stream = _stream_getter(_first_tensors(self.A, self.B, self.C, self.D))
+        self._current_stream = stream_getter(_first_tensors(self.A, self.B, self.C, self.D))
 
     def sync(self):
         """Waits for the launch; copies the D tensors back into numpy (host) D arrays."""
@@ -75,7 +75,7 @@ def _listed(name, tensors):
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}: expected a list with one tensor per problem, got "
                         f"{type(tensors).__name__}")
-    return [_detached(t) for t in tensors]
+    return [detached(t) for t in tensors]
 
 
 def _first_tensors(*lists):

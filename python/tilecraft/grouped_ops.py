@@ -5,17 +5,10 @@ first call of a problem family, minutes on a slow machine; cached on disk afterw
 per family for the process. Grouped kernels are not tuned by measurement yet.
 """
 
-from tilecraft import _core
-from tilecraft.api import _stream_handle
+from tilecraft import _core, interop
 from tilecraft.api.arguments import GroupedGemmArguments
 
 _last_pick = {}
-
-
-def _torch():
-    import torch
-
-    return torch
 
 
 def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias=None,
@@ -32,7 +25,7 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
     device are read back to the host (one synchronization per call; make
     ``api.GroupedGemmArguments`` once and run a kernel on it to pay that once).
     """
-    torch = _torch()
+    torch = interop.torch()
     stacked = offsets is not None
     if out is None:
         if stacked:
@@ -56,7 +49,7 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
     args = GroupedGemmArguments(A, B, out, accumulator_type, C=C, alpha=alpha, beta=beta,
                                 offsets=offsets, activation=activation,
                                 activation_args=activation_args, bias=bias)
-    name, reason = _core.api.grouped_gemm(args, _stream_handle(stream, args))
+    name, reason = _core.api.grouped_gemm(args, interop.stream_handle(stream, args))
     _last_pick["kernel_name"], _last_pick["reason"] = name, reason
     return out
 

@@ -16,29 +16,18 @@ Which kernel serves (``tuning=`` or ``TILECRAFT_TUNING``):
 
 import numbers
 
-from tilecraft import _core
-from tilecraft._core import DataType
+from tilecraft import _core, interop
 from tilecraft.api.arguments import EpilogueArguments, GemmArguments
+from tilecraft.tuning import check_tuning_options
 
-_TUNING_MODES = ("auto", "blocking", "off", "force")
 _plans = {}
-
-
-def _torch():
-    import torch
-
-    return torch
-
-
-def _is_torch(tensor):
-    return type(tensor).__module__.split(".")[0] == "torch"
 
 
 def _describe(name, tensor):
     """What a plan depends on in a tensor: shape, strides, dtype, device and pointer alignment."""
     if tensor is None:
         return None
-    if _is_torch(tensor):
+    if interop.is_torch(tensor):
         return (tensor.shape, tensor.stride(), tensor.dtype, tensor.device, tensor.data_ptr() & 15)
     data = getattr(tensor, "data", None)
     if type(tensor).__module__.split(".")[0] == "cupy" and hasattr(data, "ptr"):
@@ -49,7 +38,7 @@ def _describe(name, tensor):
 def _pointer(tensor):
     if tensor is None:
         return 0
-    if _is_torch(tensor):
+    if interop.is_torch(tensor):
         return tensor.data_ptr()
     return tensor.data.ptr
 
@@ -62,53 +51,12 @@ def _scale_key(name, scale):
     return ("tensor", _describe(name, scale), _pointer(scale))
 
 
-def _check_tuning(tuning, max_candidates, max_seconds, allow_tf32):
-    if tuning is not None and tuning not in _TUNING_MODES:
-        raise ValueError(f"tuning: expected None or one of {list(_TUNING_MODES)}, got {tuning!r}")
-    if max_candidates is not None and (isinstance(max_candidates, bool)
-                                       or not isinstance(max_candidates, numbers.Integral)):
-        raise TypeError(f"max_candidates: expected None or an integer from 1 to 64, got "
-                        f"{_core.given(max_candidates)}")
-    if max_candidates is not None and not 1 <= max_candidates <= 64:
-        raise ValueError(f"max_candidates: expected an integer from 1 to 64, got {max_candidates}")
-    if max_seconds is not None and (isinstance(max_seconds, bool)
-                                    or not isinstance(max_seconds, numbers.Real)):
-        raise TypeError(f"max_seconds: expected None or a number of seconds >= 0, got "
-                        f"{_core.given(max_seconds)}")
-    if max_seconds is not None and not max_seconds >= 0:
-        raise ValueError(f"max_seconds: expected a number of seconds >= 0 (0: no limit), got "
-                         f"{max_seconds}")
-    if allow_tf32 is not None and not isinstance(allow_tf32, bool):
-        raise TypeError(f"allow_tf32: expected None, True or False, got {_core.given(allow_tf32)}")
-
-
-_ACCUMULATORS = {"float64": DataType.f64, "int8": DataType.s32, "uint8": DataType.s32}
-_TORCH_OUT = {"int8": "int32", "float8_e4m3fn": "bfloat16", "float8_e5m2": "bfloat16"}
-
-
-def _dtype_name(tensor):
-    return str(tensor.dtype).replace("torch.", "")
 
 
 def _default_allow_tf32(A):
-    if _is_torch(A) and _dtype_name(A) == "float32":
-        return bool(_torch().backends.cuda.matmul.allow_tf32)
+    if interop.is_torch(A) and interop.dtype_name(A) == "float32":
+        return bool(interop.torch().backends.cuda.matmul.allow_tf32)
     return True
-
-
-def _new_output(A, B, out_dtype):
-    """out for A @ B with torch tensors: (M, N) or (L, M, N), row-major, on A's device."""
-    torch = _torch()
-    if A.dim() not in (2, 3) or B.dim() not in (2, 3):
-        raise ValueError(f"A, B: expected 2-D (M, K) and (K, N) tensors, or 3-D with a leading "
-                         f"batch dimension, got A {tuple(A.shape)} and B {tuple(B.shape)}")
-    shape = (A.shape[-2], B.shape[-1])
-    if A.dim() == 3 or B.dim() == 3:
-        shape = (A.shape[0] if A.dim() == 3 else B.shape[0],) + shape
-    if out_dtype is None:
-        name = _dtype_name(A)
-        out_dtype = getattr(torch, _TORCH_OUT.get(name, name))
-    return torch.empty(shape, dtype=out_dtype, device=A.device)
 
 
 class GemmPlan:
@@ -155,12 +103,12 @@ class GemmPlan:
 
     def _launch(self, A, B, out, C, bias, stream):
         if out is None:
-            out = _new_output(A, B, self._out_dtype)
+            out = interop.new_output(A, B, self._out_dtype)
         if stream is None:
-            stream = (_current_stream(self._device_index) if self._torch
-                      else _cupy_stream(self._device_index))
+            stream = (interop.torch_stream(self._device_index) if self._torch
+                      else interop.cupy_stream(self._device_index))
         else:
-            stream = _stream_int(stream)
+            stream = interop.stream_int(stream)
         self._native.launch(_pointer(A), _pointer(B), _pointer(C), _pointer(out), _pointer(bias),
                             stream)
         return out
@@ -169,43 +117,17 @@ class GemmPlan:
         return f"GemmPlan({self.kernel_name!r})"
 
 
-def _current_stream(device_index):
-    torch = _torch()
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device_index)
-    return torch.cuda.current_stream(device_index).cuda_stream
-
-
-def _cupy_stream(device_index):
-    """cupy's current stream on the tensors' device (not the current device's)."""
-    import cupy
-
-    with cupy.cuda.Device(device_index):
-        return cupy.cuda.get_current_stream().ptr
-
-
-def _stream_int(stream):
-    for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy Stream
-        if hasattr(stream, attribute):
-            return int(getattr(stream, attribute))
-    if isinstance(stream, numbers.Integral) and not isinstance(stream, bool) and stream >= 0:
-        return int(stream)
-    raise TypeError(f"stream: expected None, a torch or cupy stream, or a cudaStream_t handle "
-                    f"(an int >= 0), got {_core.given(stream)}")
-
-
 def _make_plan(key, A, B, out, C, alpha, beta, bias, bias_per_row, activation, activation_args,
                accumulator_type, scale_a, scale_b, out_dtype, tuning, max_candidates,
                max_seconds, allow_tf32, use_fast_accum):
-    _check_tuning(tuning, max_candidates, max_seconds, allow_tf32)
-    is_torch = _is_torch(A)
+    check_tuning_options(tuning, max_candidates, max_seconds, allow_tf32)
+    is_torch = interop.is_torch(A)
     if out is None:
         if not is_torch:
             raise ValueError("out: required for cupy tensors (torch tensors get a new one)")
-        out = _new_output(A, B, out_dtype)
+        out = interop.new_output(A, B, out_dtype)
     if accumulator_type is None:
-        accumulator_type = _ACCUMULATORS.get(str(A.dtype).replace("torch.", ""), DataType.f32)
+        accumulator_type = interop.default_accumulator(A)
     epilogue = EpilogueArguments(alpha=alpha, beta=beta, C=C, activation=activation,
                                  activation_args=tuple(activation_args), bias=bias,
                                  bias_per_row=bias_per_row, scale_a=scale_a, scale_b=scale_b)

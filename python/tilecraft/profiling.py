@@ -16,6 +16,8 @@ import stat
 import statistics
 import time
 
+from tilecraft import interop
+
 DTYPES = ("bf16", "f16", "tf32", "f32", "f64", "int8", "e4m3", "e4m3-fast")
 EPILOGUES = ("none", "bias_gelu")
 # Each extent of a problem: what CUTLASS's GemmCoord (int) holds.
@@ -258,15 +260,10 @@ def problems_from(shapes=(), dtypes=("bf16",), epilogue="none", file=None):
 
 # ---- operands and the two sides -------------------------------------------------------------
 
-def _torch():
-    import torch
-
-    return torch
-
 
 def operands(problem, device="cuda"):
     """Fresh random A, B (and bias, scales) for the problem, TN."""
-    torch = _torch()
+    torch = interop.torch()
     g = torch.Generator(device=device)
     g.manual_seed(1234 + problem.m * 7 + problem.n * 13 + problem.k)
     lead = (problem.batch,) if problem.batch > 1 else ()
@@ -302,7 +299,7 @@ def operands(problem, device="cuda"):
 
 def cublas_call(problem, A, B, extra):
     """The same product through torch (cuBLAS / cuBLASLt), as a function of nothing."""
-    torch = _torch()
+    torch = interop.torch()
     dt = problem.dtype
     if problem.epilogue == "bias_gelu":
         bias = extra["bias"]
@@ -322,7 +319,7 @@ def cublas_call(problem, A, B, extra):
 
 def cublas_context(problem):
     """torch's TF32 switch as the dtype asks (tf32: on; f32: off)."""
-    torch = _torch()
+    torch = interop.torch()
 
     class _Switch:
         def __enter__(self):
@@ -358,7 +355,7 @@ class Timer:
     HOST_SLACK_CYCLES = 400_000  # ~0.2 ms at the H100's clocks
 
     def __init__(self, device="cuda"):
-        torch = _torch()
+        torch = interop.torch()
         props = torch.cuda.get_device_properties(device)
         l2 = getattr(props, "L2_cache_size", 50 * 2**20) or 50 * 2**20
         self.flush = torch.empty(2 * l2, dtype=torch.uint8, device=device)
@@ -393,7 +390,7 @@ def relative_error(got, want):
 
 def reference(problem, A, B, extra):
     """The float64 result the problem asks for (fp8 with its scales, bias + tanh GELU)."""
-    torch = _torch()
+    torch = interop.torch()
     a, b = A.double(), B.double()
     out = a @ b
     if problem.dtype.startswith("e4m3"):
@@ -410,7 +407,7 @@ def profile_problem(problem, top=3, max_candidates=None, max_seconds=None, force
     import tilecraft
     from tilecraft import tuning as tuning_module
 
-    torch = _torch()
+    torch = interop.torch()
     timer = timer or Timer()
     A, B, extra = operands(problem)
     require_supported(problem, A, B, extra)
@@ -476,7 +473,7 @@ def arguments(problem, A, B, extra, out):
 
 
 def output(problem, A, B):
-    torch = _torch()
+    torch = interop.torch()
     dtype = {"int8": torch.int32, "e4m3": torch.bfloat16, "e4m3-fast": torch.bfloat16}.get(
         problem.dtype, A.dtype)
     lead = (problem.batch,) if problem.batch > 1 else ()

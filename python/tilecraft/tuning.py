@@ -12,14 +12,35 @@ import numbers
 
 from tilecraft import _core
 
+TUNING_MODES = ("auto", "blocking", "off", "force")
+
+
+def check_tuning_options(tuning, max_candidates, max_seconds, allow_tf32):
+    """Refuses, by name, tuning options the one-call ops and ``tune`` do not take."""
+    if tuning is not None and tuning not in TUNING_MODES:
+        raise ValueError(f"tuning: expected None or one of {list(TUNING_MODES)}, got {tuning!r}")
+    if max_candidates is not None and (isinstance(max_candidates, bool)
+                                       or not isinstance(max_candidates, numbers.Integral)):
+        raise TypeError(f"max_candidates: expected None or an integer from 1 to 64, got "
+                        f"{_core.given(max_candidates)}")
+    if max_candidates is not None and not 1 <= max_candidates <= 64:
+        raise ValueError(f"max_candidates: expected an integer from 1 to 64, got {max_candidates}")
+    if max_seconds is not None and (isinstance(max_seconds, bool)
+                                    or not isinstance(max_seconds, numbers.Real)):
+        raise TypeError(f"max_seconds: expected None or a number of seconds >= 0, got "
+                        f"{_core.given(max_seconds)}")
+    if max_seconds is not None and not max_seconds >= 0:
+        raise ValueError(f"max_seconds: expected a number of seconds >= 0 (0: no limit), got "
+                         f"{max_seconds}")
+    if allow_tf32 is not None and not isinstance(allow_tf32, bool):
+        raise TypeError(f"allow_tf32: expected None, True or False, got {_core.given(allow_tf32)}")
+
 
 def tune(args, max_candidates=None, max_seconds=None, repeats=25, allow_tf32=None):
     """Tunes ``args`` (a tilecraft.api.arguments.GemmArguments; its tensors are only looked at)
     now and stores the winner. Returns a dict: device, signature, candidates (kernel_name,
     outcome, median_us, tflops, repeats, reason), winner, clocks, seconds, stored."""
-    from tilecraft.ops import _check_tuning
-
-    _check_tuning(None, max_candidates, max_seconds, allow_tf32)
+    check_tuning_options(None, max_candidates, max_seconds, allow_tf32)
     if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or not 1 <= repeats <= 1000:
         raise ValueError(f"repeats: expected an integer from 1 to 1000, got {repeats!r}")
     return _core.tune.tune_gemm(args, max_candidates,

@@ -9,7 +9,7 @@ which then needs no compiler.
 from tilecraft import _core
 from tilecraft.api import arguments, metadata, utils
 from tilecraft.api.status import Status
-from tilecraft.arguments import _stream_getter
+from tilecraft.interop import stream_handle
 
 
 class Sm80GemmKernel:
@@ -78,23 +78,6 @@ class CompiledArtifact:
         return f"CompiledArtifact({self.kernel_name!r})"
 
 
-def _stream_handle(stream, args):
-    """The cudaStream_t of a torch or cupy stream; a handle (int) as given, for the binding to
-    check; None: the current stream of the tensors' framework."""
-    if stream is None:
-        tensors = []
-        for name in ("A", "B", "out"):
-            value = getattr(args, name, None)
-            if isinstance(value, (list, tuple)):
-                value = value[0] if value else None
-            tensors.append(value)
-        return _stream_getter(tuple(tensors))()
-    for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy Stream
-        if hasattr(stream, attribute):
-            return int(getattr(stream, attribute))
-    return stream
-
-
 def _workspace_pointer(workspace):
     if workspace is None:
         return 0, 0
@@ -144,7 +127,7 @@ class Kernel:
         when the arguments are not supported (ValueError with the reason)."""
         pointer, size = _workspace_pointer(workspace)
         run = getattr(self._native, "run" + _family(args))
-        run(args, compiled_artifact, _stream_handle(stream, args), assume_supported_args,
+        run(args, compiled_artifact, stream_handle(stream, args), assume_supported_args,
             pointer, size)
 
     def __repr__(self):

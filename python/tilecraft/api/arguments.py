@@ -5,7 +5,8 @@ from typing import Any, Optional, Sequence
 
 from tilecraft import _core
 from tilecraft._core import DataType
-from tilecraft.arguments import _detached
+from tilecraft.conv_geometry import as_padding, as_padding_3d, as_pair, as_triple
+from tilecraft.interop import detached
 
 _TORCH_NAMES = {"float32": DataType.f32, "float16": DataType.f16, "bfloat16": DataType.bf16,
                 "int32": DataType.s32, "float64": DataType.f64}
@@ -84,11 +85,11 @@ class GemmArguments(RuntimeArguments):
         # The binding checks each value under the name given here (epilogue.alpha, ...).
         e = epilogue
         self._native = _core.api.GemmArguments.make(
-            _detached(self.A), _detached(self.B), _detached(self.out),
+            detached(self.A), detached(self.B), detached(self.out),
             numeric_type("accumulator_type", self.accumulator_type), e.alpha, e.beta,
-            _detached(e.C), e.activation, e.activation_args, _detached(e.bias), e.bias_per_row,
-            _detached(e.scale_a), _detached(e.scale_b), self.use_fast_accum, e.graph,
-            None if e.operands is None else {k: _detached(v) for k, v in e.operands.items()}
+            detached(e.C), e.activation, e.activation_args, detached(e.bias), e.bias_per_row,
+            detached(e.scale_a), detached(e.scale_b), self.use_fast_accum, e.graph,
+            None if e.operands is None else {k: detached(v) for k, v in e.operands.items()}
             if isinstance(e.operands, dict) else e.operands)
 
     @property
@@ -116,7 +117,7 @@ def _tensor_list(name, value):
     if not isinstance(value, (list, tuple)):
         raise TypeError(f"{name}: expected a list with one tensor per problem, got "
                         f"{_core.given(value)}")
-    return [_detached(t) for t in value]
+    return [detached(t) for t in value]
 
 
 @dataclass
@@ -162,9 +163,9 @@ class GroupedGemmArguments(RuntimeArguments):
                 list(self.activation_args), self.scale_a, self.scale_b)
         if self.offsets is not None:
             self._native = _core.api.GroupedGemmArguments.make_stacked(
-                _detached(self.A), _detached(self.B), _detached(self.out),
-                _detached(self.offsets), *common, _detached(self.C), *tail,
-                _detached(self.bias))
+                detached(self.A), detached(self.B), detached(self.out),
+                detached(self.offsets), *common, detached(self.C), *tail,
+                detached(self.bias))
         else:
             C = None if self.C is None else _tensor_list("C", self.C)
             bias = None if self.bias is None else _tensor_list("bias", self.bias)
@@ -184,26 +185,6 @@ class GroupedGemmArguments(RuntimeArguments):
     @property
     def flops(self):
         return self._native.flops
-
-
-def _pair(name, value):
-    """An int (both dimensions) or two ints, as a tuple of two."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name}: expected an int or two ints, got {_core.given(value)}")
-    if isinstance(value, int):
-        return (value, value)
-    return tuple(value) if isinstance(value, (list, tuple)) else value
-
-
-def _padding(value):
-    """An int, (rows, columns) or (top, bottom, left, right), as four ints."""
-    if isinstance(value, bool):
-        raise TypeError(f"padding: expected an int, two or four ints, got {_core.given(value)}")
-    if isinstance(value, int):
-        return (value,) * 4
-    if isinstance(value, (list, tuple)) and len(value) == 2:
-        return (value[0], value[0], value[1], value[1])
-    return tuple(value) if isinstance(value, (list, tuple)) else value
 
 
 def _conv_kind(value):
@@ -261,14 +242,14 @@ class Conv2dArguments(RuntimeArguments):
             numeric_type("accumulator_type", self.accumulator_type)
         mode = _core.ConvMode.cross_correlation if self.mode is None else self.mode
         self._native = _core.api.Conv2dArguments.make(
-            _conv_kind(self.kind), _detached(self.A), _detached(self.B), _detached(self.out),
-            accumulator, groups=self.groups, mode=mode, C=_detached(e.C), alpha=e.alpha,
+            _conv_kind(self.kind), detached(self.A), detached(self.B), detached(self.out),
+            accumulator, groups=self.groups, mode=mode, C=detached(e.C), alpha=e.alpha,
             beta=e.beta, activation=_activation(e.activation),
-            activation_args=list(e.activation_args), bias=_detached(e.bias), **self._geometry())
+            activation_args=list(e.activation_args), bias=detached(e.bias), **self._geometry())
 
     def _geometry(self):
-        return {"stride": _pair("stride", self.stride), "padding": _padding(self.padding),
-                "dilation": _pair("dilation", self.dilation)}
+        return {"stride": as_pair("stride", self.stride), "padding": as_padding(self.padding),
+                "dilation": as_pair("dilation", self.dilation)}
 
     @classmethod
     def dgrad(cls, dy, w, dx, accumulator_type=None, **kwargs):
@@ -290,32 +271,6 @@ class Conv2dArguments(RuntimeArguments):
         return self._native.flops
 
 
-def _triple(name, value):
-    """An int (every dimension) or (depth, rows, columns), as a tuple of three."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name}: expected an int or three ints, got {_core.given(value)}")
-    if isinstance(value, int):
-        return (value,) * 3
-    if not isinstance(value, (list, tuple)) or len(value) != 3:
-        raise TypeError(f"{name}: expected an int or three ints (depth, rows, columns), got "
-                        f"{_core.given(value)}")
-    return tuple(value)
-
-
-def _padding_3d(value):
-    """An int, (depth, rows, columns) or (front, back, top, bottom, left, right), as six."""
-    if isinstance(value, bool):
-        raise TypeError(f"padding: expected an int, three or six ints, got {_core.given(value)}")
-    if isinstance(value, int):
-        return (value,) * 6
-    if isinstance(value, (list, tuple)) and len(value) == 3:
-        return (value[0], value[0], value[1], value[1], value[2], value[2])
-    if isinstance(value, (list, tuple)) and len(value) == 6:
-        return tuple(value)
-    raise TypeError(f"padding: expected an int, three ints (depth, rows, columns) or six (front, "
-                    f"back, top, bottom, left, right), got {_core.given(value)}")
-
-
 @dataclass
 class Conv3dArguments(Conv2dArguments):
     """A 3-D convolution on channels-last CUDA tensors (``torch.channels_last_3d``), in torch's
@@ -326,9 +281,9 @@ class Conv3dArguments(Conv2dArguments):
     on tensor cores, so C and K multiples of 8 halves / 4 floats, or CUDA cores); groups 1."""
 
     def _geometry(self):
-        sd, sh, sw = _triple("stride", self.stride)
-        dd, dh, dw = _triple("dilation", self.dilation)
-        front, back, top, bottom, left, right = _padding_3d(self.padding)
+        sd, sh, sw = as_triple("stride", self.stride)
+        dd, dh, dw = as_triple("dilation", self.dilation)
+        front, back, top, bottom, left, right = as_padding_3d(self.padding)
         return {"stride": (sh, sw), "padding": (top, bottom, left, right), "dilation": (dh, dw),
                 "stride_d": sd, "padding_d": (front, back), "dilation_d": dd}
 
