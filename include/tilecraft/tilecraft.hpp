@@ -2,6 +2,7 @@
 #pragma once
 
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/compile/kernel_facts.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/core/tensor_view.hpp"
@@ -21,7 +22,6 @@
 #include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
 #include "tilecraft/runtime/grouped_gemm_arguments.hpp"
-#include "tilecraft/runtime/kernel_facts.hpp"
 #include "tilecraft/runtime/memory_pool.hpp"
 #include "tilecraft/tune/conv2d.hpp"
 #include "tilecraft/tune/gemm_plan.hpp"

@@ -9,9 +9,9 @@
 #include <cstdio>
 
 #include "compile/ed25519.hpp"
-#include "compile/file_util.hpp"
 #include "compile/sha256.hpp"
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/compile/file_util.hpp"
 #include "tilecraft/core/settings.hpp"
 
 namespace tilecraft::compile {

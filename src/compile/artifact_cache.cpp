@@ -1,4 +1,4 @@
-#include "compile/artifact_cache.hpp"
+#include "tilecraft/compile/artifact_cache.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -15,9 +15,9 @@
 #include <set>
 #include <thread>
 
-#include "compile/cache_root.hpp"
 #include "compile/sha256.hpp"
 #include "compile/signing_key.hpp"
+#include "tilecraft/compile/cache_root.hpp"
 
 namespace tilecraft::compile {
 namespace {

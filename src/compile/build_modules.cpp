@@ -12,13 +12,13 @@
 #include <thread>
 #include <utility>
 
-#include "compile/artifact_cache.hpp"
 #include "compile/nvcc_backend.hpp"
 #include "compile/process.hpp"
 #include "compile/toolchain.hpp"
+#include "tilecraft/compile/artifact_cache.hpp"
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/compile/kernel_facts.hpp"
 #include "tilecraft/core/settings.hpp"
-#include "tilecraft/runtime/kernel_facts.hpp"
 
 namespace tilecraft::compile {
 namespace {

@@ -10,10 +10,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "compile/artifact_cache.hpp"
-#include "compile/cache_root.hpp"
-#include "compile/file_util.hpp"
+#include "tilecraft/compile/artifact_cache.hpp"
+#include "tilecraft/compile/cache_root.hpp"
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/compile/file_util.hpp"
 #include "tilecraft/core/settings.hpp"
 
 namespace tilecraft::compile {

@@ -28,13 +28,13 @@
 #include <vector>
 
 #include "compile/archive_keys.hpp"
-#include "compile/artifact_cache.hpp"
-#include "compile/cache_root.hpp"
 #include "compile/ed25519.hpp"
-#include "compile/file_util.hpp"
 #include "compile/sha256.hpp"
 #include "compile/toolchain.hpp"
+#include "tilecraft/compile/artifact_cache.hpp"
+#include "tilecraft/compile/cache_root.hpp"
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/compile/file_util.hpp"
 #include "tilecraft/core/settings.hpp"
 
 namespace tilecraft::compile {

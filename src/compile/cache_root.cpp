@@ -1,4 +1,4 @@
-#include "compile/cache_root.hpp"
+#include "tilecraft/compile/cache_root.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "compile/file_util.hpp"
+#include "tilecraft/compile/file_util.hpp"
 
 namespace tilecraft::compile {
 namespace {

@@ -1,4 +1,4 @@
-#include "compile/file_util.hpp"
+#include "tilecraft/compile/file_util.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

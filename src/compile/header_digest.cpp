@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "compile/file_util.hpp"
 #include "compile/sha256.hpp"
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/compile/file_util.hpp"
 
 namespace tilecraft::compile {
 namespace {

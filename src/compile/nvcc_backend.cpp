@@ -8,8 +8,8 @@
 #include <string_view>
 #include <thread>
 
-#include "compile/file_util.hpp"
 #include "compile/process.hpp"
+#include "tilecraft/compile/file_util.hpp"
 
 namespace tilecraft::compile {
 namespace {

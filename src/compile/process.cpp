@@ -16,8 +16,8 @@
 #include <cstring>
 #include <optional>
 
-#include "compile/file_util.hpp"
-#include "core/program_path.hpp"
+#include "tilecraft/compile/file_util.hpp"
+#include "tilecraft/core/program_path.hpp"
 
 extern char** environ;
 

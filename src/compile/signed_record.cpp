@@ -1,4 +1,4 @@
-#include "compile/signed_record.hpp"
+#include "tilecraft/compile/signed_record.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,9 +10,9 @@
 #include <random>
 #include <set>
 
-#include "compile/file_util.hpp"
 #include "compile/sha256.hpp"
 #include "compile/signing_key.hpp"
+#include "tilecraft/compile/file_util.hpp"
 #include "tilecraft/core/settings.hpp"
 
 namespace tilecraft::compile {

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "compile/file_util.hpp"
 #include "compile/sha256.hpp"
+#include "tilecraft/compile/file_util.hpp"
 
 namespace tilecraft::compile {
 namespace {

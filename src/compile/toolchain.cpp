@@ -11,12 +11,12 @@
 #include <sstream>
 #include <utility>
 
-#include "compile/file_util.hpp"
 #include "compile/header_digest.hpp"
 #include "compile/process.hpp"
 #include "compile/sha256.hpp"
-#include "core/program_path.hpp"
 #include "tilecraft/abi/module_abi.h"
+#include "tilecraft/compile/file_util.hpp"
+#include "tilecraft/core/program_path.hpp"
 
 #ifndef TILECRAFT_VERSION
 #define TILECRAFT_VERSION "unknown"

@@ -1,4 +1,4 @@
-#include "core/program_path.hpp"
+#include "tilecraft/core/program_path.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -12,7 +12,7 @@
 #include <set>
 #include <thread>
 
-#include "core/program_path.hpp"
+#include "tilecraft/core/program_path.hpp"
 #include "tilecraft/core/status.hpp"
 
 namespace tilecraft {

@@ -1,4 +1,4 @@
-#include "describe/conv2d_rules.hpp"
+#include "tilecraft/describe/conv2d_rules.hpp"
 
 #include <string>
 

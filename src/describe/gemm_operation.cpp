@@ -1,10 +1,10 @@
 #include "tilecraft/describe/gemm_operation.hpp"
 
 #include "describe/checks.hpp"
-#include "describe/conv2d_rules.hpp"
 #include "describe/grouped_gemm_rules.hpp"
 #include "describe/sm80_gemm_rules.hpp"
 #include "describe/sm90_gemm_rules.hpp"
+#include "tilecraft/describe/conv2d_rules.hpp"
 
 namespace tilecraft {
 namespace {

@@ -5,9 +5,9 @@
 
 #include "discover/conv_prepared.hpp"
 #include "discover/operand_rules.hpp"
-#include "runtime/index_limits.hpp"
 #include "tilecraft/core/extents.hpp"
 #include "tilecraft/discover/conv_api.hpp"
+#include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft::api {
 namespace {

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "describe/conv2d_rules.hpp"
 #include "discover/conv_prepared.hpp"
 #include "discover/kernel_state.hpp"
 #include "discover/operand_rules.hpp"
-#include "runtime/index_limits.hpp"
+#include "tilecraft/describe/conv2d_rules.hpp"
 #include "tilecraft/discover/conv_api.hpp"
+#include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft::api {
 namespace {

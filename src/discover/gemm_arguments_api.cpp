@@ -7,9 +7,9 @@
 
 #include "discover/operand_rules.hpp"
 #include "discover/tensor_facts.hpp"
-#include "runtime/index_limits.hpp"
 #include "tilecraft/core/extents.hpp"
 #include "tilecraft/discover/api.hpp"
+#include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft::api {
 namespace {

@@ -8,8 +8,8 @@
 #include "discover/grouped_prepared.hpp"
 #include "discover/kernel_state.hpp"
 #include "discover/operand_rules.hpp"
-#include "runtime/index_limits.hpp"
 #include "tilecraft/discover/grouped_api.hpp"
+#include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft::api {
 namespace {

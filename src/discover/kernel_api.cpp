@@ -4,17 +4,17 @@
 #include <set>
 #include <string>
 
-#include "discover/kernel_problem.hpp"
 #include "discover/kernel_state.hpp"
 #include "discover/operand_rules.hpp"
 #include "discover/prepared_by_kernel.hpp"
-#include "runtime/index_limits.hpp"
 #include "tilecraft/discover/api.hpp"
 #include "tilecraft/discover/gemm_space.hpp"
+#include "tilecraft/discover/kernel_problem.hpp"
 #include "tilecraft/discover/performance_model.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
+#include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft::api {
 

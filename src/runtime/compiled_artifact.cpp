@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "compile/artifact_cache.hpp"
-#include "compile/file_util.hpp"
+#include "tilecraft/compile/artifact_cache.hpp"
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/compile/file_util.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
 #include "tilecraft/runtime/module.hpp"

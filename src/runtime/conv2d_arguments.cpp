@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "describe/conv2d_rules.hpp"
-#include "index_limits.hpp"
 #include "operand_check.hpp"
 #include "tilecraft/core/extents.hpp"
+#include "tilecraft/describe/conv2d_rules.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
+#include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft {
 namespace {

@@ -8,11 +8,11 @@
 
 #include "epilogue_graph_operands.hpp"
 #include "epilogue_operands.hpp"
-#include "index_limits.hpp"
 #include "operand_check.hpp"
 #include "tilecraft/core/extents.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
+#include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft {
 namespace {

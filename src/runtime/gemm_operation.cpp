@@ -8,14 +8,14 @@
 #include <mutex>
 #include <optional>
 
-#include "compile/signed_record.hpp"
-#include "describe/conv2d_rules.hpp"
+#include "tilecraft/compile/kernel_facts.hpp"
+#include "tilecraft/compile/signed_record.hpp"
 #include "tilecraft/core/settings.hpp"
+#include "tilecraft/describe/conv2d_rules.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
-#include "tilecraft/runtime/kernel_facts.hpp"
 #include "tilecraft/runtime/module.hpp"
 #include "tilecraft/runtime/prepared_launch.hpp"
 

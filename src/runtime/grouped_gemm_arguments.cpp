@@ -6,11 +6,11 @@
 #include <cstring>
 #include <string>
 
-#include "index_limits.hpp"
 #include "operand_check.hpp"
 #include "tilecraft/core/extents.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
+#include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft {
 namespace {

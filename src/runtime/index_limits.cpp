@@ -1,4 +1,4 @@
-#include "index_limits.hpp"
+#include "tilecraft/runtime/index_limits.hpp"
 
 #include <string>
 

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "index_limits.hpp"
 #include "tilecraft/core/extents.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/grouped_gemm_arguments.hpp"
+#include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "compile/cache_root.hpp"
-#include "compile/signed_record.hpp"
+#include "tilecraft/compile/cache_root.hpp"
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/compile/signed_record.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tune/text.hpp"
 

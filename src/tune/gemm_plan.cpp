@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "discover/kernel_problem.hpp"
+#include "tilecraft/discover/kernel_problem.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"

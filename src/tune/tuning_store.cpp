@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "compile/cache_root.hpp"
-#include "compile/file_util.hpp"
-#include "compile/signed_record.hpp"
+#include "tilecraft/compile/cache_root.hpp"
+#include "tilecraft/compile/file_util.hpp"
+#include "tilecraft/compile/signed_record.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/tune/tuning.hpp"
 #include "tune/text.hpp"

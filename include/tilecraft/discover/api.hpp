@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "tilecraft/compile/kernel_facts.hpp"
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/core/tensor_view.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
 #include "tilecraft/runtime/compiled_artifact.hpp"
 #include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
-#include "tilecraft/runtime/kernel_facts.hpp"
 #include "tilecraft/runtime/scale_argument.hpp"
 
 namespace tilecraft::api {

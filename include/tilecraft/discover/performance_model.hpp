@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tilecraft/compile/kernel_facts.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
-#include "tilecraft/runtime/kernel_facts.hpp"
 
 namespace tilecraft::discover {
 

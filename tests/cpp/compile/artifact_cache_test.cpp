@@ -1,5 +1,5 @@
 // The artifact cache, with real files, real nvcc runs and real concurrent processes.
-#include "compile/artifact_cache.hpp"
+#include "tilecraft/compile/artifact_cache.hpp"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "compile/artifact_cache.hpp"
 #include "test_support.hpp"
+#include "tilecraft/compile/artifact_cache.hpp"
 
 namespace tilecraft::compile {
 namespace {

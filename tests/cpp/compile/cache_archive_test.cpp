@@ -14,12 +14,12 @@
 #include <string>
 
 #include "compile/archive_keys.hpp"
-#include "compile/artifact_cache.hpp"
 #include "compile/ed25519.hpp"
 #include "compile/sha256.hpp"
 #include "compile/signing_key.hpp"
 #include "compile/test_support.hpp"
 #include "compile/toolchain.hpp"
+#include "tilecraft/compile/artifact_cache.hpp"
 #include "tilecraft/compile/compiler.hpp"
 
 namespace tilecraft::compile {

@@ -24,11 +24,11 @@
 #include <string>
 #include <vector>
 
-#include "compile/artifact_cache.hpp"
 #include "compile/process.hpp"
 #include "compile/test_support.hpp"
-#include "core/program_path.hpp"
+#include "tilecraft/compile/artifact_cache.hpp"
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/core/program_path.hpp"
 #include "tilecraft/core/settings.hpp"
 
 namespace tilecraft::compile {

@@ -1,7 +1,7 @@
 // The cache folder is tilecraft's own (DATA-3): made and tagged (CACHEDIR.TAG) when new; an empty
 // folder or an earlier tilecraft's cache is adopted; "/", the home folder and folders holding
 // other things are refused by name and left exactly as they were.
-#include "compile/cache_root.hpp"
+#include "tilecraft/compile/cache_root.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <string>
 
-#include "compile/artifact_cache.hpp"
 #include "compile/test_support.hpp"
+#include "tilecraft/compile/artifact_cache.hpp"
 #include "tilecraft/compile/compiler.hpp"
 
 namespace tilecraft::compile {

@@ -1,6 +1,6 @@
 // KernelFacts: ptxas's resource usage parsed, the facts index on real files, and the ranking
 // rule that a kernel that spills never comes first when one that does not is listed.
-#include "tilecraft/runtime/kernel_facts.hpp"
+#include "tilecraft/compile/kernel_facts.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

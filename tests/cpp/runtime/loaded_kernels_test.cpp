@@ -5,14 +5,14 @@
 // machine, where scripts/test.sh picks few).
 #include <gtest/gtest.h>
 
-#include "compile/artifact_cache.hpp"
 #include "compile/process.hpp"
 #include "compile/test_support.hpp"
 #include "compile_tests.hpp"
-#include "core/program_path.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/sm90_test_descriptions.hpp"
 #include "runtime/simt_kernel.hpp"
+#include "tilecraft/compile/artifact_cache.hpp"
+#include "tilecraft/core/program_path.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
 #include "tilecraft/runtime/module.hpp"
 #include "tilecraft/tilecraft.hpp"

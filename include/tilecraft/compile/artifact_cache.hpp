@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "compile/file_util.hpp"
+#include "tilecraft/compile/file_util.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/core/status.hpp"
 

@@ -1,14 +1,14 @@
-#include "tilecraft/runtime/kernel_facts.hpp"
+#include "tilecraft/compile/kernel_facts.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <vector>
 
-#include "compile/cache_root.hpp"
-#include "compile/file_util.hpp"
-#include "compile/signed_record.hpp"
+#include "tilecraft/compile/cache_root.hpp"
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/compile/file_util.hpp"
+#include "tilecraft/compile/signed_record.hpp"
 #include "tilecraft/core/settings.hpp"
 
 namespace tilecraft {
