@@ -6,13 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${TILECRAFT_BUILD_DIR:-build}
 PY=${PYTHON:-python3}
-# Without a GPU the host code is built at -O1 (a third of a slow two-core machine's CI run is the
-# -O3 build; the kernels themselves are nvcc's, at -O3 either way). scripts/setup.sh builds -O3.
 JOBS=${TILECRAFT_TEST_JOBS:-2}
 [[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || { echo "TILECRAFT_TEST_JOBS: expected a positive whole number, got '$JOBS'"; exit 2; }
 # The include and import rules of the layers first: a break fails in seconds, not after the build.
 echo "== layering (scripts/check_layers.py)"
 "$PY" scripts/check_layers.py --known scripts/layering_known.txt | { grep -v "^known: " || true; }
+# Without a GPU the host code is built at -O1 (a third of a slow two-core machine's CI run is the
+# -O3 build; the kernels themselves are nvcc's, at -O3 either way). scripts/setup.sh builds -O3.
 if ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
   export TILECRAFT_HOST_OPT=${TILECRAFT_HOST_OPT:--O1}
   echo "no GPU (nvidia-smi): host code at $TILECRAFT_HOST_OPT for this test build (TILECRAFT_HOST_OPT)"

@@ -72,11 +72,19 @@ def stream_getter(tensors):
     return lambda: 0
 
 
-def stream_int(stream):
-    """A torch or cupy stream, or a cudaStream_t handle (an int >= 0), as an int."""
-    for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy Stream
+def _framework_stream(stream):
+    """The handle of a torch.cuda.Stream or a cupy Stream, as an int; None for anything else."""
+    for attribute in ("cuda_stream", "ptr"):
         if hasattr(stream, attribute):
             return int(getattr(stream, attribute))
+    return None
+
+
+def stream_int(stream):
+    """A torch or cupy stream, or a cudaStream_t handle (an int >= 0), as an int."""
+    handle = _framework_stream(stream)
+    if handle is not None:
+        return handle
     if isinstance(stream, numbers.Integral) and not isinstance(stream, bool) and stream >= 0:
         return int(stream)
     raise TypeError(f"stream: expected None, a torch or cupy stream, or a cudaStream_t handle "
@@ -94,10 +102,8 @@ def stream_handle(stream, args):
                 value = value[0] if value else None
             tensors.append(value)
         return stream_getter(tuple(tensors))()
-    for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy Stream
-        if hasattr(stream, attribute):
-            return int(getattr(stream, attribute))
-    return stream
+    handle = _framework_stream(stream)
+    return stream if handle is None else handle
 
 
 def detached(value):
