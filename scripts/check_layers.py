@@ -8,7 +8,10 @@ C++ (src/ and include/tilecraft/; #include lines outside string literals and com
   private        a header under src/<layer>/ is included only from src/<layer>/;
   shared-emit    the shared emitters (files directly in src/emit/) include no family folder
                  (src/emit/<family>/);
-  no-cutlass     no CUTLASS or CuTe header in the core: those appear only in generated text.
+  no-cutlass     no CUTLASS or CuTe header in the core: those appear only in generated text
+                 and in the headers it includes (include/tilecraft/jit/);
+  jit            those headers include only each other, tilecraft/abi/, CUTLASS, CuTe and
+                 system headers (they are installed without the rest of tilecraft).
 Python (python/tilecraft/, every import, also inside functions):
   no-cycle       the package's modules import each other without a circle;
   no-private     a module imports no underscored name of another of the package's modules
@@ -32,6 +35,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent  # --root replaces it
 LAYERS = ["abi", "core", "describe", "emit", "compile", "runtime", "discover", "tune", "python"]
 RANK = {name: rank for rank, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 RAW_STRING = re.compile(r'R"([^()\\\s]{0,16})\(.*?\)\1"', re.S)
 BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
@@ -69,10 +73,25 @@ def included_layer(target):
     return None
 
 
+def check_jit(path, problems):
+    """Headers of generated modules include only each other, the ABI, CUTLASS and system headers:
+    they are installed without the rest of tilecraft."""
+    for number, line in enumerate(code_lines(path), 1):
+        match = QUOTED_INCLUDE.match(line)
+        if not match:
+            continue
+        target = match.group(1)
+        if not target.startswith(("tilecraft/jit/", "tilecraft/abi/", "cutlass/", "cute/")):
+            problems.append(f"{path.relative_to(ROOT)}:{number}: jit: a header of generated "
+                            f"modules includes what is not installed with them: {line.strip()}")
+
+
 def check_cpp(problems):
     files = sorted(p for folder in ("src", "include/tilecraft") for p in (ROOT / folder).rglob("*")
                    if p.suffix in (".cpp", ".hpp", ".h", ".cu", ".cuh"))
     for path in files:
+        if path.relative_to(ROOT).parts[:3] == ("include", "tilecraft", "jit"):
+            check_jit(path, problems)
         own = layer_of(path)
         if own is None:
             continue

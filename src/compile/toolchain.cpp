@@ -214,7 +214,8 @@ Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& s) {
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const Toolchain>> known;
   const HostCompiler host = find_host_compiler();
-  std::string memo_key = s.nvcc + '\n' + s.cutlass_dir + '\n' + host.path;
+  std::string memo_key =
+      s.nvcc + '\n' + s.cutlass_dir + '\n' + s.jit_include_dir + '\n' + host.path;
   {
     std::lock_guard lock(mutex);
     if (auto found = known.find(memo_key); found != known.end()) return found->second;
@@ -256,6 +257,10 @@ Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& s) {
   Result<std::string> digest = header_tree_digest(include_roots(s.cutlass_dir), header_memo_dir(s));
   if (!digest) return Status::unsupported(cutlass_origin(s) + ": " + digest.status().message());
   toolchain->cutlass_headers_sha256 = std::move(*digest);
+  Result<JitHeaders> jit =
+      read_jit_headers(s.jit_include_dir, "the tilecraft headers installed with the library");
+  if (!jit) return jit.status();
+  toolchain->jit_headers = std::move(*jit);
   for (const char* name : kNvccEnvironment) {
     if (const char* value = std::getenv(name); value && *value) {
       toolchain->nvcc_environment.push_back(std::string(name) + "=" + value);
@@ -285,6 +290,7 @@ std::vector<std::string> common_flags(const Toolchain& toolchain, const CompileR
     flags.push_back("-ccbin");
     flags.push_back(toolchain.host_compiler);
   }
+  flags.push_back("-I" + toolchain.jit_headers.root);
   for (const std::string& root : include_roots(toolchain.cutlass_dir)) flags.push_back("-I" + root);
   flags.insert(flags.end(), request.arch_flags.begin(), request.arch_flags.end());
   return flags;
@@ -297,7 +303,8 @@ std::vector<std::string> with(std::vector<std::string> front,
 }
 
 // The plan's commands as the key sees them: no path of this machine. The CUTLASS folders become
-// <cutlass> (their content is keyed), the host compiler and the build folder disappear.
+// <cutlass> and tilecraft's own <tilecraft> (their content is keyed), the host compiler and the
+// build folder disappear.
 std::string portable_command(const Toolchain& toolchain, std::vector<std::string> command,
                              const std::string& dir) {
   std::string text;
@@ -307,7 +314,9 @@ std::string portable_command(const Toolchain& toolchain, std::vector<std::string
       ++i;
       continue;
     }
-    if (arg.rfind("-I" + toolchain.cutlass_dir, 0) == 0) {
+    if (arg == "-I" + toolchain.jit_headers.root) {
+      arg = "-I<tilecraft>";
+    } else if (arg.rfind("-I" + toolchain.cutlass_dir, 0) == 0) {
       arg = "-I<cutlass>" + arg.substr(2 + toolchain.cutlass_dir.size());
     }
     if (arg.rfind(dir, 0) == 0) arg = "<dir>" + arg.substr(dir.size());
@@ -365,6 +374,8 @@ std::string key_text(const Toolchain& toolchain, const CompileRequest& request) 
   if (!text.empty() && text.back() != '\n') text += '\n';
   text += "cutlass: version " + toolchain.cutlass_version + " (headers sha256 " +
           toolchain.cutlass_headers_sha256 + ")\n";
+  text += "tilecraft headers the source includes:\n" +
+          jit_header_key_text(toolchain.jit_headers, request.source);
   text += "host compiler --version:\n" + (toolchain.host_compiler.empty()
                                               ? std::string("(none found: nvcc's own default)\n")
                                               : toolchain.host_compiler_version);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compile/jit_headers.hpp"
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/core/status.hpp"
@@ -21,6 +22,7 @@ struct Toolchain {
   std::string cutlass_dir;                    // holds include/cutlass
   std::string cutlass_version;                // "MAJOR.MINOR.PATCH" as version.h says
   std::string cutlass_headers_sha256;         // content of every header under the -I folders
+  JitHeaders jit_headers;                     // tilecraft's own, each keyed where it is reached
   std::vector<std::string> nvcc_environment;  // NVCC_PREPEND_FLAGS=... and the like, when set
 };
 
@@ -29,7 +31,7 @@ struct Toolchain {
 // it is usable). The Status names the setting to change and what was searched.
 Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& settings);
 
-// The folders compiles include: CUTLASS's include and tools/util/include.
+// The CUTLASS folders compiles include: its include and tools/util/include.
 std::vector<std::string> include_roots(const std::string& cutlass_dir);
 
 // How a module is built, in <dir> (DESIGN, "Compilation"): the device half (kernels only, to a

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <list>
 #include <mutex>
 #include <set>
@@ -18,21 +19,28 @@
 namespace tilecraft {
 namespace {
 
-// The CUTLASS headers installed beside this library: <folder of libtilecraft>/cutlass (the Python
-// package's wheel carries them there), or "" when there are none.
-std::string bundled_cutlass_dir() {
+// The folder of libtilecraft itself, or "" when it cannot be told.
+std::filesystem::path library_dir() {
   Dl_info info;
-  if (dladdr(reinterpret_cast<const void*>(&bundled_cutlass_dir), &info) == 0 ||
+  if (dladdr(reinterpret_cast<const void*>(&library_dir), &info) == 0 ||
       info.dli_fname == nullptr) {
-    return "";
+    return {};
   }
   std::error_code error;
   std::filesystem::path library = std::filesystem::canonical(info.dli_fname, error);
-  if (error) return "";
-  std::filesystem::path dir = library.parent_path() / "cutlass";
-  if (!std::filesystem::is_regular_file(dir / "include" / "cutlass" / "version.h", error))
-    return "";
-  return dir.string();
+  return error ? std::filesystem::path() : library.parent_path();
+}
+
+// The first of `folders` (relative to the library's folder) that holds `marker`, or "".
+std::string beside_library(std::initializer_list<const char*> folders, const char* marker) {
+  const std::filesystem::path dir = library_dir();
+  if (dir.empty()) return "";
+  std::error_code error;
+  for (const char* folder : folders) {
+    const std::filesystem::path candidate = (dir / folder).lexically_normal();
+    if (std::filesystem::is_regular_file(candidate / marker, error)) return candidate.string();
+  }
+  return "";
 }
 
 namespace fs = std::filesystem;
@@ -244,9 +252,14 @@ Settings settings_from_environment() {
     }
   }
   if (s.cutlass_dir_variable.empty()) {
-    const std::string bundled = bundled_cutlass_dir();
+    // The Python package's wheel carries the pinned CUTLASS headers in tilecraft/cutlass.
+    const std::string bundled = beside_library({"cutlass"}, "include/cutlass/version.h");
     s.cutlass_dir = bundled.empty() ? std::string(TILECRAFT_DEFAULT_CUTLASS_DIR) : bundled;
   }
+  // The wheel: tilecraft/include beside the library; an installed library: <prefix>/include.
+  const std::string jit =
+      beside_library({"include", "../include"}, "tilecraft/jit/module_prelude.cuh");
+  s.jit_include_dir = jit.empty() ? std::string(TILECRAFT_DEFAULT_JIT_INCLUDE_DIR) : jit;
   s.nvcc = find_nvcc(&s);
   unsigned hardware = std::thread::hardware_concurrency();
   s.compile_jobs =

@@ -10,17 +10,13 @@
 
 namespace tilecraft::emit {
 
-// Defines CUTLASS_ENABLE_CUDA_HOST_ADAPTER for the host half; goes before the includes. Opens a
-// conditional that leaves the host half's device pass empty (nvcc's cicc then parses nothing);
-// device_image_end_text() closes it at the end of the module.
-std::string_view device_image_prelude_text();
-std::string_view device_image_end_text();
+// The first and last lines of every module: the host half's device pass leaves all between them
+// out; the prelude (tilecraft/jit/module_prelude.cuh) goes before any CUTLASS header.
+std::string module_open_text();
+std::string_view module_close_text();
 
-// The #include lines the runtime below needs (host half only; goes after CUTLASS's includes).
-// Namespace tc_image: image() loads tc_device_image; kernel<Op>(name) finds a kernel in it and
-// checks that the device compiler laid out Op::Params as the host one did; launch();
-// HostAdapter, CUTLASS's CudaHostAdapter over those kernels.
-std::string_view device_image_runtime_text();
+// `#include "tilecraft/jit/<header>"`: the fixed code of a module lives in those headers.
+std::string jit_include(std::string_view header);
 
 // How CUTLASS's own kernel templates enter an operator (cutlass/device_kernel.h).
 enum class KernelForm {

@@ -6,8 +6,6 @@
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
 #include "emit/evt/evt_text.hpp"
-#include "emit/gemm_adapter_text.hpp"
-#include "emit/grouped/grouped_checks_text.hpp"
 #include "emit/grouped/sm80_grouped_parts.hpp"
 #include "emit/module_table.hpp"
 #include "emit/sm80_gemm_parts.hpp"
@@ -146,31 +144,14 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
           "GemmSplitKParallel's reduction kernel cannot run it"));
     }
   }
-  std::string out = kModuleAbiHeaderText;
-  out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) + " GEMM entr" +
-         (entries.size() == 1 ? "y" : "ies") + " (CUTLASS 2.x GemmUniversal, SM80)\n";
-  out += device_image_prelude_text();
-  out += gemm_module_includes(split_k);
-  if (grouped) out += sm80_grouped_includes();
-  if (graphs) {
-    out += gemm_visitor_includes();
-    out += evt_functions_text();
-    out += sm80_evt_functions_text();
-  }
-  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
-  out += device_image_runtime_text();
-  out += gemm_universal_adapter_text();
-  if (graphs) {
-    out += epilogue_operands_check_text();
-    out += gemm_visitor_adapter_text();
-  }
-  if (split_k) out += gemm_split_k_parallel_adapter_text();
-  if (grouped) {
-    out += grouped_arguments_check_text();
-    out += sm80_grouped_adapter_text();
-  }
-  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
-
+  std::string out = "// ---- tilecraft generated module: " + std::to_string(entries.size()) +
+                    " GEMM entr" + (entries.size() == 1 ? "y" : "ies") +
+                    " (CUTLASS 2.x GemmUniversal, SM80)\n";
+  out += module_open_text();
+  out += jit_include("sm80_gemm.cuh");
+  if (split_k) out += jit_include("sm80_split_k_parallel.cuh");
+  if (grouped) out += jit_include("sm80_grouped.cuh");
+  if (graphs) out += jit_include("sm80_epilogue_graph.cuh");
   for (size_t index = 0; index < entries.size(); ++index) {
     const GemmEntry& entry = entries[index];
     const int i = static_cast<int>(index);
@@ -200,7 +181,7 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
   out += module_table_text(entries);
   out += module_verify_text(kernels);
   out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
-  out += device_image_end_text();
+  out += module_close_text();
   return out;
 }
 

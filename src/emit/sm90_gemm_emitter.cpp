@@ -2,12 +2,10 @@
 #include <string>
 #include <vector>
 
-#include "emit/conv/conv_checks_text.hpp"
 #include "emit/conv/sm90_conv_parts.hpp"
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
 #include "emit/evt/evt_text.hpp"
-#include "emit/grouped/grouped_checks_text.hpp"
 #include "emit/module_table.hpp"
 #include "emit/sm90_gemm_parts.hpp"
 
@@ -322,37 +320,22 @@ constexpr std::string_view kGridDependencyWaitsOnly =
     "#endif\n";
 
 std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
-  std::string out = kModuleAbiHeaderText;
-  out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) +
-         (entries.front().description.is_conv() ? " convolution entr" : " GEMM entr") +
-         (entries.size() == 1 ? "y" : "ies") +
-         (entries.front().description.is_conv() ? " (CUTLASS 3.x ConvUniversalAdapter, SM90)\n"
-                                                : " (CUTLASS 3.x GemmUniversalAdapter, SM90)\n");
+  const bool conv = entries.front().description.is_conv();
+  std::string out = "// ---- tilecraft generated module: " + std::to_string(entries.size()) +
+                    (conv ? " convolution entr" : " GEMM entr") +
+                    (entries.size() == 1 ? "y" : "ies") +
+                    (conv ? " (CUTLASS 3.x ConvUniversalAdapter, SM90)\n"
+                          : " (CUTLASS 3.x GemmUniversalAdapter, SM90)\n");
   bool early_trigger = true;
-  for (const GemmEntry& entry : entries) {
-    early_trigger = early_trigger && triggers_dependent_launch_early(entry.description);
-  }
-  out += early_trigger ? kGridDependencyControl : kGridDependencyWaitsOnly;
-  out += device_image_prelude_text();
-  bool any_conv = false;
-  for (const GemmEntry& entry : entries) any_conv = any_conv || entry.description.is_conv();
-  out += sm90_gemm_module_includes();
   bool any_graph = false;
   for (const GemmEntry& entry : entries) {
+    early_trigger = early_trigger && triggers_dependent_launch_early(entry.description);
     any_graph = any_graph || entry.description.has_epilogue_graph();
   }
-  if (any_graph) out += evt_functions_text();
-  out += any_conv ? sm90_conv_module_includes() : sm90_gemm_device_adapter_include();
-  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
-  out += device_image_runtime_text();
-  out += grouped_arguments_check_text();
-  out += epilogue_operands_check_text();
-  out += sm90_gemm_adapter_text();
-  if (any_conv) {
-    out += conv_checks_text();
-    out += sm90_conv_adapter_text();
-  }
-  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
+  out += early_trigger ? kGridDependencyControl : kGridDependencyWaitsOnly;
+  out += module_open_text();
+  out += jit_include(conv ? "sm90_conv.cuh" : "sm90_gemm.cuh");
+  if (any_graph) out += jit_include("evt_functions.cuh");
   for (size_t index = 0; index < entries.size(); ++index) {
     if (entries[index].kind != GemmEntryKind::kUniversal) {
       throw Error(Status::unsupported(
@@ -371,7 +354,7 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
   out += module_table_text(entries);
   out += module_verify_text(kernels);
   out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
-  out += device_image_end_text();
+  out += module_close_text();
   return out;
 }
 

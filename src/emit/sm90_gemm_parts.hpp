@@ -8,11 +8,6 @@
 
 namespace tilecraft::emit {
 
-std::string_view sm90_gemm_module_includes();
-// The GemmUniversalAdapter include of GEMM modules (convolution modules leave it out).
-std::string_view sm90_gemm_device_adapter_include();
-// Adapters shared by every SM90 entry (namespace tc_sm90).
-std::string_view sm90_gemm_adapter_text();
 // The fusion operation type of the epilogue, e.g.
 // "cutlass::epilogue::fusion::LinCombEltAct<cutlass::epilogue::thread::GELU, ...>".
 std::string sm90_fusion_type(const GemmDescription& description);

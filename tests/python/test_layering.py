@@ -58,6 +58,10 @@ def test_a_tree_that_keeps_the_rules_passes(tree):
     ("src/core/bad.cpp", '#include <cute/tensor.hpp>\n', "src/core/bad.cpp:1: no-cutlass"),
     ("include/tilecraft/core/up.hpp", '#include "tilecraft/compile/compiler.hpp"\n',
      "include/tilecraft/core/up.hpp:1: down-only: core includes compile"),
+    ("include/tilecraft/jit/k.cuh", '#include <string>\n#include "cutlass/gemm.h"\n'
+     '#include "tilecraft/core/status.hpp"\n',
+     "include/tilecraft/jit/k.cuh:3: jit: a header of generated modules includes what is not "
+     "installed with them"),
     ("python/tilecraft/c.py", "from tilecraft.a import _helper\n",
      "python/tilecraft/c.py:1: no-private: tilecraft.c imports tilecraft.a._helper"),
     ("python/tilecraft/b.py", "def f():\n    from tilecraft import a\n",

@@ -33,6 +33,9 @@ struct Settings {
   // Which variable named cutlass_dir ("TILECRAFT_CUTLASS_DIR", "CUTLASS_DIR"), or "" for the
   // built-in default: error messages name what the user set.
   std::string cutlass_dir_variable;
+  // The folder holding tilecraft/jit and tilecraft/abi, the headers generated modules include: the
+  // one installed beside the library, else the source tree's include folder it was built from.
+  std::string jit_include_dir;
   // TILECRAFT_NVCC; else $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, nvcc in an absolute folder of
   // PATH, /usr/local/cuda/bin/nvcc.
   std::string nvcc;

@@ -9,9 +9,6 @@
 
 namespace tilecraft::emit {
 
-// The text of include/tilecraft/abi/module_abi.h, pasted at the top of every generated source.
-extern const char* const kModuleAbiHeaderText;
-
 // What a GEMM entry in a module is for.
 enum class GemmEntryKind : uint8_t {
   kUniversal,       // GemmUniversal: modes Gemm (with serial split-K), Batched, Array

@@ -4,12 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "emit/conv/conv_adapter_text.hpp"
-#include "emit/conv/conv_checks_text.hpp"
 #include "emit/conv/sm80_conv_parts.hpp"
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
-#include "emit/gemm_adapter_text.hpp"
 #include "emit/module_table.hpp"
 #include "emit/sm80_gemm_parts.hpp"
 
@@ -143,30 +140,21 @@ std::string conv_entry_text(const GemmEntry& entry, int index) {
 }
 
 std::string emit_sm80_conv_module(const std::vector<GemmEntry>& entries) {
-  std::string out = kModuleAbiHeaderText;
-  out += "\n// ---- tilecraft generated module: " + std::to_string(entries.size()) +
-         " convolution entr" + (entries.size() == 1 ? "y" : "ies") +
-         " (CUTLASS 2.x ImplicitGemmConvolution, SM80)\n";
-  out += device_image_prelude_text();
-  out += gemm_module_includes(true);
-  out += conv_module_includes();
+  std::string out = "// ---- tilecraft generated module: " + std::to_string(entries.size()) +
+                    " convolution entr" + (entries.size() == 1 ? "y" : "ies") +
+                    " (CUTLASS 2.x ImplicitGemmConvolution, SM80)\n";
+  out += module_open_text();
+  out += jit_include("sm80_conv.cuh");
   if (std::any_of(entries.begin(), entries.end(), [](const GemmEntry& entry) {
         return entry.description.conv.group_mode != GroupMode::None;
       })) {
-    out += conv_group_includes();
+    out += jit_include("sm80_conv_grouped.cuh");
   }
   if (std::any_of(entries.begin(), entries.end(), [](const GemmEntry& entry) {
         return entry.description.A.layout == Layout::TensorNDHWC;
       })) {
-    out += conv3d_includes();
+    out += jit_include("sm80_conv3d.cuh");
   }
-  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
-  out += device_image_runtime_text();
-  out += gemm_universal_adapter_text();
-  out += gemm_split_k_parallel_adapter_text();  // its ReduceSplitK launch
-  out += conv_checks_text();
-  out += conv_adapter_text();
-  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
   std::string kernels;
   for (size_t index = 0; index < entries.size(); ++index) {
     const GemmEntry& entry = entries[index];
@@ -187,7 +175,7 @@ std::string emit_sm80_conv_module(const std::vector<GemmEntry>& entries) {
   out += module_table_text(entries);
   out += module_verify_text(kernels);
   out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
-  out += device_image_end_text();
+  out += module_close_text();
   return out;
 }
 

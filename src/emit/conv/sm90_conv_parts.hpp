@@ -10,11 +10,6 @@
 
 namespace tilecraft::emit {
 
-// The #include lines an SM90 module adds when it holds convolution entries.
-std::string_view sm90_conv_module_includes();
-// tc_sm90::ConvAdapter: the checks and the ConvUniversalAdapter arguments of a tc_gemm_args
-// convolution problem (needs tc_conv_checks and the SM90 adapter text before it).
-std::string_view sm90_conv_adapter_text();
 // "cute::Shape<cute::_128, cute::_128, cute::Shape<cute::_64>>" (wgrad: N a nested mode too).
 std::string sm90_conv_tile_shape(const GemmDescription& description);
 // The epilogue's layout tag: the output activation (fprop y, dgrad dx) or the filter (wgrad dw).

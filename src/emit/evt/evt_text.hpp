@@ -17,12 +17,6 @@ inline constexpr std::string_view kEvtRound = "cutlass::FloatRoundStyle::round_t
 inline constexpr std::string_view kEvtRowVector = "cute::Stride<cute::_1, cute::_0, int64_t>";
 inline constexpr std::string_view kEvtColumnVector = "cute::Stride<cute::_0, cute::_1, int64_t>";
 
-// namespace tc_evt: the functions below, once per module (after CUTLASS's headers).
-std::string_view evt_functions_text();
-// namespace tc_evt_args: check(args, tensors, scalars), the launch operands of an entry's graph
-// (host half; every SM90 module, SM80 modules with graphs).
-std::string_view epilogue_operands_check_text();
-
 // The tc_evt function computing a value node of the graph (an elementwise node; loads have
 // none), e.g. "tc_evt::Add".
 std::string evt_compute_function(const EpilogueNode& node);
@@ -74,8 +68,4 @@ std::string sm80_evt_types_text(const GemmDescription& description);
 // launch), "using FusionArguments = ...; inline void fill_fusion(FusionArguments&, const
 // tc_gemm_args&)".
 std::string sm80_evt_fill_text(const GemmDescription& description);
-// namespace tc_evt additions of SM80 modules (both halves, after evt_functions_text): the
-// atomics of whole-tensor reductions.
-std::string_view sm80_evt_functions_text();
-
 }  // namespace tilecraft::emit

@@ -212,27 +212,4 @@ std::string sm80_evt_fill_text(const GemmDescription& d) {
   return out;
 }
 
-std::string_view sm80_evt_functions_text() {
-  static constexpr std::string_view kText = R"tc(
-// ---- tilecraft epilogue graphs on SM80 (CUTLASS 2.x epilogue visitors) ----------------------
-namespace tc_evt {
-// Atomics for whole-tensor reductions: after VisitorScalarReduction's warp shuffles every lane
-// holds the warp's result and each one writes it; these let the first lane alone write.
-template <class T>
-struct LaneAtomicAdd {
-  CUTLASS_DEVICE void operator()(T* ptr, T const& value) const {
-    if ((threadIdx.x & 31) == 0) cutlass::atomic_add<T>{}(ptr, value);
-  }
-};
-template <class T>
-struct LaneAtomicMax {
-  CUTLASS_DEVICE void operator()(T* ptr, T const& value) const {
-    if ((threadIdx.x & 31) == 0) cutlass::atomic_maximum<T>{}(ptr, value);
-  }
-};
-}  // namespace tc_evt
-)tc";
-  return kText;
-}
-
 }  // namespace tilecraft::emit

@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "emit/device_image_text.hpp"
 #include "emit/evt/evt_text.hpp"
 #include "emit/evt/evt_tree.hpp"
 #include "emit/evt_test_graphs.hpp"
-#include "emit/gemm_adapter_text.hpp"
+#include "emit/jit_header_text.hpp"
 #include "emit/sm80_gemm_parts.hpp"
 
 namespace tilecraft::emit {
@@ -187,7 +188,7 @@ TEST(Sm80EvtEmitter, ReductionOutputsAreResetToTheirIdentityBeforeEachLaunch) {
   EXPECT_TRUE(contains_all(plain, {"constexpr tc_gemm::VisitorTraits kTraits{0, 0, nullptr, 0};"}));
   EXPECT_EQ(plain.find("kResets"), std::string::npos);
   // The adapter fills them on the stream after initialize() and before the GEMM's launch.
-  const std::string adapter(gemm_visitor_adapter_text());
+  const std::string adapter = testing::jit_header_text("sm80_epilogue_graph.cuh");
   const size_t initialize = adapter.find("gemm.initialize(");
   const size_t reset = adapter.find("status = reset_outputs(a, t, adapter, cuda_stream);");
   const size_t run = adapter.find("status = gemm.run(cuda_stream, &adapter);");
@@ -272,11 +273,9 @@ TEST(Sm80EvtEmitter, OnlyModulesWithAGraphCarryTheVisitorTexts) {
   const GemmDescription graph_d = sm80_graph_gemm(issue_graph());
   const std::string plain = emit_gemm_module({{plain_d}});
   const std::string mixed = emit_gemm_module({{plain_d}, {graph_d}});
-  for (std::string_view fixed : {gemm_visitor_includes(), evt_functions_text(),
-                                 sm80_evt_functions_text(), gemm_visitor_adapter_text()}) {
-    EXPECT_EQ(plain.find(fixed), std::string::npos);
-    EXPECT_NE(mixed.find(fixed), std::string::npos);
-  }
+  const std::string include = jit_include("sm80_epilogue_graph.cuh");
+  EXPECT_EQ(plain.find(include), std::string::npos);
+  EXPECT_NE(mixed.find(include), std::string::npos);
   // The plain entry's text is the same beside a graph entry.
   EXPECT_NE(mixed.find(universal_entry_text({plain_d}, 0)), std::string::npos);
   EXPECT_NE(mixed.find(universal_entry_text({graph_d}, 1)), std::string::npos);
@@ -378,7 +377,7 @@ TEST(Sm80EvtEmitter, AColumnMajorDIsTheTransposedProblem) {
        "tc_gemm::visitor_workspace_size<TcGemm0, true>(", "tc_gemm::visitor_run<TcGemm0, true>("}));
   EXPECT_EQ(text.find(visitor("VisitorColReduction<cutlass::plus")), std::string::npos);
   // The adapter exchanges A and B and M and N for it.
-  const std::string adapter(gemm_visitor_adapter_text());
+  const std::string adapter = testing::jit_header_text("sm80_epilogue_graph.cuh");
   EXPECT_NE(adapter.find("cutlass::gemm::GemmCoord(a.n, a.m, a.k), a.batch_count,\n"
                          "                                    callbacks, a.B, a.A,"),
             std::string::npos);

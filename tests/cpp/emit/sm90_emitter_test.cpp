@@ -18,8 +18,7 @@
 #include "emit/device_image_text.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/evt/evt_text.hpp"
-#include "emit/gemm_adapter_text.hpp"
-#include "emit/grouped/grouped_checks_text.hpp"
+#include "emit/jit_header_text.hpp"
 #include "emit/sm80_gemm_parts.hpp"
 #include "emit/sm90_gemm_parts.hpp"
 #include "emit/sm90_test_descriptions.hpp"
@@ -251,15 +250,14 @@ TEST(Sm90Emitter, ModuleStructure) {
   const GemmDescription a = bf16_tn_coop_bias_gelu();
   const GemmDescription b = fp8_scaled_fast_accum();
   const std::string text = emit_gemm_module({{a}, {b}});
-  EXPECT_EQ(text.rfind(kModuleAbiHeaderText, 0), 0u);
   EXPECT_TRUE(contains_all(
-      text, {std::string(sm90_gemm_module_includes()), std::string(sm90_gemm_adapter_text()),
+      text, {module_open_text(), jit_include("sm90_gemm.cuh"),
              "(CUTLASS 3.x GemmUniversalAdapter, SM90)", "namespace tc_entry_0 {",
              "namespace tc_entry_1 {", "// ---- entry 0: " + a.procedural_name(),
              "// ---- entry 1: " + b.procedural_name(), "{TILECRAFT_ABI_VERSION, 2u, tc_entries}",
              "&tc_can_implement_1, &tc_workspace_size_1, &tc_run_1"}));
-  EXPECT_TRUE(contains_none(text, {std::string(gemm_universal_adapter_text()), "reduce_split_k.h",
-                                   "cutlass/gemm/device/gemm_universal.h\""}));
+  EXPECT_TRUE(contains_none(
+      text, {"sm80_gemm.cuh", "sm80_split_k_parallel.cuh", "sm90_conv.cuh", "evt_functions.cuh"}));
   EXPECT_LT(text.find("\"" + a.procedural_name() + "\""),
             text.find("\"" + b.procedural_name() + "\""));
   EXPECT_EQ(entry_name({a}), a.procedural_name());
@@ -274,7 +272,7 @@ TEST(Sm90Emitter, GridDependencyControlEarlyTriggerUnlessAnEntryIsStreamK) {
   const GemmDescription stream_k = bf16_nt_stream_k();
   EXPECT_TRUE(triggers_dependent_launch_early(persistent));
   EXPECT_FALSE(triggers_dependent_launch_early(stream_k));
-  const std::string includes(sm90_gemm_module_includes());
+  const std::string includes = module_open_text();
   for (const auto& [text, expected, absent] :
        {std::tuple{module_of(persistent), full, waits},
         std::tuple{module_of(stream_k), waits, full},
@@ -283,7 +281,7 @@ TEST(Sm90Emitter, GridDependencyControlEarlyTriggerUnlessAnEntryIsStreamK) {
     EXPECT_LT(text.find(expected), text.find(includes)) << "must come before CUTLASS's headers";
     EXPECT_TRUE(contains_none(text, {absent}));
   }
-  EXPECT_TRUE(contains_all(std::string(sm90_gemm_adapter_text()),
+  EXPECT_TRUE(contains_all(testing::jit_header_text("sm90.cuh"),
                            {"launch_params, a->launch_with_pdl != 0)"}));
 }
 
@@ -325,20 +323,9 @@ bool update_golden() {
   return value != nullptr && std::string(value) == "1";
 }
 
-std::string fold(std::string text, std::string_view fixed, const std::string& marker) {
-  const size_t at = text.find(fixed);
-  if (at != std::string::npos) text.replace(at, fixed.size(), "// <" + marker + ">\n");
-  return text;
-}
-
 void expect_sm90_golden(const std::string& name, const GemmDescription& d) {
-  std::string text = module_of(d);
-  text = fold(std::move(text), kModuleAbiHeaderText, "module_abi.h");
-  text = fold(std::move(text), sm90_gemm_module_includes(), "SM90 includes");
-  text = fold(std::move(text), device_image_runtime_text(), "device image runtime");
-  text = fold(std::move(text), grouped_arguments_check_text(), "grouped argument checks");
-  text = fold(std::move(text), epilogue_operands_check_text(), "epilogue graph operand checks");
-  text = fold(std::move(text), sm90_gemm_adapter_text(), "SM90 adapters");
+  const std::string text = module_of(d);
+  EXPECT_EQ(testing::missing_jit_headers(text), "");
   const fs::path path = fs::path(__FILE__).parent_path() / "golden" / (name + ".cu");
   if (update_golden()) {
     std::ofstream(path, std::ios::binary) << text;

@@ -1,35 +1,7 @@
-// <module_abi.h>
-
 // ---- tilecraft generated module: 1 GEMM entry (CUTLASS 2.x GemmUniversal, SM80)
-#if defined(TILECRAFT_HOST_HALF) && defined(__CUDA_ARCH__)
-// The host half's device pass: the kernels are compiled in the device half, nothing to do here.
-#else
-#if !defined(TILECRAFT_HOST_HALF) && !defined(TILECRAFT_DEVICE_HALF)
-#error "a tilecraft module is compiled in two halves: -DTILECRAFT_DEVICE_HALF=1 (nvcc -fatbin) and -DTILECRAFT_HOST_HALF=1 (nvcc -c), linked with the fatbinary as tc_device_image"
-#endif
-#if defined(TILECRAFT_HOST_HALF)
-// Host half: CUTLASS launches and sizes through a CudaHostAdapter (tc_image::HostAdapter), never
-// through kernel symbols of this translation unit.
-#define CUTLASS_ENABLE_CUDA_HOST_ADAPTER true
-#endif
-#include <cstdint>
-#include <cstring>
-#include <string>
-#include <type_traits>
-
-#include <cuda_runtime.h>
-
-#include "cutlass/cutlass.h"
-#include "cutlass/epilogue/thread/activation.h"
-#include "cutlass/epilogue/thread/linear_combination.h"
-#include "cutlass/epilogue/thread/linear_combination_clamp.h"
-#include "cutlass/epilogue/thread/linear_combination_generic.h"
-#include "cutlass/gemm/device/gemm_universal.h"
-#include "cutlass/gemm/threadblock/threadblock_swizzle.h"
-#if !defined(TILECRAFT_DEVICE_HALF)
-// <device image runtime>
-// <universal adapter>
-#endif  // !TILECRAFT_DEVICE_HALF
+#if !(defined(TILECRAFT_HOST_HALF) && defined(__CUDA_ARCH__))
+#include "tilecraft/jit/module_prelude.cuh"
+#include "tilecraft/jit/sm80_gemm.cuh"
 
 // ---- entry 0: tilecraft_sm80_tensorop_16832gemm_s8s8_s32acc_s8_128x128_64x3_w2x2x1_n32t32n32_align16x16x8_clamp_ef32
 using TcGemm0 = cutlass::gemm::device::GemmUniversal<
@@ -78,29 +50,12 @@ tilecraft_module_table(void) {
   static const tc_module_table table = {TILECRAFT_ABI_VERSION, 1u, tc_entries};
   return &table;
 }
-
-// ---- parameter layouts, for tests: every kernel of the module, loaded and checked
 extern "C" __attribute__((visibility("default"))) int32_t tilecraft_module_verify(
     char* report, size_t capacity) {
   const tc_image::Kernel* kernels[] = {
       &tc_gemm::gemm_kernel<TcGemm0>("tc_kernel_0"),
   };
-  std::string text;
-  bool ok = true;
-  for (const tc_image::Kernel* k : kernels) {
-    text += k->name + ": host " + std::to_string(k->host_size) + " bytes aligned to " +
-            std::to_string(k->host_align) + ", device " + std::to_string(k->device_size) +
-            " bytes aligned to " + std::to_string(k->device_align) + ", kernel parameter " +
-            std::to_string(k->param_bytes) + " bytes" +
-            (k->error.empty() ? std::string(": ok") : ": " + k->error) + "\n";
-    ok = ok && k->error.empty();
-  }
-  if (report != nullptr && capacity > 0) {
-    size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
-    std::memcpy(report, text.data(), n);
-    report[n] = '\0';
-  }
-  return ok ? TC_OK : TC_ERROR_CUDA;
+  return tc_image::verify(kernels, sizeof(kernels) / sizeof(kernels[0]), report, capacity);
 }
 #endif  // !TILECRAFT_DEVICE_HALF
-#endif  // TILECRAFT_HOST_HALF && __CUDA_ARCH__
+#endif  // !(TILECRAFT_HOST_HALF && __CUDA_ARCH__)

@@ -1,64 +1,45 @@
-// Fixed C++17 text compiled inside each SM90 module: tc_gemm_args -> CUTLASS 3.x
-// GemmUniversalAdapter arguments (DESIGN, Decided 2). Entries pass their Gemm type, a few
+// SM90 kernels (CUTLASS 3.x): the adapters from tc_gemm_args to GemmUniversalAdapter and
+// ConvUniversalAdapter arguments (namespace tc_sm90). Entries pass their kernel type, a few
 // constants and a function that fills the epilogue's fusion arguments.
-#include "emit/sm90_gemm_parts.hpp"
+#pragma once
 
-namespace tilecraft::emit {
+#include <cuda_runtime.h>
 
-std::string_view sm90_gemm_module_includes() {
-  static constexpr std::string_view kText = R"tc(#include <atomic>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
 
-#include <cuda_runtime.h>
-
-#include "cutlass/cutlass.h"
 #include "cute/tensor.hpp"
-#include "cutlass/numeric_types.h"
-#include "cutlass/kernel_hardware_info.h"
-#include "cutlass/epilogue/thread/activation.h"
+#include "cutlass/cutlass.h"
 #include "cutlass/epilogue/collective/collective_builder.hpp"
 #include "cutlass/epilogue/fusion/operations.hpp"
+#include "cutlass/epilogue/thread/activation.h"
 #include "cutlass/gemm/collective/collective_builder.hpp"
 #include "cutlass/gemm/dispatch_policy.hpp"
 #include "cutlass/gemm/group_array_problem_shape.hpp"
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 #include "cutlass/gemm/kernel/tile_scheduler.hpp"
-)tc";
-  return kText;
-}
+#include "cutlass/kernel_hardware_info.h"
+#include "cutlass/numeric_types.h"
 
-std::string_view sm90_gemm_device_adapter_include() {
-  // Not in convolution modules: it brings CUTLASS 2.x's GemmUniversal, whose specialization
-  // also matches a ConvUniversal on a (non-tuple) convolution problem shape.
-  return "#include \"cutlass/gemm/device/gemm_universal_adapter.h\"\n";
-}
+#if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 
-std::string_view sm90_gemm_adapter_text() {
-  static constexpr std::string_view kText = R"tc(
-// ---- tilecraft adapters: tc_gemm_args -> CUTLASS 3.x GemmUniversalAdapter arguments ---------
+#include "tilecraft/jit/device_image.cuh"
+#include "tilecraft/jit/epilogue_operands.cuh"
+#include "tilecraft/jit/grouped_checks.cuh"
+
 namespace tc_sm90 {
 
-inline int32_t fail(int32_t code, char* error, size_t capacity, const std::string& text) {
-  if (error != nullptr && capacity > 0) {
-    size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
-    std::memcpy(error, text.data(), n);
-    error[n] = '\0';
-  }
-  return code;
-}
+using tc_image::fail;
 
-inline std::string problem_text(const tc_gemm_args& a) {
-  return "problem size " + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" +
-         std::to_string(a.k);
-}
+using tc_image::problem_text;
 
 // What the entry was built with, beyond its types.
 struct EntryTraits {
-  int max_swizzle_size;   // 1, 2, 4 or 8
-  int raster;             // 0: heuristic, 1: along M, 2: along N
-  bool stream_k;          // StreamKScheduler: stream-K, or split-K when batch_count > 1
+  int max_swizzle_size;  // 1, 2, 4 or 8
+  int raster;            // 0: heuristic, 1: along M, 2: along N
+  bool stream_k;         // StreamKScheduler: stream-K, or split-K when batch_count > 1
   bool needs_bias;
   bool needs_aux;
   int num_activation_args;
@@ -166,7 +147,8 @@ inline std::string check_gemm_args(const tc_gemm_args* args, const EntryTraits& 
   }
   if (a.mode != TC_GEMM_MODE_GEMM && a.mode != TC_GEMM_MODE_BATCHED) {
     return "mode: SM90 kernels run Gemm (with split-K slices on a StreamK tile scheduler) and "
-           "Batched problems; got mode " + std::to_string(a.mode);
+           "Batched problems; got mode " +
+           std::to_string(a.mode);
   }
   if (a.mode == TC_GEMM_MODE_GEMM && a.batch_count > 1 && !t.stream_k) {
     return "split_k_slices " + std::to_string(a.batch_count) +
@@ -239,9 +221,8 @@ typename Gemm::Arguments make_plain_arguments(const tc_gemm_args& a, const Entry
   // Without C (beta == 0) the epilogue is given D's address; it does not read it.
   const bool has_c = a.C != nullptr;
   arguments.epilogue.ptr_C = static_cast<const ElementC*>(has_c ? a.C : a.D);
-  arguments.epilogue.dC = make_stride<typename Kernel::StrideC>(has_c ? a.ldc : a.ldd,
-                                                                has_c ? a.batch_stride_C
-                                                                      : a.batch_stride_D);
+  arguments.epilogue.dC = make_stride<typename Kernel::StrideC>(
+      has_c ? a.ldc : a.ldd, has_c ? a.batch_stride_C : a.batch_stride_D);
   arguments.epilogue.ptr_D = static_cast<ElementD*>(a.D);
   arguments.epilogue.dD = make_stride<typename Kernel::StrideD>(a.ldd, a.batch_stride_D);
   fill(arguments.epilogue.thread, a);
@@ -332,8 +313,8 @@ int32_t can_implement(const tc_gemm_args* a, const EntryTraits& t, Fill fill, ch
   cutlass::Status status = Gemm::can_implement(arguments);
   if (status != cutlass::Status::kSuccess) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                problem_text_of<Kernel>(*a) + ": CUTLASS can_implement: " +
-                    cutlass::cutlassGetStatusString(status) +
+                problem_text_of<Kernel>(*a) +
+                    ": CUTLASS can_implement: " + cutlass::cutlassGetStatusString(status) +
                     (IsConv<Kernel>::value
                          ? " (TMA im2col needs channel counts that are multiples of 16 bytes, "
                            "16-byte aligned tensors, padding and dilated filter extents within "
@@ -418,9 +399,9 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
     tc_image::HostAdapter adapter({&kernel});
     cutlass::Status status = prepared.gemm.initialize(arguments, workspace, s, &adapter);
     if (status != cutlass::Status::kSuccess) {
-      return fail(status == cutlass::Status::kErrorInternal ? TC_ERROR_CUDA
-                                                            : TC_ERROR_INVALID_ARGUMENT,
-                  error, capacity, cutlass_failure("initialize", status, adapter));
+      return fail(
+          status == cutlass::Status::kErrorInternal ? TC_ERROR_CUDA : TC_ERROR_INVALID_ARGUMENT,
+          error, capacity, cutlass_failure("initialize", status, adapter));
     }
     if (Gemm::get_workspace_size(arguments) == 0 && a->num_epilogue_tensors <= 16 &&
         a->num_epilogue_scalars <= 16) {
@@ -437,9 +418,9 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
   const dim3 grid = Gemm::get_grid_shape(params);
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return TC_OK;  // grouped: every problem empty
   void* launch_params[] = {const_cast<void*>(static_cast<const void*>(&params))};
-  cudaError_t cuda = tc_image::launch(kernel, grid,
-                                      Kernel::get_block_shape(), cluster, size_t(smem_bytes), s,
-                                      launch_params, a->launch_with_pdl != 0);
+  cudaError_t cuda =
+      tc_image::launch(kernel, grid, Kernel::get_block_shape(), cluster, size_t(smem_bytes), s,
+                       launch_params, a->launch_with_pdl != 0);
   if (cuda != cudaSuccess) {
     cudaGetLastError();
     prepared.valid = false;
@@ -450,8 +431,5 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
 }
 
 }  // namespace tc_sm90
-)tc";
-  return kText;
-}
 
-}  // namespace tilecraft::emit
+#endif  // !TILECRAFT_DEVICE_HALF

@@ -1,10 +1,13 @@
-#include "emit/grouped/grouped_checks_text.hpp"
+// The arrays every grouped kernel reads (mode Grouped), checked before any is read
+// (namespace tc_grouped_args).
+#pragma once
 
-namespace tilecraft::emit {
+#if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 
-std::string_view grouped_arguments_check_text() {
-  static constexpr std::string_view kText = R"tc(
-// ---- tilecraft: the arrays every grouped kernel reads (mode Grouped) --------------------------
+#include <string>
+
+#include "tilecraft/abi/module_abi.h"
+
 namespace tc_grouped_args {
 
 // "" when the arguments name every array a grouped kernel reads, else what is missing.
@@ -31,8 +34,5 @@ inline std::string check(const tc_gemm_args& a) {
 }
 
 }  // namespace tc_grouped_args
-)tc";
-  return kText;
-}
 
-}  // namespace tilecraft::emit
+#endif  // !TILECRAFT_DEVICE_HALF

@@ -1,12 +1,13 @@
-// The check of a custom epilogue's launch operands, shared by the SM80 and SM90 adapters (host
-// half of a module, namespace tc_evt_args).
-#include "emit/evt/evt_text.hpp"
+// The check of a custom epilogue's launch operands (namespace tc_evt_args), shared by the SM80 and
+// SM90 adapters.
+#pragma once
 
-namespace tilecraft::emit {
+#if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 
-std::string_view epilogue_operands_check_text() {
-  static constexpr std::string_view kText = R"tc(
-// ---- tilecraft epilogue graph operands: what an entry's graph takes at launch ----------------
+#include <string>
+
+#include "tilecraft/abi/module_abi.h"
+
 namespace tc_evt_args {
 inline std::string check(const tc_gemm_args& a, int tensors, int scalars) {
   if (a.num_epilogue_tensors != tensors) {
@@ -29,8 +30,5 @@ inline std::string check(const tc_gemm_args& a, int tensors, int scalars) {
   return {};
 }
 }  // namespace tc_evt_args
-)tc";
-  return kText;
-}
 
-}  // namespace tilecraft::emit
+#endif  // !TILECRAFT_DEVICE_HALF

@@ -1,20 +1,19 @@
-// Elementwise functions of epilogue graph nodes, compiled into modules with custom epilogues
-// (namespace tc_evt), for CUTLASS's Sm90Compute and 2.x VisitorCompute: each applies a scalar
-// float function to every element of a fragment.
-#include "emit/evt/evt_text.hpp"
+// Elementwise functions of epilogue graph nodes (namespace tc_evt), for CUTLASS's Sm90Compute and
+// 2.x VisitorCompute: each applies a scalar float function to every element of a fragment.
+#pragma once
 
-namespace tilecraft::emit {
-
-std::string_view evt_functions_text() {
-  static constexpr std::string_view kText = R"tc(
-// ---- tilecraft epilogue graph functions ------------------------------------------------------
 #include <cmath>
 #include <limits>
+
+#include "cutlass/cutlass.h"
+#include "cutlass/numeric_types.h"
 namespace tc_evt {
 template <class Op, class T>
 struct Lift {
   template <class... X>
-  CUTLASS_HOST_DEVICE T operator()(X const&... x) const { return Op{}(x...); }
+  CUTLASS_HOST_DEVICE T operator()(X const&... x) const {
+    return Op{}(x...);
+  }
 };
 template <class Op, class T, int N>
 struct Lift<Op, cutlass::Array<T, N>> {
@@ -26,35 +25,35 @@ struct Lift<Op, cutlass::Array<T, N>> {
     return out;
   }
 };
-#define TC_EVT_UNARY(NAME, EXPR)                                        \
-  struct NAME##Op {                                                     \
+#define TC_EVT_UNARY(NAME, EXPR)                                         \
+  struct NAME##Op {                                                      \
     CUTLASS_HOST_DEVICE float operator()(float x) const { return EXPR; } \
-  };                                                                    \
-  template <class T>                                                    \
+  };                                                                     \
+  template <class T>                                                     \
   using NAME = Lift<NAME##Op, T>;
-#define TC_EVT_BINARY(NAME, EXPR)                                                \
-  struct NAME##Op {                                                              \
+#define TC_EVT_BINARY(NAME, EXPR)                                                 \
+  struct NAME##Op {                                                               \
     CUTLASS_HOST_DEVICE float operator()(float x, float y) const { return EXPR; } \
-  };                                                                             \
-  template <class T>                                                             \
+  };                                                                              \
+  template <class T>                                                              \
   using NAME = Lift<NAME##Op, T>;
 TC_EVT_UNARY(Identity, x)
 TC_EVT_UNARY(Negate, -x)
 TC_EVT_UNARY(Abs, fabsf(x))
-TC_EVT_UNARY(Square, x * x)
+TC_EVT_UNARY(Square, x* x)
 TC_EVT_UNARY(Reciprocal, 1.0f / x)
 TC_EVT_UNARY(Relu, x > 0.0f ? x : 0.0f)
 TC_EVT_UNARY(Tanh, tanhf(x))
 TC_EVT_UNARY(Sigmoid, 1.0f / (1.0f + expf(-x)))
 TC_EVT_UNARY(Silu, x / (1.0f + expf(-x)))
-TC_EVT_UNARY(Hardswish, x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f)
+TC_EVT_UNARY(Hardswish, x* fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f)
 TC_EVT_UNARY(Gelu, 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)))
 TC_EVT_UNARY(GeluTanh,
              0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x))))
 TC_EVT_BINARY(LeakyRelu, x > 0.0f ? x : x * y)
 TC_EVT_BINARY(Add, x + y)
 TC_EVT_BINARY(Sub, x - y)
-TC_EVT_BINARY(Mul, x * y)
+TC_EVT_BINARY(Mul, x* y)
 TC_EVT_BINARY(Div, x / y)
 TC_EVT_BINARY(Max, fmaxf(x, y))
 TC_EVT_BINARY(Min, fminf(x, y))
@@ -94,8 +93,3 @@ Stride vector_stride(int64_t batch_stride) {
   return s;
 }
 }  // namespace tc_evt
-)tc";
-  return kText;
-}
-
-}  // namespace tilecraft::emit

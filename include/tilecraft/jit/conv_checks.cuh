@@ -1,15 +1,18 @@
-#include "emit/conv/conv_checks_text.hpp"
+// Convolution checks shared by the SM80 and SM90 adapters: a tc_conv_problem against what a
+// kernel takes (namespace tc_conv_checks).
+#pragma once
 
-namespace tilecraft::emit {
+#if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 
-std::string_view conv_checks_text() {
-  static constexpr std::string_view kText = R"tc(
-// ---- tilecraft convolution checks: a tc_conv_problem against what a kernel takes ------------
+#include <string>
+
+#include "tilecraft/abi/module_abi.h"
+
 namespace tc_conv_checks {
 
 inline std::string problem_text(const tc_conv_problem& c) {
-  return "convolution N=" + std::to_string(c.n) + " H=" + std::to_string(c.h) + " W=" +
-         std::to_string(c.w) + " C=" + std::to_string(c.c) + " K=" + std::to_string(c.k) +
+  return "convolution N=" + std::to_string(c.n) + " H=" + std::to_string(c.h) +
+         " W=" + std::to_string(c.w) + " C=" + std::to_string(c.c) + " K=" + std::to_string(c.k) +
          " R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) + " P=" + std::to_string(c.p) +
          " Q=" + std::to_string(c.q);
 }
@@ -25,13 +28,12 @@ inline std::string check_shape(const tc_conv_problem& c) {
   }
   if (c.pad_h < 0 || c.pad_w < 0 || c.pad_bottom < 0 || c.pad_right < 0) {
     return "padding (" + std::to_string(c.pad_h) + ", " + std::to_string(c.pad_bottom) + ", " +
-           std::to_string(c.pad_w) + ", " + std::to_string(c.pad_right) +
-           ") must not be negative";
+           std::to_string(c.pad_w) + ", " + std::to_string(c.pad_right) + ") must not be negative";
   }
   if (c.stride_h < 1 || c.stride_w < 1 || c.dilation_h < 1 || c.dilation_w < 1) {
     return "stride (" + std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
-           ") and dilation (" + std::to_string(c.dilation_h) + ", " +
-           std::to_string(c.dilation_w) + ") must be at least 1";
+           ") and dilation (" + std::to_string(c.dilation_h) + ", " + std::to_string(c.dilation_w) +
+           ") must be at least 1";
   }
   if (c.mode != 0 && c.mode != 1) return "mode " + std::to_string(c.mode) + " is not a conv mode";
   if (c.split_k_slices < 1) {
@@ -56,8 +58,8 @@ inline std::string check_shape(const tc_conv_problem& c) {
 inline std::string check_dimensions(const tc_conv_problem& c, int kernel_dims) {
   const int dims = c.spatial_dims == 3 ? 3 : 2;
   if (dims == kernel_dims) return {};
-  return "problem: this entry computes " + std::to_string(kernel_dims) +
-         "-D convolutions, got a " + std::to_string(dims) + "-D problem";
+  return "problem: this entry computes " + std::to_string(kernel_dims) + "-D convolutions, got a " +
+         std::to_string(dims) + "-D problem";
 }
 
 // The groups of a problem against a kernel's group mode (0 none, 1 single group, 2 multiple
@@ -81,8 +83,8 @@ inline std::string check_groups(const tc_conv_problem& c, int group_mode, int ti
   const int k_per_group = c.k / c.groups;
   if (group_mode == 3) {
     if (c.c != c.groups || c.k != c.groups) {
-      return groups + ": a depthwise kernel takes C == K == groups, got C=" +
-             std::to_string(c.c) + " K=" + std::to_string(c.k);
+      return groups + ": a depthwise kernel takes C == K == groups, got C=" + std::to_string(c.c) +
+             " K=" + std::to_string(c.k);
     }
     return {};
   }
@@ -118,8 +120,8 @@ inline std::string check_multiple(const char* operand, const char* extent_name, 
 // The channel counts against the kernel's accesses: each operand's contiguous extent (its
 // channels) must be a multiple of the elements it moves at once.
 // Grouped fprop reads C / groups channels per group (depthwise: each pixel's C channels at once).
-inline std::string check_channels(const tc_conv_problem& c, int align_a, int align_b,
-                                  int align_c, bool depthwise = false) {
+inline std::string check_channels(const tc_conv_problem& c, int align_a, int align_b, int align_c,
+                                  bool depthwise = false) {
   std::string why;
   if (c.kind == 0 && c.groups > 1) {
     const int per_group = c.c / c.groups;
@@ -153,8 +155,5 @@ inline std::string check_channels(const tc_conv_problem& c, int align_a, int ali
 }
 
 }  // namespace tc_conv_checks
-)tc";
-  return kText;
-}
 
-}  // namespace tilecraft::emit
+#endif  // !TILECRAFT_DEVICE_HALF

@@ -1,11 +1,8 @@
-// Like the GEMM adapters, this text is compiled inside each module next to the CUTLASS templates
-// it adapts; entries instantiate its templates, nothing is filled in by strings.
-#include "emit/conv/conv_adapter_text.hpp"
+// SM80 convolutions (CUTLASS 2.x ImplicitGemmConvolution, parallel split-K through ReduceSplitK):
+// adapters from tc_gemm_args to its Arguments (namespace tc_conv).
+#pragma once
 
-namespace tilecraft::emit {
-
-std::string_view conv_module_includes() {
-  static constexpr std::string_view kText = R"tc(#include "cutlass/conv/conv2d_problem_size.h"
+#include "cutlass/conv/conv2d_problem_size.h"
 #include "cutlass/conv/convolution.h"
 #include "cutlass/conv/device/implicit_gemm_convolution.h"
 #include "cutlass/conv/kernel/default_conv2d_dgrad.h"
@@ -13,30 +10,11 @@ std::string_view conv_module_includes() {
 #include "cutlass/conv/kernel/default_conv2d_wgrad.h"
 #include "cutlass/conv/threadblock/threadblock_swizzle.h"
 #include "cutlass/layout/tensor.h"
-)tc";
-  return kText;
-}
+#include "tilecraft/jit/conv_checks.cuh"
+#include "tilecraft/jit/sm80_split_k_parallel.cuh"
 
-std::string_view conv_group_includes() {
-  static constexpr std::string_view kText =
-      R"tc(#include "cutlass/conv/kernel/default_conv2d_group_fprop.h"
-#include "cutlass/conv/kernel/default_depthwise_fprop.h"
-)tc";
-  return kText;
-}
+#if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 
-std::string_view conv3d_includes() {
-  static constexpr std::string_view kText = R"tc(#include "cutlass/conv/conv3d_problem_size.h"
-#include "cutlass/conv/kernel/default_conv3d_dgrad.h"
-#include "cutlass/conv/kernel/default_conv3d_fprop.h"
-#include "cutlass/conv/kernel/default_conv3d_wgrad.h"
-)tc";
-  return kText;
-}
-
-std::string_view conv_adapter_text() {
-  static constexpr std::string_view kText = R"tc(
-// ---- tilecraft adapters: tc_gemm_args (conv) -> CUTLASS ImplicitGemmConvolution ------------
 namespace tc_conv {
 
 using tc_gemm::cuda_failure;
@@ -53,8 +31,8 @@ constexpr int kind_of() {
 
 template <typename Conv>
 constexpr int group_mode_of() {
-  return Conv::kGroupMode == cutlass::conv::GroupMode::kNone          ? 0
-         : Conv::kGroupMode == cutlass::conv::GroupMode::kSingleGroup ? 1
+  return Conv::kGroupMode == cutlass::conv::GroupMode::kNone            ? 0
+         : Conv::kGroupMode == cutlass::conv::GroupMode::kSingleGroup   ? 1
          : Conv::kGroupMode == cutlass::conv::GroupMode::kMultipleGroup ? 2
                                                                         : 3;
 }
@@ -68,10 +46,10 @@ inline cutlass::conv::Mode mode_of(const tc_conv_problem& c) {
 template <typename Conv>
 typename Conv::UnderlyingKernel::ConvProblemSize problem(const tc_conv_problem& c) {
   if constexpr (Conv::UnderlyingKernel::kConvDim == 3) {
-    return cutlass::conv::Conv3dProblemSize(
-        c.n, c.d, c.h, c.w, c.c, c.k, c.t, c.r, c.s, c.z, c.p, c.q, c.pad_front, c.pad_h,
-        c.pad_w, c.stride_d, c.stride_h, c.stride_w, c.dilation_d, c.dilation_h, c.dilation_w,
-        mode_of(c), c.split_k_slices, c.groups);
+    return cutlass::conv::Conv3dProblemSize(c.n, c.d, c.h, c.w, c.c, c.k, c.t, c.r, c.s, c.z, c.p,
+                                            c.q, c.pad_front, c.pad_h, c.pad_w, c.stride_d,
+                                            c.stride_h, c.stride_w, c.dilation_d, c.dilation_h,
+                                            c.dilation_w, mode_of(c), c.split_k_slices, c.groups);
   } else {
     return cutlass::conv::Conv2dProblemSize(c.n, c.h, c.w, c.c, c.k, c.r, c.s, c.p, c.q, c.pad_h,
                                             c.pad_w, c.stride_h, c.stride_w, c.dilation_h,
@@ -81,8 +59,10 @@ typename Conv::UnderlyingKernel::ConvProblemSize problem(const tc_conv_problem& 
 
 // Channels-last layouts (2-D or 3-D), as opposed to CUTLASS's interleaved int8 ones.
 template <typename Layout>
-struct IsNhwc : std::integral_constant<bool, std::is_same<Layout, cutlass::layout::TensorNHWC>::value ||
-                                                 std::is_same<Layout, cutlass::layout::TensorNDHWC>::value> {};
+struct IsNhwc
+    : std::integral_constant<bool, std::is_same<Layout, cutlass::layout::TensorNHWC>::value ||
+                                       std::is_same<Layout, cutlass::layout::TensorNDHWC>::value> {
+};
 
 // A packed tensor of the layout over the operand's extent (4-D, or 5-D for NDHWC); C per channel
 // is stride 0.
@@ -134,8 +114,8 @@ template <typename Conv>
 std::string check_problem(const tc_gemm_args& a, int c_alignment, bool partials) {
   const tc_conv_problem& c = a.conv;
   if (c.kind != kind_of<Conv>()) {
-    return std::string("conv kind: this entry computes ") + kind_name(kind_of<Conv>()) +
-           ", got " + kind_name(c.kind);
+    return std::string("conv kind: this entry computes ") + kind_name(kind_of<Conv>()) + ", got " +
+           kind_name(c.kind);
   }
   std::string why = check_shape(c);
   if (why.empty()) why = check_dimensions(c, Conv::UnderlyingKernel::kConvDim);
@@ -165,8 +145,7 @@ std::string check_problem(const tc_gemm_args& a, int c_alignment, bool partials)
     why = check_channels(c, kAlignA, kAlignB, c_alignment);
     if (why.empty() && Conv::kStrideSupport == cutlass::conv::StrideSupport::kUnity &&
         (c.stride_h != 1 || c.stride_w != 1 || (c.spatial_dims == 3 && c.stride_d != 1))) {
-      why = "stride (" +
-            (c.spatial_dims == 3 ? std::to_string(c.stride_d) + ", " : std::string()) +
+      why = "stride (" + (c.spatial_dims == 3 ? std::to_string(c.stride_d) + ", " : std::string()) +
             std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
             "): this dgrad kernel is specialized for unit strides (stride_support unity); "
             "describe stride_support strided";
@@ -222,9 +201,9 @@ std::string check_activation(const tc_gemm_args& a, int max_k, const tc_conv_pro
            (expected == 1 ? " (leaky_relu's slope)" : "s") + ", got " +
            std::to_string(a.num_activation_args);
   }
-  const int64_t gemm_k = c.kind == 0 ? int64_t(c.c) * c.r * c.s
-                        : c.kind == 1 ? int64_t(c.k) * c.r * c.s
-                                      : int64_t(c.n) * c.p * c.q;
+  const int64_t gemm_k = c.kind == 0   ? int64_t(c.c) * c.r * c.s
+                         : c.kind == 1 ? int64_t(c.k) * c.r * c.s
+                                       : int64_t(c.n) * c.p * c.q;
   if (max_k > 0 && gemm_k > max_k) {
     return problem_text(c) + ": the implicit GEMM's K=" + std::to_string(gemm_k) +
            " exceeds FastLinearCombinationClamp's limit of " + std::to_string(max_k);
@@ -255,9 +234,9 @@ int32_t can_implement(const tc_gemm_args* args, char* error, size_t capacity, in
   // CUTLASS's depthwise iterators ask C / groups (= 1) to be a multiple of their 128-bit access
   // in can_implement, which its own depthwise tests never call; check_problem holds its checks.
   if constexpr (group_mode_of<Conv>() == 3) return TC_OK;
-  cutlass::Status status = Conv::can_implement(arguments<Conv>(
-      a, a.C, a.D, a.conv.c_per_channel != 0, epilogue_params<Output>(a),
-      cutlass::conv::SplitKMode::kSerial));
+  cutlass::Status status = Conv::can_implement(
+      arguments<Conv>(a, a.C, a.D, a.conv.c_per_channel != 0, epilogue_params<Output>(a),
+                      cutlass::conv::SplitKMode::kSerial));
   if (status != cutlass::Status::kSuccess) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, cutlass_refused("", status, a.conv));
   }
@@ -278,16 +257,15 @@ size_t workspace_size(const tc_gemm_args* args) {
 }
 
 template <typename Conv>
-int32_t run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
-            size_t capacity, const char* kernel_name) {
+int32_t run(const tc_gemm_args* args, void* workspace, void* stream, char* error, size_t capacity,
+            const char* kernel_name) {
   if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
   const tc_gemm_args& a = *args;
   using Output = typename Conv::EpilogueOutputOp;
   std::string why = check_output_pointers(
       a, cutlass::sizeof_bits<typename Output::ElementOutput>::value / 8 * Output::kCount);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  const tc_image::Kernel& kernel =
-      tc_image::kernel<typename Conv::UnderlyingKernel>(kernel_name);
+  const tc_image::Kernel& kernel = tc_image::kernel<typename Conv::UnderlyingKernel>(kernel_name);
   if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
   tc_image::HostAdapter adapter({&kernel});
   typename Conv::Arguments conv_args = serial_arguments<Conv>(a);
@@ -351,14 +329,13 @@ typename Partial::Arguments partial_arguments(const tc_gemm_args& a, void* parti
 }
 
 template <typename Partial, typename Reduction>
-int32_t split_k_can_implement(const tc_gemm_args* args, char* error, size_t capacity,
-                              int max_k) {
+int32_t split_k_can_implement(const tc_gemm_args* args, char* error, size_t capacity, int max_k) {
   if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
   const tc_gemm_args& a = *args;
   if (a.mode != TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL) {
-    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                "mode " + std::to_string(a.mode) +
-                    ": this entry runs only parallel split-K (mode 1)");
+    return fail(
+        TC_ERROR_INVALID_ARGUMENT, error, capacity,
+        "mode " + std::to_string(a.mode) + ": this entry runs only parallel split-K (mode 1)");
   }
   using Output = typename Reduction::OutputOp;
   std::string why = check_activation<Output>(a, max_k, a.conv);
@@ -424,8 +401,5 @@ int32_t split_k_run(const tc_gemm_args* args, void* workspace, void* stream, cha
 }
 
 }  // namespace tc_conv
-)tc";
-  return kText;
-}
 
-}  // namespace tilecraft::emit
+#endif  // !TILECRAFT_DEVICE_HALF

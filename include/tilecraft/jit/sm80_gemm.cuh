@@ -1,0 +1,342 @@
+// SM80 GEMMs (CUTLASS 2.x GemmUniversal): the adapters from tc_gemm_args to its device-level
+// Arguments (namespace tc_gemm: can_implement, workspace_size, run). CUTLASS's Arguments are built
+// here, inside the module, never mirrored on the host side (DESIGN, Decided 2).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "cutlass/cutlass.h"
+#include "cutlass/epilogue/thread/activation.h"
+#include "cutlass/epilogue/thread/linear_combination.h"
+#include "cutlass/epilogue/thread/linear_combination_clamp.h"
+#include "cutlass/epilogue/thread/linear_combination_generic.h"
+#include "cutlass/gemm/device/gemm_universal.h"
+#include "cutlass/gemm/threadblock/threadblock_swizzle.h"
+
+#if !defined(TILECRAFT_DEVICE_HALF)  // host half only
+
+#include "tilecraft/jit/device_image.cuh"
+
+namespace tc_gemm {
+
+using tc_image::fail;
+
+// A failed CUTLASS call whose cause is the CUDA runtime: both statuses, in words.
+inline int32_t cuda_failure(const char* call, cutlass::Status status,
+                            const tc_image::HostAdapter& adapter, char* error, size_t capacity) {
+  cudaError_t cuda = cudaGetLastError();
+  std::string text = std::string(call) + " failed: " + cutlass::cutlassGetStatusString(status);
+  if (!adapter.error().empty()) text += ": " + adapter.error();
+  if (cuda != cudaSuccess) text += ": " + tc_image::cuda_text(cuda);
+  return fail(TC_ERROR_CUDA, error, capacity, text);
+}
+
+// CUTLASS's GemmUniversal for a column-major C runs the transposed problem on a row-major
+// GemmUniversalBase and passes no host adapter on: entries talk to that base directly.
+template <typename Gemm, typename = void>
+struct Base {
+  using Op = typename Gemm::Base;
+  static const typename Gemm::Arguments& arguments(const typename Gemm::Arguments& a) { return a; }
+};
+template <typename Gemm>
+struct Base<Gemm, std::void_t<typename Gemm::UnderlyingOperator>> {
+  using Op = typename Gemm::UnderlyingOperator;
+  static typename Op::Arguments arguments(const typename Gemm::Arguments& a) {
+    return Gemm::to_underlying_arguments(a);
+  }
+};
+
+// The GEMM kernel of a GemmUniversal, from the module's device image.
+template <typename Gemm>
+const tc_image::Kernel& gemm_kernel(const char* name) {
+  return tc_image::kernel<typename Gemm::GemmKernel>(name);
+}
+
+using tc_image::problem_text;
+
+// What CUTLASS's layouts make contiguous, and what their interleaving demands.
+template <typename Layout>
+struct LayoutInfo;
+template <>
+struct LayoutInfo<cutlass::layout::RowMajor> {
+  static constexpr bool kRowContiguous = true;
+  static constexpr int kInterleave = 0;
+  static const char* name() { return "row-major"; }
+};
+template <>
+struct LayoutInfo<cutlass::layout::ColumnMajor> {
+  static constexpr bool kRowContiguous = false;
+  static constexpr int kInterleave = 0;
+  static const char* name() { return "column-major"; }
+};
+template <int I>
+struct LayoutInfo<cutlass::layout::RowMajorInterleaved<I>> {
+  static constexpr bool kRowContiguous = true;
+  static constexpr int kInterleave = I;
+  static const char* name() { return "row-major interleaved"; }
+};
+template <int I>
+struct LayoutInfo<cutlass::layout::ColumnMajorInterleaved<I>> {
+  static constexpr bool kRowContiguous = false;
+  static constexpr int kInterleave = I;
+  static const char* name() { return "column-major interleaved"; }
+};
+
+// One operand's view of the problem: its extents and the one the kernel vectorizes along.
+struct Operand {
+  const char* name;       // "A"
+  const char* rows_name;  // "M"
+  int64_t rows;
+  const char* cols_name;  // "K"
+  int64_t cols;
+  const char* interleaved_name;  // the extent CUTLASS checks for interleaved layouts
+  int64_t interleaved_extent;
+  int64_t ld;
+  const void* pointer;  // checked for alignment when not null and not an array of pointers
+  int element_bytes;
+};
+
+template <typename Layout>
+std::string check_operand(const tc_gemm_args& a, const Operand& op, int alignment) {
+  using Info = LayoutInfo<Layout>;
+  const bool interleaved = Info::kInterleave > 0;
+  const int align = interleaved ? Info::kInterleave : alignment;
+  const char* extent_name =
+      interleaved ? op.interleaved_name : (Info::kRowContiguous ? op.cols_name : op.rows_name);
+  const int64_t extent =
+      interleaved ? op.interleaved_extent : (Info::kRowContiguous ? op.cols : op.rows);
+  const std::string shape = std::string(Info::name()) + " " + op.rows_name + "x" + op.cols_name;
+  if (extent % align != 0) {
+    return problem_text(a) + ": " + extent_name + "=" + std::to_string(extent) +
+           " is not a multiple of the " + std::to_string(align) + "-element alignment of " +
+           op.name + " (" + shape + ")";
+  }
+  if (op.ld <= 0) {
+    return std::string(op.name) + ": leading dimension " + std::to_string(op.ld) +
+           " must be positive";
+  }
+  if (op.ld % align != 0) {
+    return std::string(op.name) + ": leading dimension " + std::to_string(op.ld) +
+           " is not a multiple of the " + std::to_string(align) + "-element alignment";
+  }
+  // Interleaved layouts keep Interleave rows (or columns) of the other extent per stride.
+  const char* other_name = Info::kRowContiguous ? op.cols_name : op.rows_name;
+  const int64_t min_ld =
+      interleaved ? int64_t(align) * (Info::kRowContiguous ? op.cols : op.rows) : extent;
+  if (op.ld < min_ld) {
+    return std::string(op.name) + ": leading dimension " + std::to_string(op.ld) +
+           " is smaller than " +
+           (interleaved ? std::to_string(align) + "*" + other_name : std::string(extent_name)) +
+           "=" + std::to_string(min_ld) + " of the " + shape + " matrix";
+  }
+  const uintptr_t bytes = uintptr_t(align) * uintptr_t(op.element_bytes);
+  if (op.pointer != nullptr && a.mode != TC_GEMM_MODE_ARRAY &&
+      reinterpret_cast<uintptr_t>(op.pointer) % bytes != 0) {
+    return std::string(op.name) + ": address is not aligned to the " + std::to_string(align) +
+           "-element (" + std::to_string(bytes) + "-byte) access width";
+  }
+  return {};
+}
+
+template <typename T, typename = void>
+struct HasLeakyAlpha : std::false_type {};
+template <typename T>
+struct HasLeakyAlpha<T, std::void_t<decltype(std::declval<T&>().leaky_alpha)>> : std::true_type {};
+
+// alpha, beta and the activation's arguments arrive as double; the epilogue computes in its own
+// type.
+template <typename Op>
+typename Op::Params epilogue_params(const tc_gemm_args& a) {
+  using Compute = typename Op::ElementCompute;
+  typename Op::Params params(static_cast<Compute>(a.alpha), static_cast<Compute>(a.beta));
+  if constexpr (HasLeakyAlpha<typename Op::Params>::value) {
+    params.leaky_alpha =
+        static_cast<Compute>(a.num_activation_args > 0 ? a.activation_args[0] : 0.0);
+  }
+  return params;
+}
+
+template <typename Op>
+std::string check_epilogue(const tc_gemm_args& a, int max_k) {
+  const int expected = HasLeakyAlpha<typename Op::Params>::value ? 1 : 0;
+  if (a.num_activation_args != expected) {
+    return "epilogue: expected " + std::to_string(expected) + " activation argument" +
+           (expected == 1 ? " (leaky_relu's slope)" : "s") + ", got " +
+           std::to_string(a.num_activation_args);
+  }
+  if (max_k > 0 && a.k > max_k) {
+    return problem_text(a) + ": K=" + std::to_string(a.k) +
+           " exceeds FastLinearCombinationClamp's limit of " + std::to_string(max_k);
+  }
+  return {};
+}
+
+// The checks every entry shares, on the GEMM that reads A and B.
+template <typename Gemm>
+std::string check_problem(const tc_gemm_args& a) {
+  if (a.m <= 0 || a.n <= 0 || a.k <= 0) {
+    return problem_text(a) + ": M, N and K must be positive";
+  }
+  if (a.batch_count < 1 || a.batch_count > 65535) {
+    return "batch_count " + std::to_string(a.batch_count) + " is outside [1, 65535]";
+  }
+  const int bytes_a = cutlass::sizeof_bits<typename Gemm::ElementA>::value / 8;
+  const int bytes_b = cutlass::sizeof_bits<typename Gemm::ElementB>::value / 8;
+  std::string why = check_operand<typename Gemm::LayoutA>(
+      a, {"A", "M", a.m, "K", a.k, "K", a.k, a.lda, a.A, bytes_a}, Gemm::kAlignmentA);
+  if (why.empty()) {
+    why = check_operand<typename Gemm::LayoutB>(
+        a, {"B", "K", a.k, "N", a.n, "K", a.k, a.ldb, a.B, bytes_b}, Gemm::kAlignmentB);
+  }
+  return why;
+}
+
+template <typename LayoutC>
+std::string check_output(const tc_gemm_args& a, int alignment, int bytes) {
+  std::string why =
+      check_operand<LayoutC>(a, {"C", "M", a.m, "N", a.n, "N", a.n, a.ldc, a.C, bytes}, alignment);
+  if (why.empty()) {
+    why = check_operand<LayoutC>(a, {"D", "M", a.m, "N", a.n, "N", a.n, a.ldd, a.D, bytes},
+                                 alignment);
+  }
+  return why;
+}
+
+// CUDA's grid limits, computed as the kernel will (column-major C runs the transposed problem).
+template <typename Gemm>
+std::string check_grid(const tc_gemm_args& a) {
+  using Shape = typename Gemm::ThreadblockShape;
+  const bool transposed = std::is_same<typename Gemm::LayoutC, cutlass::layout::ColumnMajor>::value;
+  cutlass::gemm::GemmCoord problem(transposed ? a.n : a.m, transposed ? a.m : a.n, a.k);
+  cutlass::gemm::GemmCoord tiled = Gemm::ThreadblockSwizzle::get_tiled_shape(
+      problem, cutlass::gemm::GemmCoord(Shape::kM, Shape::kN, Shape::kK), a.batch_count);
+  dim3 grid = Gemm::ThreadblockSwizzle::get_grid_shape(tiled);
+  if (grid.y > 65535 || grid.z > 65535) {
+    return problem_text(a) + ": needs a grid of " + std::to_string(grid.x) + "x" +
+           std::to_string(grid.y) + "x" + std::to_string(grid.z) +
+           " threadblocks; CUDA allows at most 65535 in y and z";
+  }
+  return {};
+}
+
+inline std::string check_pointers(const tc_gemm_args& a) {
+  if (a.mode == TC_GEMM_MODE_ARRAY) {
+    if (a.A_array == nullptr || a.B_array == nullptr || a.C_array == nullptr ||
+        a.D_array == nullptr) {
+      return "Array mode: A_array, B_array, C_array and D_array must all be device arrays";
+    }
+    return {};
+  }
+  if (a.A == nullptr) return "A: null pointer";
+  if (a.B == nullptr) return "B: null pointer";
+  if (a.D == nullptr) return "D: null pointer";
+  if (a.C == nullptr && a.beta != 0.0) return "C: null pointer while beta is not 0";
+  return {};
+}
+
+template <typename Gemm>
+typename Gemm::Arguments universal_arguments(const tc_gemm_args& a) {
+  cutlass::gemm::GemmUniversalMode mode = cutlass::gemm::GemmUniversalMode::kGemm;
+  const void* ptr_a = a.A;
+  const void* ptr_b = a.B;
+  const void* ptr_c = a.C;
+  void* ptr_d = a.D;
+  if (a.mode == TC_GEMM_MODE_BATCHED) {
+    mode = cutlass::gemm::GemmUniversalMode::kBatched;
+  } else if (a.mode == TC_GEMM_MODE_ARRAY) {
+    mode = cutlass::gemm::GemmUniversalMode::kArray;
+    ptr_a = a.A_array;
+    ptr_b = a.B_array;
+    ptr_c = a.C_array;
+    ptr_d = const_cast<void**>(a.D_array);
+  }
+  return typename Gemm::Arguments(mode, cutlass::gemm::GemmCoord(a.m, a.n, a.k), a.batch_count,
+                                  epilogue_params<typename Gemm::EpilogueOutputOp>(a), ptr_a, ptr_b,
+                                  ptr_c, ptr_d, a.batch_stride_A, a.batch_stride_B,
+                                  a.batch_stride_C, a.batch_stride_D, a.lda, a.ldb, a.ldc, a.ldd);
+}
+
+template <typename Gemm>
+int32_t universal_can_implement(const tc_gemm_args* args, char* error, size_t capacity, int max_k) {
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  const tc_gemm_args& a = *args;
+  if (a.mode == TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                "mode GemmSplitKParallel: this entry runs modes Gemm (with serial split-K), "
+                "Batched and Array; the _splitk_parallel entry runs GemmSplitKParallel");
+  }
+  if (a.mode != TC_GEMM_MODE_GEMM && a.mode != TC_GEMM_MODE_BATCHED &&
+      a.mode != TC_GEMM_MODE_ARRAY) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                "mode " + std::to_string(a.mode) + " is not a tc_gemm_mode");
+  }
+  using Output = typename Gemm::EpilogueOutputOp;
+  std::string why = check_epilogue<Output>(a, max_k);
+  if (why.empty()) why = check_problem<Gemm>(a);
+  if (why.empty()) {
+    why = check_output<typename Gemm::LayoutC>(
+        a, Gemm::kAlignmentC, cutlass::sizeof_bits<typename Output::ElementOutput>::value / 8);
+  }
+  if (why.empty()) why = check_grid<Gemm>(a);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  cutlass::Status status = Gemm::can_implement(universal_arguments<Gemm>(a));
+  if (status != cutlass::Status::kSuccess) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                problem_text(a) + ": CUTLASS GemmUniversal::can_implement: " +
+                    cutlass::cutlassGetStatusString(status));
+  }
+  return TC_OK;
+}
+
+// 0 when the kernel cannot be loaded (no GPU): run() then says why.
+template <typename Gemm>
+size_t universal_workspace_size(const tc_gemm_args* args, const char* kernel_name) {
+  if (args == nullptr) return 0;
+  const tc_image::Kernel& kernel = gemm_kernel<Gemm>(kernel_name);
+  if (kernel.handle == nullptr) return 0;
+  tc_image::HostAdapter adapter({&kernel});
+  return Base<Gemm>::Op::get_workspace_size(Base<Gemm>::arguments(universal_arguments<Gemm>(*args)),
+                                            &adapter);
+}
+
+template <typename Gemm>
+int32_t universal_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+                      size_t capacity, const char* kernel_name) {
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  const tc_gemm_args& a = *args;
+  std::string why = check_pointers(a);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  const tc_image::Kernel& kernel = gemm_kernel<Gemm>(kernel_name);
+  if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
+  tc_image::HostAdapter adapter({&kernel});
+  typename Gemm::Arguments arguments = universal_arguments<Gemm>(a);
+  if (a.mode == TC_GEMM_MODE_GEMM && a.batch_count > 1 && workspace == nullptr) {
+    size_t bytes = Base<Gemm>::Op::get_workspace_size(Base<Gemm>::arguments(arguments), &adapter);
+    if (bytes > 0) {
+      return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                  "serial split-K over " + std::to_string(a.batch_count) +
+                      " slices needs a workspace of " + std::to_string(bytes) + " bytes");
+    }
+  }
+  cudaStream_t cuda_stream = static_cast<cudaStream_t>(stream);
+  typename Base<Gemm>::Op gemm;
+  cutlass::Status status =
+      gemm.initialize(Base<Gemm>::arguments(arguments), workspace, cuda_stream, &adapter);
+  if (status != cutlass::Status::kSuccess) {
+    return cuda_failure("GemmUniversal::initialize", status, adapter, error, capacity);
+  }
+  status = gemm.run(cuda_stream, &adapter);
+  if (status != cutlass::Status::kSuccess) {
+    return cuda_failure("GemmUniversal::run", status, adapter, error, capacity);
+  }
+  return TC_OK;
+}
+
+}  // namespace tc_gemm
+
+#endif  // !TILECRAFT_DEVICE_HALF

@@ -1,0 +1,182 @@
+// SM80 grouped GEMMs (CUTLASS 2.x GemmGrouped): adapters from tc_gemm_args in mode Grouped
+// (namespace tc_grouped).
+#pragma once
+
+#include <vector>
+
+#include "cutlass/gemm/kernel/default_gemm_grouped.h"
+#include "cutlass/gemm/kernel/gemm_grouped.h"
+#include "tilecraft/jit/grouped_checks.cuh"
+#include "tilecraft/jit/sm80_gemm.cuh"
+
+#if !defined(TILECRAFT_DEVICE_HALF)  // host half only
+
+namespace tc_grouped {
+
+using tc_gemm::fail;
+
+// The ABI's (m, n, k) int32 triples are CUTLASS's GemmCoord, read in place.
+static_assert(sizeof(cutlass::gemm::GemmCoord) == 3 * sizeof(int32_t), "GemmCoord layout");
+
+template <typename Kernel>
+constexpr bool kHostSchedule = Kernel::ProblemVisitor::kRequiresPrecomputation;
+
+template <typename Kernel>
+std::string check(const tc_gemm_args& a, int max_k) {
+  std::string why = tc_grouped_args::check(a);
+  if (!why.empty()) return why;
+  if (kHostSchedule<Kernel> && a.host_problem_sizes == nullptr) {
+    return "problem sizes: this kernel was built for SchedulerMode.Host, which schedules on the "
+           "host and needs the problem sizes there; none were given (build the operation with "
+           "SchedulerMode.Device for sizes known only on the device)";
+  }
+  const int expected = tc_gemm::HasLeakyAlpha<typename Kernel::EpilogueOutputOp::Params>::value;
+  if (a.num_activation_args != expected) {
+    return "epilogue: expected " + std::to_string(expected) + " activation argument(s), got " +
+           std::to_string(a.num_activation_args);
+  }
+  if (max_k > 0 && a.max_k > max_k) {
+    return "K=" + std::to_string(a.max_k) + " exceeds FastLinearCombinationClamp's limit of " +
+           std::to_string(max_k);
+  }
+  return {};
+}
+
+template <typename Kernel>
+typename Kernel::Arguments arguments(const tc_gemm_args& a, int threadblock_count) {
+  using Coord = cutlass::gemm::GemmCoord;
+  using LongA = typename Kernel::LayoutA::Stride::LongIndex;
+  using LongB = typename Kernel::LayoutB::Stride::LongIndex;
+  using LongC = typename Kernel::LayoutC::Stride::LongIndex;
+  static_assert(sizeof(LongA) == sizeof(int64_t) && sizeof(LongB) == sizeof(int64_t) &&
+                    sizeof(LongC) == sizeof(int64_t),
+                "leading dimensions are 64-bit");
+  return typename Kernel::Arguments(
+      reinterpret_cast<Coord*>(const_cast<int32_t*>(a.problem_sizes)), a.problem_count,
+      threadblock_count, tc_gemm::epilogue_params<typename Kernel::EpilogueOutputOp>(a),
+      reinterpret_cast<typename Kernel::ElementA**>(const_cast<void**>(a.A_array)),
+      reinterpret_cast<typename Kernel::ElementB**>(const_cast<void**>(a.B_array)),
+      reinterpret_cast<typename Kernel::ElementC**>(const_cast<void**>(a.C_array)),
+      reinterpret_cast<typename Kernel::ElementC**>(const_cast<void**>(a.D_array)),
+      reinterpret_cast<LongA*>(const_cast<int64_t*>(a.lda_array)),
+      reinterpret_cast<LongB*>(const_cast<int64_t*>(a.ldb_array)),
+      reinterpret_cast<LongC*>(const_cast<int64_t*>(a.ldc_array)),
+      reinterpret_cast<LongC*>(const_cast<int64_t*>(a.ldd_array)),
+      reinterpret_cast<Coord*>(const_cast<int32_t*>(a.host_problem_sizes)));
+}
+
+// Tiles of all problems, as the kernel's problem visitor counts them (host sizes needed).
+template <typename Kernel>
+int64_t total_tiles(const tc_gemm_args& a) {
+  const auto* sizes = reinterpret_cast<const cutlass::gemm::GemmCoord*>(a.host_problem_sizes);
+  int64_t tiles = 0;
+  for (int32_t i = 0; i < a.problem_count; ++i) {
+    cutlass::gemm::GemmCoord problem = sizes[i];
+    Kernel::ProblemVisitor::possibly_transpose_problem(problem);
+    tiles += Kernel::ProblemVisitor::tile_count(Kernel::ProblemVisitor::grid_shape(problem));
+  }
+  return tiles;
+}
+
+// As many threadblocks as fit on the device at once, never more than there are tiles (when the
+// sizes are known on the host). -1 with `error` set when the kernel cannot be prepared.
+template <typename Kernel>
+int threadblock_count(const tc_gemm_args& a, const tc_image::Kernel& kernel, std::string* error) {
+  const int smem = int(sizeof(typename Kernel::SharedStorage));
+  const int occupancy = tc_image::prepare(kernel, Kernel::kThreadCount, smem, error);
+  if (occupancy < 0) return -1;
+  if (occupancy == 0) {
+    *error = kernel.name + " does not fit on this device (" + std::to_string(smem) +
+             " bytes of shared memory)";
+    return -1;
+  }
+  int64_t count = int64_t(occupancy) * tc_image::sm_count(kernel);
+  if (a.host_problem_sizes != nullptr) {
+    const int64_t tiles = total_tiles<Kernel>(a);
+    if (tiles < count) count = tiles > 0 ? tiles : 1;
+  }
+  return int(count);
+}
+
+template <typename Kernel>
+int32_t can_implement(const tc_gemm_args* args, char* error, size_t capacity, int max_k) {
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  std::string why = check<Kernel>(*args, max_k);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  cutlass::Status status = Kernel::can_implement(arguments<Kernel>(*args, 1));
+  if (status != cutlass::Status::kSuccess) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                std::to_string(args->problem_count) +
+                    " grouped problems: CUTLASS GemmGrouped::can_implement: " +
+                    cutlass::cutlassGetStatusString(status));
+  }
+  return TC_OK;
+}
+
+// The Host scheduler's precomputed schedule; 0 for the Device scheduler (or without a GPU).
+template <typename Kernel>
+size_t workspace_size(const tc_gemm_args* args, const char* kernel_name) {
+  if (args == nullptr || !kHostSchedule<Kernel> || args->host_problem_sizes == nullptr) return 0;
+  const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(kernel_name);
+  if (kernel.handle == nullptr) return 0;
+  std::string error;
+  const int blocks = threadblock_count<Kernel>(*args, kernel, &error);
+  if (blocks <= 0) return 0;
+  return Kernel::ProblemVisitor::get_workspace_size(
+      reinterpret_cast<const cutlass::gemm::GemmCoord*>(args->host_problem_sizes),
+      args->problem_count, blocks);
+}
+
+template <typename Kernel>
+int32_t run(const tc_gemm_args* args, void* workspace, void* stream, char* error, size_t capacity,
+            const char* kernel_name, int max_k) {
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  const tc_gemm_args& a = *args;
+  std::string why = check<Kernel>(a, max_k);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(kernel_name);
+  if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
+  std::string failure;
+  const int blocks = threadblock_count<Kernel>(a, kernel, &failure);
+  if (blocks <= 0) return fail(TC_ERROR_CUDA, error, capacity, failure);
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  typename Kernel::Arguments arguments_ = arguments<Kernel>(a, blocks);
+  typename Kernel::Params params;
+  if constexpr (kHostSchedule<Kernel>) {
+    const auto* sizes = reinterpret_cast<const cutlass::gemm::GemmCoord*>(a.host_problem_sizes);
+    const size_t bytes = Kernel::ProblemVisitor::get_workspace_size(sizes, a.problem_count, blocks);
+    if (bytes > 0 && workspace == nullptr) {
+      return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                  "the Host scheduler needs a workspace of " + std::to_string(bytes) +
+                      " bytes for its precomputed schedule");
+    }
+    std::vector<uint8_t> schedule(bytes);
+    Kernel::ProblemVisitor::host_precompute(sizes, a.problem_count, blocks, schedule.data());
+    // From pageable memory: the call returns once the schedule has been staged.
+    cudaError_t e =
+        bytes == 0 ? cudaSuccess
+                   : cudaMemcpyAsync(workspace, schedule.data(), bytes, cudaMemcpyHostToDevice, s);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return fail(TC_ERROR_CUDA, error, capacity,
+                  "copying the precomputed schedule: " + tc_image::cuda_text(e));
+    }
+    params = typename Kernel::Params(arguments_, workspace, int(total_tiles<Kernel>(a)));
+  } else {
+    params = typename Kernel::Params(arguments_, workspace);
+  }
+  void* launch_params[] = {&params};
+  const int smem = int(sizeof(typename Kernel::SharedStorage));
+  cudaError_t e = tc_image::launch(kernel, dim3(blocks, 1, 1), dim3(Kernel::kThreadCount, 1, 1),
+                                   dim3(1, 1, 1), size_t(smem), s, launch_params, false);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return fail(TC_ERROR_CUDA, error, capacity,
+                "launching " + kernel.name + " failed: " + tc_image::cuda_text(e));
+  }
+  return TC_OK;
+}
+
+}  // namespace tc_grouped
+
+#endif  // !TILECRAFT_DEVICE_HALF

@@ -1,0 +1,133 @@
+// SM90 convolutions (CUTLASS 3.x ConvUniversalAdapter): their adapter (namespace tc_sm90).
+#pragma once
+
+#include "cutlass/conv/collective/collective_builder.hpp"
+#include "cutlass/conv/convnd_problem_shape.hpp"
+#include "cutlass/conv/device/conv_universal_adapter.hpp"
+#include "cutlass/conv/dispatch_policy.hpp"
+#include "cutlass/conv/kernel/conv_universal.hpp"
+#include "tilecraft/jit/conv_checks.cuh"
+#include "tilecraft/jit/sm90.cuh"
+
+#if !defined(TILECRAFT_DEVICE_HALF)  // host half only
+
+namespace tc_sm90 {
+
+template <class Kernel>
+struct ConvAdapter {
+  using ProblemShape = typename Kernel::ProblemShape;
+  static constexpr cutlass::conv::Operator kOp = ProblemShape::ConvOp;
+  static constexpr int kKind = kOp == cutlass::conv::Operator::kFprop   ? 0
+                               : kOp == cutlass::conv::Operator::kDgrad ? 1
+                                                                        : 2;
+  // Elements per 16-byte TMA access of each operand.
+  static constexpr int kAlignA = 128 / cutlass::sizeof_bits<typename Kernel::ElementA>::value;
+  static constexpr int kAlignB = 128 / cutlass::sizeof_bits<typename Kernel::ElementB>::value;
+  static constexpr int kAlignD = 128 / cutlass::sizeof_bits<typename Kernel::ElementD>::value;
+
+  static std::string problem_text(const tc_gemm_args& a) {
+    return tc_conv_checks::problem_text(a.conv);
+  }
+
+  static std::string check(const tc_gemm_args& a, const EntryTraits& t) {
+    using namespace tc_conv_checks;
+    const tc_conv_problem& c = a.conv;
+    if (a.mode != TC_GEMM_MODE_GEMM) {
+      return "mode " + std::to_string(a.mode) +
+             ": SM90 convolutions run mode 0 (parallel split-K is an arch=80 mode)";
+    }
+    if (c.kind != kKind) {
+      return std::string("conv kind: this entry computes ") + kind_name(kKind) + ", got " +
+             kind_name(c.kind);
+    }
+    std::string why = check_shape(c);
+    if (why.empty()) why = check_dimensions(c, 2);
+    if (why.empty()) why = check_groups(c, 0, 0);  // ungrouped
+    if (!why.empty()) return why;
+    if (c.mode != 0) {
+      return "mode convolution: SM90 kernels compute cross-correlation only (CUTLASS 3.x's "
+             "TMA im2col reads the filter unflipped); flip the filter (R and S) and pass "
+             "cross_correlation, or use an arch=80 kernel";
+    }
+    if (c.split_k_slices != 1) {
+      return "split_k_slices " + std::to_string(c.split_k_slices) +
+             ": SM90 convolutions (CUTLASS 3.x, one tile per CTA) do not split K; use 1, or an "
+             "arch=80 kernel with serial or parallel split-K";
+    }
+    if (kKind == 1 && (c.stride_h != 1 || c.stride_w != 1)) {
+      return "stride (" + std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
+             "): SM90 dgrad kernels take unit strides only (an arch=80 strided dgrad takes "
+             "others)";
+    }
+    if (c.c_per_channel) {
+      return "C: a C of one value per output channel is an arch=80 form; SM90 kernels add a "
+             "bias through the epilogue (describe bias=\"column\" and pass bias=)";
+    }
+    why = check_channels(c, kAlignA, kAlignB, kAlignD);
+    if (!why.empty()) return why + " (16-byte TMA accesses)";
+    const int pads[] = {c.pad_h, c.pad_bottom, c.pad_w, c.pad_right};
+    for (int pad : pads) {
+      if (pad > 128) {
+        return "padding " + std::to_string(pad) +
+               ": TMA im2col loads take padding up to 128 on each side";
+      }
+    }
+    if ((c.r - 1) * c.dilation_h > 254 || (c.s - 1) * c.dilation_w > 254) {
+      return "filter R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) + " dilation (" +
+             std::to_string(c.dilation_h) + ", " + std::to_string(c.dilation_w) +
+             "): TMA im2col filter offsets reach (R - 1) * dilation <= 254";
+    }
+    if (a.A == nullptr || a.B == nullptr || a.D == nullptr) {
+      return std::string(a.A == nullptr ? "A" : a.B == nullptr ? "B" : "D") + ": null pointer";
+    }
+    if (a.C == nullptr && a.beta != 0.0) return "C: null pointer while beta is not 0";
+    if (a.num_activation_args != t.num_activation_args) {
+      return "epilogue: expected " + std::to_string(t.num_activation_args) +
+             " activation argument(s), got " + std::to_string(a.num_activation_args);
+    }
+    if (t.needs_bias && a.bias == nullptr) {
+      return "bias: the kernel adds a bias of one value per output channel; got none";
+    }
+    return {};
+  }
+
+  template <class Gemm, class Fill>
+  static typename Gemm::Arguments make(const tc_gemm_args& a, const EntryTraits& t, Fill fill,
+                                       int device) {
+    const tc_conv_problem& c = a.conv;
+    const ProblemShape shape(
+        c.mode == 1 ? cutlass::conv::Mode::kConvolution : cutlass::conv::Mode::kCrossCorrelation,
+        {c.n, c.h, c.w, c.c}, {c.k, c.r, c.s, c.c}, {c.pad_h, c.pad_w}, {c.pad_bottom, c.pad_right},
+        {c.stride_h, c.stride_w}, {c.dilation_h, c.dilation_w}, 1);
+    typename Gemm::Arguments arguments{};
+    arguments.mode = cutlass::gemm::GemmUniversalMode::kGemm;
+    arguments.problem_shape = shape;
+    arguments.mainloop.ptr_A = static_cast<const typename Kernel::ElementA*>(a.A);
+    arguments.mainloop.ptr_B = static_cast<const typename Kernel::ElementB*>(a.B);
+    // The output is packed: fprop and dgrad as (W, H, N) modes of the activation, wgrad as K.
+    using StrideC = typename Kernel::StrideC;
+    StrideC stride{};
+    if constexpr (kOp == cutlass::conv::Operator::kWgrad) {
+      cute::get<0>(stride) = shape.stride_C[0];
+      cute::for_each(cute::make_seq<cute::rank<1>(StrideC{}) - 1>{}, [&](auto i) {
+        cute::get<1, i + 1>(stride) = shape.stride_C[ProblemShape::RankT - 2 - i];
+      });
+    } else {
+      cute::for_each(cute::make_seq<cute::rank<0>(StrideC{})>{}, [&](auto i) {
+        cute::get<0, i>(stride) = shape.stride_C[ProblemShape::RankT - 2 - i];
+      });
+    }
+    const bool has_c = a.C != nullptr;
+    arguments.epilogue.ptr_C = static_cast<const typename Kernel::ElementC*>(has_c ? a.C : a.D);
+    arguments.epilogue.dC = stride;
+    arguments.epilogue.ptr_D = static_cast<typename Kernel::ElementD*>(a.D);
+    arguments.epilogue.dD = stride;
+    fill(arguments.epilogue.thread, a);
+    set_device_and_order(arguments, t, device);
+    return arguments;
+  }
+};
+
+}  // namespace tc_sm90
+
+#endif  // !TILECRAFT_DEVICE_HALF
