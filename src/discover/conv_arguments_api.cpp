@@ -3,10 +3,11 @@
 #include <cmath>
 #include <string>
 
-#include "discover/conv_prepared.hpp"
 #include "discover/operand_rules.hpp"
+#include "discover/prepared_by_kernel.hpp"
 #include "tilecraft/core/extents.hpp"
 #include "tilecraft/discover/conv_api.hpp"
+#include "tilecraft/runtime/conv2d_arguments.hpp"
 #include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft::api {
@@ -247,7 +248,7 @@ Result<Conv2dArguments> Conv2dArguments::make(ConvKind kind, const TensorView& A
     }
   }
   Conv2dArguments args;
-  args.prepared_ = std::make_shared<Prepared>();
+  args.prepared_ = std::make_shared<detail::PreparedByKernel>();
   args.kind_ = kind;
   args.size_ = *size;
   args.a_ = A;

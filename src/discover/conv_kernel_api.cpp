@@ -6,11 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "discover/conv_prepared.hpp"
 #include "discover/kernel_state.hpp"
 #include "discover/operand_rules.hpp"
+#include "discover/prepared_by_kernel.hpp"
 #include "tilecraft/describe/conv2d_rules.hpp"
 #include "tilecraft/discover/conv_api.hpp"
+#include "tilecraft/runtime/conv2d_arguments.hpp"
 #include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft::api {
@@ -313,8 +314,9 @@ Result<tilecraft::Conv2dProblem> problem_for(const Conv2dArguments& args,
 
 }  // namespace
 
-Status Kernel::supports(const Conv2dArguments& args) const {
-  const KernelMetadata& m = metadata();
+Status Conv2dArguments::check(const Kernel& kernel) const {
+  const Conv2dArguments& args = *this;
+  const KernelMetadata& m = kernel.metadata();
   if (!m.conv) {
     return Status::invalid("Kernel is unsupported: " + m.kernel_name +
                            " is not a convolution; get_kernels(Conv2dArguments) lists "
@@ -348,34 +350,26 @@ Status Kernel::supports(const Conv2dArguments& args) const {
       *m.conv, m.design.arch,
       {m.design.tile_shape[1], m.operands.A.alignment, m.operands.B.alignment}, args));
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(m, args));
-  return tilecraft::detail::check_kernel_indexes(description(), indexing_of(args));
+  return tilecraft::detail::check_kernel_indexes(kernel.description(), indexing_of(args));
 }
 
-Result<CompiledArtifact> Kernel::compile(const Conv2dArguments& args) const {
-  TILECRAFT_RETURN_IF_ERROR(supports(args));
-  return state_->artifact();
+Result<std::unique_ptr<PreparedLaunch>> Conv2dArguments::prepare(const GemmOperation& operation,
+                                                                 void* workspace,
+                                                                 size_t workspace_bytes) const {
+  return detail::prepared_launch<tilecraft::Conv2dArguments>(
+      operation, problem_for(*this, operation), workspace, workspace_bytes);
 }
 
-Result<size_t> Kernel::get_workspace_size(const Conv2dArguments& args) const {
-  TILECRAFT_RETURN_IF_ERROR(supports(args));
-  auto operation = state_->get_operation();
-  if (!operation) return operation.status();
-  return detail::prepared_workspace_bytes<tilecraft::Conv2dArguments>(
-      **operation, problem_for(args, **operation));
+Status Conv2dArguments::launch(const Kernel& kernel, const GemmOperation& operation, void* stream,
+                               void* workspace, size_t workspace_bytes) const {
+  return prepared_->run(kernel.metadata().kernel_name, operation, stream, workspace,
+                        workspace_bytes,
+                        [&] { return prepare(operation, workspace, workspace_bytes); });
 }
 
-Status Kernel::run(const Conv2dArguments& args, const CompiledArtifact* compiled_artifact,
-                   void* stream, bool assume_supported_args, void* workspace,
-                   size_t workspace_bytes) const {
-  if (!assume_supported_args) TILECRAFT_RETURN_IF_ERROR(supports(args));
-  state_->describe();
-  auto operation = state_->operation_using(compiled_artifact);
-  if (!operation) return operation.status();
-  return args.prepared_->run(metadata().kernel_name, **operation, stream, workspace,
-                             workspace_bytes, [&](void* work, size_t work_bytes) {
-                               return detail::make_prepared<tilecraft::Conv2dArguments>(
-                                   **operation, problem_for(args, **operation), work, work_bytes);
-                             });
+std::vector<Kernel> Conv2dArguments::kernels(const MetadataFilter& metadata_filter,
+                                             std::optional<int> cc) const {
+  return get_kernels(*this, metadata_filter, cc);
 }
 
 std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilter& metadata_filter,

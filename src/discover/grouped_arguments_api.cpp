@@ -4,11 +4,12 @@
 #include <cmath>
 #include <string>
 
-#include "discover/grouped_prepared.hpp"
 #include "discover/operand_rules.hpp"
+#include "discover/prepared_by_kernel.hpp"
 #include "discover/tensor_facts.hpp"
 #include "tilecraft/core/extents.hpp"
 #include "tilecraft/discover/grouped_api.hpp"
+#include "tilecraft/runtime/grouped_gemm_arguments.hpp"
 #include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft::api {
@@ -154,7 +155,7 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
   problem.scale_a = epilogue.scale_a;
   problem.scale_b = epilogue.scale_b;
   args.problem_ = std::move(problem);
-  args.prepared_ = std::make_shared<Prepared>();
+  args.prepared_ = std::make_shared<detail::PreparedByKernel>();
   return args;
 }
 

@@ -5,10 +5,11 @@
 #include <string>
 #include <tuple>
 
-#include "discover/grouped_prepared.hpp"
 #include "discover/kernel_state.hpp"
 #include "discover/operand_rules.hpp"
+#include "discover/prepared_by_kernel.hpp"
 #include "tilecraft/discover/grouped_api.hpp"
+#include "tilecraft/runtime/grouped_gemm_arguments.hpp"
 #include "tilecraft/runtime/index_limits.hpp"
 
 namespace tilecraft::api {
@@ -126,8 +127,9 @@ Result<tilecraft::GroupedGemmProblem> problem_for(const GroupedGemmArguments& ar
 
 }  // namespace
 
-Status Kernel::supports(const GroupedGemmArguments& args) const {
-  const KernelMetadata& m = metadata();
+Status GroupedGemmArguments::check(const Kernel& kernel) const {
+  const GroupedGemmArguments& args = *this;
+  const KernelMetadata& m = kernel.metadata();
   if (m.kernel_class.find("Grouped") == std::string::npos) {
     return Status::invalid("Kernel is unsupported: " + m.kernel_name +
                            " runs single GEMMs; get_kernels(GroupedGemmArguments) lists grouped "
@@ -170,34 +172,25 @@ Status Kernel::supports(const GroupedGemmArguments& args) const {
         "Accumulation is unsupported: grouped arguments take no fast accumulation; this fp8 "
         "kernel accumulates without promoting to f32");
   }
-  return tilecraft::detail::check_grouped_indexes(description(), indexing_of(args));
+  return tilecraft::detail::check_grouped_indexes(kernel.description(), indexing_of(args));
 }
 
-Result<CompiledArtifact> Kernel::compile(const GroupedGemmArguments& args) const {
-  TILECRAFT_RETURN_IF_ERROR(supports(args));
-  return state_->artifact();
+Result<std::unique_ptr<PreparedLaunch>> GroupedGemmArguments::prepare(
+    const GemmOperation& operation, void* workspace, size_t workspace_bytes) const {
+  return detail::prepared_launch<tilecraft::GroupedGemmArguments>(
+      operation, problem_for(*this, operation), workspace, workspace_bytes);
 }
 
-Result<size_t> Kernel::get_workspace_size(const GroupedGemmArguments& args) const {
-  TILECRAFT_RETURN_IF_ERROR(supports(args));
-  auto operation = state_->get_operation();
-  if (!operation) return operation.status();
-  return detail::prepared_workspace_bytes<tilecraft::GroupedGemmArguments>(
-      **operation, problem_for(args, **operation));
+Status GroupedGemmArguments::launch(const Kernel& kernel, const GemmOperation& operation,
+                                    void* stream, void* workspace, size_t workspace_bytes) const {
+  return prepared_->run(kernel.metadata().kernel_name, operation, stream, workspace,
+                        workspace_bytes,
+                        [&] { return prepare(operation, workspace, workspace_bytes); });
 }
 
-Status Kernel::run(const GroupedGemmArguments& args, const CompiledArtifact* compiled_artifact,
-                   void* stream, bool assume_supported_args, void* workspace,
-                   size_t workspace_bytes) const {
-  if (!assume_supported_args) TILECRAFT_RETURN_IF_ERROR(supports(args));
-  state_->describe();
-  auto operation = state_->operation_using(compiled_artifact);
-  if (!operation) return operation.status();
-  return args.prepared_->run(metadata().kernel_name, **operation, stream, workspace,
-                             workspace_bytes, [&](void* work, size_t work_bytes) {
-                               return detail::make_prepared<tilecraft::GroupedGemmArguments>(
-                                   **operation, problem_for(args, **operation), work, work_bytes);
-                             });
+std::vector<Kernel> GroupedGemmArguments::kernels(const MetadataFilter& metadata_filter,
+                                                  std::optional<int> cc) const {
+  return get_kernels(*this, metadata_filter, cc);
 }
 
 std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,

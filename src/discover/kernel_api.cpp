@@ -206,8 +206,9 @@ Result<GemmProblem> problem_for(const GemmArguments& args, const GemmOperation& 
 
 }  // namespace detail
 
-Status Kernel::supports(const GemmArguments& args) const {
-  const KernelMetadata& m = metadata();
+Status GemmArguments::check(const Kernel& kernel) const {
+  const GemmArguments& args = *this;
+  const KernelMetadata& m = kernel.metadata();
   TILECRAFT_RETURN_IF_ERROR(
       check_operand("A", m.operands.A, args.A(), args.layout_a(), args.alignment_a()));
   TILECRAFT_RETURN_IF_ERROR(
@@ -233,55 +234,82 @@ Status Kernel::supports(const GemmArguments& args) const {
   }
   // The graphs themselves are compared (their keys hash their text: only for the message).
   const std::optional<EpilogueGraph>& wanted = args.epilogue().graph;
-  if (description().epilogue_graph != wanted) {
+  if (kernel.description().epilogue_graph != wanted) {
     return unsupported_epilogue(m.epilogue.epilogue_graph.empty()
                                     ? "no epilogue graph"
                                     : "the epilogue graph " + m.epilogue.epilogue_graph,
                                 wanted ? "the epilogue graph " + wanted->key() : "none");
   }
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(m.epilogue, args.epilogue()));
-  return tilecraft::detail::check_kernel_indexes(description(), detail::indexing_of(args));
+  return tilecraft::detail::check_kernel_indexes(kernel.description(), detail::indexing_of(args));
 }
 
-Result<CompiledArtifact> Kernel::compile(const GemmArguments& args) const {
+Result<std::unique_ptr<PreparedLaunch>> GemmArguments::prepare(const GemmOperation& operation,
+                                                               void* workspace,
+                                                               size_t workspace_bytes) const {
+  return detail::prepared_launch<tilecraft::GemmArguments>(
+      operation, detail::problem_for(*this, operation), workspace, workspace_bytes);
+}
+
+// GEMM arguments are values made anew for each call: the kernel keeps the launch it prepared last
+// and retargets it to the new tensors' pointers where nothing else differs.
+Status GemmArguments::launch(const Kernel& kernel, const GemmOperation& operation, void* stream,
+                             void* workspace, size_t workspace_bytes) const {
+  std::lock_guard lock(kernel.state_->prepared_mutex);
+  Kernel::State::Prepared& prepared = kernel.state_->prepared;
+  if (prepared.abi && prepared.stream == stream && prepared.workspace == workspace &&
+      prepared.workspace_bytes == workspace_bytes &&
+      detail::same_but_pointers(*prepared.made_for, *this)) {
+    const EpilogueArguments& e = epilogue();
+    if (prepared.abi->retarget(A().data, B().data, e.C.data, out().data, e.bias.data,
+                               &e.operands)) {
+      prepared.made_for = *this;
+      return operation.run(*prepared.abi, stream);
+    }
+  }
+  auto made = detail::make_prepared<tilecraft::GemmArguments>(
+      operation, detail::problem_for(*this, operation), workspace, workspace_bytes);
+  if (!made) return made.status();
+  prepared = {*this, std::move(*made), stream, workspace, workspace_bytes};
+  return operation.run(*prepared.abi, stream);
+}
+
+std::vector<Kernel> GemmArguments::kernels(const MetadataFilter& metadata_filter,
+                                           std::optional<int> cc) const {
+  return get_kernels(this, metadata_filter, cc);
+}
+
+Status Kernel::supports(const KernelArguments& args) const { return args.check(*this); }
+
+Result<CompiledArtifact> Kernel::compile(const KernelArguments& args) const {
   TILECRAFT_RETURN_IF_ERROR(supports(args));
   return state_->artifact();
 }
 
-Result<size_t> Kernel::get_workspace_size(const GemmArguments& args) const {
+Result<size_t> Kernel::get_workspace_size(const KernelArguments& args) const {
   TILECRAFT_RETURN_IF_ERROR(supports(args));
   auto operation = state_->get_operation();
   if (!operation) return operation.status();
-  return detail::prepared_workspace_bytes<tilecraft::GemmArguments>(
-      **operation, detail::problem_for(args, **operation));
+  auto prepared = args.prepare(**operation, nullptr, 0);
+  if (!prepared) return prepared.status();
+  return (*prepared)->workspace_bytes();
 }
 
 Result<std::shared_ptr<GemmOperation>> Kernel::operation() const { return state_->get_operation(); }
 
-Status Kernel::run(const GemmArguments& args, const CompiledArtifact* compiled_artifact,
+Status Kernel::run(const KernelArguments& args, const CompiledArtifact* compiled_artifact,
                    void* stream, bool assume_supported_args, void* workspace,
                    size_t workspace_bytes) const {
   if (!assume_supported_args) TILECRAFT_RETURN_IF_ERROR(supports(args));
   state_->describe();
   auto operation = state_->operation_using(compiled_artifact);
   if (!operation) return operation.status();
-  std::lock_guard lock(state_->prepared_mutex);
-  State::Prepared& prepared = state_->prepared;
-  if (prepared.abi && prepared.stream == stream && prepared.workspace == workspace &&
-      prepared.workspace_bytes == workspace_bytes &&
-      detail::same_but_pointers(*prepared.made_for, args)) {
-    const EpilogueArguments& e = args.epilogue();
-    if (prepared.abi->retarget(args.A().data, args.B().data, e.C.data, args.out().data, e.bias.data,
-                               &e.operands)) {
-      prepared.made_for = args;
-      return (*operation)->run(*prepared.abi, stream);
-    }
-  }
-  auto made = detail::make_prepared<tilecraft::GemmArguments>(
-      **operation, detail::problem_for(args, **operation), workspace, workspace_bytes);
-  if (!made) return made.status();
-  prepared = {args, std::move(*made), stream, workspace, workspace_bytes};
-  return (*operation)->run(*prepared.abi, stream);
+  return args.launch(*this, **operation, stream, workspace, workspace_bytes);
+}
+
+std::vector<Kernel> get_kernels(const KernelArguments& args, const MetadataFilter& metadata_filter,
+                                std::optional<int> cc) {
+  return args.kernels(metadata_filter, cc);
 }
 
 namespace {

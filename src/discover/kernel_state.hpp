@@ -1,5 +1,5 @@
-// api::Kernel's state, shared by the GEMM and grouped GEMM halves of the api (kernel_api.cpp,
-// grouped_kernel_api.cpp).
+// api::Kernel's state and what get_kernels of every family shares (kernel_api.cpp,
+// grouped_kernel_api.cpp, conv_kernel_api.cpp).
 #pragma once
 
 #include <algorithm>

@@ -112,7 +112,8 @@ void bind_api(nb::module_& root) {
       .def_ro("score_explain", &KernelMetadata::score_explain)
       .def_ro("facts", &KernelMetadata::facts);
 
-  auto arguments = nb::class_<GemmArguments>(m, "GemmArguments");
+  nb::class_<api::KernelArguments>(m, "KernelArguments");
+  auto arguments = nb::class_<GemmArguments, api::KernelArguments>(m, "GemmArguments");
   // python/tilecraft/api/arguments.py passes the epilogue's fields positionally, under the
   // names its messages give them.
   def_checked(
@@ -206,17 +207,17 @@ void bind_api(nb::module_& root) {
                                                m.conv->stride_support, m.conv->group_mode))
                    : nb::none());
       });
-  def_kernel_methods<GemmArguments>(kernel, {"supports", "compile", "get_workspace_size", "run"});
+  def_kernel_methods(kernel);
 
-  bind_grouped_api(m, kernel);
-  bind_conv_api(m, kernel);
+  bind_grouped_api(m);
+  bind_conv_api(m);
 
   def_checked(
       m, "get_kernels", "get_kernels",
-      [](std::optional<Ref<GemmArguments>> a, std::optional<int> cc) {
-        return api::get_kernels(a ? a->pointer : nullptr, {}, cc);
+      [](std::optional<Ref<api::KernelArguments>> a, std::optional<int> cc) {
+        return a ? api::get_kernels(**a, {}, cc) : api::get_kernels(nullptr, {}, cc);
       },
-      optional<std::optional<Ref<GemmArguments>>>("args", std::nullopt, "None"),
+      optional<std::optional<Ref<api::KernelArguments>>>("args", std::nullopt, "None"),
       optional<std::optional<int>>("cc", std::nullopt, "None",
                                    "an int (a compute capability such as 90) or None"));
   def_checked(

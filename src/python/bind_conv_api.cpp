@@ -9,16 +9,15 @@
 #include "arguments.hpp"
 #include "common.hpp"
 #include "described.hpp"
-#include "kernel_methods.hpp"
 #include "tensor_adapter.hpp"
 #include "tilecraft/discover/conv_api.hpp"
 #include "tilecraft/tune/conv2d.hpp"
 
 namespace tilecraft::python {
 
-void bind_conv_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
-  using api::Conv2dArguments, api::Kernel;
-  auto arguments = nb::class_<Conv2dArguments>(m, "Conv2dArguments");
+void bind_conv_api(nb::module_& m) {
+  using api::Conv2dArguments;
+  auto arguments = nb::class_<Conv2dArguments, api::KernelArguments>(m, "Conv2dArguments");
   def_checked(
       arguments, "make", "Conv2dArguments",
       [](ConvKind kind, nb::ndarray<> A, nb::ndarray<> B, nb::ndarray<> out,
@@ -74,8 +73,6 @@ void bind_conv_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
         return std::array<int, 3>{a.alignment_a(), a.alignment_b(), a.alignment_out()};
       });
 
-  def_kernel_methods<Conv2dArguments>(
-      kernel, {"supports_conv", "compile_conv", "get_workspace_size_conv", "run_conv"});
   const auto args = required<Ref<Conv2dArguments>>("args");
   def_checked(
       m, "conv2d", "conv2d",
@@ -86,12 +83,6 @@ void bind_conv_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
         return nb::make_tuple(pick.kernel_name, pick.reason);
       },
       args, optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
-  def_checked(
-      m, "get_conv_kernels", "get_kernels",
-      [](Ref<Conv2dArguments> a, std::optional<int> cc) { return api::get_kernels(*a, {}, cc); },
-      args,
-      optional<std::optional<int>>("cc", std::nullopt, "None",
-                                   "an int (a compute capability such as 90) or None"));
 }
 
 }  // namespace tilecraft::python

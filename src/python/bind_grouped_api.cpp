@@ -8,7 +8,6 @@
 #include "arguments.hpp"
 #include "common.hpp"
 #include "described.hpp"
-#include "kernel_methods.hpp"
 #include "tensor_adapter.hpp"
 #include "tilecraft/discover/grouped_api.hpp"
 #include "tilecraft/tune/grouped_gemm.hpp"
@@ -31,9 +30,10 @@ api::GroupedEpilogueArguments epilogue_of(double alpha, double beta, Activation 
 
 }  // namespace
 
-void bind_grouped_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
-  using api::GroupedGemmArguments, api::Kernel;
-  auto arguments = nb::class_<GroupedGemmArguments>(m, "GroupedGemmArguments");
+void bind_grouped_api(nb::module_& m) {
+  using api::GroupedGemmArguments;
+  auto arguments =
+      nb::class_<GroupedGemmArguments, api::KernelArguments>(m, "GroupedGemmArguments");
   def_checked(
       arguments, "make", "GroupedGemmArguments",
       [](std::vector<nb::ndarray<>> A, std::vector<nb::ndarray<>> B, std::vector<nb::ndarray<>> out,
@@ -95,8 +95,6 @@ void bind_grouped_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
         return std::array<int, 3>{a.alignment_a(), a.alignment_b(), a.alignment_out()};
       });
 
-  def_kernel_methods<GroupedGemmArguments>(
-      kernel, {"supports_grouped", "compile_grouped", "get_workspace_size_grouped", "run_grouped"});
   const auto args = required<Ref<GroupedGemmArguments>>("args");
   def_checked(
       m, "grouped_gemm", "grouped_gemm",
@@ -108,14 +106,6 @@ void bind_grouped_api(nb::module_& m, nb::class_<api::Kernel>& kernel) {
         return nb::make_tuple(pick.kernel_name, pick.reason);
       },
       args, optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
-  def_checked(
-      m, "get_grouped_kernels", "get_kernels",
-      [](Ref<GroupedGemmArguments> a, std::optional<int> cc) {
-        return api::get_kernels(*a, {}, cc);
-      },
-      args,
-      optional<std::optional<int>>("cc", std::nullopt, "None",
-                                   "an int (a compute capability such as 90) or None"));
 }
 
 }  // namespace tilecraft::python

@@ -65,10 +65,10 @@ void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& operation);
 // Called by bind_runtime with its GemmOperation class (Conv2dOperation builds on it).
 void bind_conv(nb::module_& m, nb::class_<GemmOperation>& operation);
 void bind_api(nb::module_& m);
-// Called by bind_api with its submodule and Kernel class.
-void bind_grouped_api(nb::module_& api, nb::class_<api::Kernel>& kernel);
-// Called by bind_api with its submodule and Kernel class.
-void bind_conv_api(nb::module_& api, nb::class_<api::Kernel>& kernel);
+// Called by bind_api with its submodule (after binding api.KernelArguments).
+void bind_grouped_api(nb::module_& api);
+// Called by bind_api with its submodule (after binding api.KernelArguments).
+void bind_conv_api(nb::module_& api);
 void bind_tune(nb::module_& m);
 void bind_epilogue_graph(nb::module_& m);
 

@@ -113,6 +113,10 @@ TILECRAFT_DESCRIBED_CLASS(GemmOperation, "GemmOperationUniversal", "a GemmOperat
 TILECRAFT_DESCRIBED_CLASS(GemmArguments, "GemmArguments", "a tilecraft.GemmArguments", "_native");
 TILECRAFT_DESCRIBED_CLASS(GroupedGemmArguments, "GemmGroupedArguments",
                           "a tilecraft.GemmGroupedArguments", "_native");
+TILECRAFT_DESCRIBED_CLASS(api::KernelArguments, "api.arguments.GemmArguments | ...",
+                          "a tilecraft.api.arguments.GemmArguments, GroupedGemmArguments, "
+                          "Conv2dArguments or Conv3dArguments",
+                          "_native");
 TILECRAFT_DESCRIBED_CLASS(api::GemmArguments, "api.arguments.GemmArguments",
                           "a tilecraft.api.arguments.GemmArguments", "_native");
 TILECRAFT_DESCRIBED_CLASS(api::GroupedGemmArguments, "api.GroupedGemmArguments",

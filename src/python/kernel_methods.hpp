@@ -1,6 +1,5 @@
-// The api.Kernel methods that take arguments (supports, compile, get_workspace_size, run), bound
-// once per arguments type: GEMM's (bind_api.cpp), grouped GEMM's (bind_grouped_api.cpp) and
-// convolutions' (bind_conv_api.cpp).
+// The api.Kernel methods that take arguments (supports, compile, get_workspace_size, run): the
+// arguments of any kernel family (api::KernelArguments).
 #pragma once
 
 #include <nanobind/stl/optional.h>
@@ -16,35 +15,27 @@
 
 namespace tilecraft::python {
 
-// `names`: the Python method names for supports, compile, get_workspace_size and run.
-struct KernelMethodNames {
-  const char* supports;
-  const char* compile;
-  const char* get_workspace_size;
-  const char* run;
-};
-
-template <typename Args>
-void def_kernel_methods(nb::class_<api::Kernel>& kernel, const KernelMethodNames& names) {
+inline void def_kernel_methods(nb::class_<api::Kernel>& kernel) {
   using api::Kernel;
+  using Args = api::KernelArguments;
   const auto args = required<Ref<Args>>("args");
   def_method(
-      kernel, names.supports, "supports",
+      kernel, "supports", "supports",
       [](const Kernel& k, Ref<Args> a) { return error_of(k.supports(*a)); }, args);
   def_method(
-      kernel, names.compile, "compile",
+      kernel, "compile", "compile",
       [](const Kernel& k, Ref<Args> a) {
         return unwrap(interruptible([&] { return k.compile(*a); }));
       },
       args);
   def_method(
-      kernel, names.get_workspace_size, "get_workspace_size",
+      kernel, "get_workspace_size", "get_workspace_size",
       [](const Kernel& k, Ref<Args> a) {
         return unwrap(interruptible([&] { return k.get_workspace_size(*a); }));
       },
       args);
   def_method(
-      kernel, names.run, "run",
+      kernel, "run", "run",
       [](const Kernel& k, Ref<Args> a, std::optional<Ref<CompiledArtifact>> artifact,
          uint64_t stream, bool assume_supported_args, uint64_t workspace,
          uint64_t workspace_bytes) {

@@ -93,11 +93,16 @@ def test_non_tensors_are_refused():
                                             accumulator_type=cutlass.Float32)
 
 
-def test_args_must_be_gemm_arguments():
+def test_args_must_be_kernel_arguments():
     kernel = cutlass_api.get_kernels(cc=90)[0]
+    for method in (kernel.supports, kernel.compile, kernel.get_workspace_size, kernel.run):
+        with pytest.raises(TypeError, match="^args: expected a tilecraft.api.arguments."
+                                            "GemmArguments, GroupedGemmArguments, Conv2dArguments "
+                                            r"or Conv3dArguments, got \{'A': 1\} \(dict\)$"):
+            method({"A": 1})
     with pytest.raises(TypeError, match="^args: expected a tilecraft.api.arguments.GemmArguments, "
-                                        r"got \{'A': 1\} \(dict\)$"):
-        kernel.supports({"A": 1})
+                                        r".*got 'x' \(str\)$"):
+        cutlass_api.get_kernels("x")
 
 
 def test_compile_kernels_takes_kernels():

@@ -20,10 +20,18 @@
 #include "tilecraft/runtime/gemm_operation.hpp"
 #include "tilecraft/runtime/scale_argument.hpp"
 
+namespace tilecraft {
+class PreparedLaunch;
+}
+
 namespace tilecraft::api {
 
+class Kernel;
 class GroupedGemmArguments;
 class Conv2dArguments;
+namespace detail {
+struct PreparedByKernel;  // the launches grouped and convolution arguments keep per kernel
+}
 
 // ---- metadata ----------------------------------------------------------------------------------
 
@@ -87,7 +95,41 @@ struct KernelMetadata {
 
 KernelMetadata metadata_of(const GemmDescription& description);
 
+using MetadataFilter = std::function<bool(const KernelMetadata&)>;
+
 // ---- arguments ---------------------------------------------------------------------------------
+
+// What Kernel's methods take: the arguments of one kernel family (GemmArguments below,
+// GroupedGemmArguments in grouped_api.hpp, Conv2dArguments in conv_api.hpp). A family says how a
+// kernel is checked against its arguments, how they are prepared for the ABI and launched, and
+// which of its kernels can run them; Kernel's methods are written once over these hooks.
+class KernelArguments {
+ public:
+  virtual ~KernelArguments() = default;
+
+ protected:
+  KernelArguments() = default;
+  KernelArguments(const KernelArguments&) = default;
+  KernelArguments& operator=(const KernelArguments&) = default;
+
+ private:
+  friend class Kernel;
+  friend std::vector<Kernel> get_kernels(const KernelArguments&, const MetadataFilter&,
+                                         std::optional<int>);
+  // Ok, or the first requirement of these arguments that `kernel` misses.
+  virtual Status check(const Kernel& kernel) const = 0;
+  // These arguments prepared for the ABI of `operation` (the kernel's), with the given workspace.
+  virtual Result<std::unique_ptr<PreparedLaunch>> prepare(const GemmOperation& operation,
+                                                          void* workspace,
+                                                          size_t workspace_bytes) const = 0;
+  // Launches `operation` (`kernel`'s) on `stream`: with these arguments prepared, or with those
+  // an earlier launch of the kernel prepared where they still fit.
+  virtual Status launch(const Kernel& kernel, const GemmOperation& operation, void* stream,
+                        void* workspace, size_t workspace_bytes) const = 0;
+  // The family's kernels that can run these arguments (see get_kernels).
+  virtual std::vector<Kernel> kernels(const MetadataFilter& metadata_filter,
+                                      std::optional<int> cc) const = 0;
+};
 
 // What the epilogue does to A @ B before out is written:
 //   out = activation(alpha * scale_a * scale_b * (A @ B) + beta * C + bias)
@@ -117,7 +159,7 @@ struct EpilogueArguments {
 // out = A @ B, with an optional leading batch dimension L on all three (A (L, M, K), B (L, K, N),
 // out (L, M, N)), accumulated in accumulator_type. Validated on construction: ranks, shapes,
 // batch extents, one device, a contiguous inner dimension.
-class GemmArguments {
+class GemmArguments : public KernelArguments {
  public:
   static Result<GemmArguments> make(const TensorView& A, const TensorView& B, const TensorView& out,
                                     DataType accumulator_type,
@@ -154,6 +196,14 @@ class GemmArguments {
   bool use_fast_accum() const { return use_fast_accum_; }
 
  private:
+  Status check(const Kernel& kernel) const override;
+  Result<std::unique_ptr<PreparedLaunch>> prepare(const GemmOperation& operation, void* workspace,
+                                                  size_t workspace_bytes) const override;
+  Status launch(const Kernel& kernel, const GemmOperation& operation, void* stream, void* workspace,
+                size_t workspace_bytes) const override;
+  std::vector<Kernel> kernels(const MetadataFilter& metadata_filter,
+                              std::optional<int> cc) const override;
+
   TensorView a_, b_, out_;
   DataType accumulator_ = DataType::f32;
   int64_t m_ = 0, n_ = 0, k_ = 0, batch_ = 1;
@@ -173,39 +223,21 @@ class Kernel {
   const GemmDescription& description() const;
 
   // Ok, or the first requirement the arguments miss, e.g.
-  // "Operand `A` is unsupported: Expected element type Float16, got BFloat16".
-  Status supports(const GemmArguments& args) const;
+  // "Operand `A` is unsupported: Expected element type Float16, got BFloat16". The arguments are
+  // those of the kernel's family: GemmArguments, GroupedGemmArguments or Conv2dArguments.
+  Status supports(const KernelArguments& args) const;
   // Compiles (or finds in the cache) the kernel; the artifact can be saved and loaded elsewhere.
-  Result<CompiledArtifact> compile(const GemmArguments& args) const;
+  Result<CompiledArtifact> compile(const KernelArguments& args) const;
   // Bytes of device workspace the kernel needs for these arguments (compiles the kernel if
   // needed: the size comes from the compiled module).
-  Result<size_t> get_workspace_size(const GemmArguments& args) const;
+  Result<size_t> get_workspace_size(const KernelArguments& args) const;
   // Launches on `stream` (a cudaStream_t; nullptr: the default stream). With an artifact, runs
   // its module (no compiler needed); without one, compiles on first use. A caller's workspace
   // must hold get_workspace_size() bytes.
   // Repeated runs with tensors of the same shapes, strides and types (and the same scalars,
-  // stream and workspace) reuse the arguments prepared for the ABI, only swapping pointers.
-  Status run(const GemmArguments& args, const CompiledArtifact* compiled_artifact = nullptr,
-             void* stream = nullptr, bool assume_supported_args = false, void* workspace = nullptr,
-             size_t workspace_bytes = 0) const;
-
-  // The same for grouped kernels (kernel_class Sm80GroupedGemmKernel / Sm90GroupedGemmKernel),
-  // from get_kernels(GroupedGemmArguments). Runs of the same arguments object reuse the problem
-  // arrays prepared for the ABI.
-  Status supports(const GroupedGemmArguments& args) const;
-  Result<CompiledArtifact> compile(const GroupedGemmArguments& args) const;
-  Result<size_t> get_workspace_size(const GroupedGemmArguments& args) const;
-  Status run(const GroupedGemmArguments& args, const CompiledArtifact* compiled_artifact = nullptr,
-             void* stream = nullptr, bool assume_supported_args = false, void* workspace = nullptr,
-             size_t workspace_bytes = 0) const;
-
-  // The same for convolution kernels (kernel_class Sm80ConvKernel / Sm90ConvKernel), from
-  // get_kernels(Conv2dArguments). Runs of the same arguments object reuse the arguments prepared
-  // for the ABI.
-  Status supports(const Conv2dArguments& args) const;
-  Result<CompiledArtifact> compile(const Conv2dArguments& args) const;
-  Result<size_t> get_workspace_size(const Conv2dArguments& args) const;
-  Status run(const Conv2dArguments& args, const CompiledArtifact* compiled_artifact = nullptr,
+  // stream and workspace) reuse the arguments prepared for the ABI, only swapping pointers (GEMM);
+  // runs of the same grouped or convolution arguments object reuse them as they are.
+  Status run(const KernelArguments& args, const CompiledArtifact* compiled_artifact = nullptr,
              void* stream = nullptr, bool assume_supported_args = false, void* workspace = nullptr,
              size_t workspace_bytes = 0) const;
 
@@ -223,6 +255,7 @@ class Kernel {
                                          const std::function<bool(const KernelMetadata&)>&,
                                          std::optional<int>);
   friend Status compile_kernels(const std::vector<Kernel>&);
+  friend class GemmArguments;  // its launches reuse the kernel's last prepared arguments
   // A listed kernel: instance `instance` of the arch's space, scored, its description built
   // already (get_kernels builds one to rank it) or, without one, on first use.
   static Kernel listed(int arch, size_t instance, double score, std::string score_explain,
@@ -231,14 +264,16 @@ class Kernel {
   std::shared_ptr<State> state_;
 };
 
-using MetadataFilter = std::function<bool(const KernelMetadata&)>;
-
 // The kernels that can run `args` (all kernels when args is null) and pass `metadata_filter`,
 // for devices of compute capability `cc` (default: that of the device args' operands are on, or
 // of the current device without args; every architecture when there is no device). With args they
 // come best-first by the analytic performance model (src/discover/performance_model), its estimate
 // in metadata().score.
 std::vector<Kernel> get_kernels(const GemmArguments* args = nullptr,
+                                const MetadataFilter& metadata_filter = {},
+                                std::optional<int> cc = std::nullopt);
+// The same for the arguments of any family (grouped_api.hpp and conv_api.hpp say how theirs rank).
+std::vector<Kernel> get_kernels(const KernelArguments& args,
                                 const MetadataFilter& metadata_filter = {},
                                 std::optional<int> cc = std::nullopt);
 

@@ -42,7 +42,7 @@ struct Conv2dGeometry {
 // per output channel (SM90 kernels fuse it in the epilogue; SM80 kernels read it as a C of one
 // value per channel, so it does not combine with a C there). Scales and per-row bias are GEMM
 // fusions and are refused.
-class Conv2dArguments {
+class Conv2dArguments : public KernelArguments {
  public:
   static Result<Conv2dArguments> make(ConvKind kind, const TensorView& A, const TensorView& B,
                                       const TensorView& out, DataType accumulator_type,
@@ -70,10 +70,15 @@ class Conv2dArguments {
   double flops() const;
 
  private:
-  friend class Kernel;
+  Status check(const Kernel& kernel) const override;
+  Result<std::unique_ptr<PreparedLaunch>> prepare(const GemmOperation& operation, void* workspace,
+                                                  size_t workspace_bytes) const override;
+  Status launch(const Kernel& kernel, const GemmOperation& operation, void* stream, void* workspace,
+                size_t workspace_bytes) const override;
+  std::vector<Kernel> kernels(const MetadataFilter& metadata_filter,
+                              std::optional<int> cc) const override;
   // Arguments prepared for the ABI by kernel (shared by copies of these arguments).
-  struct Prepared;
-  std::shared_ptr<Prepared> prepared_;
+  std::shared_ptr<detail::PreparedByKernel> prepared_;
   ConvKind kind_ = ConvKind::Fprop;
   Conv2dProblemSize size_;
   TensorView a_, b_, out_;

@@ -29,7 +29,7 @@ struct GroupedEpilogueArguments {
   double scale_a = 1.0, scale_b = 1.0;  // fp8 per-tensor scales
 };
 
-class GroupedGemmArguments {
+class GroupedGemmArguments : public KernelArguments {
  public:
   // Lists: A[g] (M_g, K_g), B[g] (K_g, N_g), out[g] (M_g, N_g), C (empty, or one per problem,
   // shaped like out). Every non-empty problem's operands must share dtype and layout.
@@ -72,10 +72,15 @@ class GroupedGemmArguments {
   static Result<GroupedGemmArguments> from_problem(GroupedGemmProblem problem,
                                                    DataType accumulator_type,
                                                    const GroupedEpilogueArguments& epilogue);
-  friend class Kernel;
+  Status check(const Kernel& kernel) const override;
+  Result<std::unique_ptr<PreparedLaunch>> prepare(const GemmOperation& operation, void* workspace,
+                                                  size_t workspace_bytes) const override;
+  Status launch(const Kernel& kernel, const GemmOperation& operation, void* stream, void* workspace,
+                size_t workspace_bytes) const override;
+  std::vector<Kernel> kernels(const MetadataFilter& metadata_filter,
+                              std::optional<int> cc) const override;
   // Problems prepared for the ABI by kernel (shared by copies of these arguments).
-  struct Prepared;
-  std::shared_ptr<Prepared> prepared_;
+  std::shared_ptr<detail::PreparedByKernel> prepared_;
   GroupedGemmProblem problem_;
   GroupedEpilogueArguments epilogue_;
   DataType accumulator_ = DataType::f32;

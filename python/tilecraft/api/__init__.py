@@ -45,15 +45,6 @@ Conv2dArguments = arguments.Conv2dArguments
 Conv3dArguments = arguments.Conv3dArguments
 
 
-def _family(args):
-    """The suffix of the native Kernel methods for the arguments' family ("" for GEMM)."""
-    if isinstance(args, arguments.GroupedGemmArguments):
-        return "_grouped"
-    if isinstance(args, arguments.Conv2dArguments):
-        return "_conv"
-    return ""
-
-
 class CompiledArtifact:
     """A compiled kernel: pass it to ``Kernel.run``; ``save(path)`` writes it to one file and
     ``CompiledArtifact.load(path)`` reads it back in any process, with no compiler needed."""
@@ -110,15 +101,15 @@ class Kernel:
     def supports(self, args):
         """A truthy Status, or a falsy one whose ``.error`` names the first requirement ``args``
         miss, e.g. "Operand `A` is unsupported: Expected element type Float16, got BFloat16"."""
-        return Status(getattr(self._native, "supports" + _family(args))(args))
+        return Status(self._native.supports(args))
 
     def compile(self, args):
         """Compiles the kernel (or finds it in the cache) and returns its CompiledArtifact."""
-        return CompiledArtifact(getattr(self._native, "compile" + _family(args))(args))
+        return CompiledArtifact(self._native.compile(args))
 
     def get_workspace_size(self, args):
         """Bytes of device workspace ``run`` needs for ``args`` (usually 0)."""
-        return getattr(self._native, "get_workspace_size" + _family(args))(args)
+        return self._native.get_workspace_size(args)
 
     def run(self, args, compiled_artifact=None, stream=None, assume_supported_args=False,
             workspace=None):
@@ -126,9 +117,8 @@ class Kernel:
         Without ``compiled_artifact`` the kernel is compiled on first use. Nothing is launched
         when the arguments are not supported (ValueError with the reason)."""
         pointer, size = _workspace_pointer(workspace)
-        run = getattr(self._native, "run" + _family(args))
-        run(args, compiled_artifact, stream_handle(stream, args), assume_supported_args,
-            pointer, size)
+        self._native.run(args, compiled_artifact, stream_handle(stream, args),
+                         assume_supported_args, pointer, size)
 
     def __repr__(self):
         return f"Kernel({self._native.metadata.kernel_name!r})"
@@ -143,13 +133,7 @@ def get_kernels(args=None, metadata_filter=None, cc=None):
     if metadata_filter is not None and not callable(metadata_filter):
         raise TypeError(f"metadata_filter: expected None or a function of a KernelMetadata "
                         f"returning a bool, got {_core.given(metadata_filter)}")
-    family = _family(args)
-    if family == "_grouped":
-        kernels = [Kernel(k) for k in _core.api.get_grouped_kernels(args, cc)]
-    elif family == "_conv":
-        kernels = [Kernel(k) for k in _core.api.get_conv_kernels(args, cc)]
-    else:
-        kernels = [Kernel(k) for k in _core.api.get_kernels(args, cc)]
+    kernels = [Kernel(k) for k in _core.api.get_kernels(args, cc)]
     if metadata_filter is not None:
         kernels = [k for k in kernels if metadata_filter(k.metadata)]
     return kernels
