@@ -25,7 +25,8 @@ export TILECRAFT_CACHE_DIR=${TILECRAFT_TEST_CACHE_DIR:-$BUILD_PATH/test-cache}
 export TILECRAFT_SIGNING_KEY_FILE=${TILECRAFT_TEST_SIGNING_KEY_FILE:-$BUILD_PATH/test-state/signing-key}
 # Without a GPU the nvcc compiles of CUTLASS modules are most of the run's time: compile only the
 # seed's SIMT GEMM module (TILECRAFT_COMPILE_TESTS=few);
-# with one, a module of every family (standard). scripts/gpu_run.sh compiles the full set.
+# with one, a module of every family (standard). scripts/gpu_run.sh compiles the full grouped and
+# convolution sets.
 if "$PY" -c "import sys, tilecraft._core as c; r = c.cuda_device_available(); print('GPU: ' + (c.device_name() if r is None else 'none (' + r + '): GPU tests will be skipped')); sys.exit(0 if r is None else 3)"; then
   export TILECRAFT_COMPILE_TESTS=${TILECRAFT_COMPILE_TESTS:-standard}
 else

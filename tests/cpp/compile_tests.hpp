@@ -2,7 +2,7 @@
 // seed's SIMT GEMM module only; what scripts/test.sh asks for on a machine without a GPU, where
 // every compile is ten minutes of a slow two-core machine),
 // standard (the default: a module of every family and kind) or full (every module the suites
-// know; scripts/gpu_run.sh).
+// know; scripts/gpu_run.sh for the grouped and convolution compile tests).
 #pragma once
 
 #include <cstdlib>
