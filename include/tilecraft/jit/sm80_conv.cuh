@@ -2,6 +2,9 @@
 // adapters from tc_gemm_args to its Arguments (namespace tc_conv).
 #pragma once
 
+#include "tilecraft/jit/sm80_split_k_parallel.cuh"
+#include "tilecraft/jit/conv_checks.cuh"
+
 #include "cutlass/conv/conv2d_problem_size.h"
 #include "cutlass/conv/convolution.h"
 #include "cutlass/conv/device/implicit_gemm_convolution.h"
@@ -10,8 +13,6 @@
 #include "cutlass/conv/kernel/default_conv2d_wgrad.h"
 #include "cutlass/conv/threadblock/threadblock_swizzle.h"
 #include "cutlass/layout/tensor.h"
-#include "tilecraft/jit/conv_checks.cuh"
-#include "tilecraft/jit/sm80_split_k_parallel.cuh"
 
 #if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 

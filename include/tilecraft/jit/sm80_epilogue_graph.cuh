@@ -3,9 +3,9 @@
 // visitor_can_implement, visitor_workspace_size, visitor_run).
 #pragma once
 
-#include "tilecraft/jit/epilogue_operands.cuh"
-#include "tilecraft/jit/evt_functions.cuh"
 #include "tilecraft/jit/sm80_gemm.cuh"
+#include "tilecraft/jit/evt_functions.cuh"
+#include "tilecraft/jit/epilogue_operands.cuh"
 // VisitorRowReduction's reduction() (CUTLASS 4.2) lacks the return its callers never read.
 #pragma nv_diag_suppress 940
 #include "cutlass/epilogue/threadblock/fusion/visitors.hpp"

@@ -3,12 +3,12 @@
 // here, inside the module, never mirrored on the host side (DESIGN, Decided 2).
 #pragma once
 
-#include <cuda_runtime.h>
-
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <type_traits>
+
+#include <cuda_runtime.h>
 
 #include "cutlass/cutlass.h"
 #include "cutlass/epilogue/thread/activation.h"

@@ -2,12 +2,13 @@
 // (namespace tc_grouped).
 #pragma once
 
+#include "tilecraft/jit/sm80_gemm.cuh"
+#include "tilecraft/jit/grouped_checks.cuh"
+
 #include <vector>
 
 #include "cutlass/gemm/kernel/default_gemm_grouped.h"
 #include "cutlass/gemm/kernel/gemm_grouped.h"
-#include "tilecraft/jit/grouped_checks.cuh"
-#include "tilecraft/jit/sm80_gemm.cuh"
 
 #if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 

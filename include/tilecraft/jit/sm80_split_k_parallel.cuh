@@ -2,10 +2,11 @@
 // ReduceSplitK (namespace tc_gemm: split_k_can_implement, split_k_workspace_size, split_k_run).
 #pragma once
 
+#include "tilecraft/jit/sm80_gemm.cuh"
+
 #include "cutlass/reduction/device/reduce_split_k.h"
 #include "cutlass/reduction/kernel/reduce_split_k.h"
 #include "cutlass/reduction/thread/reduction_operators.h"
-#include "tilecraft/jit/sm80_gemm.cuh"
 
 #if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 

@@ -3,25 +3,25 @@
 // constants and a function that fills the epilogue's fusion arguments.
 #pragma once
 
-#include <cuda_runtime.h>
-
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
 
-#include "cute/tensor.hpp"
+#include <cuda_runtime.h>
+
 #include "cutlass/cutlass.h"
+#include "cute/tensor.hpp"
+#include "cutlass/numeric_types.h"
+#include "cutlass/kernel_hardware_info.h"
+#include "cutlass/epilogue/thread/activation.h"
 #include "cutlass/epilogue/collective/collective_builder.hpp"
 #include "cutlass/epilogue/fusion/operations.hpp"
-#include "cutlass/epilogue/thread/activation.h"
 #include "cutlass/gemm/collective/collective_builder.hpp"
 #include "cutlass/gemm/dispatch_policy.hpp"
 #include "cutlass/gemm/group_array_problem_shape.hpp"
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 #include "cutlass/gemm/kernel/tile_scheduler.hpp"
-#include "cutlass/kernel_hardware_info.h"
-#include "cutlass/numeric_types.h"
 
 #if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 

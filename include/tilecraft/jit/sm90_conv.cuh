@@ -1,13 +1,14 @@
 // SM90 convolutions (CUTLASS 3.x ConvUniversalAdapter): their adapter (namespace tc_sm90).
 #pragma once
 
-#include "cutlass/conv/collective/collective_builder.hpp"
+#include "tilecraft/jit/sm90.cuh"
+#include "tilecraft/jit/conv_checks.cuh"
+
 #include "cutlass/conv/convnd_problem_shape.hpp"
+#include "cutlass/conv/collective/collective_builder.hpp"
 #include "cutlass/conv/device/conv_universal_adapter.hpp"
 #include "cutlass/conv/dispatch_policy.hpp"
 #include "cutlass/conv/kernel/conv_universal.hpp"
-#include "tilecraft/jit/conv_checks.cuh"
-#include "tilecraft/jit/sm90.cuh"
 
 #if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 

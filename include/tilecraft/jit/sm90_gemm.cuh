@@ -2,5 +2,6 @@
 // GemmUniversal, whose specialization also matches a ConvUniversal on a non-tuple problem shape).
 #pragma once
 
-#include "cutlass/gemm/device/gemm_universal_adapter.h"
 #include "tilecraft/jit/sm90.cuh"
+
+#include "cutlass/gemm/device/gemm_universal_adapter.h"

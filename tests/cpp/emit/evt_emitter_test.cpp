@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "emit/device_image_text.hpp"
 #include "emit/evt/evt_text.hpp"
 #include "emit/evt/evt_tree.hpp"
 #include "emit/sm90_gemm_parts.hpp"
@@ -135,7 +136,7 @@ TEST(Sm90EvtEmission, EntryIsAVisitorTreeWithoutASourceC) {
   EXPECT_NE(plain.find("using ElementD = ElementC;"), std::string::npos);
   // The module carries the graph's functions once.
   const std::string module = emit_gemm_module({{*d}, {*d}});
-  const std::string marker = "namespace tc_evt {";
+  const std::string marker = jit_include("evt_functions.cuh");
   const size_t first = module.find(marker);
   ASSERT_NE(first, std::string::npos);
   EXPECT_EQ(module.find(marker, first + 1), std::string::npos);
