@@ -252,7 +252,7 @@ class Suite:
 class Operations:
     """Operations by kernel key, each built once by ``build(key)``; ``compile`` runs ONE
     add_module over all of them. A key whose description was refused fails its tests in
-    ``get``; an add_module that raised fails the tests of the kernels it left uncompiled."""
+    ``get``; an add_module that raised is reported, and its failing kernels fail their tests."""
 
     def __init__(self, build):
         self._build = build

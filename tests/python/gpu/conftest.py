@@ -6,10 +6,10 @@ parameters."""
 
 import pytest
 
-from gpu_harness import Suite, on_path
+from gpu_harness import Operations, Suite, on_path
 
 on_path(__file__)
-from gpu_helpers import Operations  # noqa: E402
+from gpu_helpers import build_operation  # noqa: E402
 from gpu_kernels import KERNELS  # noqa: E402
 
 SUITE = Suite(__file__, "tilecraft GPU suite", is_key=KERNELS.__contains__,
@@ -21,4 +21,4 @@ globals().update(SUITE.hooks())
 @pytest.fixture(scope="session")
 def ops():
     """Every operation the selected tests use, compiled together (one process per kernel)."""
-    return SUITE.compile(Operations())
+    return SUITE.compile(Operations(lambda key: build_operation(KERNELS[key])))
