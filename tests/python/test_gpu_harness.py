@@ -39,7 +39,7 @@ def test_without_tilecraft(monkeypatch):
 
 @pytest.mark.parametrize("said, reason", [
     ("no NVIDIA GPU", "no usable CUDA device: no NVIDIA GPU"),
-    ("CUDA driver too old", "CUDA driver too old")])
+    ("CUDA driver too old", "CUDA driver too old")], ids=["prefixed", "as-said"])
 def test_without_a_usable_device(monkeypatch, said, reason):
     fake_tilecraft(monkeypatch, reason=said)
     fake_torch(monkeypatch)
@@ -75,7 +75,7 @@ def test_float8_only_where_needed(monkeypatch):
                "(wgmma, TMA), which runs only on compute capability 9.0"),
     (100, True, "the device has compute capability 100; arch=90 kernels are built for sm_90a "
                 "(wgmma, TMA), which runs only on compute capability 9.0"),
-    (90, True, None)])
+    (90, True, None)], ids=["75", "80", "90", "80-sm90", "100-sm90", "90-sm90"])
 def test_compute_capability(monkeypatch, cc, sm90, reason):
     fake_tilecraft(monkeypatch, cc=cc)
     fake_torch(monkeypatch)
@@ -86,7 +86,7 @@ def test_compute_capability(monkeypatch, cc, sm90, reason):
     (((9, 0),), "needs 2 CUDA devices, this machine has 1"),
     (((9, 0), (8, 0)), "needs 2 compute capability 9.0 devices (SM90 kernels), got "
                        "['GPU0 sm(9, 0)', 'GPU1 sm(8, 0)']"),
-    (((9, 0), (9, 0)), None)])
+    (((9, 0), (9, 0)), None)], ids=["one", "sm90-sm80", "two-sm90"])
 def test_two_devices(monkeypatch, capabilities, reason):
     fake_tilecraft(monkeypatch, cc=90)
     fake_torch(monkeypatch, capabilities=capabilities)
