@@ -4,6 +4,9 @@ import tempfile
 
 import pytest
 
+# The whole session's live-object check (TILECRAFT_TEST_CHECK_LIVE), from the GPU test harness.
+from gpu_harness import pytest_configure, pytest_sessionfinish  # noqa: F401
+
 # Tests never touch the user's cache, signing key, archive key or trusted keys.
 os.environ.setdefault("TILECRAFT_CACHE_DIR", tempfile.mkdtemp(prefix="tilecraft-test-cache-"))
 _state = tempfile.mkdtemp(prefix="tilecraft-test-state-")
@@ -58,37 +61,3 @@ def pytest_collection_modifyitems(config, items):
     kept = [item for i, item in enumerate(items) if i % n == k]
     config.hook.pytest_deselected(items=[item for i, item in enumerate(items) if i % n != k])
     items[:] = kept
-
-
-def pytest_configure(config):
-    if os.environ.get("TILECRAFT_TEST_REPORT_LIVE"):
-        import live_objects
-
-        live_objects.count_raised_exceptions()
-
-
-def pytest_sessionfinish(session, exitstatus):
-    """After the last teardown: with TILECRAFT_TEST_CHECK_LIVE=1 the session fails if any
-    tilecraft object (other than enum members) is still referenced; with
-    TILECRAFT_TEST_REPORT_LIVE=1 what holds them is reported, in depth."""
-    check = os.environ.get("TILECRAFT_TEST_CHECK_LIVE")
-    report = os.environ.get("TILECRAFT_TEST_REPORT_LIVE")
-    if not (check or report):
-        return
-    import sys
-
-    import live_objects
-
-    if os.environ.get("TILECRAFT_TEST_RELEASE_HELD_FRAMES"):  # under compute-sanitizer
-        cleared = live_objects.release_frames_held_outside_python()
-        sys.stderr.write(f"\ncleared {cleared} frames held outside Python\n")
-
-    try:  # the one-call plans live for the process by design: not a leak
-        import tilecraft
-
-        tilecraft.clear_plans()
-    except ImportError:
-        pass
-    alive = live_objects.report(sys.stderr, deep=bool(report))
-    if check and alive and session.exitstatus == 0:
-        session.exitstatus = 1

@@ -6,8 +6,6 @@ torch, numpy and tilecraft are imported lazily so that this module (and every te
 imports and collects on a machine without torch or a GPU.
 """
 
-import time
-import warnings
 from dataclasses import dataclass
 
 from gpu_kernels import KERNELS, SEED_TYPE, TORCH_TYPE
@@ -57,38 +55,6 @@ def build_operation(spec):
     return cutlass.GemmOperationUniversal(arch=80, tile_description=tile, A=A, B=B, C=C,
                                           epilogue_functor=epilogue,
                                           swizzling_functor=getattr(cutlass, spec.swizzle))
-
-
-class Operations:
-    """Operations by kernel key, built once per session; ``compile`` runs ONE add_module."""
-
-    def __init__(self):
-        self._ops = {}
-        self.build_errors = {}
-        self.compile_error = None
-        self.compile_seconds = 0.0
-
-    def get(self, key):
-        if key not in self._ops:
-            self._ops[key] = build_operation(KERNELS[key])
-        return self._ops[key]
-
-    def compile(self, keys):
-        import tilecraft
-
-        ops = []
-        for key in keys:
-            try:
-                ops.append(self.get(key))
-            except Exception as error:  # reported by the tests that use the key
-                self.build_errors[key] = f"{type(error).__name__}: {error}"  # text: no traceback kept
-        start = time.monotonic()
-        try:
-            tilecraft.compiler.add_module(ops)
-        except Exception as error:  # the others are attached; the failing ones fail their tests
-            self.compile_error = f"{type(error).__name__}: {error}"
-            warnings.warn(f"compiler.add_module failed for some kernels: {error}")
-        self.compile_seconds = time.monotonic() - start
 
 
 # ---- data -----------------------------------------------------------------------------------

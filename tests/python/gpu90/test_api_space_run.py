@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from conftest import SEED
+from gpu_harness import SEED
 from sm90_data import place, poison_value, random_values, to64, torch_dtype
 
 pytestmark = pytest.mark.gpu
