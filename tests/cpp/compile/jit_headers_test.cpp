@@ -27,8 +27,9 @@ class JitHeadersKey : public ::testing::Test {
     write_file(dir_ + "/tilecraft/jit/module_prelude.cuh",
                "#pragma once\n#include \"tilecraft/abi/module_abi.h\"\n");
     write_file(dir_ + "/tilecraft/jit/common.cuh", "#pragma once\n#include <string>\n");
-    write_file(dir_ + "/tilecraft/jit/gemm.cuh",
-               "#pragma once\n#include \"cutlass/gemm.h\"\n#include \"tilecraft/jit/common.cuh\"\n");
+    write_file(
+        dir_ + "/tilecraft/jit/gemm.cuh",
+        "#pragma once\n#include \"cutlass/gemm.h\"\n#include \"tilecraft/jit/common.cuh\"\n");
     write_file(dir_ + "/tilecraft/jit/conv.cuh",
                "#pragma once\n#include \"tilecraft/jit/common.cuh\"\n");
   }
