@@ -16,7 +16,8 @@
 #   sanitizer  compute-sanitizer memcheck over every suite's `sanitizer` subset
 # e.g. bash scripts/gpu_run.sh out tests gpu90,examples grouped,evt conv,multi,sanitizer
 #
-# Settings: GPU_RUN_SECONDS (default 3600): a part still running then is stopped with SIGABRT, so
+# Settings: GPU_RUN_COMMIT: the commit to print in the summary (the tree may come without its
+# history); GPU_RUN_SECONDS (default 3600): a part still running then is stopped with SIGABRT, so
 # that faulthandler says where it was; PYTEST_ARGS: more pytest arguments (e.g. "-k sm90").
 # A kernel cache from an earlier run (OUT/kernel-cache.tgz) placed at .gpu-cache/kernel-cache.tgz
 # seeds every stream's cache.
@@ -36,7 +37,8 @@ export TILECRAFT_BUILD_DIR=$BUILD
 SUITES="gpu90 gpu_grouped gpu_evt gpu_conv gpu_multi"
 
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; python3 --version
-  git log --oneline -1 2>/dev/null; } 2>&1 | tee "$OUT/summary.txt"
+  echo "commit: ${GPU_RUN_COMMIT:-unknown (GPU_RUN_COMMIT names it)}"; } 2>&1 |
+  tee "$OUT/summary.txt"
 
 # run NAME COMMAND...: until the deadline, its output in OUT/NAME.log; a line in the summary.
 run() {
