@@ -267,7 +267,6 @@ Settings settings_from_environment() {
               1, kMaxCompileJobs);
   s.verbose = env_flag("TILECRAFT_VERBOSE");
   s.quiet = env_flag("TILECRAFT_QUIET");
-  s.keep_sources = env_flag("TILECRAFT_KEEP_SOURCES");
   s.tuning =
       env_choice("TILECRAFT_TUNING", "auto", {"auto", "automatic", "blocking", "off", "force"});
   s.tuning_candidates = env_int("TILECRAFT_TUNING_CANDIDATES", 6, 1, 64);

@@ -46,8 +46,6 @@ struct Settings {
   bool verbose = false;
   // TILECRAFT_QUIET=1: no progress lines on stderr.
   bool quiet = false;
-  // TILECRAFT_KEEP_SOURCES=1: keep generated sources beside cached modules even on success.
-  bool keep_sources = false;
   // TILECRAFT_TUNING: auto (default), blocking, off or force (tilecraft::tune::TuningMode).
   std::string tuning = "auto";
   // TILECRAFT_TUNING_CANDIDATES: kernels a tuning run measures, 1 to 64 (default 6).
