@@ -2,7 +2,8 @@
 // half (-DTILECRAFT_DEVICE_HALF) instantiates only the kernels, into a fatbinary; the host half
 // (-DTILECRAFT_HOST_HALF) holds CUTLASS's host-side preparation and the C ABI table, and never
 // names a kernel symbol, so its compile instantiates no device code. The link step embeds the
-// fatbinary as `tc_device_image`; the text here loads it on first use and launches its kernels.
+// fatbinary as `tc_device_image`; tilecraft/jit/device_image.cuh loads it on first use and launches
+// its kernels. The text here opens and closes a module and defines its kernels and verify export.
 #pragma once
 
 #include <string>
