@@ -2,9 +2,9 @@
  *
  * A module is a shared object with one exported function, tilecraft_module_table(), returning a
  * table of kernel entries. The runtime talks to kernels only through these entries and the plain
- * argument struct below; CUTLASS's Params never cross this line. The text of this header is
- * pasted into every generated source, so a change here changes every cache key: bump
- * TILECRAFT_ABI_VERSION with any change to a struct.
+ * argument struct below; CUTLASS's Params never cross this line. Every generated source includes
+ * this header (through tilecraft/jit/module_prelude.cuh) and every cache key holds its content:
+ * bump TILECRAFT_ABI_VERSION with any change to a struct.
  */
 #ifndef TILECRAFT_MODULE_ABI_H_
 #define TILECRAFT_MODULE_ABI_H_
