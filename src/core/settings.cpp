@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <initializer_list>
 #include <list>
 #include <mutex>
 #include <set>
@@ -31,16 +30,13 @@ std::filesystem::path library_dir() {
   return error ? std::filesystem::path() : library.parent_path();
 }
 
-// The first of `folders` (relative to the library's folder) that holds `marker`, or "".
-std::string beside_library(std::initializer_list<const char*> folders, const char* marker) {
+// <folder of libtilecraft>/<folder> when it holds `marker`, or "".
+std::string beside_library(const char* folder, const char* marker) {
   const std::filesystem::path dir = library_dir();
   if (dir.empty()) return "";
   std::error_code error;
-  for (const char* folder : folders) {
-    const std::filesystem::path candidate = (dir / folder).lexically_normal();
-    if (std::filesystem::is_regular_file(candidate / marker, error)) return candidate.string();
-  }
-  return "";
+  const std::filesystem::path candidate = dir / folder;
+  return std::filesystem::is_regular_file(candidate / marker, error) ? candidate.string() : "";
 }
 
 namespace fs = std::filesystem;
@@ -253,12 +249,11 @@ Settings settings_from_environment() {
   }
   if (s.cutlass_dir_variable.empty()) {
     // The Python package's wheel carries the pinned CUTLASS headers in tilecraft/cutlass.
-    const std::string bundled = beside_library({"cutlass"}, "include/cutlass/version.h");
+    const std::string bundled = beside_library("cutlass", "include/cutlass/version.h");
     s.cutlass_dir = bundled.empty() ? std::string(TILECRAFT_DEFAULT_CUTLASS_DIR) : bundled;
   }
-  // The wheel: tilecraft/include beside the library; an installed library: <prefix>/include.
-  const std::string jit =
-      beside_library({"include", "../include"}, "tilecraft/jit/module_prelude.cuh");
+  // The wheel carries them in tilecraft/include, beside the library.
+  const std::string jit = beside_library("include", "tilecraft/jit/module_prelude.cuh");
   s.jit_include_dir = jit.empty() ? std::string(TILECRAFT_DEFAULT_JIT_INCLUDE_DIR) : jit;
   s.nvcc = find_nvcc(&s);
   unsigned hardware = std::thread::hardware_concurrency();

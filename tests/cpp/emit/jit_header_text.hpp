@@ -6,28 +6,33 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <string_view>
+
+#include "compile/jit_headers.hpp"
 
 namespace tilecraft::emit::testing {
 
+// The repository's root folder.
+inline std::filesystem::path source_root() {
+  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
+}
+
 inline std::string jit_header_text(const std::string& name) {
-  const std::filesystem::path root =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
-  std::ifstream in(root / "include" / "tilecraft" / "jit" / name, std::ios::binary);
+  std::ifstream in(source_root() / "include" / "tilecraft" / "jit" / name, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-// The tilecraft/jit headers that `module` includes and the source tree lacks.
+// The "(missing)" lines of the module's key text: tilecraft headers it includes that the source
+// tree lacks ("" when there are none).
 inline std::string missing_jit_headers(const std::string& module) {
-  static constexpr std::string_view kInclude = "#include \"tilecraft/jit/";
+  const std::string root = (source_root() / "include").string();
+  Result<compile::JitHeaders> headers = compile::read_jit_headers(root, root);
+  if (!headers) return headers.status().message();
   std::string missing;
-  for (size_t at = module.find(kInclude); at != std::string::npos;
-       at = module.find(kInclude, at + 1)) {
-    const size_t start = at + kInclude.size();
-    const std::string name = module.substr(start, module.find('"', start) - start);
-    if (jit_header_text(name).empty()) missing += name + " ";
+  std::istringstream lines(compile::jit_header_key_text(*headers, module));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("(missing)") != std::string::npos) missing += line + "\n";
   }
   return missing;
 }
