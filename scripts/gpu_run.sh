@@ -90,15 +90,17 @@ part() {
   esac
 }
 
-# The cache and the key that signs it travel together; each stream has its own pair.
+# The cache and the key that signs it travel together; each stream has its own pair, in a folder
+# of this run's own (mktemp), never one another user of the machine could have made first.
+RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tilecraft-gpu-run.XXXXXX")
 use_cache() {
-  export TILECRAFT_CACHE_DIR=/tmp/tilecraft-gpu-cache-$1
-  export TILECRAFT_SIGNING_KEY_FILE=/tmp/tilecraft-gpu-state-$1/signing-key
+  export TILECRAFT_CACHE_DIR=$RUN_DIR/cache-$1
+  export TILECRAFT_SIGNING_KEY_FILE=$RUN_DIR/state-$1/signing-key
   if [ -f .gpu-cache/kernel-cache.tgz ]; then
-    mkdir -p "/tmp/seed-$1" && tar -xzf .gpu-cache/kernel-cache.tgz -C "/tmp/seed-$1" &&
-      cp -a "/tmp/seed-$1/cache/." "$TILECRAFT_CACHE_DIR/" 2>/dev/null &&
-      mkdir -p "$(dirname "$TILECRAFT_SIGNING_KEY_FILE")" &&
-      cp -a "/tmp/seed-$1/signing-key" "$TILECRAFT_SIGNING_KEY_FILE"
+    (umask 077 && mkdir -p "$RUN_DIR/seed-$1" "$RUN_DIR/state-$1") &&
+      tar -xzf .gpu-cache/kernel-cache.tgz -C "$RUN_DIR/seed-$1" &&
+      cp -a "$RUN_DIR/seed-$1/cache/." "$TILECRAFT_CACHE_DIR/" &&
+      cp -a "$RUN_DIR/seed-$1/signing-key" "$TILECRAFT_SIGNING_KEY_FILE"
   fi
 }
 
@@ -112,10 +114,9 @@ done
 wait
 
 # The first stream's cache, with its key, for the next machine (a returned file may be 16 MiB).
-tmp=$(mktemp -d)
-mkdir -p "$tmp/cache" && cp -a /tmp/tilecraft-gpu-cache-1/. "$tmp/cache/" 2>/dev/null &&
-  cp /tmp/tilecraft-gpu-state-1/signing-key "$tmp/" 2>/dev/null &&
-  tar -czf "$OUT/kernel-cache.tgz" -C "$tmp" cache signing-key &&
+mkdir -p "$RUN_DIR/out/cache" && cp -a "$RUN_DIR/cache-1/." "$RUN_DIR/out/cache/" 2>/dev/null &&
+  cp "$RUN_DIR/state-1/signing-key" "$RUN_DIR/out/" 2>/dev/null &&
+  tar -czf "$OUT/kernel-cache.tgz" -C "$RUN_DIR/out" cache signing-key &&
   [ "$(stat -c %s "$OUT/kernel-cache.tgz")" -le $((16 << 20)) ] || rm -f "$OUT/kernel-cache.tgz"
 grep -ahE "^(FAILED|ERROR)|mismatch|Traceback" "$OUT"/*.log | head -n 40
 ! grep -q "rc=[1-9]" "$OUT/summary.txt"
