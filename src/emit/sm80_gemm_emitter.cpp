@@ -63,14 +63,14 @@ std::string visitor_entry_text(const GemmEntry& entry, int index) {
   const std::string common = ns + "::kTraits, &" + ns + "::fill_fusion";
   const std::string gemm_args = gemm + ", " + (sm80_evt_transposed(d) ? "true" : "false");
   out += "static int32_t tc_can_implement_" + i +
-         "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+         "(const tc_args_header* args, char* error, size_t capacity) {\n";
   out += "  return tc_gemm::visitor_can_implement<" + gemm_args + ">(args, error, capacity, " +
          common + ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
   out += "  return tc_gemm::visitor_workspace_size<" + gemm_args + ">(args, \"" + kernel + "\", " +
          common + ");\n}\n";
   out += "static int32_t tc_run_" + i +
-         "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
          "    size_t capacity) {\n";
   out += "  return tc_gemm::visitor_run<" + gemm_args +
          ">(args, workspace, stream, error, capacity, \"" + kernel + "\",\n      " + common;
@@ -100,13 +100,13 @@ std::string universal_entry_text(const GemmEntry& entry, int index) {
   out += kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel);
   out += "#else\n";
   out += "static int32_t tc_can_implement_" + i +
-         "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+         "(const tc_args_header* args, char* error, size_t capacity) {\n";
   out += "  return tc_gemm::universal_can_implement<" + gemm + ">(args, error, capacity, " +
          std::to_string(epilogue_max_k(d.epilogue)) + ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
   out += "  return tc_gemm::universal_workspace_size<" + gemm + ">(args, \"" + kernel + "\");\n}\n";
   out += "static int32_t tc_run_" + i +
-         "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
          "    size_t capacity) {\n";
   out += "  return tc_gemm::universal_run<" + gemm +
          ">(args, workspace, stream, error, capacity, \"" + kernel + "\");\n}\n";
@@ -148,7 +148,9 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
                     " GEMM entr" + (entries.size() == 1 ? "y" : "ies") +
                     " (CUTLASS 2.x GemmUniversal, SM80)\n";
   out += module_open_text();
-  out += jit_include("sm80_gemm.cuh");
+  bool plain = false;
+  for (const GemmEntry& entry : entries) plain = plain || !entry.description.is_grouped();
+  if (plain) out += jit_include("sm80_gemm.cuh");
   if (split_k) out += jit_include("sm80_split_k_parallel.cuh");
   if (grouped) out += jit_include("sm80_grouped.cuh");
   if (graphs) out += jit_include("sm80_epilogue_graph.cuh");

@@ -56,16 +56,23 @@ int raster(Swizzle swizzle) { return swizzle == Swizzle::HorizontalSwizzle ? 2 :
 
 int max_swizzle_size(Swizzle swizzle) { return identity_swizzle_size(swizzle); }
 
+// The C++ type of the argument block a description's entries read.
+std::string args_type(const GemmDescription& d) {
+  return d.is_conv() ? "tc_conv_args" : d.is_grouped() ? "tc_grouped_args" : "tc_gemm_args";
+}
+
 std::string fill_fusion_text(const GemmDescription& d) {
   const EpilogueFunctor& e = d.epilogue;
+  const std::string signature =
+      "inline void fill_fusion(FusionArguments& f, const " + args_type(d) + "& a) {\n";
   if (d.is_grouped() && e.fusion.bias != BiasKind::none) {
     // The arguments of the tree of sm90_fusion_type: each node's children, then the node.
-    return "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
-           "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
+    return "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n" +
+           signature +
            "  f = FusionArguments{\n"
-           "      {{{ElementCompute(a.alpha)}},\n"
+           "      {{{ElementCompute(a.header.alpha)}},\n"
            "       {},\n"
-           "       {{{ElementCompute(a.beta)}},\n"
+           "       {{{ElementCompute(a.header.beta)}},\n"
            "        {},\n"
            "        {reinterpret_cast<ElementBias const* const*>(a.bias_array), ElementBias(0), "
            "{}},\n"
@@ -75,40 +82,36 @@ std::string fill_fusion_text(const GemmDescription& d) {
            "}\n";
   }
   std::string out =
-      "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
-      "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
-      "  f.alpha = ElementCompute(a.alpha);\n"
-      "  f.beta = ElementCompute(a.beta);\n";
+      "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n" +
+      signature +
+      "  f.alpha = ElementCompute(a.header.alpha);\n"
+      "  f.beta = ElementCompute(a.header.beta);\n";
   if (d.is_grouped()) {
-    // Grouped kernels take the plain linear combination; fp8 per-tensor scales fold into it
-    // (D = scale_d * (alpha * scale_a * scale_b * acc + beta * scale_c * C)).
-    if (e.fusion.per_tensor_scales) {
-      out +=
-          "  f.alpha = ElementCompute(a.alpha * a.scale_a * a.scale_b * a.scale_d);\n"
-          "  f.beta = ElementCompute(a.beta * a.scale_c * a.scale_d);\n";
-    }
+    // Grouped kernels take the plain linear combination; fp8 per-tensor scales arrive folded
+    // into alpha and beta.
     if (e.activation == Activation::leaky_relu) {
-      out += "  f.activation.leaky_alpha = ElementCompute(a.activation_args[0]);\n";
+      out += "  f.activation.leaky_alpha = ElementCompute(a.header.activation_args[0]);\n";
     }
     if (e.activation == Activation::clamp) {
-      out += "  f.activation.lower_bound = ElementCompute(a.activation_args[0]);\n";
-      out += "  f.activation.upper_bound = ElementCompute(a.activation_args[1]);\n";
+      out += "  f.activation.lower_bound = ElementCompute(a.header.activation_args[0]);\n";
+      out += "  f.activation.upper_bound = ElementCompute(a.header.activation_args[1]);\n";
     }
     return out + "}\n";
   }
   const bool has_activation_args = e.activation != Activation::identity;
   if (has_activation_args && e.activation == Activation::leaky_relu) {
-    out += "  f.activation.leaky_alpha = ElementCompute(a.activation_args[0]);\n";
+    out += "  f.activation.leaky_alpha = ElementCompute(a.header.activation_args[0]);\n";
   }
   if (has_activation_args && e.activation == Activation::clamp) {
-    out += "  f.activation.lower_bound = ElementCompute(a.activation_args[0]);\n";
-    out += "  f.activation.upper_bound = ElementCompute(a.activation_args[1]);\n";
+    out += "  f.activation.lower_bound = ElementCompute(a.header.activation_args[0]);\n";
+    out += "  f.activation.upper_bound = ElementCompute(a.header.activation_args[1]);\n";
   }
   const bool bias_capable =
       e.fusion.bias != BiasKind::none || e.fusion.aux_output || e.fusion.per_tensor_scales;
   if (bias_capable) {
     out += "  f.bias_ptr = static_cast<const ElementBias*>(a.bias);\n";
-    out += "  cute::get<2>(f.dBias) = a.batch_stride_bias;\n";
+    // A convolution's bias is one vector (its block has no batch stride).
+    if (!d.is_conv()) out += "  cute::get<2>(f.dBias) = a.batch_stride_bias;\n";
   }
   if (e.fusion.aux_output) {
     out += "  f.aux_ptr = static_cast<ElementAux*>(a.aux);\n";
@@ -294,12 +297,12 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   const std::string ns = "tc_entry_" + i + "::";
   const std::string common = ns + "Gemm>(args, " + ns + "kTraits, &" + ns + "fill_fusion";
   out += "static int32_t tc_can_implement_" + i +
-         "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+         "(const tc_args_header* args, char* error, size_t capacity) {\n";
   out += "  return tc_sm90::can_implement<" + common + ", error, capacity);\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
   out += "  return tc_sm90::workspace_size<" + common + ");\n}\n";
   out += "static int32_t tc_run_" + i +
-         "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
          "    size_t capacity) {\n";
   out += "  return tc_sm90::run<" + common + ", workspace, stream, error, capacity);\n}\n";
   out += "#endif  // TILECRAFT_DEVICE_HALF\n";
@@ -334,7 +337,9 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
   }
   out += early_trigger ? kGridDependencyControl : kGridDependencyWaitsOnly;
   out += module_open_text();
-  out += jit_include(conv ? "sm90_conv.cuh" : "sm90_gemm.cuh");
+  out += jit_include(conv                                       ? "sm90_conv.cuh"
+                     : entries.front().description.is_grouped() ? "sm90_grouped.cuh"
+                                                                : "sm90_gemm.cuh");
   if (any_graph) out += jit_include("evt_functions.cuh");
   for (size_t index = 0; index < entries.size(); ++index) {
     if (entries[index].kind != GemmEntryKind::kUniversal) {

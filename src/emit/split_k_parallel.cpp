@@ -47,13 +47,13 @@ std::string split_k_parallel_text(const GemmDescription& d, int index,
                                 reduction_kernel);
   out += "#else\n";
   out += "static int32_t tc_can_implement_" + i +
-         "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+         "(const tc_args_header* args, char* error, size_t capacity) {\n";
   out += "  return " + ns + "::split_k_can_implement<" + both + ">(args, error, capacity, " +
          std::to_string(epilogue_max_k(d.epilogue)) + ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
   out += "  return " + ns + "::split_k_workspace_size<" + partial + ">(args);\n}\n";
   out += "static int32_t tc_run_" + i +
-         "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
          "    size_t capacity) {\n";
   out += "  return " + ns + "::split_k_run<" + both +
          ">(args, workspace, stream, error, capacity, \"" + partial_kernel + "\", \"" +

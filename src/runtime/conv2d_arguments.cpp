@@ -258,7 +258,7 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   out->device_ = device;
   out->problem_ = problem;
   out->entry_ = *entry;
-  tc_gemm_args& a = out->args_;
+  tc_conv_args& a = out->args_;
   const void* dev_D = nullptr;
   TILECRAFT_RETURN_IF_ERROR(out->stage(problem.A, count(ops[0].extent), true, false, &a.A));
   TILECRAFT_RETURN_IF_ERROR(out->stage(problem.B, count(ops[1].extent), true, false, &a.B));
@@ -273,14 +273,13 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   } else {
     a.C = a.D;
   }
-  a.mode = problem.split_k_mode == SplitKMode::Parallel ? TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL
-                                                        : TC_GEMM_MODE_GEMM;
-  a.batch_count = 1;
-  a.alpha = problem.output_op.alpha;
-  a.beta = problem.output_op.beta;
-  a.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
-  for (int i = 0; i < a.num_activation_args && i < 4; ++i) {
-    a.activation_args[i] = problem.output_op.activation_args[i];
+  a.mode = problem.split_k_mode == SplitKMode::Parallel ? TC_CONV_MODE_SPLIT_K_PARALLEL
+                                                        : TC_CONV_MODE_RUN;
+  a.header.alpha = problem.output_op.alpha;
+  a.header.beta = problem.output_op.beta;
+  a.header.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
+  for (int i = 0; i < a.header.num_activation_args && i < 4; ++i) {
+    a.header.activation_args[i] = problem.output_op.activation_args[i];
   }
   tc_conv_problem& c = a.conv;
   c.kind = static_cast<int32_t>(d.conv.kind);

@@ -256,10 +256,12 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
         {const_cast<void*>(data), operand.placement.ld, operand.placement.batch_stride});
   }
   out->epilogue_scalars_ = graph->scalars;
-  a.num_epilogue_tensors = static_cast<int32_t>(out->epilogue_tensors_.size());
-  a.epilogue_tensors = out->epilogue_tensors_.empty() ? nullptr : out->epilogue_tensors_.data();
-  a.num_epilogue_scalars = static_cast<int32_t>(out->epilogue_scalars_.size());
-  a.epilogue_scalars = out->epilogue_scalars_.empty() ? nullptr : out->epilogue_scalars_.data();
+  a.header.num_epilogue_tensors = static_cast<int32_t>(out->epilogue_tensors_.size());
+  a.header.epilogue_tensors =
+      out->epilogue_tensors_.empty() ? nullptr : out->epilogue_tensors_.data();
+  a.header.num_epilogue_scalars = static_cast<int32_t>(out->epilogue_scalars_.size());
+  a.header.epilogue_scalars =
+      out->epilogue_scalars_.empty() ? nullptr : out->epilogue_scalars_.data();
   const ScaleArgument* scales[] = {&problem.scale_a, &problem.scale_b, &problem.scale_c,
                                    &problem.scale_d};
   double* scale_values[] = {&a.scale_a, &a.scale_b, &a.scale_c, &a.scale_d};
@@ -284,13 +286,13 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   a.batch_stride_B = B->batch_stride;
   a.batch_stride_C = C->batch_stride;
   a.batch_stride_D = D->batch_stride;
-  a.alpha = problem.output_op.alpha;
-  a.beta = problem.output_op.beta;
-  a.nondeterministic_reduction = problem.deterministic ? 0 : 1;
-  a.launch_with_pdl = problem.launch_with_pdl ? 1 : 0;
-  a.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
-  for (int i = 0; i < a.num_activation_args && i < 4; ++i) {
-    a.activation_args[i] = problem.output_op.activation_args[i];
+  a.header.alpha = problem.output_op.alpha;
+  a.header.beta = problem.output_op.beta;
+  a.header.nondeterministic_reduction = problem.deterministic ? 0 : 1;
+  a.header.launch_with_pdl = problem.launch_with_pdl ? 1 : 0;
+  a.header.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
+  for (int i = 0; i < a.header.num_activation_args && i < 4; ++i) {
+    a.header.activation_args[i] = problem.output_op.activation_args[i];
   }
 
   if (problem.mode == GemmMode::Array) {

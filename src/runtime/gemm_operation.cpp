@@ -388,7 +388,7 @@ Status GemmOperation::run(PreparedLaunch& arguments, void* stream) const {
   }
   char error[512] = {0};
   const int32_t code =
-      kernel->run(&arguments.abi_args(), arguments.workspace(), stream, error, sizeof error);
+      kernel->run(arguments.abi_header(), arguments.workspace(), stream, error, sizeof error);
   arguments.note_launch(stream);
   if (code != TC_OK) {
     return Status(

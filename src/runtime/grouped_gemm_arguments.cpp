@@ -354,10 +354,8 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
     device_bias = static_cast<const void* const*>(*uploaded);
   }
   out->sizes_ = std::move(sizes);
-  tc_gemm_args& a = out->args_;
+  tc_grouped_args& a = out->args_;
   a.bias_array = device_bias;
-  a.mode = TC_GEMM_MODE_GROUPED;
-  a.batch_count = 1;
   a.problem_count = static_cast<int32_t>(count);
   a.problem_sizes = reinterpret_cast<const int32_t*>(base);
   a.host_problem_sizes = out->sizes_.data();
@@ -370,15 +368,13 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
   a.ldc_array = device_lds + 2 * count;
   a.ldd_array = device_lds + 3 * count;
   a.max_k = max_k;
-  a.alpha = problem.output_op.alpha;
-  a.beta = problem.output_op.beta;
-  a.scale_a = problem.scale_a;
-  a.scale_b = problem.scale_b;
-  a.scale_c = problem.scale_c;
-  a.scale_d = problem.scale_d;
-  a.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
-  for (int i = 0; i < a.num_activation_args && i < 4; ++i) {
-    a.activation_args[i] = problem.output_op.activation_args[i];
+  // Grouped kernels take per-tensor scales folded into alpha and beta (1 where not scaled):
+  // D = scale_d * (alpha * scale_a * scale_b * acc + beta * scale_c * C).
+  a.header.alpha = problem.output_op.alpha * problem.scale_a * problem.scale_b * problem.scale_d;
+  a.header.beta = problem.output_op.beta * problem.scale_c * problem.scale_d;
+  a.header.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
+  for (int i = 0; i < a.header.num_activation_args && i < 4; ++i) {
+    a.header.activation_args[i] = problem.output_op.activation_args[i];
   }
   TILECRAFT_RETURN_IF_ERROR(
       out->finish(operation.procedural_name(), problem.workspace, problem.workspace_bytes));

@@ -40,10 +40,10 @@ Result<void*> PreparedLaunch::upload(const void* host, size_t bytes, const char*
 Status PreparedLaunch::finish(const std::string& kernel_name, void* caller_workspace,
                               size_t caller_workspace_bytes) {
   char error[512] = {0};
-  if (entry_->can_implement(&args_, error, sizeof error) != TC_OK) {
+  if (entry_->can_implement(header_, error, sizeof error) != TC_OK) {
     return Status::invalid(kernel_name + " cannot run this problem: " + error);
   }
-  const size_t workspace_bytes = entry_->workspace_size(&args_);
+  const size_t workspace_bytes = entry_->workspace_size(header_);
   workspace_needed_ = workspace_bytes;
   if (caller_workspace != nullptr) {
     if (caller_workspace_bytes < workspace_bytes) {

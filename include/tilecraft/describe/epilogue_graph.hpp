@@ -143,10 +143,10 @@ class EpilogueGraph {
 
   // The store a GEMM kernel writes as its D: the one named "D", else the first; -1 without one.
   int primary_store() const;
-  // The nodes whose tensors a kernel is given at launch (tc_gemm_args.epilogue_tensors), in node
+  // The nodes whose tensors a kernel is given at launch (tc_args_header.epilogue_tensors), in node
   // order: input tensors, stores other than the primary one, reductions.
   std::vector<int> operand_nodes() const;
-  // The runtime scalar nodes (tc_gemm_args.epilogue_scalars), in node order.
+  // The runtime scalar nodes (tc_args_header.epilogue_scalars), in node order.
   std::vector<int> scalar_nodes() const;
 
   friend bool operator==(const EpilogueGraph&, const EpilogueGraph&) = default;

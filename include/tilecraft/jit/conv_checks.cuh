@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "tilecraft/abi/module_abi.h"
+#include "tilecraft/abi/conv_args.h"
 
 namespace tc_conv_checks {
 

@@ -30,9 +30,27 @@ inline int32_t fail(int32_t code, char* error, size_t capacity, const std::strin
   return code;
 }
 
-inline std::string problem_text(const tc_gemm_args& a) {
+// "problem size MxNxK" of arguments with m, n and k.
+template <class Args>
+std::string problem_text(const Args& a) {
   return "problem size " + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" +
          std::to_string(a.k);
+}
+
+// The family block an entry reads (`of`: the family's tc_*_args_of), or null with the reason:
+// arguments of another family, or of another version of the family's block.
+template <class Args>
+const Args* block(const tc_args_header* h, const Args* (*of)(const tc_args_header*), int family,
+                  int version, std::string* why) {
+  const Args* a = of(h);
+  if (a == nullptr) {
+    *why = h == nullptr
+               ? std::string("null arguments")
+               : "arguments: this entry reads family " + std::to_string(family) +
+                     " arguments, version " + std::to_string(version) + "; got family " +
+                     std::to_string(h->family) + ", version " + std::to_string(h->family_version);
+  }
+  return a;
 }
 
 inline std::string cuda_text(cudaError_t error) {

@@ -9,7 +9,7 @@
 #include "tilecraft/abi/module_abi.h"
 
 namespace tc_evt_args {
-inline std::string check(const tc_gemm_args& a, int tensors, int scalars) {
+inline std::string check(const tc_args_header& a, int tensors, int scalars) {
   if (a.num_epilogue_tensors != tensors) {
     return "epilogue graph: expected " + std::to_string(tensors) + " operand tensor(s), got " +
            std::to_string(a.num_epilogue_tensors);

@@ -1,21 +1,17 @@
-// The arrays every grouped kernel reads (mode Grouped), checked before any is read
-// (namespace tc_grouped_args).
+// The arrays every grouped kernel reads, checked before any is read
+// (namespace tc_grouped_checks).
 #pragma once
 
 #if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 
 #include <string>
 
-#include "tilecraft/abi/module_abi.h"
+#include "tilecraft/abi/grouped_args.h"
 
-namespace tc_grouped_args {
+namespace tc_grouped_checks {
 
 // "" when the arguments name every array a grouped kernel reads, else what is missing.
-inline std::string check(const tc_gemm_args& a) {
-  if (a.mode != TC_GEMM_MODE_GROUPED) {
-    return "mode: this kernel runs grouped problems (mode Grouped); got mode " +
-           std::to_string(a.mode);
-  }
+inline std::string check(const tc_grouped_args& a) {
   if (a.problem_count < 1) {
     return "problem_count: expected at least 1 problem, got " + std::to_string(a.problem_count);
   }
@@ -33,6 +29,6 @@ inline std::string check(const tc_gemm_args& a) {
   return {};
 }
 
-}  // namespace tc_grouped_args
+}  // namespace tc_grouped_checks
 
 #endif  // !TILECRAFT_DEVICE_HALF

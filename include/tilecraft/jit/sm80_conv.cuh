@@ -1,8 +1,9 @@
 // SM80 convolutions (CUTLASS 2.x ImplicitGemmConvolution, parallel split-K through ReduceSplitK):
-// adapters from tc_gemm_args to its Arguments (namespace tc_conv).
+// adapters from tc_conv_args to its Arguments (namespace tc_conv).
 #pragma once
 
-#include "tilecraft/jit/sm80_split_k_parallel.cuh"
+#include "tilecraft/jit/sm80_split_k_reduce.cuh"
+#include "tilecraft/abi/conv_args.h"
 #include "tilecraft/jit/conv_checks.cuh"
 
 #include "cutlass/conv/conv2d_problem_size.h"
@@ -21,6 +22,11 @@ namespace tc_conv {
 using tc_gemm::cuda_failure;
 using tc_gemm::epilogue_params;
 using tc_gemm::fail;
+
+// The convolution block of an entry's arguments, or null with the reason.
+inline const tc_conv_args* conv_block(const tc_args_header* h, std::string* why) {
+  return tc_image::block(h, tc_conv_args_of, TC_FAMILY_CONV, TC_CONV_ARGS_VERSION, why);
+}
 using namespace tc_conv_checks;
 
 template <typename Conv>
@@ -83,7 +89,7 @@ cutlass::TensorRef<Element, Layout> per_channel(const void* pointer) {
 // Arguments of Conv (ElementC its output: the user's, or the accumulator for partials) reading
 // C from c_pointer and writing D to d_pointer with the epilogue parameters given.
 template <typename Conv>
-typename Conv::Arguments arguments(const tc_gemm_args& a, const void* c_pointer, void* d_pointer,
+typename Conv::Arguments arguments(const tc_conv_args& a, const void* c_pointer, void* d_pointer,
                                    bool c_per_channel,
                                    const typename Conv::EpilogueOutputOp::Params& output_op,
                                    cutlass::conv::SplitKMode split_k_mode) {
@@ -112,7 +118,7 @@ typename Conv::Arguments arguments(const tc_gemm_args& a, const void* c_pointer,
 // What the kernel Conv needs of the problem, in words, before CUTLASS's own can_implement.
 // c_alignment: elements per access of the output it writes.
 template <typename Conv>
-std::string check_problem(const tc_gemm_args& a, int c_alignment, bool partials) {
+std::string check_problem(const tc_conv_args& a, int c_alignment, bool partials) {
   const tc_conv_problem& c = a.conv;
   if (c.kind != kind_of<Conv>()) {
     return std::string("conv kind: this entry computes ") + kind_name(kind_of<Conv>()) + ", got " +
@@ -187,20 +193,21 @@ std::string check_problem(const tc_gemm_args& a, int c_alignment, bool partials)
   return why;
 }
 
-inline std::string check_output_pointers(const tc_gemm_args& a, int bytes) {
+inline std::string check_output_pointers(const tc_conv_args& a, int bytes) {
   std::string why = check_pointer("D", a.D, bytes);
-  if (why.empty() && a.C == nullptr && a.beta != 0.0) why = "C: null pointer while beta is not 0";
+  if (why.empty() && a.C == nullptr && a.header.beta != 0.0)
+    why = "C: null pointer while beta is not 0";
   if (why.empty() && a.C != nullptr && !a.conv.c_per_channel) why = check_pointer("C", a.C, bytes);
   return why;
 }
 
 template <typename Op>
-std::string check_activation(const tc_gemm_args& a, int max_k, const tc_conv_problem& c) {
+std::string check_activation(const tc_conv_args& a, int max_k, const tc_conv_problem& c) {
   const int expected = tc_gemm::HasLeakyAlpha<typename Op::Params>::value ? 1 : 0;
-  if (a.num_activation_args != expected) {
+  if (a.header.num_activation_args != expected) {
     return "epilogue: expected " + std::to_string(expected) + " activation argument" +
            (expected == 1 ? " (leaky_relu's slope)" : "s") + ", got " +
-           std::to_string(a.num_activation_args);
+           std::to_string(a.header.num_activation_args);
   }
   const int64_t gemm_k = c.kind == 0   ? int64_t(c.c) * c.r * c.s
                          : c.kind == 1 ? int64_t(c.k) * c.r * c.s
@@ -219,10 +226,12 @@ inline std::string cutlass_refused(const char* what, cutlass::Status status,
 }
 
 template <typename Conv>
-int32_t can_implement(const tc_gemm_args* args, char* error, size_t capacity, int max_k) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
-  const tc_gemm_args& a = *args;
-  if (a.mode != TC_GEMM_MODE_GEMM) {
+int32_t can_implement(const tc_args_header* header, char* error, size_t capacity, int max_k) {
+  std::string block_error;
+  const tc_conv_args* args = conv_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_conv_args& a = *args;
+  if (a.mode != TC_CONV_MODE_RUN) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
                 "mode " + std::to_string(a.mode) +
                     ": this entry runs a convolution with serial split-K (mode 0); the "
@@ -245,23 +254,27 @@ int32_t can_implement(const tc_gemm_args* args, char* error, size_t capacity, in
 }
 
 template <typename Conv>
-typename Conv::Arguments serial_arguments(const tc_gemm_args& a) {
+typename Conv::Arguments serial_arguments(const tc_conv_args& a) {
   return arguments<Conv>(a, a.C, a.D, a.conv.c_per_channel != 0,
                          epilogue_params<typename Conv::EpilogueOutputOp>(a),
                          cutlass::conv::SplitKMode::kSerial);
 }
 
 template <typename Conv>
-size_t workspace_size(const tc_gemm_args* args) {
+size_t workspace_size(const tc_args_header* header) {
+  std::string block_error;
+  const tc_conv_args* args = conv_block(header, &block_error);
   if (args == nullptr) return 0;
   return Conv::get_workspace_size(serial_arguments<Conv>(*args));
 }
 
 template <typename Conv>
-int32_t run(const tc_gemm_args* args, void* workspace, void* stream, char* error, size_t capacity,
-            const char* kernel_name) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
-  const tc_gemm_args& a = *args;
+int32_t run(const tc_args_header* header, void* workspace, void* stream, char* error,
+            size_t capacity, const char* kernel_name) {
+  std::string block_error;
+  const tc_conv_args* args = conv_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_conv_args& a = *args;
   using Output = typename Conv::EpilogueOutputOp;
   std::string why = check_output_pointers(
       a, cutlass::sizeof_bits<typename Output::ElementOutput>::value / 8 * Output::kCount);
@@ -297,13 +310,13 @@ constexpr const char* kStridedDgradHasNoParallelSplitK =
 // ---- parallel split-K: Partial writes split_k_slices slices of accumulators (the implicit
 // GEMM's M x N, row-major) into the workspace; Reduction sums them and applies the epilogue.
 template <typename Partial>
-cutlass::gemm::GemmCoord implicit_gemm(const tc_gemm_args& a) {
+cutlass::gemm::GemmCoord implicit_gemm(const tc_conv_args& a) {
   return cutlass::conv::implicit_gemm_problem_size(Partial::kConvolutionalOperator,
                                                    problem<Partial>(a.conv));
 }
 
 template <typename Partial>
-int partitions(const tc_gemm_args& a) {
+int partitions(const tc_conv_args& a) {
   using Shape = typename Partial::ThreadblockShape;
   typename Partial::ThreadblockSwizzle swizzle;
   return swizzle
@@ -313,7 +326,7 @@ int partitions(const tc_gemm_args& a) {
 }
 
 template <typename Partial>
-size_t partials_bytes(const tc_gemm_args& a) {
+size_t partials_bytes(const tc_conv_args& a) {
   const cutlass::gemm::GemmCoord mnk = implicit_gemm<Partial>(a);
   size_t bytes = sizeof(typename Partial::ElementC) * size_t(mnk.m()) * size_t(mnk.n()) *
                  size_t(partitions<Partial>(a));
@@ -321,7 +334,7 @@ size_t partials_bytes(const tc_gemm_args& a) {
 }
 
 template <typename Partial>
-typename Partial::Arguments partial_arguments(const tc_gemm_args& a, void* partials) {
+typename Partial::Arguments partial_arguments(const tc_conv_args& a, void* partials) {
   using Op = typename Partial::EpilogueOutputOp;
   using Compute = typename Op::ElementCompute;
   return arguments<Partial>(a, partials, partials, false,
@@ -330,10 +343,13 @@ typename Partial::Arguments partial_arguments(const tc_gemm_args& a, void* parti
 }
 
 template <typename Partial, typename Reduction>
-int32_t split_k_can_implement(const tc_gemm_args* args, char* error, size_t capacity, int max_k) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
-  const tc_gemm_args& a = *args;
-  if (a.mode != TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL) {
+int32_t split_k_can_implement(const tc_args_header* header, char* error, size_t capacity,
+                              int max_k) {
+  std::string block_error;
+  const tc_conv_args* args = conv_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_conv_args& a = *args;
+  if (a.mode != TC_CONV_MODE_SPLIT_K_PARALLEL) {
     return fail(
         TC_ERROR_INVALID_ARGUMENT, error, capacity,
         "mode " + std::to_string(a.mode) + ": this entry runs only parallel split-K (mode 1)");
@@ -355,16 +371,20 @@ int32_t split_k_can_implement(const tc_gemm_args* args, char* error, size_t capa
 }
 
 template <typename Partial>
-size_t split_k_workspace_size(const tc_gemm_args* args) {
+size_t split_k_workspace_size(const tc_args_header* header) {
+  std::string block_error;
+  const tc_conv_args* args = conv_block(header, &block_error);
   if (args == nullptr) return 0;
   return partials_bytes<Partial>(*args);
 }
 
 template <typename Partial, typename Reduction>
-int32_t split_k_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+int32_t split_k_run(const tc_args_header* header, void* workspace, void* stream, char* error,
                     size_t capacity, const char* partial_name, const char* reduction_name) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
-  const tc_gemm_args& a = *args;
+  std::string block_error;
+  const tc_conv_args* args = conv_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_conv_args& a = *args;
   using Output = typename Reduction::OutputOp;
   using ElementOutput = typename Output::ElementOutput;
   std::string why =

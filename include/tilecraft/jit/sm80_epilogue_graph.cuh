@@ -35,14 +35,14 @@ struct LaneAtomicMax {
 namespace tc_gemm {
 
 // A reduction's output, reset to the reduction's identity before every launch: operand `operand`
-// of tc_gemm_args.epilogue_tensors, one float value (extent 0), or M (1) or N (2) per batch.
+// of tc_args_header.epilogue_tensors, one float value (extent 0), or M (1) or N (2) per batch.
 struct ResetOutput {
   int operand;
   int extent;
   float identity;
 };
 
-// What an entry's epilogue graph takes at launch (tc_gemm_args.epilogue_tensors and _scalars),
+// What an entry's epilogue graph takes at launch (tc_args_header.epilogue_tensors and _scalars),
 // and the outputs of its reductions.
 struct VisitorTraits {
   int num_epilogue_tensors;
@@ -113,11 +113,11 @@ template <typename Gemm, bool kTransposed>
 std::string check_visitor_args(const tc_gemm_args& a, const VisitorTraits& t) {
   using Problem = VisitorProblem<Gemm, kTransposed>;
   std::string why = check_visitor_mode(a);
-  if (why.empty() && a.num_activation_args != 0) {
+  if (why.empty() && a.header.num_activation_args != 0) {
     why =
         "epilogue: an epilogue graph takes its scalars as graph operands; expected 0 "
         "activation arguments, got " +
-        std::to_string(a.num_activation_args);
+        std::to_string(a.header.num_activation_args);
   }
   if (why.empty()) why = check_problem<Problem>(a);
   if (why.empty()) {
@@ -128,7 +128,8 @@ std::string check_visitor_args(const tc_gemm_args& a, const VisitorTraits& t) {
         Problem::kAlignmentC);
   }
   if (why.empty()) why = check_grid<Problem>(a);
-  if (why.empty()) why = tc_evt_args::check(a, t.num_epilogue_tensors, t.num_epilogue_scalars);
+  if (why.empty())
+    why = tc_evt_args::check(a.header, t.num_epilogue_tensors, t.num_epilogue_scalars);
   return why;
 }
 
@@ -155,9 +156,11 @@ typename Gemm::Arguments visitor_arguments(const tc_gemm_args& a, Fill fill) {
 }
 
 template <typename Gemm, bool kTransposed, typename Fill>
-int32_t visitor_can_implement(const tc_gemm_args* args, char* error, size_t capacity,
+int32_t visitor_can_implement(const tc_args_header* header, char* error, size_t capacity,
                               const VisitorTraits& t, Fill fill) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  std::string block_error;
+  const tc_gemm_args* args = gemm_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
   std::string why = check_visitor_args<Gemm, kTransposed>(*args, t);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   cutlass::Status status = Gemm::can_implement(visitor_arguments<Gemm, kTransposed>(*args, fill));
@@ -172,8 +175,10 @@ int32_t visitor_can_implement(const tc_gemm_args* args, char* error, size_t capa
 
 // 0 when the arguments are refused or the kernel cannot be loaded: run() then says why.
 template <typename Gemm, bool kTransposed, typename Fill>
-size_t visitor_workspace_size(const tc_gemm_args* args, const char* kernel_name,
+size_t visitor_workspace_size(const tc_args_header* header, const char* kernel_name,
                               const VisitorTraits& t, Fill fill) {
+  std::string block_error;
+  const tc_gemm_args* args = gemm_block(header, &block_error);
   if (args == nullptr || !check_visitor_args<Gemm, kTransposed>(*args, t).empty()) return 0;
   const tc_image::Kernel& kernel = gemm_kernel<Gemm>(kernel_name);
   if (kernel.handle == nullptr) return 0;
@@ -189,7 +194,7 @@ inline cutlass::Status reset_outputs(const tc_gemm_args& a, const VisitorTraits&
                                      const tc_image::HostAdapter& adapter, cudaStream_t stream) {
   for (int i = 0; i < t.num_resets; ++i) {
     const ResetOutput& r = t.resets[i];
-    const tc_epilogue_tensor& out = a.epilogue_tensors[r.operand];
+    const tc_epilogue_tensor& out = a.header.epilogue_tensors[r.operand];
     const int64_t count = r.extent == 1 ? a.m : (r.extent == 2 ? a.n : 1);
     const int64_t batches =
         a.mode == TC_GEMM_MODE_BATCHED && out.batch_stride != 0 ? a.batch_count : 1;
@@ -207,13 +212,16 @@ inline cutlass::Status reset_outputs(const tc_gemm_args& a, const VisitorTraits&
 }
 
 template <typename Gemm, bool kTransposed, typename Fill>
-int32_t visitor_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+int32_t visitor_run(const tc_args_header* header, void* workspace, void* stream, char* error,
                     size_t capacity, const char* kernel_name, const VisitorTraits& t, Fill fill) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  std::string block_error;
+  const tc_gemm_args* args = gemm_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
   const tc_gemm_args& a = *args;
   std::string why = check_pointers(a);
   if (why.empty()) why = check_visitor_mode(a);
-  if (why.empty()) why = tc_evt_args::check(a, t.num_epilogue_tensors, t.num_epilogue_scalars);
+  if (why.empty())
+    why = tc_evt_args::check(a.header, t.num_epilogue_tensors, t.num_epilogue_scalars);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   const tc_image::Kernel& kernel = gemm_kernel<Gemm>(kernel_name);
   if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);

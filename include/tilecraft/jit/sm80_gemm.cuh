@@ -3,58 +3,16 @@
 // here, inside the module, never mirrored on the host side (DESIGN, Decided 2).
 #pragma once
 
-#include <cstdint>
-#include <cstring>
-#include <string>
-#include <type_traits>
-
-#include <cuda_runtime.h>
-
-#include "cutlass/cutlass.h"
-#include "cutlass/epilogue/thread/activation.h"
-#include "cutlass/epilogue/thread/linear_combination.h"
-#include "cutlass/epilogue/thread/linear_combination_clamp.h"
-#include "cutlass/epilogue/thread/linear_combination_generic.h"
-#include "cutlass/gemm/device/gemm_universal.h"
-#include "cutlass/gemm/threadblock/threadblock_swizzle.h"
+#include "tilecraft/jit/sm80_common.cuh"
+#include "tilecraft/abi/gemm_args.h"
 
 #if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 
-#include "tilecraft/jit/device_image.cuh"
-
 namespace tc_gemm {
 
-using tc_image::fail;
-
-// A failed CUTLASS call whose cause is the CUDA runtime: both statuses, in words.
-inline int32_t cuda_failure(const char* call, cutlass::Status status,
-                            const tc_image::HostAdapter& adapter, char* error, size_t capacity) {
-  cudaError_t cuda = cudaGetLastError();
-  std::string text = std::string(call) + " failed: " + cutlass::cutlassGetStatusString(status);
-  if (!adapter.error().empty()) text += ": " + adapter.error();
-  if (cuda != cudaSuccess) text += ": " + tc_image::cuda_text(cuda);
-  return fail(TC_ERROR_CUDA, error, capacity, text);
-}
-
-// CUTLASS's GemmUniversal for a column-major C runs the transposed problem on a row-major
-// GemmUniversalBase and passes no host adapter on: entries talk to that base directly.
-template <typename Gemm, typename = void>
-struct Base {
-  using Op = typename Gemm::Base;
-  static const typename Gemm::Arguments& arguments(const typename Gemm::Arguments& a) { return a; }
-};
-template <typename Gemm>
-struct Base<Gemm, std::void_t<typename Gemm::UnderlyingOperator>> {
-  using Op = typename Gemm::UnderlyingOperator;
-  static typename Op::Arguments arguments(const typename Gemm::Arguments& a) {
-    return Gemm::to_underlying_arguments(a);
-  }
-};
-
-// The GEMM kernel of a GemmUniversal, from the module's device image.
-template <typename Gemm>
-const tc_image::Kernel& gemm_kernel(const char* name) {
-  return tc_image::kernel<typename Gemm::GemmKernel>(name);
+// The GEMM block of an entry's arguments, or null with the reason.
+inline const tc_gemm_args* gemm_block(const tc_args_header* h, std::string* why) {
+  return tc_image::block(h, tc_gemm_args_of, TC_FAMILY_GEMM, TC_GEMM_ARGS_VERSION, why);
 }
 
 using tc_image::problem_text;
@@ -143,31 +101,13 @@ std::string check_operand(const tc_gemm_args& a, const Operand& op, int alignmen
   return {};
 }
 
-template <typename T, typename = void>
-struct HasLeakyAlpha : std::false_type {};
-template <typename T>
-struct HasLeakyAlpha<T, std::void_t<decltype(std::declval<T&>().leaky_alpha)>> : std::true_type {};
-
-// alpha, beta and the activation's arguments arrive as double; the epilogue computes in its own
-// type.
-template <typename Op>
-typename Op::Params epilogue_params(const tc_gemm_args& a) {
-  using Compute = typename Op::ElementCompute;
-  typename Op::Params params(static_cast<Compute>(a.alpha), static_cast<Compute>(a.beta));
-  if constexpr (HasLeakyAlpha<typename Op::Params>::value) {
-    params.leaky_alpha =
-        static_cast<Compute>(a.num_activation_args > 0 ? a.activation_args[0] : 0.0);
-  }
-  return params;
-}
-
 template <typename Op>
 std::string check_epilogue(const tc_gemm_args& a, int max_k) {
   const int expected = HasLeakyAlpha<typename Op::Params>::value ? 1 : 0;
-  if (a.num_activation_args != expected) {
+  if (a.header.num_activation_args != expected) {
     return "epilogue: expected " + std::to_string(expected) + " activation argument" +
            (expected == 1 ? " (leaky_relu's slope)" : "s") + ", got " +
-           std::to_string(a.num_activation_args);
+           std::to_string(a.header.num_activation_args);
   }
   if (max_k > 0 && a.k > max_k) {
     return problem_text(a) + ": K=" + std::to_string(a.k) +
@@ -235,7 +175,7 @@ inline std::string check_pointers(const tc_gemm_args& a) {
   if (a.A == nullptr) return "A: null pointer";
   if (a.B == nullptr) return "B: null pointer";
   if (a.D == nullptr) return "D: null pointer";
-  if (a.C == nullptr && a.beta != 0.0) return "C: null pointer while beta is not 0";
+  if (a.C == nullptr && a.header.beta != 0.0) return "C: null pointer while beta is not 0";
   return {};
 }
 
@@ -262,8 +202,11 @@ typename Gemm::Arguments universal_arguments(const tc_gemm_args& a) {
 }
 
 template <typename Gemm>
-int32_t universal_can_implement(const tc_gemm_args* args, char* error, size_t capacity, int max_k) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+int32_t universal_can_implement(const tc_args_header* header, char* error, size_t capacity,
+                                int max_k) {
+  std::string block_error;
+  const tc_gemm_args* args = gemm_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
   const tc_gemm_args& a = *args;
   if (a.mode == TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
@@ -295,7 +238,9 @@ int32_t universal_can_implement(const tc_gemm_args* args, char* error, size_t ca
 
 // 0 when the kernel cannot be loaded (no GPU): run() then says why.
 template <typename Gemm>
-size_t universal_workspace_size(const tc_gemm_args* args, const char* kernel_name) {
+size_t universal_workspace_size(const tc_args_header* header, const char* kernel_name) {
+  std::string block_error;
+  const tc_gemm_args* args = gemm_block(header, &block_error);
   if (args == nullptr) return 0;
   const tc_image::Kernel& kernel = gemm_kernel<Gemm>(kernel_name);
   if (kernel.handle == nullptr) return 0;
@@ -305,9 +250,11 @@ size_t universal_workspace_size(const tc_gemm_args* args, const char* kernel_nam
 }
 
 template <typename Gemm>
-int32_t universal_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+int32_t universal_run(const tc_args_header* header, void* workspace, void* stream, char* error,
                       size_t capacity, const char* kernel_name) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  std::string block_error;
+  const tc_gemm_args* args = gemm_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
   const tc_gemm_args& a = *args;
   std::string why = check_pointers(a);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);

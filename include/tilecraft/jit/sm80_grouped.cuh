@@ -1,8 +1,8 @@
-// SM80 grouped GEMMs (CUTLASS 2.x GemmGrouped): adapters from tc_gemm_args in mode Grouped
+// SM80 grouped GEMMs (CUTLASS 2.x GemmGrouped): adapters from tc_grouped_args
 // (namespace tc_grouped).
 #pragma once
 
-#include "tilecraft/jit/sm80_gemm.cuh"
+#include "tilecraft/jit/sm80_common.cuh"
 #include "tilecraft/jit/grouped_checks.cuh"
 
 #include <vector>
@@ -16,6 +16,11 @@ namespace tc_grouped {
 
 using tc_gemm::fail;
 
+// The grouped block of an entry's arguments, or null with the reason.
+inline const tc_grouped_args* grouped_block(const tc_args_header* h, std::string* why) {
+  return tc_image::block(h, tc_grouped_args_of, TC_FAMILY_GROUPED, TC_GROUPED_ARGS_VERSION, why);
+}
+
 // The ABI's (m, n, k) int32 triples are CUTLASS's GemmCoord, read in place.
 static_assert(sizeof(cutlass::gemm::GemmCoord) == 3 * sizeof(int32_t), "GemmCoord layout");
 
@@ -23,8 +28,8 @@ template <typename Kernel>
 constexpr bool kHostSchedule = Kernel::ProblemVisitor::kRequiresPrecomputation;
 
 template <typename Kernel>
-std::string check(const tc_gemm_args& a, int max_k) {
-  std::string why = tc_grouped_args::check(a);
+std::string check(const tc_grouped_args& a, int max_k) {
+  std::string why = tc_grouped_checks::check(a);
   if (!why.empty()) return why;
   if (kHostSchedule<Kernel> && a.host_problem_sizes == nullptr) {
     return "problem sizes: this kernel was built for SchedulerMode.Host, which schedules on the "
@@ -32,9 +37,9 @@ std::string check(const tc_gemm_args& a, int max_k) {
            "SchedulerMode.Device for sizes known only on the device)";
   }
   const int expected = tc_gemm::HasLeakyAlpha<typename Kernel::EpilogueOutputOp::Params>::value;
-  if (a.num_activation_args != expected) {
+  if (a.header.num_activation_args != expected) {
     return "epilogue: expected " + std::to_string(expected) + " activation argument(s), got " +
-           std::to_string(a.num_activation_args);
+           std::to_string(a.header.num_activation_args);
   }
   if (max_k > 0 && a.max_k > max_k) {
     return "K=" + std::to_string(a.max_k) + " exceeds FastLinearCombinationClamp's limit of " +
@@ -44,7 +49,7 @@ std::string check(const tc_gemm_args& a, int max_k) {
 }
 
 template <typename Kernel>
-typename Kernel::Arguments arguments(const tc_gemm_args& a, int threadblock_count) {
+typename Kernel::Arguments arguments(const tc_grouped_args& a, int threadblock_count) {
   using Coord = cutlass::gemm::GemmCoord;
   using LongA = typename Kernel::LayoutA::Stride::LongIndex;
   using LongB = typename Kernel::LayoutB::Stride::LongIndex;
@@ -68,7 +73,7 @@ typename Kernel::Arguments arguments(const tc_gemm_args& a, int threadblock_coun
 
 // Tiles of all problems, as the kernel's problem visitor counts them (host sizes needed).
 template <typename Kernel>
-int64_t total_tiles(const tc_gemm_args& a) {
+int64_t total_tiles(const tc_grouped_args& a) {
   const auto* sizes = reinterpret_cast<const cutlass::gemm::GemmCoord*>(a.host_problem_sizes);
   int64_t tiles = 0;
   for (int32_t i = 0; i < a.problem_count; ++i) {
@@ -82,7 +87,8 @@ int64_t total_tiles(const tc_gemm_args& a) {
 // As many threadblocks as fit on the device at once, never more than there are tiles (when the
 // sizes are known on the host). -1 with `error` set when the kernel cannot be prepared.
 template <typename Kernel>
-int threadblock_count(const tc_gemm_args& a, const tc_image::Kernel& kernel, std::string* error) {
+int threadblock_count(const tc_grouped_args& a, const tc_image::Kernel& kernel,
+                      std::string* error) {
   const int smem = int(sizeof(typename Kernel::SharedStorage));
   const int occupancy = tc_image::prepare(kernel, Kernel::kThreadCount, smem, error);
   if (occupancy < 0) return -1;
@@ -100,8 +106,10 @@ int threadblock_count(const tc_gemm_args& a, const tc_image::Kernel& kernel, std
 }
 
 template <typename Kernel>
-int32_t can_implement(const tc_gemm_args* args, char* error, size_t capacity, int max_k) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+int32_t can_implement(const tc_args_header* header, char* error, size_t capacity, int max_k) {
+  std::string block_error;
+  const tc_grouped_args* args = grouped_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
   std::string why = check<Kernel>(*args, max_k);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   cutlass::Status status = Kernel::can_implement(arguments<Kernel>(*args, 1));
@@ -116,7 +124,9 @@ int32_t can_implement(const tc_gemm_args* args, char* error, size_t capacity, in
 
 // The Host scheduler's precomputed schedule; 0 for the Device scheduler (or without a GPU).
 template <typename Kernel>
-size_t workspace_size(const tc_gemm_args* args, const char* kernel_name) {
+size_t workspace_size(const tc_args_header* header, const char* kernel_name) {
+  std::string block_error;
+  const tc_grouped_args* args = grouped_block(header, &block_error);
   if (args == nullptr || !kHostSchedule<Kernel> || args->host_problem_sizes == nullptr) return 0;
   const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(kernel_name);
   if (kernel.handle == nullptr) return 0;
@@ -129,10 +139,12 @@ size_t workspace_size(const tc_gemm_args* args, const char* kernel_name) {
 }
 
 template <typename Kernel>
-int32_t run(const tc_gemm_args* args, void* workspace, void* stream, char* error, size_t capacity,
-            const char* kernel_name, int max_k) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
-  const tc_gemm_args& a = *args;
+int32_t run(const tc_args_header* header, void* workspace, void* stream, char* error,
+            size_t capacity, const char* kernel_name, int max_k) {
+  std::string block_error;
+  const tc_grouped_args* args = grouped_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_grouped_args& a = *args;
   std::string why = check<Kernel>(a, max_k);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(kernel_name);

@@ -3,10 +3,7 @@
 #pragma once
 
 #include "tilecraft/jit/sm80_gemm.cuh"
-
-#include "cutlass/reduction/device/reduce_split_k.h"
-#include "cutlass/reduction/kernel/reduce_split_k.h"
-#include "cutlass/reduction/thread/reduction_operators.h"
+#include "tilecraft/jit/sm80_split_k_reduce.cuh"
 
 #if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 
@@ -43,8 +40,11 @@ typename Partial::Arguments partial_arguments(const tc_gemm_args& a, void* parti
 }
 
 template <typename Partial, typename Reduction>
-int32_t split_k_can_implement(const tc_gemm_args* args, char* error, size_t capacity, int max_k) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+int32_t split_k_can_implement(const tc_args_header* header, char* error, size_t capacity,
+                              int max_k) {
+  std::string block_error;
+  const tc_gemm_args* args = gemm_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
   const tc_gemm_args& a = *args;
   if (a.mode != TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL) {
     return fail(
@@ -77,40 +77,19 @@ int32_t split_k_can_implement(const tc_gemm_args* args, char* error, size_t capa
 // mode GemmUniversal's own initialize() takes no workspace (it only counts the partials it
 // expects D to hold), so the second term is zero by construction.
 template <typename Partial>
-size_t split_k_workspace_size(const tc_gemm_args* args) {
+size_t split_k_workspace_size(const tc_args_header* header) {
+  std::string block_error;
+  const tc_gemm_args* args = gemm_block(header, &block_error);
   if (args == nullptr) return 0;
   return partials_bytes<Partial>(*args);
 }
 
-// Sums `partitions` slices of rows x columns accumulators (row-major, `slice` elements apart) from
-// the workspace into D (leading dimension ldd) through the epilogue, reading C with ldc (0: one
-// value per column). The second launch of a split-K-parallel entry, GEMM's and convolution's.
-template <typename Reduction>
-int32_t reduce_split_k(const tc_gemm_args& a, void* workspace, int rows, int columns,
-                       int partitions, size_t slice, int64_t ldd, int64_t ldc, cudaStream_t stream,
-                       tc_image::HostAdapter& adapter, char* error, size_t capacity) {
-  using Output = typename Reduction::OutputOp;
-  using ElementOutput = typename Output::ElementOutput;
-  using Layout = cutlass::layout::RowMajor;
-  typename Reduction::Arguments reduction_args(
-      cutlass::MatrixCoord(rows, columns), partitions, slice,
-      {static_cast<typename Reduction::ElementWorkspace*>(workspace), Layout(columns)},
-      {static_cast<ElementOutput*>(a.D), Layout(ldd)},
-      {const_cast<ElementOutput*>(static_cast<const ElementOutput*>(a.C)), Layout(ldc)},
-      epilogue_params<Output>(a));
-  Reduction reduction;
-  cutlass::Status status = reduction.initialize(reduction_args, nullptr, stream);
-  if (status == cutlass::Status::kSuccess) status = reduction.run(stream, &adapter, 1);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("ReduceSplitK::run", status, adapter, error, capacity);
-  }
-  return TC_OK;
-}
-
 template <typename Partial, typename Reduction>
-int32_t split_k_run(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+int32_t split_k_run(const tc_args_header* header, void* workspace, void* stream, char* error,
                     size_t capacity, const char* partial_name, const char* reduction_name) {
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, "null arguments");
+  std::string block_error;
+  const tc_gemm_args* args = gemm_block(header, &block_error);
+  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
   const tc_gemm_args& a = *args;
   std::string why = check_pointers(a);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);

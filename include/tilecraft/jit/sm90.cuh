@@ -1,6 +1,8 @@
-// SM90 kernels (CUTLASS 3.x): the adapters from tc_gemm_args to GemmUniversalAdapter and
-// ConvUniversalAdapter arguments (namespace tc_sm90). Entries pass their kernel type, a few
-// constants and a function that fills the epilogue's fusion arguments.
+// SM90 kernels (CUTLASS 3.x): can_implement, workspace_size and run of an entry over
+// GemmUniversalAdapter or ConvUniversalAdapter (namespace tc_sm90), whatever its family. Entries
+// pass their kernel type, a few constants and a function that fills the epilogue's fusion
+// arguments; each family's header (sm90_gemm.cuh, sm90_grouped.cuh, sm90_conv.cuh) supplies the
+// Adapter that reads its argument block.
 #pragma once
 
 #include <atomic>
@@ -26,14 +28,10 @@
 #if !defined(TILECRAFT_DEVICE_HALF)  // host half only
 
 #include "tilecraft/jit/device_image.cuh"
-#include "tilecraft/jit/epilogue_operands.cuh"
-#include "tilecraft/jit/grouped_checks.cuh"
 
 namespace tc_sm90 {
 
 using tc_image::fail;
-
-using tc_image::problem_text;
 
 // What the entry was built with, beyond its types.
 struct EntryTraits {
@@ -90,14 +88,23 @@ struct IsGrouped<Kernel, cute::void_t<typename Kernel::ProblemShape::UnderlyingP
     : cute::true_type {};
 
 // Convolutions: a ConvUniversal (a GemmUniversal on a convolution problem shape) behind a
-// ConvUniversalAdapter; ConvAdapter (the module's convolution text) makes their arguments.
+// ConvUniversalAdapter.
 template <class Kernel, class = void>
 struct IsConv : cute::false_type {};
 template <class Kernel>
 struct IsConv<Kernel, cute::void_t<decltype(Kernel::CollectiveMainloop::DispatchPolicy::ConvOp)>>
     : cute::true_type {};
-template <class Kernel>
-struct ConvAdapter;
+
+// What a family's header specializes for its kernels (by IsGrouped and IsConv):
+//   using Args;                                     its argument block
+//   static const Args* block(const tc_args_header*, std::string* why);
+//   static std::string check(const Args&, const EntryTraits&);   "" when the kernel takes them
+//   static std::string problem_text(const Args&);
+//   static constexpr const char* kRefusalHint;      what CUTLASS's can_implement wants
+//   template <class Gemm, class Fill>
+//   static typename Gemm::Arguments make(const Args&, const EntryTraits&, Fill, int device);
+template <class Kernel, class = void>
+struct Adapter;
 
 // The kernel behind a device-level adapter (GemmUniversalAdapter or ConvUniversalAdapter).
 template <class Op, class = void>
@@ -110,79 +117,6 @@ struct KernelOfT<Op, cute::void_t<typename Op::ConvKernel>> {
 };
 template <class Op>
 using KernelOf = typename KernelOfT<Op>::type;
-
-inline std::string check_grouped_args(const tc_gemm_args& a, const EntryTraits& t) {
-  std::string why = tc_grouped_args::check(a);
-  if (!why.empty()) return why;
-  if (a.num_activation_args != t.num_activation_args) {
-    return "epilogue: expected " + std::to_string(t.num_activation_args) +
-           " activation argument(s), got " + std::to_string(a.num_activation_args);
-  }
-  if (a.scale_a_ptr != nullptr || a.scale_b_ptr != nullptr || a.scale_c_ptr != nullptr ||
-      a.scale_d_ptr != nullptr) {
-    return "scales: grouped kernels fold per-tensor scales into alpha and beta on the host; "
-           "pass them as numbers, not device tensors";
-  }
-  if (t.needs_bias && a.bias_array == nullptr) {
-    return "bias: the kernel adds a bias of N values per problem; got no bias_array";
-  }
-  if (!t.needs_bias && a.bias_array != nullptr) {
-    return "bias: the kernel adds no bias; got a bias_array";
-  }
-  return {};
-}
-
-inline std::string check_gemm_args(const tc_gemm_args* args, const EntryTraits& t, bool grouped) {
-  if (args == nullptr) return "null arguments";
-  if (grouped) return check_grouped_args(*args, t);
-  const tc_gemm_args& a = *args;
-  if (a.A == nullptr || a.B == nullptr || a.D == nullptr) {
-    return std::string(a.A == nullptr ? "A" : a.B == nullptr ? "B" : "D") + ": null pointer";
-  }
-  if (a.m <= 0 || a.n <= 0 || a.k <= 0) {
-    return problem_text(a) + ": M, N and K must be positive";
-  }
-  if (a.batch_count < 1 || a.batch_count > 65535) {
-    return "batch_count " + std::to_string(a.batch_count) + " is outside [1, 65535]";
-  }
-  if (a.mode != TC_GEMM_MODE_GEMM && a.mode != TC_GEMM_MODE_BATCHED) {
-    return "mode: SM90 kernels run Gemm (with split-K slices on a StreamK tile scheduler) and "
-           "Batched problems; got mode " +
-           std::to_string(a.mode);
-  }
-  if (a.mode == TC_GEMM_MODE_GEMM && a.batch_count > 1 && !t.stream_k) {
-    return "split_k_slices " + std::to_string(a.batch_count) +
-           ": serial split-K on SM90 needs a kernel built with tile_scheduler StreamK";
-  }
-  if (a.num_activation_args != t.num_activation_args) {
-    return "epilogue: expected " + std::to_string(t.num_activation_args) +
-           " activation argument(s), got " + std::to_string(a.num_activation_args);
-  }
-  if (t.needs_bias && a.bias == nullptr) return "bias: the kernel adds a bias vector; got none";
-  if (t.needs_aux && a.aux == nullptr) return "aux: the kernel writes an aux output; got none";
-  return tc_evt_args::check(a, t.num_epilogue_tensors, t.num_epilogue_scalars);
-}
-
-template <class Kernel>
-std::string check_args(const tc_gemm_args* args, const EntryTraits& t) {
-  if constexpr (IsConv<Kernel>::value) {
-    if (args == nullptr) return "null arguments";
-    return ConvAdapter<Kernel>::check(*args, t);
-  } else {
-    return check_gemm_args(args, t, IsGrouped<Kernel>::value);
-  }
-}
-
-template <class Kernel>
-std::string problem_text_of(const tc_gemm_args& a) {
-  if constexpr (IsConv<Kernel>::value) {
-    return ConvAdapter<Kernel>::problem_text(a);
-  } else if constexpr (IsGrouped<Kernel>::value) {
-    return std::to_string(a.problem_count) + " grouped problems";
-  } else {
-    return problem_text(a);
-  }
-}
 
 template <class T, class = void>
 struct HasSplits : cute::false_type {};
@@ -200,135 +134,47 @@ void set_device_and_order(Arguments& arguments, const EntryTraits& t, int device
       t.raster == 1 ? Raster::AlongM : (t.raster == 2 ? Raster::AlongN : Raster::Heuristic);
 }
 
-template <class Gemm, class Fill>
-typename Gemm::Arguments make_plain_arguments(const tc_gemm_args& a, const EntryTraits& t,
-                                              Fill fill, int device) {
-  using Kernel = KernelOf<Gemm>;
-  using ElementA = typename Kernel::ElementA;
-  using ElementB = typename Kernel::ElementB;
-  using ElementC = typename Kernel::ElementC;
-  using ElementD = typename Kernel::ElementD;
-  const bool batched = a.mode == TC_GEMM_MODE_BATCHED;
-  const int l = batched ? a.batch_count : 1;
-  typename Gemm::Arguments arguments{};
-  arguments.mode = batched ? cutlass::gemm::GemmUniversalMode::kBatched
-                           : cutlass::gemm::GemmUniversalMode::kGemm;
-  arguments.problem_shape = {a.m, a.n, a.k, l};
-  arguments.mainloop.ptr_A = static_cast<const ElementA*>(a.A);
-  arguments.mainloop.dA = make_stride<typename Kernel::StrideA>(a.lda, a.batch_stride_A);
-  arguments.mainloop.ptr_B = static_cast<const ElementB*>(a.B);
-  arguments.mainloop.dB = make_stride<typename Kernel::StrideB>(a.ldb, a.batch_stride_B);
-  // Without C (beta == 0) the epilogue is given D's address; it does not read it.
-  const bool has_c = a.C != nullptr;
-  arguments.epilogue.ptr_C = static_cast<const ElementC*>(has_c ? a.C : a.D);
-  arguments.epilogue.dC = make_stride<typename Kernel::StrideC>(
-      has_c ? a.ldc : a.ldd, has_c ? a.batch_stride_C : a.batch_stride_D);
-  arguments.epilogue.ptr_D = static_cast<ElementD*>(a.D);
-  arguments.epilogue.dD = make_stride<typename Kernel::StrideD>(a.ldd, a.batch_stride_D);
-  fill(arguments.epilogue.thread, a);
-  set_device_and_order(arguments, t, device);
-  if constexpr (HasSplits<decltype(arguments.scheduler)>::value) {
-    using Reduction = cute::remove_cvref_t<decltype(arguments.scheduler.reduction_mode)>;
-    arguments.scheduler.reduction_mode =
-        a.nondeterministic_reduction ? Reduction::Nondeterministic : Reduction::Deterministic;
-    if (!batched && a.batch_count > 1) {
-      arguments.scheduler.splits = a.batch_count;
-      arguments.scheduler.decomposition_mode =
-          decltype(arguments.scheduler.decomposition_mode)::SplitK;
-    }
-  }
-  return arguments;
-}
-
-template <class Gemm, class Fill>
-typename Gemm::Arguments make_grouped_arguments(const tc_gemm_args& a, const EntryTraits& t,
-                                                Fill fill, int device) {
-  using Kernel = KernelOf<Gemm>;
-  using Shape = typename Kernel::ProblemShape::UnderlyingProblemShape;
-  // The ABI's arrays are read in place: (m, n, k) int32 triples are CUTLASS's problem shapes,
-  // and a leading dimension is all that a packed cute stride stores.
-  static_assert(sizeof(Shape) == 3 * sizeof(int32_t), "problem shape is not three ints");
-  static_assert(sizeof(typename Kernel::InternalStrideA) == sizeof(int64_t), "stride A");
-  static_assert(sizeof(typename Kernel::InternalStrideB) == sizeof(int64_t), "stride B");
-  static_assert(sizeof(typename Kernel::InternalStrideC) == sizeof(int64_t), "stride C");
-  static_assert(sizeof(typename Kernel::InternalStrideD) == sizeof(int64_t), "stride D");
-  typename Gemm::Arguments arguments{};
-  arguments.mode = cutlass::gemm::GemmUniversalMode::kGrouped;
-  arguments.problem_shape.num_groups = a.problem_count;
-  arguments.problem_shape.problem_shapes =
-      reinterpret_cast<Shape*>(const_cast<int32_t*>(a.problem_sizes));
-  arguments.problem_shape.host_problem_shapes =
-      reinterpret_cast<const Shape*>(a.host_problem_sizes);
-  using PtrA = typename Kernel::ElementA const**;
-  using PtrB = typename Kernel::ElementB const**;
-  using PtrC = typename Kernel::ElementC const**;
-  using PtrD = typename Kernel::ElementD**;
-  arguments.mainloop.ptr_A = reinterpret_cast<PtrA>(const_cast<void const**>(a.A_array));
-  arguments.mainloop.dA =
-      reinterpret_cast<typename Kernel::InternalStrideA*>(const_cast<int64_t*>(a.lda_array));
-  arguments.mainloop.ptr_B = reinterpret_cast<PtrB>(const_cast<void const**>(a.B_array));
-  arguments.mainloop.dB =
-      reinterpret_cast<typename Kernel::InternalStrideB*>(const_cast<int64_t*>(a.ldb_array));
-  arguments.epilogue.ptr_C = reinterpret_cast<PtrC>(const_cast<void const**>(a.C_array));
-  arguments.epilogue.dC =
-      reinterpret_cast<typename Kernel::InternalStrideC*>(const_cast<int64_t*>(a.ldc_array));
-  arguments.epilogue.ptr_D = reinterpret_cast<PtrD>(const_cast<void**>(a.D_array));
-  arguments.epilogue.dD =
-      reinterpret_cast<typename Kernel::InternalStrideD*>(const_cast<int64_t*>(a.ldd_array));
-  fill(arguments.epilogue.thread, a);
-  arguments.hw_info.device_id = device;
-  arguments.hw_info.sm_count = sm_count(device);
-  arguments.scheduler.max_swizzle_size = t.max_swizzle_size;
-  // The group scheduler has no raster heuristic (the largest extent changes per problem).
-  using Raster = cute::remove_cvref_t<decltype(arguments.scheduler.raster_order)>;
-  arguments.scheduler.raster_order = t.raster == 2 ? Raster::AlongN : Raster::AlongM;
-  return arguments;
-}
-
-template <class Gemm, class Fill>
-typename Gemm::Arguments make_arguments(const tc_gemm_args& a, const EntryTraits& t, Fill fill,
-                                        int device) {
-  if constexpr (IsConv<KernelOf<Gemm>>::value) {
-    return ConvAdapter<KernelOf<Gemm>>::template make<Gemm>(a, t, fill, device);
-  } else if constexpr (IsGrouped<KernelOf<Gemm>>::value) {
-    return make_grouped_arguments<Gemm>(a, t, fill, device);
-  } else {
-    return make_plain_arguments<Gemm>(a, t, fill, device);
-  }
-}
-
 inline int current_device() {
   int device = 0;
   cudaGetDevice(&device);
   return device;
 }
 
+// The entry's block of `h`, checked: null with the reason in `why` when the kernel cannot take it.
+template <class Gemm>
+const typename Adapter<KernelOf<Gemm>>::Args* checked_block(const tc_args_header* h,
+                                                            const EntryTraits& t,
+                                                            std::string* why) {
+  using A = Adapter<KernelOf<Gemm>>;
+  const typename A::Args* a = A::block(h, why);
+  if (a != nullptr) *why = A::check(*a, t);
+  return why->empty() ? a : nullptr;
+}
+
 template <class Gemm, class Fill>
-int32_t can_implement(const tc_gemm_args* a, const EntryTraits& t, Fill fill, char* error,
+int32_t can_implement(const tc_args_header* h, const EntryTraits& t, Fill fill, char* error,
                       size_t capacity) {
-  using Kernel = KernelOf<Gemm>;
-  std::string why = check_args<Kernel>(a, t);
-  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  auto arguments = make_arguments<Gemm>(*a, t, fill, current_device());
+  using A = Adapter<KernelOf<Gemm>>;
+  std::string why;
+  const typename A::Args* a = checked_block<Gemm>(h, t, &why);
+  if (a == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  auto arguments = A::template make<Gemm>(*a, t, fill, current_device());
   cutlass::Status status = Gemm::can_implement(arguments);
   if (status != cutlass::Status::kSuccess) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                problem_text_of<Kernel>(*a) +
-                    ": CUTLASS can_implement: " + cutlass::cutlassGetStatusString(status) +
-                    (IsConv<Kernel>::value
-                         ? " (TMA im2col needs channel counts that are multiples of 16 bytes, "
-                           "16-byte aligned tensors, padding and dilated filter extents within "
-                           "its corner and offset limits)"
-                         : " (TMA needs 16-byte aligned addresses and leading dimensions, and "
-                           "contiguous extents that are multiples of the alignment)"));
+                A::problem_text(*a) + ": CUTLASS can_implement: " +
+                    cutlass::cutlassGetStatusString(status) + " (" + A::kRefusalHint + ")");
   }
   return TC_OK;
 }
 
 template <class Gemm, class Fill>
-size_t workspace_size(const tc_gemm_args* a, const EntryTraits& t, Fill fill) {
-  if (!check_args<KernelOf<Gemm>>(a, t).empty()) return 0;
-  return Gemm::get_workspace_size(make_arguments<Gemm>(*a, t, fill, current_device()));
+size_t workspace_size(const tc_args_header* h, const EntryTraits& t, Fill fill) {
+  std::string why;
+  const auto* a = checked_block<Gemm>(h, t, &why);
+  if (a == nullptr) return 0;
+  return Gemm::get_workspace_size(
+      Adapter<KernelOf<Gemm>>::template make<Gemm>(*a, t, fill, current_device()));
 }
 
 // The kernel parameters of the last launch on this thread: a repeated launch with the same
@@ -339,26 +185,29 @@ struct Prepared {
   bool valid = false;
   int device = -1;
   void* workspace = nullptr;
-  tc_gemm_args key;
+  typename Adapter<KernelOf<Gemm>>::Args key;
   tc_epilogue_tensor tensors[16];  // the custom epilogue's operands the key points to
   double scalars[16];
   Gemm gemm;
-  bool same_operands(const tc_gemm_args& a) const {
-    return a.num_epilogue_tensors <= 16 && a.num_epilogue_scalars <= 16 &&
-           (a.num_epilogue_tensors == 0 ||
-            std::memcmp(tensors, a.epilogue_tensors,
-                        sizeof(tc_epilogue_tensor) * size_t(a.num_epilogue_tensors)) == 0) &&
-           (a.num_epilogue_scalars == 0 ||
-            std::memcmp(scalars, a.epilogue_scalars,
-                        sizeof(double) * size_t(a.num_epilogue_scalars)) == 0);
+  template <class Args>
+  bool same_operands(const Args& a) const {
+    return a.header.num_epilogue_tensors <= 16 && a.header.num_epilogue_scalars <= 16 &&
+           (a.header.num_epilogue_tensors == 0 ||
+            std::memcmp(tensors, a.header.epilogue_tensors,
+                        sizeof(tc_epilogue_tensor) * size_t(a.header.num_epilogue_tensors)) == 0) &&
+           (a.header.num_epilogue_scalars == 0 ||
+            std::memcmp(scalars, a.header.epilogue_scalars,
+                        sizeof(double) * size_t(a.header.num_epilogue_scalars)) == 0);
   }
-  void keep_operands(const tc_gemm_args& a) {
-    if (a.num_epilogue_tensors > 0) {
-      std::memcpy(tensors, a.epilogue_tensors,
-                  sizeof(tc_epilogue_tensor) * size_t(a.num_epilogue_tensors));
+  template <class Args>
+  void keep_operands(const Args& a) {
+    if (a.header.num_epilogue_tensors > 0) {
+      std::memcpy(tensors, a.header.epilogue_tensors,
+                  sizeof(tc_epilogue_tensor) * size_t(a.header.num_epilogue_tensors));
     }
-    if (a.num_epilogue_scalars > 0) {
-      std::memcpy(scalars, a.epilogue_scalars, sizeof(double) * size_t(a.num_epilogue_scalars));
+    if (a.header.num_epilogue_scalars > 0) {
+      std::memcpy(scalars, a.header.epilogue_scalars,
+                  sizeof(double) * size_t(a.header.num_epilogue_scalars));
     }
   }
 };
@@ -373,11 +222,13 @@ inline std::string cutlass_failure(const char* what, cutlass::Status status,
 }
 
 template <class Gemm, class Fill>
-int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* workspace, void* stream,
+int32_t run(const tc_args_header* h, const EntryTraits& t, Fill fill, void* workspace, void* stream,
             char* error, size_t capacity) {
   using Kernel = KernelOf<Gemm>;
-  std::string why = check_args<Kernel>(a, t);
-  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  using A = Adapter<Kernel>;
+  std::string why;
+  const typename A::Args* a = checked_block<Gemm>(h, t, &why);
+  if (a == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(t.kernel_name);
   if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
   std::string failure;
@@ -391,11 +242,10 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
   // Reductions reset their outputs in initialize: never reused.
   const bool reuse = prepared.valid && !t.reduces && prepared.device == device &&
                      prepared.workspace == workspace &&
-                     std::memcmp(&prepared.key, a, sizeof(tc_gemm_args)) == 0 &&
-                     prepared.same_operands(*a);
+                     std::memcmp(&prepared.key, a, sizeof(*a)) == 0 && prepared.same_operands(*a);
   if (!reuse) {
     prepared.valid = false;
-    auto arguments = make_arguments<Gemm>(*a, t, fill, device);
+    auto arguments = A::template make<Gemm>(*a, t, fill, device);
     tc_image::HostAdapter adapter({&kernel});
     cutlass::Status status = prepared.gemm.initialize(arguments, workspace, s, &adapter);
     if (status != cutlass::Status::kSuccess) {
@@ -403,13 +253,13 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
           status == cutlass::Status::kErrorInternal ? TC_ERROR_CUDA : TC_ERROR_INVALID_ARGUMENT,
           error, capacity, cutlass_failure("initialize", status, adapter));
     }
-    if (Gemm::get_workspace_size(arguments) == 0 && a->num_epilogue_tensors <= 16 &&
-        a->num_epilogue_scalars <= 16) {
+    if (Gemm::get_workspace_size(arguments) == 0 && a->header.num_epilogue_tensors <= 16 &&
+        a->header.num_epilogue_scalars <= 16) {
       prepared.keep_operands(*a);
       prepared.valid = true;
       prepared.device = device;
       prepared.workspace = workspace;
-      std::memcpy(&prepared.key, a, sizeof(tc_gemm_args));
+      std::memcpy(&prepared.key, a, sizeof(*a));
     }
   }
   using Cluster = typename Kernel::DispatchPolicy::ClusterShape;
@@ -420,7 +270,7 @@ int32_t run(const tc_gemm_args* a, const EntryTraits& t, Fill fill, void* worksp
   void* launch_params[] = {const_cast<void*>(static_cast<const void*>(&params))};
   cudaError_t cuda =
       tc_image::launch(kernel, grid, Kernel::get_block_shape(), cluster, size_t(smem_bytes), s,
-                       launch_params, a->launch_with_pdl != 0);
+                       launch_params, a->header.launch_with_pdl != 0);
   if (cuda != cudaSuccess) {
     cudaGetLastError();
     prepared.valid = false;

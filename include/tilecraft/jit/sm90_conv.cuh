@@ -1,4 +1,5 @@
-// SM90 convolutions (CUTLASS 3.x ConvUniversalAdapter): their adapter (namespace tc_sm90).
+// SM90 convolutions (CUTLASS 3.x ConvUniversalAdapter): their Adapter over tc_conv_args
+// (namespace tc_sm90).
 #pragma once
 
 #include "tilecraft/jit/sm90.cuh"
@@ -15,7 +16,16 @@
 namespace tc_sm90 {
 
 template <class Kernel>
-struct ConvAdapter {
+struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
+  using Args = tc_conv_args;
+  static constexpr const char* kRefusalHint =
+      "TMA im2col needs channel counts that are multiples of 16 bytes, 16-byte aligned tensors, "
+      "padding and dilated filter extents within its corner and offset limits";
+
+  static const Args* block(const tc_args_header* h, std::string* why) {
+    return tc_image::block(h, tc_conv_args_of, TC_FAMILY_CONV, TC_CONV_ARGS_VERSION, why);
+  }
+
   using ProblemShape = typename Kernel::ProblemShape;
   static constexpr cutlass::conv::Operator kOp = ProblemShape::ConvOp;
   static constexpr int kKind = kOp == cutlass::conv::Operator::kFprop   ? 0
@@ -26,14 +36,14 @@ struct ConvAdapter {
   static constexpr int kAlignB = 128 / cutlass::sizeof_bits<typename Kernel::ElementB>::value;
   static constexpr int kAlignD = 128 / cutlass::sizeof_bits<typename Kernel::ElementD>::value;
 
-  static std::string problem_text(const tc_gemm_args& a) {
+  static std::string problem_text(const tc_conv_args& a) {
     return tc_conv_checks::problem_text(a.conv);
   }
 
-  static std::string check(const tc_gemm_args& a, const EntryTraits& t) {
+  static std::string check(const tc_conv_args& a, const EntryTraits& t) {
     using namespace tc_conv_checks;
     const tc_conv_problem& c = a.conv;
-    if (a.mode != TC_GEMM_MODE_GEMM) {
+    if (a.mode != TC_CONV_MODE_RUN) {
       return "mode " + std::to_string(a.mode) +
              ": SM90 convolutions run mode 0 (parallel split-K is an arch=80 mode)";
     }
@@ -81,10 +91,10 @@ struct ConvAdapter {
     if (a.A == nullptr || a.B == nullptr || a.D == nullptr) {
       return std::string(a.A == nullptr ? "A" : a.B == nullptr ? "B" : "D") + ": null pointer";
     }
-    if (a.C == nullptr && a.beta != 0.0) return "C: null pointer while beta is not 0";
-    if (a.num_activation_args != t.num_activation_args) {
+    if (a.C == nullptr && a.header.beta != 0.0) return "C: null pointer while beta is not 0";
+    if (a.header.num_activation_args != t.num_activation_args) {
       return "epilogue: expected " + std::to_string(t.num_activation_args) +
-             " activation argument(s), got " + std::to_string(a.num_activation_args);
+             " activation argument(s), got " + std::to_string(a.header.num_activation_args);
     }
     if (t.needs_bias && a.bias == nullptr) {
       return "bias: the kernel adds a bias of one value per output channel; got none";
@@ -93,7 +103,7 @@ struct ConvAdapter {
   }
 
   template <class Gemm, class Fill>
-  static typename Gemm::Arguments make(const tc_gemm_args& a, const EntryTraits& t, Fill fill,
+  static typename Gemm::Arguments make(const tc_conv_args& a, const EntryTraits& t, Fill fill,
                                        int device) {
     const tc_conv_problem& c = a.conv;
     const ProblemShape shape(

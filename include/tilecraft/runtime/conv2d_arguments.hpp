@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "tilecraft/abi/conv_args.h"
 #include "tilecraft/core/conv_problem_size.hpp"
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/core/tensor_view.hpp"
@@ -34,7 +35,8 @@ struct Conv2dProblem {
   size_t workspace_bytes = 0;
 };
 
-class Conv2dArguments : public PreparedLaunch {
+class Conv2dArguments
+    : public PreparedLaunchOf<tc_conv_args, TC_FAMILY_CONV, TC_CONV_ARGS_VERSION> {
  public:
   // Validates every tensor against the operation and the problem size, stages host tensors to
   // the device, and sizes the workspace. Nothing is launched. A failure names the argument, what

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tilecraft/abi/module_abi.h"
+#include "tilecraft/abi/gemm_args.h"
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/core/tensor_view.hpp"
 #include "tilecraft/describe/epilogue.hpp"
@@ -64,7 +64,7 @@ struct GemmProblem {
 Status check_epilogue_operands(const EpilogueGraph& graph, const EpilogueOperands& operands,
                                int64_t m, int64_t n, int batch, Layout layout_d);
 
-class GemmArguments : public PreparedLaunch {
+class GemmArguments : public PreparedLaunchOf<tc_gemm_args, TC_FAMILY_GEMM, TC_GEMM_ARGS_VERSION> {
  public:
   // Validates every tensor against the operation's description and the problem size, stages host
   // tensors to the device, and sizes the workspace. Nothing is launched. Fails with a Status

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "tilecraft/abi/grouped_args.h"
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/core/tensor_view.hpp"
 #include "tilecraft/describe/epilogue.hpp"
@@ -51,7 +52,8 @@ struct StackedGroupedGemmProblem {
   Result<GroupedGemmProblem> split(const char* out_name = "D") const;
 };
 
-class GroupedGemmArguments : public PreparedLaunch {
+class GroupedGemmArguments
+    : public PreparedLaunchOf<tc_grouped_args, TC_FAMILY_GROUPED, TC_GROUPED_ARGS_VERSION> {
  public:
   // Checks every problem's tensors against the operation's description (naming the problem,
   // e.g. "A[3]: expected bfloat16 ..."), stages host tensors, uploads the arrays and sizes the

@@ -18,7 +18,8 @@ class PreparedLaunch {
   // Waits for the launch; copies staged outputs back to the caller's host tensors.
   Status sync();
 
-  const tc_gemm_args& abi_args() const { return args_; }
+  // The entry's arguments: the header its family's block starts with.
+  const tc_args_header* abi_header() const { return header_; }
   // The device of the operands (-1: host tensors only, staged on the device current then);
   // launches, syncs and frees happen there whichever device is current.
   int device() const { return device_; }
@@ -37,7 +38,7 @@ class PreparedLaunch {
   virtual ~PreparedLaunch();
 
  protected:
-  PreparedLaunch() = default;
+  explicit PreparedLaunch(const tc_args_header* header) : header_(header) {}
 
   // A device pointer for the tensor: its own, or a fresh device copy of a host tensor holding
   // span_elements elements (copied in when copy_in, copied back by sync() when copy_back).
@@ -45,12 +46,11 @@ class PreparedLaunch {
                const void** device_ptr);
   // A device copy of host bytes, kept as long as these arguments.
   Result<void*> upload(const void* host, size_t bytes, const char* what);
-  // Asks the entry whether it can run args_ (the text names `kernel_name`), then sizes the
+  // Asks the entry whether it can run the arguments (the text names `kernel_name`), then sizes the
   // workspace: the caller's if given (checked for size), else one from the pool when needed.
   Status finish(const std::string& kernel_name, void* caller_workspace,
                 size_t caller_workspace_bytes);
 
-  tc_gemm_args args_{};
   const tc_kernel_entry* entry_ = nullptr;
   int device_ = -1;
   std::vector<DeviceBuffer> staged_;  // device copies of host tensors, pointer arrays
@@ -62,6 +62,7 @@ class PreparedLaunch {
     const void* device;
     size_t bytes;
   };
+  const tc_args_header* header_;
   DeviceBuffer workspace_;
   void* caller_workspace_ = nullptr;
   size_t workspace_needed_ = 0;
@@ -71,6 +72,17 @@ class PreparedLaunch {
 
  protected:
   bool staged_host_tensors() const { return !copy_back_.empty(); }
+};
+
+// A PreparedLaunch over one family's argument block (abi/gemm_args.h, ...), its header filled.
+template <class Block, int32_t kFamily, int32_t kVersion>
+class PreparedLaunchOf : public PreparedLaunch {
+ protected:
+  PreparedLaunchOf() : PreparedLaunch(&args_.header) {
+    args_.header.family = kFamily;
+    args_.header.family_version = kVersion;
+  }
+  Block args_{};
 };
 
 }  // namespace tilecraft

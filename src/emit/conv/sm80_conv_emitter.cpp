@@ -115,13 +115,13 @@ std::string conv_entry_text(const GemmEntry& entry, int index) {
     out += kernel_definition_text(KernelForm::kKernel, conv + "::UnderlyingKernel", kernel);
     out += "#else\n";
     out += "static int32_t tc_can_implement_" + i +
-           "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+           "(const tc_args_header* args, char* error, size_t capacity) {\n";
     out +=
         "  return tc_conv::can_implement<" + conv + ">(args, error, capacity, " + max_k + ");\n}\n";
-    out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+    out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
     out += "  return tc_conv::workspace_size<" + conv + ">(args);\n}\n";
     out += "static int32_t tc_run_" + i +
-           "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+           "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
            "    size_t capacity) {\n";
     out += "  return tc_conv::run<" + conv + ">(args, workspace, stream, error, capacity, \"" +
            kernel + "\");\n}\n";

@@ -53,7 +53,7 @@ struct EvtVisitors {
 // The graph must be valid (validate_for the kernel's arch).
 EvtVisitors lower_epilogue_graph(const EpilogueGraph& graph);
 
-// Index of graph node `node` among graph.operand_nodes() (tc_gemm_args.epilogue_tensors), and
+// Index of graph node `node` among graph.operand_nodes() (tc_args_header.epilogue_tensors), and
 // among graph.scalar_nodes() (epilogue_scalars); -1 if it is not there.
 int operand_index(const EpilogueGraph& graph, int node);
 int scalar_index(const EpilogueGraph& graph, int node);

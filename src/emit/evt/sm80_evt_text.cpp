@@ -127,8 +127,8 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtSlots& slots, co
   const std::string pointer = "static_cast<" + element + "*>(" + operand + ".data)";
   switch (n.kind) {
     case EpilogueNodeKind::scalar:
-      return "{{ElementCompute(a.epilogue_scalars[" + std::to_string(slots.scalar[t.source]) +
-             "])}}";
+      return "{{ElementCompute(a.header.epilogue_scalars[" +
+             std::to_string(slots.scalar[t.source]) + "])}}";
     case EpilogueNodeKind::constant:
       return "{{ElementCompute(" + evt_float_literal(n.value) + ")}}";
     case EpilogueNodeKind::tensor: {
@@ -203,7 +203,7 @@ std::string sm80_evt_fill_text(const GemmDescription& d) {
   out +=
       "using FusionArguments = typename FusionCallbacks::Arguments;\n"
       "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
-      "  [[maybe_unused]] const tc_epilogue_tensor* T = a.epilogue_tensors;\n"
+      "  [[maybe_unused]] const tc_epilogue_tensor* T = a.header.epilogue_tensors;\n"
       "  f = FusionArguments" +
       evt_arguments_text(
           visitors, [&](const EvtNode& t) { return node_arguments(graph, slots, t, transposed); },

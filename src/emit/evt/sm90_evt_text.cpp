@@ -96,8 +96,8 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtSlots& slots, co
   const std::string operand = "T[" + std::to_string(slots.operand[t.source]) + "]";
   switch (n.kind) {
     case EpilogueNodeKind::scalar:
-      return "{{ElementCompute(a.epilogue_scalars[" + std::to_string(slots.scalar[t.source]) +
-             "])}}";
+      return "{{ElementCompute(a.header.epilogue_scalars[" +
+             std::to_string(slots.scalar[t.source]) + "])}}";
     case EpilogueNodeKind::constant:
       return "{{ElementCompute(" + evt_float_literal(n.value) + ")}}";
     case EpilogueNodeKind::tensor: {
@@ -172,7 +172,7 @@ std::string sm90_evt_fill_text(const GemmDescription& d) {
   const EvtSlots slots = evt_slots(graph);
   return "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
          "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
-         "  [[maybe_unused]] const tc_epilogue_tensor* T = a.epilogue_tensors;\n"
+         "  [[maybe_unused]] const tc_epilogue_tensor* T = a.header.epilogue_tensors;\n"
          "  f = FusionArguments" +
          evt_arguments_text(
              visitors, [&](const EvtNode& t) { return node_arguments(graph, slots, t); }, "  ") +

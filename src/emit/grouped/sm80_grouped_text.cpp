@@ -35,13 +35,13 @@ std::string sm80_grouped_entry_text(const GemmEntry& entry, int index) {
   out += kernel_definition_text(KernelForm::kKernel, kernel_type, kernel);
   out += "#else\n";
   out += "static int32_t tc_can_implement_" + i +
-         "(const tc_gemm_args* args, char* error, size_t capacity) {\n";
+         "(const tc_args_header* args, char* error, size_t capacity) {\n";
   out += "  return tc_grouped::can_implement<" + kernel_type + ">(args, error, capacity, " + max_k +
          ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_gemm_args* args) {\n";
+  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
   out += "  return tc_grouped::workspace_size<" + kernel_type + ">(args, \"" + kernel + "\");\n}\n";
   out += "static int32_t tc_run_" + i +
-         "(const tc_gemm_args* args, void* workspace, void* stream, char* error,\n"
+         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
          "    size_t capacity) {\n";
   out += "  return tc_grouped::run<" + kernel_type +
          ">(args, workspace, stream, error, capacity, \"" + kernel + "\", " + max_k + ");\n}\n";

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "compile/test_support.hpp"
 #include "tilecraft/core/settings.hpp"
@@ -86,11 +87,45 @@ TEST_F(JitHeadersKey, AFolderWithoutThemIsRefusedByItsSetting) {
 TEST(JitHeaders, TheLibrarysOwnAreFound) {
   Result<JitHeaders> headers = read_jit_headers(settings().jit_include_dir, "jit_include_dir");
   ASSERT_TRUE(headers) << headers.status().message();
-  for (const char* name : {"tilecraft/jit/module_prelude.cuh", "tilecraft/jit/device_image.cuh",
-                           "tilecraft/jit/sm80_gemm.cuh", "tilecraft/jit/sm80_grouped.cuh",
-                           "tilecraft/jit/sm80_conv.cuh", "tilecraft/jit/sm90_gemm.cuh",
-                           "tilecraft/jit/sm90_conv.cuh", "tilecraft/abi/module_abi.h"}) {
+  for (const char* name :
+       {"tilecraft/jit/module_prelude.cuh", "tilecraft/jit/device_image.cuh",
+        "tilecraft/jit/sm80_gemm.cuh", "tilecraft/jit/sm80_grouped.cuh",
+        "tilecraft/jit/sm80_conv.cuh", "tilecraft/jit/sm90_gemm.cuh", "tilecraft/jit/sm90_conv.cuh",
+        "tilecraft/jit/sm90_grouped.cuh", "tilecraft/abi/module_abi.h", "tilecraft/abi/gemm_args.h",
+        "tilecraft/abi/grouped_args.h", "tilecraft/abi/conv_args.h"}) {
     EXPECT_EQ(headers->files.count(name), 1u) << name;
+  }
+}
+
+// Each family's modules reach its own argument block and no other family's, so that a change to
+// one block re-keys that family's modules only (every module reaches the shared module_abi.h).
+TEST(JitHeaders, EachFamilyReachesItsOwnArgumentBlockOnly) {
+  Result<JitHeaders> headers = read_jit_headers(settings().jit_include_dir, "jit_include_dir");
+  ASSERT_TRUE(headers) << headers.status().message();
+  const std::string prelude = "#include \"tilecraft/jit/module_prelude.cuh\"\n";
+  const struct {
+    const char* includes;
+    const char* block;
+  } families[] = {
+      {"sm80_gemm.cuh sm80_split_k_parallel.cuh sm80_epilogue_graph.cuh", "gemm_args.h"},
+      {"sm90_gemm.cuh evt_functions.cuh", "gemm_args.h"},
+      {"sm80_grouped.cuh", "grouped_args.h"},
+      {"sm90_grouped.cuh", "grouped_args.h"},
+      {"sm80_conv.cuh sm80_conv_grouped.cuh sm80_conv3d.cuh", "conv_args.h"},
+      {"sm90_conv.cuh", "conv_args.h"},
+  };
+  for (const auto& family : families) {
+    std::string source = prelude;
+    std::istringstream names(family.includes);
+    for (std::string name; names >> name;) {
+      source += "#include \"tilecraft/jit/" + name + "\"\n";
+    }
+    const std::string text = jit_header_key_text(*headers, source);
+    EXPECT_NE(text.find("tilecraft/abi/module_abi.h "), std::string::npos) << text;
+    for (const char* block : {"gemm_args.h", "grouped_args.h", "conv_args.h"}) {
+      const bool reached = text.find(std::string("tilecraft/abi/") + block) != std::string::npos;
+      EXPECT_EQ(reached, std::string(block) == family.block) << family.includes << ": " << block;
+    }
   }
 }
 

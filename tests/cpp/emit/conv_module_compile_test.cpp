@@ -73,15 +73,15 @@ GemmDescription sm90(ConvKind kind, DataType element, EpilogueFunctor e,
   return made.value();
 }
 
-tc_gemm_args conv_args(const GemmDescription& d, const GemmEntry& entry) {
-  tc_gemm_args a{};
-  a.mode = entry.kind == GemmEntryKind::kUniversal ? TC_GEMM_MODE_GEMM
-                                                   : TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL;
+tc_conv_args conv_args(const GemmDescription& d, const GemmEntry& entry) {
+  tc_conv_args a = conv_block();
+  a.mode =
+      entry.kind == GemmEntryKind::kUniversal ? TC_CONV_MODE_RUN : TC_CONV_MODE_SPLIT_K_PARALLEL;
   a.A = a.B = a.C = a.D = g_dummy;
   if (d.epilogue.fusion.bias != BiasKind::none) a.bias = g_dummy;
-  a.alpha = 1.0;
-  a.beta = 0.5;
-  a.num_activation_args = activation_argument_count(d.epilogue.activation);
+  a.header.alpha = 1.0;
+  a.header.beta = 0.5;
+  a.header.num_activation_args = activation_argument_count(d.epilogue.activation);
   tc_conv_problem& c = a.conv;
   c.kind = static_cast<int32_t>(d.conv.kind);
   c.n = 2;
@@ -103,24 +103,24 @@ void check_conv_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
   EXPECT_NE(std::string(entry.metadata).find("conv_kind=" + std::string(to_string(d.conv.kind))),
             std::string::npos)
       << entry.metadata;
-  tc_gemm_args good = conv_args(d, spec);
+  tc_conv_args good = conv_args(d, spec);
   if (d.conv.iterator_algorithm == IteratorAlgorithm::FixedChannels) good.conv.c = d.A.alignment;
   Verdict ok = can_implement(entry, good);
   EXPECT_EQ(ok.status, TC_OK) << ok.text;
 
-  tc_gemm_args other_kind = good;
+  tc_conv_args other_kind = good;
   other_kind.conv.kind = (good.conv.kind + 1) % 3;
   Verdict refused = can_implement(entry, other_kind);
   EXPECT_EQ(refused.status, TC_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(refused.text.find("conv kind"), std::string::npos) << refused.text;
 
-  tc_gemm_args grouped = good;
+  tc_conv_args grouped = good;
   grouped.conv.groups = 2;
   refused = can_implement(entry, grouped);
   EXPECT_NE(refused.text.find("groups=2"), std::string::npos) << refused.text;
 
   if (d.A.alignment > 1) {
-    tc_gemm_args odd = good;
+    tc_conv_args odd = good;
     odd.conv.c = good.conv.c + 1;
     odd.conv.k = good.conv.k + 1;
     refused = can_implement(entry, odd);
@@ -130,15 +130,15 @@ void check_conv_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
     EXPECT_NE(refused.text.find(expected), std::string::npos) << refused.text;
   }
   if (d.conv.kind == ConvKind::Dgrad && d.conv.stride_support == StrideSupport::Unity) {
-    tc_gemm_args strided = good;
+    tc_conv_args strided = good;
     strided.conv.stride_h = 2;
     strided.conv.p = 5;
     refused = can_implement(entry, strided);
     EXPECT_NE(refused.text.find("unit strides"), std::string::npos) << refused.text;
   }
-  tc_gemm_args wrong_mode = good;
+  tc_conv_args wrong_mode = good;
   wrong_mode.mode =
-      good.mode == TC_GEMM_MODE_GEMM ? TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL : TC_GEMM_MODE_GEMM;
+      good.mode == TC_CONV_MODE_RUN ? TC_CONV_MODE_SPLIT_K_PARALLEL : TC_CONV_MODE_RUN;
   refused = can_implement(entry, wrong_mode);
   EXPECT_NE(refused.text.find("mode"), std::string::npos) << refused.text;
 }
@@ -150,7 +150,7 @@ void check_group_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
   EXPECT_NE(std::string(entry.metadata).find("group_mode=" + std::string(to_string(mode))),
             std::string::npos)
       << entry.metadata;
-  tc_gemm_args good = conv_args(d, spec);
+  tc_conv_args good = conv_args(d, spec);
   tc_conv_problem& c = good.conv;
   if (mode == GroupMode::SingleGroup) {
     c.groups = 2, c.c = 64, c.k = 256;  // 128 output channels per group: one tile N
@@ -162,7 +162,7 @@ void check_group_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
   Verdict ok = can_implement(entry, good);
   EXPECT_EQ(ok.status, TC_OK) << ok.text;
 
-  tc_gemm_args unfit = good;  // a group count that leaves the tile's N unfit
+  tc_conv_args unfit = good;  // a group count that leaves the tile's N unfit
   if (mode == GroupMode::SingleGroup) {
     unfit.conv.k = 2 * 64;
     Verdict refused = can_implement(entry, unfit);
@@ -179,12 +179,12 @@ void check_group_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
     Verdict refused = can_implement(entry, unfit);
     EXPECT_NE(refused.text.find("C == K == groups"), std::string::npos) << refused.text;
   }
-  tc_gemm_args split = good;
+  tc_conv_args split = good;
   split.conv.split_k_slices = 2;
   Verdict refused = can_implement(entry, split);
   EXPECT_NE(refused.text.find("do not split K"), std::string::npos) << refused.text;
 
-  tc_gemm_args odd = good;
+  tc_conv_args odd = good;
   if (mode == GroupMode::Depthwise) {  // one element per load: any channel count
     odd.conv.groups = odd.conv.c = odd.conv.k = 30;
     Verdict taken = can_implement(entry, odd);
@@ -228,7 +228,7 @@ GemmDescription conv3d(ConvKind kind, IteratorAlgorithm algorithm, StrideSupport
 
 void check_conv3d_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
   const GemmDescription& d = spec.description;
-  tc_gemm_args good = conv_args(d, spec);
+  tc_conv_args good = conv_args(d, spec);
   tc_conv_problem& c = good.conv;
   c.spatial_dims = 3;
   c.d = c.z = 5;
@@ -238,17 +238,17 @@ void check_conv3d_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
   Verdict ok = can_implement(entry, good);
   EXPECT_EQ(ok.status, TC_OK) << ok.text;
 
-  tc_gemm_args planar = conv_args(d, spec);  // a 2-D problem
+  tc_conv_args planar = conv_args(d, spec);  // a 2-D problem
   Verdict refused = can_implement(entry, planar);
   EXPECT_NE(refused.text.find("this entry computes 3-D convolutions, got a 2-D problem"),
             std::string::npos)
       << refused.text;
-  tc_gemm_args no_depth = good;
+  tc_conv_args no_depth = good;
   no_depth.conv.t = 0;
   refused = can_implement(entry, no_depth);
   EXPECT_NE(refused.text.find("every extent must be positive"), std::string::npos) << refused.text;
   if (d.A.alignment > 1) {
-    tc_gemm_args odd = good;
+    tc_conv_args odd = good;
     odd.conv.c = good.conv.c + 1;
     odd.conv.k = good.conv.k + 1;
     refused = can_implement(entry, odd);

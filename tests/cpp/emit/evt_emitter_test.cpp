@@ -126,7 +126,7 @@ TEST(Sm90EvtEmission, EntryIsAVisitorTreeWithoutASourceC) {
         "Sm90ColBroadcast<0, TileShape, float", "Sm90AuxStore<",
         "Sm90ScalarReduction<tc_evt::ReduceAbsMax, cutlass::atomic_maximum",
         "Sm90ColReduction<cutlass::plus, cutlass::plus, cutlass::atomic_add", "tc_evt::First",
-        "a.epilogue_scalars[0]", "AuxLoadDescriptor<EpilogueDescriptor",
+        "a.header.epilogue_scalars[0]", "AuxLoadDescriptor<EpilogueDescriptor",
         "ElementCompute(float(2))"}) {
     EXPECT_NE(entry.find(part), std::string::npos) << "missing: " << part;
   }

@@ -169,7 +169,7 @@ TEST(EvtLowering, TheTopologicalVisitorsTextAndArguments) {
   const std::string fill = sm80_evt_fill_text(d);
   EXPECT_NE(fill.find("  f = FusionArguments{\n"
                       "    {},\n"
-                      "    {{ElementCompute(a.epilogue_scalars[0])}},\n"
+                      "    {{ElementCompute(a.header.epilogue_scalars[0])}},\n"
                       "    {},\n"
                       "    {},\n"
                       "    {},\n"

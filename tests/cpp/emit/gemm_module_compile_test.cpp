@@ -66,7 +66,7 @@ int64_t leading_dimension(Layout layout, int rows, int cols) {
 // leading dimensions, and the entry kind's mode.
 tc_gemm_args problem(const GemmEntry& entry, int m, int n, int k) {
   const GemmDescription& d = entry.description;
-  tc_gemm_args a{};
+  tc_gemm_args a = gemm_block();
   a.mode = entry.kind == GemmEntryKind::kSplitKParallel ? TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL
                                                         : TC_GEMM_MODE_GEMM;
   a.m = m;
@@ -76,10 +76,10 @@ tc_gemm_args problem(const GemmEntry& entry, int m, int n, int k) {
   a.lda = leading_dimension(d.A.layout, m, k);
   a.ldb = leading_dimension(d.B.layout, k, n);
   a.ldc = a.ldd = leading_dimension(d.C.layout, m, n);
-  a.alpha = 1.0;
-  a.beta = 0.5;
-  a.num_activation_args = d.epilogue.activation == Activation::leaky_relu ? 1 : 0;
-  a.activation_args[0] = 0.1;
+  a.header.alpha = 1.0;
+  a.header.beta = 0.5;
+  a.header.num_activation_args = d.epilogue.activation == Activation::leaky_relu ? 1 : 0;
+  a.header.activation_args[0] = 0.1;
   if (d.has_epilogue_graph()) {
     // The graph's operands: never read by can_implement, so one aligned host address serves.
     alignas(16) static char storage[16];
@@ -87,10 +87,10 @@ tc_gemm_args problem(const GemmEntry& entry, int m, int n, int k) {
     static double scalars[32];
     for (tc_epilogue_tensor& t : tensors) t = {storage, n, 0};
     for (double& value : scalars) value = 0.5;
-    a.num_epilogue_tensors = static_cast<int32_t>(d.epilogue_graph->operand_nodes().size());
-    a.epilogue_tensors = tensors;
-    a.num_epilogue_scalars = static_cast<int32_t>(d.epilogue_graph->scalar_nodes().size());
-    a.epilogue_scalars = scalars;
+    a.header.num_epilogue_tensors = static_cast<int32_t>(d.epilogue_graph->operand_nodes().size());
+    a.header.epilogue_tensors = tensors;
+    a.header.num_epilogue_scalars = static_cast<int32_t>(d.epilogue_graph->scalar_nodes().size());
+    a.header.epilogue_scalars = scalars;
   }
   return a;
 }
@@ -109,6 +109,15 @@ std::vector<std::unique_ptr<Module>> compile_and_check(const std::vector<ModuleS
         EXPECT_NE(negative.text.find("M, N and K must be positive"), std::string::npos)
             << negative.text;
         EXPECT_EQ(entry.can_implement(nullptr, nullptr, 0), TC_ERROR_INVALID_ARGUMENT);
+        // Another family's block, or another version of the GEMM block: refused by the header.
+        const Verdict conv = can_implement(entry, conv_block());
+        EXPECT_EQ(conv.text, "arguments: this entry reads family 1 arguments, version " +
+                                 std::to_string(TC_GEMM_ARGS_VERSION) + "; got family 3, version " +
+                                 std::to_string(TC_CONV_ARGS_VERSION));
+        tc_gemm_args newer = problem(spec, 256, 256, k);
+        newer.header.family_version += 1;
+        EXPECT_EQ(can_implement(entry, newer).status, TC_ERROR_INVALID_ARGUMENT);
+        EXPECT_EQ(entry.workspace_size(&newer.header), 0u);
       });
 }
 
@@ -180,7 +189,7 @@ TEST(GemmModuleCompile, CiModules) {
               "(row-major MxN)");
     args = problem({f16, GemmEntryKind::kSplitKParallel}, 128, 128, 4096);
     EXPECT_EQ(can_implement(split_k, args).status, TC_OK);
-    EXPECT_EQ(split_k.workspace_size(&args), size_t(128) * 128 * 4 * sizeof(float));
+    EXPECT_EQ(split_k.workspace_size(&args.header), size_t(128) * 128 * 4 * sizeof(float));
     args.mode = TC_GEMM_MODE_GEMM;
     EXPECT_NE(can_implement(split_k, args).text.find("runs only GemmSplitKParallel"),
               std::string::npos);
@@ -222,11 +231,11 @@ TEST(GemmModuleCompile, CiModules) {
                              "an epilogue graph"),
               std::string::npos);
     args = problem({graph}, 200, 136, 64);
-    args.num_epilogue_tensors = 6;
+    args.header.num_epilogue_tensors = 6;
     EXPECT_EQ(can_implement(entry, args).text,
               "epilogue graph: expected 7 operand tensor(s), got 6");
     args = problem({graph}, 200, 136, 64);
-    args.num_epilogue_scalars = 0;
+    args.header.num_epilogue_scalars = 0;
     EXPECT_EQ(can_implement(entry, args).text, "epilogue graph: expected 2 scalar(s), got 0");
     args = problem({graph}, 200, 132, 64);
     EXPECT_EQ(can_implement(entry, args).text,
@@ -234,12 +243,12 @@ TEST(GemmModuleCompile, CiModules) {
               "(row-major MxN)");
     args = problem({graph}, 200, 136, 64);
     tc_epilogue_tensor operands[7];
-    for (int i = 0; i < 7; ++i) operands[i] = args.epilogue_tensors[i];
+    for (int i = 0; i < 7; ++i) operands[i] = args.header.epilogue_tensors[i];
     operands[4].data = nullptr;
-    args.epilogue_tensors = operands;
+    args.header.epilogue_tensors = operands;
     EXPECT_EQ(can_implement(entry, args).text,
               "epilogue graph: operand tensor 4 is a null pointer");
-    EXPECT_EQ(entry.workspace_size(&args), 0u);
+    EXPECT_EQ(entry.workspace_size(&args.header), 0u);
     // A column-major D (the transposed problem inside) is checked as the caller describes it.
     const tc_kernel_entry& column = table->entries[1];
     args = problem({column_graph}, 200, 132, 64);

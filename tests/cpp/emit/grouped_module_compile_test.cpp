@@ -36,20 +36,18 @@ GemmDescription grouped(GemmDescription d, SchedulerMode mode) {
       .value();
 }
 
-tc_gemm_args grouped_args(const GemmDescription& d) {
-  tc_gemm_args a{};
-  a.mode = TC_GEMM_MODE_GROUPED;
+tc_grouped_args grouped_args(const GemmDescription& d) {
+  tc_grouped_args a = grouped_block();
   a.problem_count = 2;
   a.problem_sizes = g_sizes;  // stands in for device memory: the host checks never read it
   a.host_problem_sizes = g_sizes;
   a.A_array = a.B_array = a.C_array = g_pointers;
   a.D_array = g_outputs;
   a.lda_array = a.ldb_array = a.ldc_array = a.ldd_array = g_lds;
-  a.alpha = 1.0;
-  a.beta = 0.5;
-  a.scale_a = a.scale_b = a.scale_c = a.scale_d = 1.0;
+  a.header.alpha = 1.0;
+  a.header.beta = 0.5;
   a.max_k = 64;
-  a.num_activation_args = activation_argument_count(d.epilogue.activation);
+  a.header.num_activation_args = activation_argument_count(d.epilogue.activation);
   if (d.epilogue.fusion.bias != BiasKind::none) a.bias_array = g_pointers;
   return a;
 }
@@ -57,34 +55,34 @@ tc_gemm_args grouped_args(const GemmDescription& d) {
 void check_grouped_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
   const GemmDescription& d = spec.description;
   EXPECT_NE(std::string(entry.metadata).find("kind=grouped"), std::string::npos);
-  tc_gemm_args good = grouped_args(d);
+  tc_grouped_args good = grouped_args(d);
   Verdict ok = can_implement(entry, good);
   EXPECT_EQ(ok.status, TC_OK) << ok.text;
 
-  tc_gemm_args plain = good;
-  plain.mode = TC_GEMM_MODE_GEMM;
+  // A GEMM's block given to a grouped entry: refused by its family, before any field is read.
+  tc_gemm_args plain = gemm_block();
   Verdict refused = can_implement(entry, plain);
   EXPECT_EQ(refused.status, TC_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(refused.text.find("grouped problems"), std::string::npos) << refused.text;
+  EXPECT_NE(refused.text.find("reads family 2 arguments"), std::string::npos) << refused.text;
 
-  tc_gemm_args none = good;
+  tc_grouped_args none = good;
   none.problem_count = 0;
   refused = can_implement(entry, none);
   EXPECT_NE(refused.text.find("problem_count"), std::string::npos) << refused.text;
 
-  tc_gemm_args no_arrays = good;
+  tc_grouped_args no_arrays = good;
   no_arrays.lda_array = nullptr;
   refused = can_implement(entry, no_arrays);
   EXPECT_NE(refused.text.find("lda_array"), std::string::npos) << refused.text;
 
   if (d.epilogue.fusion.bias != BiasKind::none) {
-    tc_gemm_args no_bias = good;
+    tc_grouped_args no_bias = good;
     no_bias.bias_array = nullptr;
     refused = can_implement(entry, no_bias);
     EXPECT_NE(refused.text.find("bias"), std::string::npos) << refused.text;
   }
   if (d.scheduler_mode == SchedulerMode::Host) {
-    tc_gemm_args device_only = good;
+    tc_grouped_args device_only = good;
     device_only.host_problem_sizes = nullptr;
     refused = can_implement(entry, device_only);
     EXPECT_NE(refused.text.find("SchedulerMode.Host"), std::string::npos) << refused.text;

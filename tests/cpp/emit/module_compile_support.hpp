@@ -23,6 +23,9 @@
 #include <thread>
 #include <vector>
 
+#include "tilecraft/abi/conv_args.h"
+#include "tilecraft/abi/gemm_args.h"
+#include "tilecraft/abi/grouped_args.h"
 #include "tilecraft/abi/module_abi.h"
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
@@ -139,10 +142,30 @@ struct Verdict {
   std::string text;
 };
 
-inline Verdict can_implement(const tc_kernel_entry& entry, const tc_gemm_args& args) {
+// Any family's block, through the entry's one C signature.
+template <class Block>
+Verdict can_implement(const tc_kernel_entry& entry, const Block& args) {
   char error[512] = "";
-  const int32_t status = entry.can_implement(&args, error, sizeof(error));
+  const int32_t status = entry.can_implement(&args.header, error, sizeof(error));
   return {status, error};
+}
+
+// A zeroed argument block of a family, its header filled as the runtime fills it.
+template <class Block>
+Block block_of(int32_t family, int32_t version) {
+  Block b{};
+  b.header.family = family;
+  b.header.family_version = version;
+  return b;
+}
+inline tc_gemm_args gemm_block() {
+  return block_of<tc_gemm_args>(TC_FAMILY_GEMM, TC_GEMM_ARGS_VERSION);
+}
+inline tc_grouped_args grouped_block() {
+  return block_of<tc_grouped_args>(TC_FAMILY_GROUPED, TC_GROUPED_ARGS_VERSION);
+}
+inline tc_conv_args conv_block() {
+  return block_of<tc_conv_args>(TC_FAMILY_CONV, TC_CONV_ARGS_VERSION);
 }
 
 // Compiles the modules for `arch` and checks each table against its specification (ABI

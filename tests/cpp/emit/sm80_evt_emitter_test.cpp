@@ -156,8 +156,8 @@ TEST(Sm80EvtEmitter, ArgumentsComeFromTheAbiOperandsAndD) {
       text,
       {"using FusionArguments = typename FusionCallbacks::Arguments;",
        "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {",
-       "{{ElementCompute(a.epilogue_scalars[0])}}", "{{ElementCompute(a.epilogue_scalars[1])}}",
-       "{{ElementCompute(float(2))}}",
+       "{{ElementCompute(a.header.epilogue_scalars[0])}}",
+       "{{ElementCompute(a.header.epilogue_scalars[1])}}", "{{ElementCompute(float(2))}}",
        "{static_cast<cutlass::half_t*>(T[0].data), cutlass::half_t(0), {int64_t(T[0].ld), "
        "cute::_1{}, int64_t(T[0].batch_stride)}}",
        "{static_cast<float*>(T[1].data), float(0), tc_evt::vector_stride<cute::Stride<cute::_0, "
@@ -232,7 +232,7 @@ TEST(Sm80EvtEmitter, EveryElementwiseNodeUsesItsFunction) {
       visitor("VisitorCompute<tc_evt::Identity, cutlass::bfloat16_t, ElementCompute, "));
   parts.push_back(visitor("VisitorCompute<tc_evt::Identity, cutlass::half_t, ElementCompute, "));
   parts.push_back("{{ElementCompute(std::numeric_limits<float>::infinity())}}");
-  parts.push_back("{{ElementCompute(a.epilogue_scalars[0])}}");
+  parts.push_back("{{ElementCompute(a.header.epilogue_scalars[0])}}");
   parts.push_back("using ElementD = cutlass::bfloat16_t;");
   EXPECT_TRUE(contains_all(text, parts));
 }

@@ -158,8 +158,8 @@ TEST(Sm90Emitter, PingpongClampAndHorizontalSwizzle) {
              "    cutlass::epilogue::TmaWarpSpecialized, FusionOp>",
              "cutlass::epilogue::fusion::LinCombEltAct<cutlass::epilogue::thread::Clamp, "
              "ElementD, ElementCompute, ElementC, ElementCompute>",
-             "f.activation.lower_bound = ElementCompute(a.activation_args[0]);",
-             "f.activation.upper_bound = ElementCompute(a.activation_args[1]);",
+             "f.activation.lower_bound = ElementCompute(a.header.activation_args[0]);",
+             "f.activation.upper_bound = ElementCompute(a.header.activation_args[1]);",
              // raster along N, two activation arguments
              "kTraits{1, 2, false, false, false, 2, \"tc_kernel_0\"};"}));
   EXPECT_TRUE(contains_none(text, {"Cooperative"}));
@@ -200,7 +200,7 @@ TEST(Sm90Emitter, LeakyReluPassesItsSlope) {
            tma(bf16, Layout::RowMajor), epilogue(bf16, f32, Activation::leaky_relu)));
   EXPECT_TRUE(
       contains_all(text, {"cutlass::epilogue::thread::LeakyReLU",
-                          "f.activation.leaky_alpha = ElementCompute(a.activation_args[0]);",
+                          "f.activation.leaky_alpha = ElementCompute(a.header.activation_args[0]);",
                           "kTraits{1, 0, false, false, false, 1, \"tc_kernel_0\"};"}));
 }
 
@@ -282,7 +282,7 @@ TEST(Sm90Emitter, GridDependencyControlEarlyTriggerUnlessAnEntryIsStreamK) {
     EXPECT_TRUE(contains_none(text, {absent}));
   }
   EXPECT_TRUE(contains_all(testing::jit_header_text("sm90.cuh"),
-                           {"launch_params, a->launch_with_pdl != 0)"}));
+                           {"launch_params, a->header.launch_with_pdl != 0)"}));
 }
 
 TEST(Sm90Emitter, ArchFlagsTargetSm90a) {

@@ -58,7 +58,7 @@ int64_t leading_dimension(Layout layout, int rows, int cols) {
 
 // A problem the entry can run: tight leading dimensions, the operands its epilogue needs.
 tc_gemm_args problem(const GemmDescription& d, int m, int n, int k) {
-  tc_gemm_args a{};
+  tc_gemm_args a = gemm_block();
   a.mode = TC_GEMM_MODE_GEMM;
   a.m = m;
   a.n = n;
@@ -69,11 +69,11 @@ tc_gemm_args problem(const GemmDescription& d, int m, int n, int k) {
   a.lda = leading_dimension(d.A.layout, m, k);
   a.ldb = leading_dimension(d.B.layout, k, n);
   a.ldc = a.ldd = leading_dimension(d.C.layout, m, n);
-  a.alpha = 1.0;
-  a.beta = 0.5;
-  a.num_activation_args = activation_argument_count(d.epilogue.activation);
-  a.activation_args[0] = d.epilogue.activation == Activation::clamp ? -1.0 : 0.1;
-  a.activation_args[1] = 1.0;
+  a.header.alpha = 1.0;
+  a.header.beta = 0.5;
+  a.header.num_activation_args = activation_argument_count(d.epilogue.activation);
+  a.header.activation_args[0] = d.epilogue.activation == Activation::clamp ? -1.0 : 0.1;
+  a.header.activation_args[1] = 1.0;
   const EpilogueFusion& f = d.epilogue.fusion;
   if (f.bias != BiasKind::none) a.bias = g_dummy;
   if (f.aux_output) {
@@ -87,10 +87,10 @@ tc_gemm_args problem(const GemmDescription& d, int m, int n, int k) {
     static double scalars[32];
     for (tc_epilogue_tensor& t : tensors) t = {g_dummy, n, 0};
     for (double& value : scalars) value = 0.5;
-    a.num_epilogue_tensors = static_cast<int32_t>(d.epilogue_graph->operand_nodes().size());
-    a.epilogue_tensors = tensors;
-    a.num_epilogue_scalars = static_cast<int32_t>(d.epilogue_graph->scalar_nodes().size());
-    a.epilogue_scalars = scalars;
+    a.header.num_epilogue_tensors = static_cast<int32_t>(d.epilogue_graph->operand_nodes().size());
+    a.header.epilogue_tensors = tensors;
+    a.header.num_epilogue_scalars = static_cast<int32_t>(d.epilogue_graph->scalar_nodes().size());
+    a.header.epilogue_scalars = scalars;
   }
   return a;
 }
@@ -113,7 +113,7 @@ std::vector<std::unique_ptr<Module>> compile_and_check(const std::vector<ModuleS
         EXPECT_NE(can_implement(entry, array).text.find("SM90 kernels run Gemm"),
                   std::string::npos);
         tc_gemm_args args = problem(d, 256, 256, 512);
-        args.num_activation_args = 3;
+        args.header.num_activation_args = 3;
         EXPECT_EQ(can_implement(entry, args).status, TC_ERROR_INVALID_ARGUMENT);
         args = problem(d, 256, 256, 512);
         args.batch_count = 2;  // serial split-K
@@ -208,9 +208,10 @@ TEST(Sm90ModuleCompile, CiModule) {
             std::string::npos);
 }
 
-// A null tc_gemm_args is refused (TC_ERROR_INVALID_ARGUMENT, workspace 0), as the SM80 adapters
-// do. The calls run in a forked child (gtest's "fast" death-test style, which reuses the module
-// compiled in this process), so that a crash would fail only this test.
+// Null arguments, and a block of another family, are refused (TC_ERROR_INVALID_ARGUMENT,
+// workspace 0), as the SM80 adapters do. The calls run in a forked child (gtest's "fast" death-test
+// style, which reuses the module compiled in this process), so that a crash would fail only this
+// test.
 TEST(Sm90ModuleCompile, NullArgumentsAreRefused) {
   TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the SM90 CI module");
   skip_without_toolchain();
@@ -224,7 +225,12 @@ TEST(Sm90ModuleCompile, NullArgumentsAreRefused) {
         const bool refused =
             entry.can_implement(nullptr, error, sizeof error) == TC_ERROR_INVALID_ARGUMENT;
         const bool no_workspace = entry.workspace_size(nullptr) == 0;
-        std::exit(refused && no_workspace ? 0 : 1);
+        const tc_grouped_args grouped = grouped_block();
+        const bool other_family =
+            can_implement(entry, grouped).text.find("reads family 1 arguments") !=
+                std::string::npos &&
+            entry.workspace_size(&grouped.header) == 0;
+        std::exit(refused && no_workspace && other_family ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");
 }
@@ -243,7 +249,7 @@ TEST(Sm90ModuleCompile, EpilogueGraphWithSharedValues) {
   const tc_module_table* table = modules[0]->table();
   ASSERT_NE(table, nullptr);
   tc_gemm_args args = problem(d, 256, 256, 512);
-  args.num_epilogue_tensors -= 1;
+  args.header.num_epilogue_tensors -= 1;
   EXPECT_EQ(can_implement(table->entries[0], args).text,
             "epilogue graph: expected 5 operand tensor(s), got 4");
 }

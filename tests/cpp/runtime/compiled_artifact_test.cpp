@@ -38,6 +38,8 @@ using runtime_test::simt_f32;
 // A row-major problem the kernel can run, for can_implement (host code: no GPU needed).
 tc_gemm_args row_major_problem(int m, int n, int k) {
   tc_gemm_args args{};
+  args.header.family = TC_FAMILY_GEMM;
+  args.header.family_version = TC_GEMM_ARGS_VERSION;
   args.mode = TC_GEMM_MODE_GEMM;
   args.m = m;
   args.n = n;
@@ -46,13 +48,13 @@ tc_gemm_args row_major_problem(int m, int n, int k) {
   args.lda = k;
   args.ldb = n;
   args.ldc = args.ldd = n;
-  args.alpha = 1.0;
+  args.header.alpha = 1.0;
   return args;
 }
 
 int32_t can_implement(const tc_kernel_entry& entry, const tc_gemm_args& args) {
   char error[512] = "";
-  return entry.can_implement(&args, error, sizeof(error));
+  return entry.can_implement(&args.header, error, sizeof(error));
 }
 
 struct HeaderLines {

@@ -1,7 +1,6 @@
 // ---- tilecraft generated module: 1 GEMM entry (CUTLASS 2.x GemmUniversal, SM80)
 #if !(defined(TILECRAFT_HOST_HALF) && defined(__CUDA_ARCH__))
 #include "tilecraft/jit/module_prelude.cuh"
-#include "tilecraft/jit/sm80_gemm.cuh"
 #include "tilecraft/jit/sm80_grouped.cuh"
 
 // ---- entry 0: tilecraft_sm80_tensorop_16816gemm_grouped_host_f16f16_f32acc_f16_128x128_32x3_w2x2x1_tnt_align8x8x8
@@ -27,13 +26,13 @@ extern "C" __global__ void tc_kernel_0(typename TcGrouped0::Params params) {
 }
 extern "C" __device__ unsigned long long tc_kernel_0_layout[2] = {sizeof(typename TcGrouped0::Params), alignof(typename TcGrouped0::Params)};
 #else
-static int32_t tc_can_implement_0(const tc_gemm_args* args, char* error, size_t capacity) {
+static int32_t tc_can_implement_0(const tc_args_header* args, char* error, size_t capacity) {
   return tc_grouped::can_implement<TcGrouped0>(args, error, capacity, 0);
 }
-static size_t tc_workspace_size_0(const tc_gemm_args* args) {
+static size_t tc_workspace_size_0(const tc_args_header* args) {
   return tc_grouped::workspace_size<TcGrouped0>(args, "tc_kernel_0");
 }
-static int32_t tc_run_0(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+static int32_t tc_run_0(const tc_args_header* args, void* workspace, void* stream, char* error,
     size_t capacity) {
   return tc_grouped::run<TcGrouped0>(args, workspace, stream, error, capacity, "tc_kernel_0", 0);
 }

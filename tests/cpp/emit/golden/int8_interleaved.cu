@@ -25,13 +25,13 @@ extern "C" __global__ void tc_kernel_0(typename TcGemm0::GemmKernel::Params para
 }
 extern "C" __device__ unsigned long long tc_kernel_0_layout[2] = {sizeof(typename TcGemm0::GemmKernel::Params), alignof(typename TcGemm0::GemmKernel::Params)};
 #else
-static int32_t tc_can_implement_0(const tc_gemm_args* args, char* error, size_t capacity) {
+static int32_t tc_can_implement_0(const tc_args_header* args, char* error, size_t capacity) {
   return tc_gemm::universal_can_implement<TcGemm0>(args, error, capacity, 0);
 }
-static size_t tc_workspace_size_0(const tc_gemm_args* args) {
+static size_t tc_workspace_size_0(const tc_args_header* args) {
   return tc_gemm::universal_workspace_size<TcGemm0>(args, "tc_kernel_0");
 }
-static int32_t tc_run_0(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+static int32_t tc_run_0(const tc_args_header* args, void* workspace, void* stream, char* error,
     size_t capacity) {
   return tc_gemm::universal_run<TcGemm0>(args, workspace, stream, error, capacity, "tc_kernel_0");
 }

@@ -50,7 +50,7 @@ constexpr tc_gemm::ResetOutput kResets[] = {
 constexpr tc_gemm::VisitorTraits kTraits{7, 2, kResets, 3};
 using FusionArguments = typename FusionCallbacks::Arguments;
 inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {
-  [[maybe_unused]] const tc_epilogue_tensor* T = a.epilogue_tensors;
+  [[maybe_unused]] const tc_epilogue_tensor* T = a.header.epilogue_tensors;
   f = FusionArguments{
     {
       {
@@ -61,11 +61,11 @@ inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {
                 {
                   {
                     {
-                      {{ElementCompute(a.epilogue_scalars[0])}},
+                      {{ElementCompute(a.header.epilogue_scalars[0])}},
                       {},
                       {}},
                     {
-                      {{ElementCompute(a.epilogue_scalars[1])}},
+                      {{ElementCompute(a.header.epilogue_scalars[1])}},
                       {static_cast<cutlass::half_t*>(T[0].data), cutlass::half_t(0), {int64_t(T[0].ld), cute::_1{}, int64_t(T[0].batch_stride)}},
                       {}},
                     {}},
@@ -99,13 +99,13 @@ extern "C" __global__ void tc_kernel_0(typename TcGemm0::GemmKernel::Params para
 }
 extern "C" __device__ unsigned long long tc_kernel_0_layout[2] = {sizeof(typename TcGemm0::GemmKernel::Params), alignof(typename TcGemm0::GemmKernel::Params)};
 #else
-static int32_t tc_can_implement_0(const tc_gemm_args* args, char* error, size_t capacity) {
+static int32_t tc_can_implement_0(const tc_args_header* args, char* error, size_t capacity) {
   return tc_gemm::visitor_can_implement<TcGemm0, false>(args, error, capacity, tc_entry_0::kTraits, &tc_entry_0::fill_fusion);
 }
-static size_t tc_workspace_size_0(const tc_gemm_args* args) {
+static size_t tc_workspace_size_0(const tc_args_header* args) {
   return tc_gemm::visitor_workspace_size<TcGemm0, false>(args, "tc_kernel_0", tc_entry_0::kTraits, &tc_entry_0::fill_fusion);
 }
-static int32_t tc_run_0(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+static int32_t tc_run_0(const tc_args_header* args, void* workspace, void* stream, char* error,
     size_t capacity) {
   return tc_gemm::visitor_run<TcGemm0, false>(args, workspace, stream, error, capacity, "tc_kernel_0",
       tc_entry_0::kTraits, &tc_entry_0::fill_fusion);

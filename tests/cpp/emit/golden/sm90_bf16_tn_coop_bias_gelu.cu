@@ -49,19 +49,19 @@ extern "C" __device__ unsigned long long tc_kernel_0_layout[2] = {sizeof(typenam
 constexpr tc_sm90::EntryTraits kTraits{1, 0, false, true, false, 0, "tc_kernel_0"};
 using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);
 inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {
-  f.alpha = ElementCompute(a.alpha);
-  f.beta = ElementCompute(a.beta);
+  f.alpha = ElementCompute(a.header.alpha);
+  f.beta = ElementCompute(a.header.beta);
   f.bias_ptr = static_cast<const ElementBias*>(a.bias);
   cute::get<2>(f.dBias) = a.batch_stride_bias;
 }
 }  // namespace tc_entry_0
-static int32_t tc_can_implement_0(const tc_gemm_args* args, char* error, size_t capacity) {
+static int32_t tc_can_implement_0(const tc_args_header* args, char* error, size_t capacity) {
   return tc_sm90::can_implement<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion, error, capacity);
 }
-static size_t tc_workspace_size_0(const tc_gemm_args* args) {
+static size_t tc_workspace_size_0(const tc_args_header* args) {
   return tc_sm90::workspace_size<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion);
 }
-static int32_t tc_run_0(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+static int32_t tc_run_0(const tc_args_header* args, void* workspace, void* stream, char* error,
     size_t capacity) {
   return tc_sm90::run<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion, workspace, stream, error, capacity);
 }

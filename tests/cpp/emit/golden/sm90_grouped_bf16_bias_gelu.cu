@@ -2,7 +2,7 @@
 #define CUTLASS_ENABLE_GDC_FOR_SM90 1
 #if !(defined(TILECRAFT_HOST_HALF) && defined(__CUDA_ARCH__))
 #include "tilecraft/jit/module_prelude.cuh"
-#include "tilecraft/jit/sm90_gemm.cuh"
+#include "tilecraft/jit/sm90_grouped.cuh"
 
 // ---- entry 0: tilecraft_sm90_tensorop_gemm_grouped_bf16bf16_f32acc_bf16_128x128x64_c1x1x1_s0_coop_tnt_align8x8x8_gelu_bcol_bf16
 namespace tc_entry_0 {
@@ -52,11 +52,11 @@ extern "C" __device__ unsigned long long tc_kernel_0_layout[2] = {sizeof(typenam
 #else
 constexpr tc_sm90::EntryTraits kTraits{1, 0, false, true, false, 0, "tc_kernel_0"};
 using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);
-inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {
+inline void fill_fusion(FusionArguments& f, const tc_grouped_args& a) {
   f = FusionArguments{
-      {{{ElementCompute(a.alpha)}},
+      {{{ElementCompute(a.header.alpha)}},
        {},
-       {{{ElementCompute(a.beta)}},
+       {{{ElementCompute(a.header.beta)}},
         {},
         {reinterpret_cast<ElementBias const* const*>(a.bias_array), ElementBias(0), {}},
         {}},
@@ -64,13 +64,13 @@ inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {
       {}};
 }
 }  // namespace tc_entry_0
-static int32_t tc_can_implement_0(const tc_gemm_args* args, char* error, size_t capacity) {
+static int32_t tc_can_implement_0(const tc_args_header* args, char* error, size_t capacity) {
   return tc_sm90::can_implement<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion, error, capacity);
 }
-static size_t tc_workspace_size_0(const tc_gemm_args* args) {
+static size_t tc_workspace_size_0(const tc_args_header* args) {
   return tc_sm90::workspace_size<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion);
 }
-static int32_t tc_run_0(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+static int32_t tc_run_0(const tc_args_header* args, void* workspace, void* stream, char* error,
     size_t capacity) {
   return tc_sm90::run<tc_entry_0::Gemm>(args, tc_entry_0::kTraits, &tc_entry_0::fill_fusion, workspace, stream, error, capacity);
 }

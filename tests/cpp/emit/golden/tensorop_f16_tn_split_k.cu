@@ -26,13 +26,13 @@ extern "C" __global__ void tc_kernel_0(typename TcGemm0::GemmKernel::Params para
 }
 extern "C" __device__ unsigned long long tc_kernel_0_layout[2] = {sizeof(typename TcGemm0::GemmKernel::Params), alignof(typename TcGemm0::GemmKernel::Params)};
 #else
-static int32_t tc_can_implement_0(const tc_gemm_args* args, char* error, size_t capacity) {
+static int32_t tc_can_implement_0(const tc_args_header* args, char* error, size_t capacity) {
   return tc_gemm::universal_can_implement<TcGemm0>(args, error, capacity, 0);
 }
-static size_t tc_workspace_size_0(const tc_gemm_args* args) {
+static size_t tc_workspace_size_0(const tc_args_header* args) {
   return tc_gemm::universal_workspace_size<TcGemm0>(args, "tc_kernel_0");
 }
-static int32_t tc_run_0(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+static int32_t tc_run_0(const tc_args_header* args, void* workspace, void* stream, char* error,
     size_t capacity) {
   return tc_gemm::universal_run<TcGemm0>(args, workspace, stream, error, capacity, "tc_kernel_0");
 }
@@ -73,13 +73,13 @@ extern "C" __global__ void tc_kernel_1_reduction(typename TcReduction1::Reductio
 }
 extern "C" __device__ unsigned long long tc_kernel_1_reduction_layout[2] = {sizeof(typename TcReduction1::ReductionKernel::Params), alignof(typename TcReduction1::ReductionKernel::Params)};
 #else
-static int32_t tc_can_implement_1(const tc_gemm_args* args, char* error, size_t capacity) {
+static int32_t tc_can_implement_1(const tc_args_header* args, char* error, size_t capacity) {
   return tc_gemm::split_k_can_implement<TcPartial1, TcReduction1>(args, error, capacity, 0);
 }
-static size_t tc_workspace_size_1(const tc_gemm_args* args) {
+static size_t tc_workspace_size_1(const tc_args_header* args) {
   return tc_gemm::split_k_workspace_size<TcPartial1>(args);
 }
-static int32_t tc_run_1(const tc_gemm_args* args, void* workspace, void* stream, char* error,
+static int32_t tc_run_1(const tc_args_header* args, void* workspace, void* stream, char* error,
     size_t capacity) {
   return tc_gemm::split_k_run<TcPartial1, TcReduction1>(args, workspace, stream, error, capacity, "tc_kernel_1_partial", "tc_kernel_1_reduction");
 }

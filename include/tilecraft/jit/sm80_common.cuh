@@ -1,0 +1,81 @@
+// What every SM80 (CUTLASS 2.x) adapter shares, whatever its family's arguments (namespace
+// tc_gemm): failures in words, the device-level operator under a GemmUniversal, its kernel in the
+// module's device image, and the epilogue's parameters from the arguments' header.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include <cuda_runtime.h>
+
+#include "cutlass/cutlass.h"
+#include "cutlass/epilogue/thread/activation.h"
+#include "cutlass/epilogue/thread/linear_combination.h"
+#include "cutlass/epilogue/thread/linear_combination_clamp.h"
+#include "cutlass/epilogue/thread/linear_combination_generic.h"
+#include "cutlass/gemm/device/gemm_universal.h"
+#include "cutlass/gemm/threadblock/threadblock_swizzle.h"
+
+#if !defined(TILECRAFT_DEVICE_HALF)  // host half only
+
+#include "tilecraft/jit/device_image.cuh"
+
+namespace tc_gemm {
+
+using tc_image::fail;
+
+// A failed CUTLASS call whose cause is the CUDA runtime: both statuses, in words.
+inline int32_t cuda_failure(const char* call, cutlass::Status status,
+                            const tc_image::HostAdapter& adapter, char* error, size_t capacity) {
+  cudaError_t cuda = cudaGetLastError();
+  std::string text = std::string(call) + " failed: " + cutlass::cutlassGetStatusString(status);
+  if (!adapter.error().empty()) text += ": " + adapter.error();
+  if (cuda != cudaSuccess) text += ": " + tc_image::cuda_text(cuda);
+  return fail(TC_ERROR_CUDA, error, capacity, text);
+}
+
+// CUTLASS's GemmUniversal for a column-major C runs the transposed problem on a row-major
+// GemmUniversalBase and passes no host adapter on: entries talk to that base directly.
+template <typename Gemm, typename = void>
+struct Base {
+  using Op = typename Gemm::Base;
+  static const typename Gemm::Arguments& arguments(const typename Gemm::Arguments& a) { return a; }
+};
+template <typename Gemm>
+struct Base<Gemm, std::void_t<typename Gemm::UnderlyingOperator>> {
+  using Op = typename Gemm::UnderlyingOperator;
+  static typename Op::Arguments arguments(const typename Gemm::Arguments& a) {
+    return Gemm::to_underlying_arguments(a);
+  }
+};
+
+// The GEMM kernel of a GemmUniversal, from the module's device image.
+template <typename Gemm>
+const tc_image::Kernel& gemm_kernel(const char* name) {
+  return tc_image::kernel<typename Gemm::GemmKernel>(name);
+}
+
+template <typename T, typename = void>
+struct HasLeakyAlpha : std::false_type {};
+template <typename T>
+struct HasLeakyAlpha<T, std::void_t<decltype(std::declval<T&>().leaky_alpha)>> : std::true_type {};
+
+// alpha, beta and the activation's arguments arrive as double; the epilogue computes in its own
+// type.
+template <typename Op, typename Args>
+typename Op::Params epilogue_params(const Args& a) {
+  using Compute = typename Op::ElementCompute;
+  typename Op::Params params(static_cast<Compute>(a.header.alpha),
+                             static_cast<Compute>(a.header.beta));
+  if constexpr (HasLeakyAlpha<typename Op::Params>::value) {
+    params.leaky_alpha =
+        static_cast<Compute>(a.header.num_activation_args > 0 ? a.header.activation_args[0] : 0.0);
+  }
+  return params;
+}
+
+}  // namespace tc_gemm
+
+#endif  // !TILECRAFT_DEVICE_HALF

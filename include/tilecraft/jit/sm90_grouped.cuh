@@ -1,0 +1,94 @@
+// SM90 grouped GEMMs (CUTLASS's pointer-array GemmUniversal on a group problem shape): their
+// Adapter over tc_grouped_args.
+#pragma once
+
+#include "tilecraft/jit/sm90.cuh"
+
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
+
+#if !defined(TILECRAFT_DEVICE_HALF)  // host half only
+
+#include "tilecraft/jit/grouped_checks.cuh"
+
+namespace tc_sm90 {
+
+template <class K>
+struct Adapter<K, cute::enable_if_t<IsGrouped<K>::value && !IsConv<K>::value>> {
+  using Args = tc_grouped_args;
+  static constexpr const char* kRefusalHint =
+      "TMA needs 16-byte aligned addresses and leading dimensions, and contiguous extents that "
+      "are multiples of the alignment";
+
+  static const Args* block(const tc_args_header* h, std::string* why) {
+    return tc_image::block(h, tc_grouped_args_of, TC_FAMILY_GROUPED, TC_GROUPED_ARGS_VERSION, why);
+  }
+
+  static std::string problem_text(const Args& a) {
+    return std::to_string(a.problem_count) + " grouped problems";
+  }
+
+  static std::string check(const tc_grouped_args& a, const EntryTraits& t) {
+    std::string why = tc_grouped_checks::check(a);
+    if (!why.empty()) return why;
+    if (a.header.num_activation_args != t.num_activation_args) {
+      return "epilogue: expected " + std::to_string(t.num_activation_args) +
+             " activation argument(s), got " + std::to_string(a.header.num_activation_args);
+    }
+    if (t.needs_bias && a.bias_array == nullptr) {
+      return "bias: the kernel adds a bias of N values per problem; got no bias_array";
+    }
+    if (!t.needs_bias && a.bias_array != nullptr) {
+      return "bias: the kernel adds no bias; got a bias_array";
+    }
+    return {};
+  }
+
+  template <class Gemm, class Fill>
+  static typename Gemm::Arguments make(const tc_grouped_args& a, const EntryTraits& t, Fill fill,
+                                       int device) {
+    using Kernel = KernelOf<Gemm>;
+    using Shape = typename Kernel::ProblemShape::UnderlyingProblemShape;
+    // The ABI's arrays are read in place: (m, n, k) int32 triples are CUTLASS's problem shapes,
+    // and a leading dimension is all that a packed cute stride stores.
+    static_assert(sizeof(Shape) == 3 * sizeof(int32_t), "problem shape is not three ints");
+    static_assert(sizeof(typename Kernel::InternalStrideA) == sizeof(int64_t), "stride A");
+    static_assert(sizeof(typename Kernel::InternalStrideB) == sizeof(int64_t), "stride B");
+    static_assert(sizeof(typename Kernel::InternalStrideC) == sizeof(int64_t), "stride C");
+    static_assert(sizeof(typename Kernel::InternalStrideD) == sizeof(int64_t), "stride D");
+    typename Gemm::Arguments arguments{};
+    arguments.mode = cutlass::gemm::GemmUniversalMode::kGrouped;
+    arguments.problem_shape.num_groups = a.problem_count;
+    arguments.problem_shape.problem_shapes =
+        reinterpret_cast<Shape*>(const_cast<int32_t*>(a.problem_sizes));
+    arguments.problem_shape.host_problem_shapes =
+        reinterpret_cast<const Shape*>(a.host_problem_sizes);
+    using PtrA = typename Kernel::ElementA const**;
+    using PtrB = typename Kernel::ElementB const**;
+    using PtrC = typename Kernel::ElementC const**;
+    using PtrD = typename Kernel::ElementD**;
+    arguments.mainloop.ptr_A = reinterpret_cast<PtrA>(const_cast<void const**>(a.A_array));
+    arguments.mainloop.dA =
+        reinterpret_cast<typename Kernel::InternalStrideA*>(const_cast<int64_t*>(a.lda_array));
+    arguments.mainloop.ptr_B = reinterpret_cast<PtrB>(const_cast<void const**>(a.B_array));
+    arguments.mainloop.dB =
+        reinterpret_cast<typename Kernel::InternalStrideB*>(const_cast<int64_t*>(a.ldb_array));
+    arguments.epilogue.ptr_C = reinterpret_cast<PtrC>(const_cast<void const**>(a.C_array));
+    arguments.epilogue.dC =
+        reinterpret_cast<typename Kernel::InternalStrideC*>(const_cast<int64_t*>(a.ldc_array));
+    arguments.epilogue.ptr_D = reinterpret_cast<PtrD>(const_cast<void**>(a.D_array));
+    arguments.epilogue.dD =
+        reinterpret_cast<typename Kernel::InternalStrideD*>(const_cast<int64_t*>(a.ldd_array));
+    fill(arguments.epilogue.thread, a);
+    arguments.hw_info.device_id = device;
+    arguments.hw_info.sm_count = sm_count(device);
+    arguments.scheduler.max_swizzle_size = t.max_swizzle_size;
+    // The group scheduler has no raster heuristic (the largest extent changes per problem).
+    using Raster = cute::remove_cvref_t<decltype(arguments.scheduler.raster_order)>;
+    arguments.scheduler.raster_order = t.raster == 2 ? Raster::AlongN : Raster::AlongM;
+    return arguments;
+  }
+};
+
+}  // namespace tc_sm90
+
+#endif  // !TILECRAFT_DEVICE_HALF
