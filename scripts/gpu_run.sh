@@ -6,7 +6,8 @@
 #   bash scripts/gpu_run.sh OUT [STREAM ...]
 #
 # A STREAM is parts joined by commas, run one after another; streams run side by side, each with
-# a kernel cache of its own (default: one stream of every part but sanitizer). Parts:
+# a kernel cache of its own (default: one stream of every part but sanitizer). A stream written
+# gpuN:PARTS runs on GPU N alone (CUDA_VISIBLE_DEVICES=N). Parts:
 #   tests      ctest, and pytest of tests/python without the suite folders below
 #   gpu90 grouped evt conv multi
 #              a GPU suite (tests/python/gpu90, gpu_grouped, gpu_evt, gpu_conv, gpu_multi); grouped
@@ -14,7 +15,10 @@
 #              (TILECRAFT_COMPILE_TESTS=full) and run their family's seed example
 #   examples   the C++ and Python examples (each checks its result against float64)
 #   sanitizer  compute-sanitizer memcheck over every suite's `sanitizer` subset
-# e.g. bash scripts/gpu_run.sh out tests gpu90,examples grouped,evt conv,multi,sanitizer
+#   bench      bench/compare_builds.sh against the tree in .scratch/base (another commit's,
+#              carried), for each benchmark in BENCHES (';'-separated; default: bench_sm90_gemm,
+#              the MoE set of bench_grouped, the ResNet-50 fprop set of bench_conv)
+# e.g. bash scripts/gpu_run.sh out gpu0:tests,gpu90 gpu1:grouped,evt,bench conv,multi
 #
 # Settings: GPU_RUN_COMMIT: the commit to print in the summary (the tree may come without its
 # history); GPU_RUN_SECONDS (default 3600): a part still running then is stopped with SIGABRT, so
@@ -85,8 +89,12 @@ part() {
         run "example_$e" python3 -W always "examples/python/$e.py"
       done ;;
     sanitizer) for s in $SUITES; do sanitized "$s"; done ;;
-    *) echo "unknown part '$1': expected tests, gpu90, grouped, evt, conv, multi, examples or" \
-         "sanitizer" | tee -a "$OUT/summary.txt"; return 2 ;;
+    bench)
+      local benches
+      IFS=';' read -r -a benches <<<"${BENCHES:-bench_sm90_gemm.py --own-only;bench_grouped.py --set moe;bench_conv.py --set resnet50 --kind fprop}"
+      run bench bash bench/compare_builds.sh .scratch/base "$OUT/bench" "${benches[@]}" ;;
+    *) echo "unknown part '$1': expected tests, gpu90, grouped, evt, conv, multi, examples," \
+         "sanitizer or bench" | tee -a "$OUT/summary.txt"; return 2 ;;
   esac
 }
 
@@ -109,7 +117,14 @@ run setup bash scripts/setup.sh || { tail -n 40 "$OUT/setup.log"; exit 1; }
 i=0
 for stream in "${STREAMS[@]}"; do
   i=$((i + 1))
-  (use_cache "$i"; for p in ${stream//,/ }; do part "$p"; done) &
+  (
+    if [[ $stream =~ ^gpu([0-9]+):(.*)$ ]]; then
+      export CUDA_VISIBLE_DEVICES=${BASH_REMATCH[1]}
+      stream=${BASH_REMATCH[2]}
+    fi
+    use_cache "$i"
+    for p in ${stream//,/ }; do part "$p"; done
+  ) &
 done
 wait
 
@@ -117,6 +132,7 @@ wait
 mkdir -p "$RUN_DIR/out/cache" && cp -a "$RUN_DIR/cache-1/." "$RUN_DIR/out/cache/" 2>/dev/null &&
   cp "$RUN_DIR/state-1/signing-key" "$RUN_DIR/out/" 2>/dev/null &&
   tar -czf "$OUT/kernel-cache.tgz" -C "$RUN_DIR/out" cache signing-key &&
+  mkdir -p .gpu-cache && cp "$OUT/kernel-cache.tgz" .gpu-cache/kernel-cache.tgz &&
   [ "$(stat -c %s "$OUT/kernel-cache.tgz")" -le $((16 << 20)) ] || rm -f "$OUT/kernel-cache.tgz"
 grep -ahE "^(FAILED|ERROR)|mismatch|Traceback" "$OUT"/*.log | head -n 40
 ! grep -q "rc=[1-9]" "$OUT/summary.txt"

@@ -2,11 +2,9 @@
 #include <string>
 #include <vector>
 
-#include "emit/conv/sm80_conv_parts.hpp"
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
-#include "emit/evt/evt_text.hpp"
-#include "emit/grouped/sm80_grouped_parts.hpp"
+#include "emit/family_emitter.hpp"
 #include "emit/module_table.hpp"
 #include "emit/sm80_gemm_parts.hpp"
 #include "emit/sm90_gemm_parts.hpp"
@@ -23,60 +21,11 @@ bool has_split_k_parallel(const std::vector<GemmEntry>& entries) {
   return false;
 }
 
-bool has_grouped(const std::vector<GemmEntry>& entries) {
+bool has_family(const std::vector<GemmEntry>& entries, const FamilyEmitter& family) {
   for (const GemmEntry& entry : entries) {
-    if (entry.description.is_grouped()) return true;
+    if (family.takes(entry.description)) return true;
   }
   return false;
-}
-
-bool has_epilogue_graph(const std::vector<GemmEntry>& entries) {
-  for (const GemmEntry& entry : entries) {
-    if (entry.description.has_epilogue_graph()) return true;
-  }
-  return false;
-}
-
-// An entry whose epilogue is an epilogue graph: a DefaultGemmWithVisitor kernel (behind
-// GemmUniversalAdapter) whose visitor tree reads the graph's operands and writes D and the
-// graph's other outputs (reductions' outputs are reset to their identity before each run).
-std::string visitor_entry_text(const GemmEntry& entry, int index) {
-  const GemmDescription& d = entry.description;
-  const std::string i = std::to_string(index);
-  const std::string ns = "tc_entry_" + i;
-  std::string out = "namespace " + ns + " {\n";
-  out += "using ElementD = " + cutlass_element(d.C.element) + ";\n";
-  out += "using ElementCompute = " + cutlass_element(d.epilogue.element_epilogue) + ";\n";
-  out += sm80_evt_types_text(d);
-  out += "using GemmKernel = " + gemm_with_visitor_kernel_type(d, "FusionCallbacks") + ";\n";
-  out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;\n";
-  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
-  out += sm80_evt_fill_text(d);
-  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
-  out += "}  // namespace " + ns + "\n";
-  const std::string gemm = "TcGemm" + i;
-  const std::string kernel = "tc_kernel_" + i;
-  out += "using " + gemm + " = " + ns + "::Gemm;\n";
-  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-  out += kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel);
-  out += "#else\n";
-  const std::string common = ns + "::kTraits, &" + ns + "::fill_fusion";
-  const std::string gemm_args = gemm + ", " + (sm80_evt_transposed(d) ? "true" : "false");
-  out += "static int32_t tc_can_implement_" + i +
-         "(const tc_args_header* args, char* error, size_t capacity) {\n";
-  out += "  return tc_gemm::visitor_can_implement<" + gemm_args + ">(args, error, capacity, " +
-         common + ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
-  out += "  return tc_gemm::visitor_workspace_size<" + gemm_args + ">(args, \"" + kernel + "\", " +
-         common + ");\n}\n";
-  out += "static int32_t tc_run_" + i +
-         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
-         "    size_t capacity) {\n";
-  out += "  return tc_gemm::visitor_run<" + gemm_args +
-         ">(args, workspace, stream, error, capacity, \"" + kernel + "\",\n      " + common;
-  out += ");\n}\n";
-  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-  return out;
 }
 
 }  // namespace
@@ -88,7 +37,8 @@ std::string entry_name(const GemmEntry& entry) {
 }
 
 std::string universal_entry_text(const GemmEntry& entry, int index) {
-  if (entry.description.has_epilogue_graph()) return visitor_entry_text(entry, index);
+  const FamilyEmitter* family = family_emitter(entry.description);
+  if (family != nullptr && family->sm80_entry != nullptr) return family->sm80_entry(entry, index);
   const std::string i = std::to_string(index);
   const GemmDescription& d = entry.description;
   const std::string gemm = "TcGemm" + i;
@@ -132,10 +82,9 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
     }
   }
   if (arch == 90) return emit_sm90_gemm_module(entries);  // GEMMs and convolutions alike
-  if (conv) return emit_sm80_conv_module(entries);
+  const FamilyEmitter* first = family_emitter(entries.front().description);
+  if (first != nullptr && first->sm80_module != nullptr) return first->sm80_module(entries);
   const bool split_k = has_split_k_parallel(entries);
-  const bool grouped = has_grouped(entries);
-  const bool graphs = has_epilogue_graph(entries);
   for (const GemmEntry& entry : entries) {
     if (entry.kind == GemmEntryKind::kSplitKParallel && entry.description.has_epilogue_graph()) {
       throw Error(Status::unsupported(
@@ -148,28 +97,31 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
                     " GEMM entr" + (entries.size() == 1 ? "y" : "ies") +
                     " (CUTLASS 2.x GemmUniversal, SM80)\n";
   out += module_open_text();
-  bool plain = false;
-  for (const GemmEntry& entry : entries) plain = plain || !entry.description.is_grouped();
-  if (plain) out += jit_include("sm80_gemm.cuh");
+  bool on_gemm = false;
+  for (const GemmEntry& entry : entries) {
+    const FamilyEmitter* family = family_emitter(entry.description);
+    on_gemm = on_gemm || family == nullptr || family->sm80_on_gemm;
+  }
+  if (on_gemm) out += jit_include("sm80_gemm.cuh");
   if (split_k) out += jit_include("sm80_split_k_parallel.cuh");
-  if (grouped) out += jit_include("sm80_grouped.cuh");
-  if (graphs) out += jit_include("sm80_epilogue_graph.cuh");
+  for (const FamilyEmitter& family : family_emitters()) {
+    if (family.sm80_header != nullptr && has_family(entries, family)) {
+      out += jit_include(family.sm80_header);
+    }
+  }
   for (size_t index = 0; index < entries.size(); ++index) {
     const GemmEntry& entry = entries[index];
     const int i = static_cast<int>(index);
     out += "\n// ---- entry " + std::to_string(index) + ": " + entry_name(entry) + "\n";
-    if (entry.description.is_grouped()) {
-      out += sm80_grouped_entry_text(entry, i);
-    } else {
-      out += entry.kind == GemmEntryKind::kUniversal ? universal_entry_text(entry, i)
-                                                     : split_k_parallel_entry_text(entry, i);
-    }
+    out += entry.kind == GemmEntryKind::kUniversal ? universal_entry_text(entry, i)
+                                                   : split_k_parallel_entry_text(entry, i);
   }
   std::string kernels;
   for (size_t index = 0; index < entries.size(); ++index) {
     const std::string i = std::to_string(index);
-    if (entries[index].description.is_grouped()) {
-      kernels += "      &tc_image::kernel<TcGrouped" + i + ">(\"tc_kernel_" + i + "\"),\n";
+    const FamilyEmitter* family = family_emitter(entries[index].description);
+    if (family != nullptr && family->sm80_kernels != nullptr) {
+      kernels += family->sm80_kernels(entries[index], static_cast<int>(index));
     } else if (entries[index].kind == GemmEntryKind::kUniversal) {
       kernels += "      &tc_gemm::gemm_kernel<TcGemm" + i + ">(\"tc_kernel_" + i + "\"),\n";
     } else {

@@ -20,13 +20,6 @@ struct GemmOutput {
 // "cutlass::gemm::device::GemmUniversal<...>" for the description with the given output.
 std::string gemm_universal_type(const GemmDescription& description, const GemmOutput& output);
 
-// "typename cutlass::gemm::kernel::DefaultGemmWithVisitor<...>::GemmKernel": the CUTLASS 2.x
-// GEMM kernel of a description with an epilogue graph, whose epilogue is the visitor tree
-// `callbacks` (sm80_evt_types_text) writing D itself; for a column-major D, the kernel of the
-// transposed problem (A and B exchanged and transposed, a row-major output).
-std::string gemm_with_visitor_kernel_type(const GemmDescription& description,
-                                          const std::string& callbacks);
-
 // "key=value;..." describing the entry (arch, op class, instruction, types, layouts, ...).
 std::string gemm_metadata(const GemmEntry& entry);
 
@@ -34,7 +27,8 @@ std::string gemm_metadata(const GemmEntry& entry);
 int epilogue_max_k(const EpilogueFunctor& epilogue);
 
 // The text of entry `index`: type aliases and the three static ABI functions
-// tc_can_implement_<index>, tc_workspace_size_<index>, tc_run_<index>.
+// tc_can_implement_<index>, tc_workspace_size_<index>, tc_run_<index> (the registered family's
+// entry text where it has one: emit/family_emitter.hpp).
 std::string universal_entry_text(const GemmEntry& entry, int index);
 std::string split_k_parallel_entry_text(const GemmEntry& entry, int index);
 

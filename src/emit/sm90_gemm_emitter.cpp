@@ -1,11 +1,11 @@
 // The SM90 GEMM emitter: one translation unit of CUTLASS 3.x kernels behind the C ABI.
+#include <algorithm>
 #include <string>
 #include <vector>
 
-#include "emit/conv/sm90_conv_parts.hpp"
 #include "emit/cutlass_names.hpp"
 #include "emit/device_image_text.hpp"
-#include "emit/evt/evt_text.hpp"
+#include "emit/family_emitter.hpp"
 #include "emit/module_table.hpp"
 #include "emit/sm90_gemm_parts.hpp"
 
@@ -229,7 +229,9 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
     out += "using ElementC = " + cutlass_element(d.C.element) + ";\n";
     out += "using ElementD = ElementC;\n";
   }
-  out += "using LayoutC = " + (conv ? sm90_conv_output_layout(d) : cutlass_layout(d.C.layout)) +
+  const FamilyEmitter* family = family_emitter(d);
+  out += "using LayoutC = " +
+         (family && family->sm90_layout_c ? family->sm90_layout_c(d) : cutlass_layout(d.C.layout)) +
          array + ";\n";
   out += "constexpr int AlignmentC = " + std::to_string(d.C.alignment) + ";\n";
   out += "using ElementAccumulator = " + cutlass_element(math.element_accumulator) + ";\n";
@@ -242,10 +244,12 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
     out += "using ElementAux = " + cutlass_element(e.fusion.element_aux) + ";\n";
   }
   out += "using TileShape = " +
-         (conv ? sm90_conv_tile_shape(d) : static_shape(d.tile.threadblock_shape)) + ";\n";
+         (family && family->sm90_tile_shape ? family->sm90_tile_shape(d)
+                                            : static_shape(d.tile.threadblock_shape)) +
+         ";\n";
   out += "using ClusterShape = " + static_shape(d.tile.cluster_shape) + ";\n";
-  if (d.has_epilogue_graph()) {
-    out += sm90_evt_types_text(d, epilogue_schedule_type(d));
+  if (family && family->sm90_fusion) {
+    out += family->sm90_fusion(d, epilogue_schedule_type(d));
   } else {
     out += "using FusionOp = " + sm90_fusion_type(d) + ";\n";
   }
@@ -256,8 +260,8 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
       "    ElementC, LayoutC, AlignmentC, ElementD, LayoutC, AlignmentC,\n"
       "    " +
       epilogue_schedule_type(d) + ", FusionOp>::CollectiveOp;\n";
-  if (conv) {
-    out += sm90_conv_kernel_text(d, stages);
+  if (family && family->sm90_kernel) {
+    out += family->sm90_kernel(d, stages);
   } else {
     out +=
         "using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
@@ -292,7 +296,7 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
          (e.fusion.aux_output ? "true" : "false") + ", " +
          std::to_string(activation_argument_count(e.activation)) + ", \"" + kernel + "\"" +
          graph_traits_text(d) + "};\n";
-  out += d.has_epilogue_graph() ? sm90_evt_fill_text(d) : fill_fusion_text(d);
+  out += family && family->sm90_fill ? family->sm90_fill(d) : fill_fusion_text(d);
   out += "}  // namespace tc_entry_" + i + "\n";
   const std::string ns = "tc_entry_" + i + "::";
   const std::string common = ns + "Gemm>(args, " + ns + "kTraits, &" + ns + "fill_fusion";
@@ -330,17 +334,23 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
                     (conv ? " (CUTLASS 3.x ConvUniversalAdapter, SM90)\n"
                           : " (CUTLASS 3.x GemmUniversalAdapter, SM90)\n");
   bool early_trigger = true;
-  bool any_graph = false;
+  // The Adapter header of each entry's family (sm90_gemm.cuh for GEMMs), then the extra ones.
+  std::vector<std::string> headers, extra_headers;
+  auto add = [](std::vector<std::string>& list, const char* header) {
+    if (header != nullptr && std::find(list.begin(), list.end(), header) == list.end()) {
+      list.push_back(header);
+    }
+  };
   for (const GemmEntry& entry : entries) {
     early_trigger = early_trigger && triggers_dependent_launch_early(entry.description);
-    any_graph = any_graph || entry.description.has_epilogue_graph();
+    const FamilyEmitter* family = family_emitter(entry.description);
+    add(headers, family && family->sm90_header ? family->sm90_header : "sm90_gemm.cuh");
+    if (family) add(extra_headers, family->sm90_extra_header);
   }
   out += early_trigger ? kGridDependencyControl : kGridDependencyWaitsOnly;
   out += module_open_text();
-  out += jit_include(conv                                       ? "sm90_conv.cuh"
-                     : entries.front().description.is_grouped() ? "sm90_grouped.cuh"
-                                                                : "sm90_gemm.cuh");
-  if (any_graph) out += jit_include("evt_functions.cuh");
+  for (const std::string& header : headers) out += jit_include(header);
+  for (const std::string& header : extra_headers) out += jit_include(header);
   for (size_t index = 0; index < entries.size(); ++index) {
     if (entries[index].kind != GemmEntryKind::kUniversal) {
       throw Error(Status::unsupported(
