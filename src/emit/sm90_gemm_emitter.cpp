@@ -317,6 +317,11 @@ bool triggers_dependent_launch_early(const GemmDescription& description) {
   return description.arch == 90 && description.tile.tile_scheduler != TileScheduler::StreamK;
 }
 
+std::string module_class(const GemmDescription& description) {
+  return "sm" + std::to_string(description.arch) + (description.is_conv() ? " conv" : " gemm") +
+         (triggers_dependent_launch_early(description) ? " early" : "");
+}
+
 // Grid dependency control (programmatic dependent launch) for the kernels of a module.
 constexpr std::string_view kGridDependencyControl = "#define CUTLASS_ENABLE_GDC_FOR_SM90 1\n";
 // The griddepcontrol waits alone, for the sm_90a device pass: what CUTLASS_ENABLE_GDC_FOR_SM90

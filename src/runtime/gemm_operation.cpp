@@ -42,8 +42,8 @@ using Work = std::vector<std::pair<std::shared_ptr<GemmOperation>, bool>>;
 // a lone kernel's compile (an SM90 unit of seven kernels took 2.4x one kernel's time), so
 // `jobs` units of several kernels finish much sooner than waves of single ones. Grouping is by
 // name, so the same set of kernels forms the same units (and cache keys) next time. Kernels
-// share a unit only with kernels of the same arch and the same early dependent-launch signal
-// (which is decided per unit); the jobs are shared among those classes by size.
+// share a unit only with kernels of their emit::module_class; the jobs are shared among those
+// classes by size.
 std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size_t> misses) {
   constexpr size_t kMaxKernelsPerUnit = 8;
   const size_t jobs = static_cast<size_t>(compile::module_builds_at_once(settings().compile_jobs));
@@ -55,9 +55,7 @@ std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size
   std::sort(misses.begin(), misses.end(), [&](size_t a, size_t b) {
     return work[a].first->procedural_name() < work[b].first->procedural_name();
   });
-  // SM80; SM90 with the early launch signal; SM90 without; SM80 convolutions; SM90
-  // convolutions (convolutions take modules of their own, one arch per module).
-  std::vector<size_t> classes[5];
+  std::map<std::string, std::vector<size_t>> classes;  // by emit::module_class
   size_t shared = 0;
   for (size_t i : misses) {
     const bool alone = work[i].second;  // split-K-parallel companions keep their own unit
@@ -65,15 +63,11 @@ std::vector<std::vector<size_t>> group_misses(const Work& work, std::vector<size
       groups.push_back({i});
       continue;
     }
-    const GemmDescription& d = work[i].first->description();
-    const size_t kind = d.is_conv()    ? (d.arch == 90 ? 4 : 3)
-                        : d.arch != 90 ? 0
-                                       : (emit::triggers_dependent_launch_early(d) ? 1 : 2);
-    classes[kind].push_back(i);
+    classes[emit::module_class(work[i].first->description())].push_back(i);
     ++shared;
   }
-  for (const auto& members : classes) {
-    if (members.empty()) continue;
+  for (const auto& one_class : classes) {
+    const std::vector<size_t>& members = one_class.second;
     const size_t share = std::max<size_t>(1, jobs * members.size() / shared);
     const size_t units =
         std::min(members.size(),

@@ -38,6 +38,10 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries);
 // compile_operations never puts kernels that differ here in one unit.
 bool triggers_dependent_launch_early(const GemmDescription& description);
 
+// Kernels of one class may share a translation unit (emit_gemm_module takes them together): one
+// arch, convolutions or GEMMs, and on SM90 one dependent-launch signal.
+std::string module_class(const GemmDescription& description);
+
 // Compiler flags the emitted source needs for its architecture, beyond include paths
 // (e.g. -gencode arch=compute_80,code=sm_80). Arch 80 kernels are built for sm_80 and sm_90 so
 // they run on Hopper.

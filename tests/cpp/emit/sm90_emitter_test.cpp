@@ -283,6 +283,9 @@ TEST(Sm90Emitter, GridDependencyControlEarlyTriggerUnlessAnEntryIsStreamK) {
   }
   EXPECT_TRUE(contains_all(testing::jit_header_text("sm90.cuh"),
                            {"launch_params, a->header.launch_with_pdl != 0)"}));
+  // Kernels that differ in the signal never share a translation unit.
+  EXPECT_NE(module_class(persistent), module_class(stream_k));
+  EXPECT_EQ(module_class(persistent), "sm90 gemm early");
 }
 
 TEST(Sm90Emitter, ArchFlagsTargetSm90a) {
