@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 
 #include "compile/ed25519.hpp"
 #include "compile/sha256.hpp"
@@ -157,10 +156,8 @@ Result<ArchiveKey> read_archive_key(const std::string& path, const std::string& 
                            ", not to this user");
   }
   if (info.st_mode & 077) {
-    char mode[8];
-    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(info.st_mode & 07777));
-    return Status::invalid(what + ": '" + path + "' may be read by others (mode " + mode +
-                           "): a private key must be mode 0600");
+    return Status::invalid(what + ": '" + path + "' may be read by others (mode " +
+                           mode_text(info.st_mode) + "): a private key must be mode 0600");
   }
   const std::string malformed =
       what + ": '" + path + "' is not an archive key pair tilecraft wrote";

@@ -313,16 +313,9 @@ Status read_entry_file(ArchiveReader& reader, const std::string& path, const Ent
       head.append(piece.substr(0, sizeof(Elf64_Ehdr) - head.size()));
     }
     if (f != 0) text->append(piece);
-    if (out_fd >= 0) {
-      for (size_t done = 0; done < piece.size();) {
-        const ssize_t n = write(out_fd, piece.data() + done, piece.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          write_error = errno_text("could not write a module from", path);
-          return false;
-        }
-        done += static_cast<size_t>(n);
-      }
+    if (out_fd >= 0 && !write_all(out_fd, piece)) {
+      write_error = errno_text("could not write a module from", path);
+      return false;
     }
     return true;
   });
@@ -386,16 +379,9 @@ Status copy_into(int out_fd, const std::string& file, const FileRecord& record,
   std::string error;
   const bool copied = reader.bytes(record.size, [&](std::string_view piece) {
     hasher.update(piece);
-    for (size_t done = 0; done < piece.size();) {
-      const ssize_t n = write(out_fd, piece.data() + done, piece.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        error = errno_text("cannot write", archive);
-        return false;
-      }
-      done += static_cast<size_t>(n);
-    }
-    return true;
+    if (write_all(out_fd, piece)) return true;
+    error = errno_text("cannot write", archive);
+    return false;
   });
   if (!error.empty()) return Status::invalid("export_cache: " + error);
   if (!copied || to_hex(hasher.finish()) != record.sha256) {
@@ -499,11 +485,8 @@ Result<CacheTransfer> export_cache(const std::string& archive_path, const std::s
   Status written = fchmod(out.get(), 0644) == 0
                        ? Status::ok()
                        : Status::invalid("export_cache: " + errno_text("cannot write", temporary));
-  for (size_t done = 0; written && done < header.size();) {
-    const ssize_t n = write(out.get(), header.data() + done, header.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) written = Status::invalid("export_cache: " + errno_text("cannot write", temporary));
-    if (n > 0) done += static_cast<size_t>(n);
+  if (written && !write_all(out.get(), header)) {
+    written = Status::invalid("export_cache: " + errno_text("cannot write", temporary));
   }
   for (const EntryRecord& entry : entries) {
     for (int f = 0; written && f < 3; ++f) {

@@ -34,6 +34,16 @@ std::string errno_text(const std::string& what, const std::string& path) {
   return what + " " + path + ": " + std::strerror(errno);
 }
 
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t put = write(fd, bytes.data(), bytes.size());
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(put));
+  }
+  return true;
+}
+
 Status read_all(int fd, const std::string& path, std::string* contents) {
   contents->clear();
   char buffer[65536];
@@ -52,12 +62,8 @@ Status read_all(int fd, const std::string& path, std::string* contents) {
 Status write_file_synced(const std::string& path, const std::string& contents, int mode) {
   UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode));
   if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("could not create", path));
-  size_t written = 0;
-  while (written < contents.size()) {
-    ssize_t put = write(fd.get(), contents.data() + written, contents.size() - written);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return Status(StatusCode::kInternal, errno_text("could not write", path));
-    written += static_cast<size_t>(put);
+  if (!write_all(fd.get(), contents)) {
+    return Status(StatusCode::kInternal, errno_text("could not write", path));
   }
   if (fsync(fd.get()) != 0)
     return Status(StatusCode::kInternal, errno_text("could not fsync", path));
@@ -101,11 +107,15 @@ std::string private_dir_problem(const std::string& path) {
            std::to_string(geteuid()) + ")";
   }
   if (info.st_mode & (S_IWGRP | S_IWOTH)) {
-    char mode[8];
-    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(info.st_mode & 07777));
-    return path + " is writable by its group or by everyone (mode " + mode + ")";
+    return path + " is writable by its group or by everyone (mode " + mode_text(info.st_mode) + ")";
   }
   return "";
+}
+
+std::string mode_text(unsigned mode) {
+  char text[8];
+  std::snprintf(text, sizeof(text), "%04o", mode & 07777);
+  return text;
 }
 
 std::string file_kind(unsigned mode) {

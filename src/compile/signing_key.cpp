@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <filesystem>
 
 #include "compile/sha256.hpp"
@@ -23,12 +22,6 @@ constexpr size_t kMaxSigningKeyFileBytes = 4096;
 
 std::string key_file_text(const std::string& key) {
   return std::string(kKeyFileMagic) + to_hex(key) + "\n";
-}
-
-std::string mode_text(mode_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof(text), "%04o", static_cast<unsigned>(mode & 07777));
-  return text;
 }
 
 // What stands at the key's path, and what tilecraft may do about it.
@@ -128,15 +121,6 @@ Result<std::string> write_new_key(const std::string& path, bool replace_existing
   return bytes;
 }
 
-// mkdir -p, giving the folders it creates mode 0700.
-Status make_dirs(const fs::path& path) {
-  std::error_code error;
-  if (fs::is_directory(path, error)) return Status::ok();
-  fs::path parent = path.parent_path();
-  if (!parent.empty() && parent != path) TILECRAFT_RETURN_IF_ERROR(make_dirs(parent));
-  return make_private_dir(path.string());
-}
-
 std::string key_file_named(const std::string& path) {
   return "the signing key file '" + path + "' (TILECRAFT_SIGNING_KEY_FILE)";
 }
@@ -160,12 +144,12 @@ Result<std::string> load_signing_key(const std::string& path, std::string* repai
   } else if (first.state == KeyRead::State::kValid) {
     return std::move(first.bytes);
   }
-  const fs::path folder = fs::path(path).parent_path();
-  if (Status made = make_dirs(folder); !made) {
+  const std::string folder = fs::path(path).parent_path().string();
+  if (Status made = make_private_dirs(folder); !made) {
     return Status::unsupported(key_file_named(path) + ": its folder cannot be created (" +
                                made.message() + ")");
   }
-  if (std::string problem = private_dir_problem(folder.string()); !problem.empty()) {
+  if (std::string problem = private_dir_problem(folder); !problem.empty()) {
     return Status::unsupported(key_file_named(path) + ": its folder is not private: " + problem);
   }
   // Serializes repairs across threads and processes: one new key, not one per racer.
