@@ -103,7 +103,7 @@ Result<std::string> write_new_key(const std::string& path, bool replace_existing
   std::string bytes = random_bytes(kSigningKeyBytes);
   std::string temp = path + ".new-XXXXXX";
   UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));  // O_EXCL, mode 0600
-  if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("could not create", temp));
+  if (!fd.valid()) return Status::internal(errno_text("could not create", temp));
   const std::string text = key_file_text(bytes);
   bool done = fchmod(fd.get(), 0600) == 0 &&
               write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
@@ -116,7 +116,7 @@ Result<std::string> write_new_key(const std::string& path, bool replace_existing
     if (!moved) failure = errno_text("could not put the new key at", path);
   }
   unlink(temp.c_str());  // after link() the key stays at path; after rename() nothing is here
-  if (!failure.empty()) return Status(StatusCode::kInternal, failure);
+  if (!failure.empty()) return Status::internal(failure);
   TILECRAFT_RETURN_IF_ERROR(fsync_path(fs::path(path).parent_path().string()));
   return bytes;
 }
