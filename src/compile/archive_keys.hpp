@@ -17,6 +17,9 @@ struct ArchiveKey {
   std::string public_key;  // 32 bytes
 };
 
+// text's first 80 characters, each outside printable ASCII shown as '?': input quoted in messages.
+std::string printable(std::string_view text);
+
 // "tilecraft-ed25519:<hex>" for a 32-byte public key.
 std::string public_key_text(std::string_view public_key);
 // A short name of a public key for messages: its text's first 16 hex digits.

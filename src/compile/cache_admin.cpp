@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compile/sha256.hpp"
 #include "tilecraft/compile/artifact_cache.hpp"
 #include "tilecraft/compile/cache_root.hpp"
 #include "tilecraft/compile/compiler.hpp"
@@ -20,12 +21,6 @@ namespace tilecraft::compile {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool is_lower_hex(const std::string& name, size_t length) {
-  return name.size() == length && std::all_of(name.begin(), name.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
 
 bool is_key(const std::string& name) { return is_lower_hex(name, 64); }
 
@@ -74,8 +69,8 @@ uint64_t folder_bytes(const fs::path& folder) {
 
 Result<std::vector<KernelCacheEntry>> entries_of(const ArtifactCache& cache) {
   if (!cache.readable()) {
-    return Status(StatusCode::kNotSupported,
-                  "the kernel cache at " + cache.root() + " cannot be used: " + cache.reason());
+    return Status::unsupported("the kernel cache at " + cache.root() +
+                               " cannot be used: " + cache.reason());
   }
   std::vector<KernelCacheEntry> entries;
   std::error_code error;
@@ -153,8 +148,8 @@ Result<size_t> clear_kernel_cache(std::vector<std::string>* left_alone) {
 Result<size_t> prune_kernel_cache(uint64_t max_bytes, std::vector<std::string>* left_alone) {
   const ArtifactCache cache = ArtifactCache::open(settings());
   if (!cache.writable()) {
-    return Status(StatusCode::kNotSupported,
-                  "the kernel cache at " + cache.root() + " cannot be changed: " + cache.reason());
+    return Status::unsupported("the kernel cache at " + cache.root() +
+                               " cannot be changed: " + cache.reason());
   }
   auto entries = entries_of(cache);
   if (!entries) return entries.status();
