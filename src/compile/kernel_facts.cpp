@@ -157,11 +157,9 @@ std::map<std::string, KernelFacts> parse_resource_usage(std::string_view text) {
   std::map<std::string, KernelFacts> facts;
   std::string current;
   for (std::string_view line : lines_of(text)) {
-    if (std::string name = quoted_name(line, "Compiling entry function "); !name.empty()) {
-      current = name;
-      continue;
-    }
-    if (std::string name = quoted_name(line, "Function properties for "); !name.empty()) {
+    std::string name = quoted_name(line, "Compiling entry function ");
+    if (name.empty()) name = quoted_name(line, "Function properties for ");
+    if (!name.empty()) {
       current = name;
       continue;
     }
