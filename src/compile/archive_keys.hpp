@@ -36,8 +36,7 @@ Result<ArchiveKey> generate_archive_key(const std::string& path);
 Result<ArchiveKey> read_archive_key(const std::string& path, const std::string& what);
 
 // The key export_cache signs with: key_file when given (it must exist), else
-// Settings::archive_key_file, made on first use; *note then says where it was made and its public
-// key.
+// Settings::archive_key_file, made on first use (*note then says where, and its public key).
 Result<ArchiveKey> archive_signing_key(const std::string& key_file, std::string* note);
 
 // The public keys import_cache trusts: each of `given` (a public key, or the path of a file of

@@ -30,8 +30,7 @@ bool is_facts_name(const std::string& name) {
          (name.starts_with(".tmp-") && name.ends_with(".part"));
 }
 
-// The entry names of a module's table, from its kept source (a regular file; nothing else is
-// opened).
+// The entry names of a module's table, from its kept source (opened only as a regular file).
 std::vector<std::string> kernel_names(const std::string& source_path) {
   std::vector<std::string> names;
   UniqueFd fd(::open(source_path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
@@ -87,8 +86,7 @@ Result<std::vector<KernelCacheEntry>> entries_of(const ArtifactCache& cache) {
       entry.key = key;
       entry.path = item.path().string();
       entry.bytes = folder_bytes(item.path());
-      // Verifying reads the module: its access time is put back, so that looking does not
-      // count as use.
+      // Verifying reads the module: its access time is put back, so looking is not use.
       struct stat info;
       const std::string module = entry.path + "/module.so";
       const bool stated = lstat(module.c_str(), &info) == 0;

@@ -14,8 +14,7 @@
 namespace tilecraft {
 namespace {
 
-// Version 2 records are signed (compile/signed_record.hpp); version 1 ones were not, and read as
-// absent.
+// Version 2 records are signed (compile/signed_record.hpp); unsigned version 1 ones read as absent.
 constexpr const char* kFactsMagic = "tilecraft-kernel-facts 2";
 constexpr size_t kMaxRecordBytes = 64 * 1024;
 

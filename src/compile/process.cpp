@@ -344,13 +344,7 @@ std::string format_command(const std::vector<std::string>& argv) {
       continue;
     }
     line += '\'';
-    for (char c : argument) {
-      if (c == '\'') {
-        line += "'\\''";
-      } else {
-        line += c;
-      }
-    }
+    for (char c : argument) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
     line += '\'';
   }
   return line;

@@ -26,8 +26,7 @@ class Sha256 {
   std::unique_ptr<Context> context_;
 };
 
-// Incremental HMAC-SHA256 under a key of any length: update() any number of times, then
-// finish() once.
+// Incremental HMAC-SHA256 under a key of any length, used as Sha256 is.
 class HmacSha256 {
  public:
   explicit HmacSha256(std::string_view key);

@@ -97,8 +97,7 @@ KeyRead read_key(const std::string& path) {
 }
 
 // Writes a new key beside path, then moves it into place: over a damaged key of ours
-// (replace_existing), else only where nothing stands (link() refuses to replace anything that
-// appeared meanwhile).
+// (replace_existing), else only where nothing stands (link() replaces nothing that appeared).
 Result<std::string> write_new_key(const std::string& path, bool replace_existing) {
   std::string bytes = random_bytes(kSigningKeyBytes);
   std::string temp = path + ".new-XXXXXX";

@@ -302,9 +302,8 @@ std::vector<std::string> with(std::vector<std::string> front,
   return front;
 }
 
-// The plan's commands as the key sees them: no path of this machine. The CUTLASS folders become
-// <cutlass> and tilecraft's own <tilecraft> (their content is keyed), the host compiler and the
-// build folder disappear.
+// The plan's commands as the key sees them, with no path of this machine: the CUTLASS folders
+// become <cutlass>, tilecraft's <tilecraft> (their content is keyed); -ccbin and <dir> go.
 std::string portable_command(const Toolchain& toolchain, std::vector<std::string> command,
                              const std::string& dir) {
   std::string text;

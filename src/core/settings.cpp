@@ -140,8 +140,7 @@ const char* home(Settings* s) {
   return nullptr;
 }
 
-// The path `variable` names, else <xdg base>/tilecraft<name>, else ~<home_folder>/tilecraft<name>,
-// else fallback.
+// The path `variable` names, else <xdg>/tilecraft<name>, ~<home_folder>/tilecraft<name>, fallback.
 std::string path_setting(Settings* s, const char* variable, const char* xdg,
                          const char* home_folder, const std::string& name,
                          const std::string& fallback) {

@@ -63,8 +63,7 @@ std::string file_kind(unsigned mode);
 // first and sets *replaced to what it was. A folder of another user is an error.
 Status ensure_own_dir(const std::string& path, std::string* replaced = nullptr);
 
-// Removes a file, a symbolic link or a whole folder at path (not following links); true when
-// nothing is left there.
+// Removes whatever is at path, a whole folder too (links not followed); true when nothing is left.
 bool remove_path(const std::string& path);
 
 }  // namespace tilecraft::compile

@@ -30,8 +30,7 @@ inline std::optional<int64_t> checked_add(int64_t a, int64_t b) {
   if (__builtin_add_overflow(a, b, &out)) return std::nullopt;
   return out;
 }
-// The product, or INT64_MAX when it does not fit (a value not yet validated must not wrap into a
-// plausible one).
+// The product, or INT64_MAX when it does not fit: an unvalidated value must not wrap to a sane one.
 inline int64_t saturating_product(std::initializer_list<int64_t> factors) {
   int64_t out = 1;
   for (int64_t f : factors) {
