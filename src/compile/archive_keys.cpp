@@ -4,9 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <cstdio>
 
 #include "compile/ed25519.hpp"
 #include "compile/sha256.hpp"
@@ -54,6 +52,14 @@ Result<std::string> read_small_file(const std::string& path, size_t limit, const
   return text;
 }
 
+Status key_file_path_problem(const std::string& path) {
+  if (path.empty() || path.front() != '/' || path.find('\0') != std::string::npos) {
+    return Status::invalid("key_file: expected an absolute path without NUL bytes, got '" +
+                           path.substr(0, path.find('\0')) + "'");
+  }
+  return Status::ok();
+}
+
 std::string key_file_text(const ArchiveKey& key) {
   return std::string(kKeyFileMagic) + "public " + public_key_text(key.public_key) + "\nprivate " +
          to_hex(key.seed) + "\n";
@@ -83,6 +89,14 @@ Status read_key_lines(const std::string& path, const std::string& what,
 
 }  // namespace
 
+std::string printable(std::string_view text) {
+  std::string shown(text.substr(0, 80));
+  for (char& c : shown) {
+    if (c < 32 || c > 126) c = '?';
+  }
+  return shown;
+}
+
 std::string public_key_text(std::string_view public_key) {
   return std::string(kKeyPrefix) + to_hex(public_key);
 }
@@ -102,23 +116,17 @@ Result<std::string> parse_public_key(std::string_view text, const std::string& w
     bytes = from_hex(key.substr(kKeyPrefix.size()), &ok);
   }
   if (!ok) {
-    std::string shown(trimmed(text).substr(0, 80));
-    std::replace_if(
-        shown.begin(), shown.end(), [](char c) { return c < 32 || c > 126; }, '?');
     return Status::invalid(what +
                            ": expected a public key 'tilecraft-ed25519:' followed by 64 hex "
                            "digits, got '" +
-                           shown + "'");
+                           printable(trimmed(text)) + "'");
   }
   return bytes;
 }
 
 Result<ArchiveKey> generate_archive_key(const std::string& path) {
   const std::string what = "archive key '" + path + "'";
-  if (path.empty() || path.front() != '/' || path.find('\0') != std::string::npos) {
-    return Status::invalid("key_file: expected an absolute path without NUL bytes, got '" +
-                           path.substr(0, path.find('\0')) + "'");
-  }
+  TILECRAFT_RETURN_IF_ERROR(key_file_path_problem(path));
   struct stat info;
   if (lstat(path.c_str(), &info) == 0) {
     return Status::invalid(what + ": something is there already (" + file_kind(info.st_mode) +
@@ -157,10 +165,8 @@ Result<ArchiveKey> read_archive_key(const std::string& path, const std::string& 
                            ", not to this user");
   }
   if (info.st_mode & 077) {
-    char mode[8];
-    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(info.st_mode & 07777));
-    return Status::invalid(what + ": '" + path + "' may be read by others (mode " + mode +
-                           "): a private key must be mode 0600");
+    return Status::invalid(what + ": '" + path + "' may be read by others (mode " +
+                           mode_text(info.st_mode) + "): a private key must be mode 0600");
   }
   const std::string malformed =
       what + ": '" + path + "' is not an archive key pair tilecraft wrote";
@@ -192,10 +198,7 @@ Result<ArchiveKey> read_archive_key(const std::string& path, const std::string& 
 
 Result<ArchiveKey> archive_signing_key(const std::string& key_file, std::string* note) {
   if (!key_file.empty()) {
-    if (key_file.front() != '/' || key_file.find('\0') != std::string::npos) {
-      return Status::invalid("key_file: expected an absolute path without NUL bytes, got '" +
-                             key_file.substr(0, key_file.find('\0')) + "'");
-    }
+    TILECRAFT_RETURN_IF_ERROR(key_file_path_problem(key_file));
     return read_archive_key(key_file, "key_file");
   }
   const std::string& path = settings().archive_key_file;

@@ -17,6 +17,9 @@ struct ArchiveKey {
   std::string public_key;  // 32 bytes
 };
 
+// text's first 80 characters, each outside printable ASCII shown as '?': input quoted in messages.
+std::string printable(std::string_view text);
+
 // "tilecraft-ed25519:<hex>" for a 32-byte public key.
 std::string public_key_text(std::string_view public_key);
 // A short name of a public key for messages: its text's first 16 hex digits.
@@ -33,8 +36,7 @@ Result<ArchiveKey> generate_archive_key(const std::string& path);
 Result<ArchiveKey> read_archive_key(const std::string& path, const std::string& what);
 
 // The key export_cache signs with: key_file when given (it must exist), else
-// Settings::archive_key_file, made on first use; *note then says where it was made and its public
-// key.
+// Settings::archive_key_file, made on first use (*note then says where, and its public key).
 Result<ArchiveKey> archive_signing_key(const std::string& key_file, std::string* note);
 
 // The public keys import_cache trusts: each of `given` (a public key, or the path of a file of

@@ -30,12 +30,16 @@ constexpr auto kUnlockedLeftoverAge = std::chrono::hours(1);
 constexpr auto kLockPoll = std::chrono::milliseconds(20);
 constexpr const char* kBuildLock = "/.lock";
 
-void warn_once(const std::string& line) {
+bool first_time_for(const std::string& what) {
   static std::mutex mutex;
-  static std::set<std::string> said;
+  static std::set<std::string> done;
   std::lock_guard lock(mutex);
-  if (!said.insert(line).second) return;
-  std::string text = line + "\n";
+  return done.insert(what).second;
+}
+
+void warn_once(const std::string& line) {
+  if (!first_time_for("warn " + line)) return;
+  const std::string text = line + "\n";
   std::fwrite(text.data(), 1, text.size(), stderr);
 }
 
@@ -50,7 +54,7 @@ Result<UniqueFd> hold_folder_lock(const std::string& folder) {
   UniqueFd fd(::open(aside.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   const bool held = fd.valid() && flock(fd.get(), LOCK_EX | LOCK_NB) == 0 &&
                     ::link(aside.c_str(), path.c_str()) == 0;
-  const Status failure = Status(StatusCode::kInternal, errno_text("could not lock", path));
+  const Status failure = Status::internal(errno_text("could not lock", path));
   if (fd.valid()) ::unlink(aside.c_str());
   if (!held) return failure;
   return fd;
@@ -102,13 +106,6 @@ int sweep_leftovers(const std::string& folder, const std::string& prefix) {
   return removed;
 }
 
-bool first_time_for(const std::string& what) {
-  static std::mutex mutex;
-  static std::set<std::string> done;
-  std::lock_guard lock(mutex);
-  return done.insert(what).second;
-}
-
 std::string temp_base() {
   const char* tmpdir = std::getenv("TMPDIR");
   return (tmpdir && tmpdir[0] == '/') ? tmpdir : "/tmp";
@@ -127,20 +124,25 @@ struct PrivateDir {
   }
 };
 
+// Makes a new folder from a mkdtemp pattern (*pattern becomes its path) and locks it; `what`
+// names it in the message of a failure, after which nothing is left.
+Result<UniqueFd> make_locked_folder(std::string* pattern, const std::string& what) {
+  if (!mkdtemp(pattern->data())) {
+    return Status::internal(errno_text("could not create " + what, *pattern));
+  }
+  Result<UniqueFd> held = hold_folder_lock(*pattern);
+  if (!held) remove_path(*pattern);
+  return held;
+}
+
 Result<std::string> private_dir() {
   static std::mutex mutex;
   static PrivateDir holder;
   std::lock_guard lock(mutex);
   if (!holder.path.empty()) return holder.path;
   std::string pattern = temp_base() + "/" + private_prefix() + "XXXXXX";
-  if (!mkdtemp(pattern.data())) {
-    return Status(StatusCode::kInternal, errno_text("could not create a private folder", pattern));
-  }
-  Result<UniqueFd> held = hold_folder_lock(pattern);
-  if (!held) {
-    remove_path(pattern);
-    return held.status();
-  }
+  Result<UniqueFd> held = make_locked_folder(&pattern, "a private folder");
+  if (!held) return held.status();
   holder.lock = std::move(*held);
   holder.path = pattern;
   return holder.path;
@@ -161,20 +163,12 @@ std::string safe_file_name(const std::string& name) {
 Status read_entry_file(const std::string& path, std::string* bytes) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   struct stat info;
-  if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("cannot open", path));
+  if (!fd.valid()) return Status::internal(errno_text("cannot open", path));
   if (fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
-    return Status(StatusCode::kInternal, path + " is not a regular file");
+    return Status::internal(path + " is not a regular file");
   }
   return read_all(fd.get(), path, bytes);
 }
-
-}  // namespace
-
-BuildDir::~BuildDir() {
-  if (!released_ && !path_.empty()) remove_path(path_);
-}
-
-namespace {
 
 std::string manifest_of(const std::string& key, uint64_t module_size, const Digest& hmac) {
   return "tilecraft-manifest v2\nkey " + key + "\nmodule.so " + std::to_string(module_size) +
@@ -191,7 +185,7 @@ Status manifest_of_file(const std::string& signing_key, const std::string& key, 
   for (off_t offset = 0;;) {
     const ssize_t got = pread(fd, buffer.data(), buffer.size(), offset);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return Status(StatusCode::kInternal, errno_text("could not read", path));
+    if (got < 0) return Status::internal(errno_text("could not read", path));
     if (got == 0) break;
     mac.update(std::string_view(buffer.data(), static_cast<size_t>(got)));
     offset += got;
@@ -202,6 +196,10 @@ Status manifest_of_file(const std::string& signing_key, const std::string& key, 
 }
 
 }  // namespace
+
+BuildDir::~BuildDir() {
+  if (!released_ && !path_.empty()) remove_path(path_);
+}
 
 std::string manifest_text(const std::string& signing_key, const std::string& key,
                           const std::string& module_bytes) {
@@ -381,14 +379,8 @@ Result<BuildDir> ArtifactCache::make_build_dir(const std::string& key) const {
     base = *dir;
   }
   std::string pattern = base + "/" + key.substr(0, 16) + "-XXXXXX";
-  if (!mkdtemp(pattern.data())) {
-    return Status(StatusCode::kInternal, errno_text("could not create a build folder", pattern));
-  }
-  Result<UniqueFd> held = hold_folder_lock(pattern);
-  if (!held) {
-    remove_path(pattern);
-    return held.status();
-  }
+  Result<UniqueFd> held = make_locked_folder(&pattern, "a build folder");
+  if (!held) return held.status();
   return BuildDir(pattern, std::move(*held));
 }
 
@@ -403,12 +395,11 @@ Result<std::string> ArtifactCache::commit(const std::string& key, BuildDir& buil
   }
 
   UniqueFd module_fd(::open(module_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!module_fd.valid())
-    return Status(StatusCode::kInternal, errno_text("cannot open", module_path));
+  if (!module_fd.valid()) return Status::internal(errno_text("cannot open", module_path));
   std::string manifest;
   TILECRAFT_RETURN_IF_ERROR(manifest_of_file(key_, key, module_fd.get(), module_path, &manifest));
   if (fsync(module_fd.get()) != 0) {
-    return Status(StatusCode::kInternal, errno_text("could not fsync", module_path));
+    return Status::internal(errno_text("could not fsync", module_path));
   }
   TILECRAFT_RETURN_IF_ERROR(write_file_synced(build_dir + "/manifest", manifest));
   TILECRAFT_RETURN_IF_ERROR(fsync_path(build_dir + "/source.cu"));
@@ -418,21 +409,18 @@ Result<std::string> ArtifactCache::commit(const std::string& key, BuildDir& buil
   TILECRAFT_RETURN_IF_ERROR(ensure_own_dir(parent));
   std::string final_dir = entry_dir(key);
   struct stat info;
-  if (lstat(final_dir.c_str(), &info) == 0 && !S_ISDIR(info.st_mode)) {
-    unlink(
-        final_dir.c_str());  // a file or link where the entry belongs (this process holds the key)
-  }
-  unlink(
-      (build_dir + kBuildLock).c_str());  // the entry needs no lock; the fd keeps ours until done
+  // A file or link where the entry belongs goes (this process holds the key). The entry needs no
+  // lock file; the fd keeps ours until done.
+  if (lstat(final_dir.c_str(), &info) == 0 && !S_ISDIR(info.st_mode)) unlink(final_dir.c_str());
+  unlink((build_dir + kBuildLock).c_str());
   if (rename(build_dir.c_str(), final_dir.c_str()) != 0) {
     if (errno != ENOTEMPTY && errno != EEXIST) {
-      return Status(StatusCode::kInternal,
-                    errno_text("could not move " + build_dir + " to", final_dir));
+      return Status::internal(errno_text("could not move " + build_dir + " to", final_dir));
     }
     // An invalid entry is in the way (this process holds the key's lock): move it aside first.
     std::string trash = v1() + "/tmp/replaced-XXXXXX";
     if (!mkdtemp(trash.data())) {
-      return Status(StatusCode::kInternal, errno_text("could not replace the entry", final_dir));
+      return Status::internal(errno_text("could not replace the entry", final_dir));
     }
     bool moved = rename(final_dir.c_str(), (trash + "/entry").c_str()) == 0 &&
                  rename(build_dir.c_str(), final_dir.c_str()) == 0;
@@ -440,7 +428,7 @@ Result<std::string> ArtifactCache::commit(const std::string& key, BuildDir& buil
     remove_path(trash);
     if (!moved) {
       errno = error;
-      return Status(StatusCode::kInternal, errno_text("could not replace the entry", final_dir));
+      return Status::internal(errno_text("could not replace the entry", final_dir));
     }
   }
   build.release();

@@ -289,8 +289,8 @@ std::vector<Result<CompiledModule>> build_modules(const std::vector<CompileReque
         try {
           results[i] = obtain(**toolchain, cache, jobs[i], s, reporter, cancel);
         } catch (const std::exception& error) {
-          results[i] = Status(StatusCode::kInternal,
-                              "compiling " + requests[i].name + " failed: " + error.what());
+          results[i] =
+              Status::internal("compiling " + requests[i].name + " failed: " + error.what());
         }
       }
     };
@@ -344,8 +344,7 @@ void record_unit_serves(const CompiledModule& unit, const std::vector<CompileReq
 }
 
 void discard_cached_module(const CompiledModule& module, const std::string& why) {
-  const Settings s = settings();
-  ArtifactCache cache = ArtifactCache::open(s);
+  ArtifactCache cache = ArtifactCache::open(settings());
   std::shared_ptr<KeyState> state = key_state(cache.root(), module.key);
   std::lock_guard guard(state->mutex);
   if (state->private_module == module.path) state->private_module.reset();

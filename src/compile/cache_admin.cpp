@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compile/sha256.hpp"
 #include "tilecraft/compile/artifact_cache.hpp"
 #include "tilecraft/compile/cache_root.hpp"
 #include "tilecraft/compile/compiler.hpp"
@@ -21,12 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_lower_hex(const std::string& name, size_t length) {
-  return name.size() == length && std::all_of(name.begin(), name.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
-
 bool is_key(const std::string& name) { return is_lower_hex(name, 64); }
 
 // runtime/kernel_facts.cpp names its files "<40 hex>.txt" (and ".tmp-*.part" while writing).
@@ -35,8 +30,7 @@ bool is_facts_name(const std::string& name) {
          (name.starts_with(".tmp-") && name.ends_with(".part"));
 }
 
-// The entry names of a module's table, from its kept source (a regular file; nothing else is
-// opened).
+// The entry names of a module's table, from its kept source (opened only as a regular file).
 std::vector<std::string> kernel_names(const std::string& source_path) {
   std::vector<std::string> names;
   UniqueFd fd(::open(source_path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
@@ -74,8 +68,8 @@ uint64_t folder_bytes(const fs::path& folder) {
 
 Result<std::vector<KernelCacheEntry>> entries_of(const ArtifactCache& cache) {
   if (!cache.readable()) {
-    return Status(StatusCode::kNotSupported,
-                  "the kernel cache at " + cache.root() + " cannot be used: " + cache.reason());
+    return Status::unsupported("the kernel cache at " + cache.root() +
+                               " cannot be used: " + cache.reason());
   }
   std::vector<KernelCacheEntry> entries;
   std::error_code error;
@@ -92,8 +86,7 @@ Result<std::vector<KernelCacheEntry>> entries_of(const ArtifactCache& cache) {
       entry.key = key;
       entry.path = item.path().string();
       entry.bytes = folder_bytes(item.path());
-      // Verifying reads the module: its access time is put back, so that looking does not
-      // count as use.
+      // Verifying reads the module: its access time is put back, so looking is not use.
       struct stat info;
       const std::string module = entry.path + "/module.so";
       const bool stated = lstat(module.c_str(), &info) == 0;
@@ -153,8 +146,8 @@ Result<size_t> clear_kernel_cache(std::vector<std::string>* left_alone) {
 Result<size_t> prune_kernel_cache(uint64_t max_bytes, std::vector<std::string>* left_alone) {
   const ArtifactCache cache = ArtifactCache::open(settings());
   if (!cache.writable()) {
-    return Status(StatusCode::kNotSupported,
-                  "the kernel cache at " + cache.root() + " cannot be changed: " + cache.reason());
+    return Status::unsupported("the kernel cache at " + cache.root() +
+                               " cannot be changed: " + cache.reason());
   }
   auto entries = entries_of(cache);
   if (!entries) return entries.status();

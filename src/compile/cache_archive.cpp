@@ -49,12 +49,6 @@ constexpr size_t kMaxEntries = 100000;
 constexpr size_t kMaxLineBytes = 256;
 constexpr size_t kChunk = size_t(1) << 20;
 
-bool is_hex(std::string_view text, size_t length) {
-  return text.size() == length && std::all_of(text.begin(), text.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
-
 // A decimal number without sign, blanks or leading zeros, at most limit.
 bool parse_size(std::string_view text, uint64_t limit, uint64_t* value) {
   if (text.empty() || text.size() > 20 || (text.size() > 1 && text[0] == '0')) return false;
@@ -66,14 +60,6 @@ bool parse_size(std::string_view text, uint64_t limit, uint64_t* value) {
   }
   *value = result;
   return true;
-}
-
-std::string printable(std::string_view text) {
-  std::string shown(text.substr(0, 80));
-  for (char& c : shown) {
-    if (c < 32 || c > 126) c = '?';
-  }
-  return shown;
 }
 
 // Why the first bytes of a module are not those of a shared object this machine can load, or "".
@@ -238,7 +224,7 @@ Result<ParsedIndex> read_index(ArchiveReader& reader, uint64_t file_size, const 
   uint64_t total = 0;
   for (uint64_t e = 0; e < count; ++e) {
     TILECRAFT_RETURN_IF_ERROR(next("an entry line"));
-    if (!line.starts_with("entry ") || !is_hex(std::string_view(line).substr(6), 64)) {
+    if (!line.starts_with("entry ") || !is_lower_hex(std::string_view(line).substr(6), 64)) {
       return refuse(path, "malformed entry line '" + printable(line) + "'");
     }
     EntryRecord entry;
@@ -254,7 +240,7 @@ Result<ParsedIndex> read_index(ArchiveReader& reader, uint64_t file_size, const 
       if (!line.starts_with(prefix) || blank < prefix.size() ||
           !parse_size(std::string_view(line).substr(prefix.size(), blank - prefix.size()),
                       kMaxFileBytes[f], &file.size) ||
-          !is_hex(std::string_view(line).substr(blank + 1), 64)) {
+          !is_lower_hex(std::string_view(line).substr(blank + 1), 64)) {
         return refuse(path, "entry " + entry.key.substr(0, 16) + ": malformed file line '" +
                                 printable(line) + "' (expected 'file " + kFiles[f] +
                                 " <size> <sha256>', at most " + std::to_string(kMaxFileBytes[f]) +
@@ -272,7 +258,7 @@ Result<ParsedIndex> read_index(ArchiveReader& reader, uint64_t file_size, const 
   }
   std::string signature_line;
   if (!reader.line(&signature_line) || !signature_line.starts_with("signature ") ||
-      !is_hex(std::string_view(signature_line).substr(10), 128)) {
+      !is_lower_hex(std::string_view(signature_line).substr(10), 128)) {
     return refuse(path, "malformed signature line '" + printable(signature_line) + "'");
   }
   bool hex_ok = false;
@@ -313,20 +299,13 @@ Status read_entry_file(ArchiveReader& reader, const std::string& path, const Ent
       head.append(piece.substr(0, sizeof(Elf64_Ehdr) - head.size()));
     }
     if (f != 0) text->append(piece);
-    if (out_fd >= 0) {
-      for (size_t done = 0; done < piece.size();) {
-        const ssize_t n = write(out_fd, piece.data() + done, piece.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          write_error = errno_text("could not write a module from", path);
-          return false;
-        }
-        done += static_cast<size_t>(n);
-      }
+    if (out_fd >= 0 && !write_all(out_fd, piece)) {
+      write_error = errno_text("could not write a module from", path);
+      return false;
     }
     return true;
   });
-  if (!write_error.empty()) return Status(StatusCode::kInternal, "import_cache: " + write_error);
+  if (!write_error.empty()) return Status::internal("import_cache: " + write_error);
   if (!read) return refuse(path, where + ": the archive ends or cannot be read inside it");
   if (to_hex(hasher.finish()) != entry.files[f].sha256) {
     return refuse(path, where +
@@ -386,16 +365,9 @@ Status copy_into(int out_fd, const std::string& file, const FileRecord& record,
   std::string error;
   const bool copied = reader.bytes(record.size, [&](std::string_view piece) {
     hasher.update(piece);
-    for (size_t done = 0; done < piece.size();) {
-      const ssize_t n = write(out_fd, piece.data() + done, piece.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        error = errno_text("cannot write", archive);
-        return false;
-      }
-      done += static_cast<size_t>(n);
-    }
-    return true;
+    if (write_all(out_fd, piece)) return true;
+    error = errno_text("cannot write", archive);
+    return false;
   });
   if (!error.empty()) return Status::invalid("export_cache: " + error);
   if (!copied || to_hex(hasher.finish()) != record.sha256) {
@@ -439,8 +411,7 @@ Result<CacheTransfer> export_cache(const std::string& archive_path, const std::s
   std::string note;
   Result<ArchiveKey> signer = archive_signing_key(key_file, &note);
   if (!signer) return Status(signer.status().code(), "export_cache: " + signer.status().message());
-  const Settings s = settings();
-  ArtifactCache cache = ArtifactCache::open(s);
+  ArtifactCache cache = ArtifactCache::open(settings());
   if (!cache.readable()) {
     return Status::unsupported("export_cache: the cache at " + cache.root() +
                                " cannot be read: " + cache.reason());
@@ -455,14 +426,14 @@ Result<CacheTransfer> export_cache(const std::string& archive_path, const std::s
     if (name.size() != 2 || !is_own_real_dir(prefix.path().string())) continue;
     for (const auto& dir : std::filesystem::directory_iterator(prefix.path(), error)) {
       const std::string key = dir.path().filename().string();
-      if (!is_hex(key, 64)) continue;
+      if (!is_lower_hex(key, 64)) continue;
+      auto skip = [&](const std::string& why) {
+        ++report.skipped;
+        report.notes.push_back(key.substr(0, 16) + ": not exported (" + why + ")");
+      };
       LookupResult found = cache.lookup(key);
       if (!found.module_path) {
-        ++report.skipped;
-        report.notes.push_back(
-            key.substr(0, 16) + ": not exported (" +
-            (found.invalid_reason.empty() ? std::string("incomplete") : found.invalid_reason) +
-            ")");
+        skip(found.invalid_reason.empty() ? std::string("incomplete") : found.invalid_reason);
         continue;
       }
       EntryRecord entry{key, {}};
@@ -475,10 +446,7 @@ Result<CacheTransfer> export_cache(const std::string& archive_path, const std::s
         if (record) entry.files[f] = *record;
       }
       if (!complete || key_of(text[2], text[1]) != key) {
-        ++report.skipped;
-        report.notes.push_back(key.substr(0, 16) +
-                               ": not exported (its source or key.txt is "
-                               "missing or does not match its key)");
+        skip("its source or key.txt is missing or does not match its key");
         continue;
       }
       entries.push_back(std::move(entry));
@@ -499,11 +467,8 @@ Result<CacheTransfer> export_cache(const std::string& archive_path, const std::s
   Status written = fchmod(out.get(), 0644) == 0
                        ? Status::ok()
                        : Status::invalid("export_cache: " + errno_text("cannot write", temporary));
-  for (size_t done = 0; written && done < header.size();) {
-    const ssize_t n = write(out.get(), header.data() + done, header.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) written = Status::invalid("export_cache: " + errno_text("cannot write", temporary));
-    if (n > 0) done += static_cast<size_t>(n);
+  if (written && !write_all(out.get(), header)) {
+    written = Status::invalid("export_cache: " + errno_text("cannot write", temporary));
   }
   for (const EntryRecord& entry : entries) {
     for (int f = 0; written && f < 3; ++f) {
@@ -554,8 +519,7 @@ Result<CacheTransfer> import_cache(const std::string& archive_path,
   if (!index) return index.status();
   TILECRAFT_RETURN_IF_ERROR(check_entries(reader, archive_path, *index));
 
-  const Settings s = settings();
-  ArtifactCache cache = ArtifactCache::open(s);
+  ArtifactCache cache = ArtifactCache::open(settings());
   if (!cache.writable()) {
     return Status::unsupported("import_cache: the cache at " + cache.root() +
                                " cannot be written: " + cache.reason());
@@ -583,13 +547,13 @@ Result<CacheTransfer> import_cache(const std::string& archive_path,
     UniqueFd module_fd(
         open(module.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755));
     if (!module_fd.valid()) {
-      return Status(StatusCode::kInternal, "import_cache: " + errno_text("cannot create", module));
+      return Status::internal("import_cache: " + errno_text("cannot create", module));
     }
     std::string text[3];
     TILECRAFT_RETURN_IF_ERROR(
         read_entry_file(reader, archive_path, entry, 0, module_fd.get(), &text[0]));
     if (fsync(module_fd.get()) != 0) {
-      return Status(StatusCode::kInternal, "import_cache: " + errno_text("cannot write", module));
+      return Status::internal("import_cache: " + errno_text("cannot write", module));
     }
     module_fd.reset();
     for (int f = 1; f < 3; ++f) {

@@ -64,7 +64,7 @@ Tag tag_of(const std::string& root) {
 // The names in a folder (without "." and ".."), at most limit of them.
 Result<std::vector<std::string>> names_in(const std::string& folder, size_t limit) {
   DIR* dir = opendir(folder.c_str());
-  if (!dir) return Status(StatusCode::kInternal, errno_text("cannot list", folder));
+  if (!dir) return Status::internal(errno_text("cannot list", folder));
   std::vector<std::string> names;
   while (names.size() < limit) {
     const dirent* item = readdir(dir);
@@ -100,11 +100,11 @@ Status write_tag(const std::string& root) {
   const std::string path = root + "/" + kCacheTagName;
   std::string temp = path + ".new-XXXXXX";
   UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));
-  if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("could not write", path));
+  if (!fd.valid()) return Status::internal(errno_text("could not write", path));
   fd.reset();
   Status written = write_file_synced(temp, std::string(kTagText), 0644);
   if (written && rename(temp.c_str(), path.c_str()) != 0) {
-    written = Status(StatusCode::kInternal, errno_text("could not write", path));
+    written = Status::internal(errno_text("could not write", path));
   }
   if (!written) unlink(temp.c_str());
   return written;
@@ -136,15 +136,10 @@ Status claim_cache_root(const std::string& root) {
   if (!S_ISDIR(info.st_mode)) {
     return Status::unsupported(named(root) + ": expected a folder, got " + file_kind(info.st_mode));
   }
-  if (same_file(info, "/")) {
-    return Status::unsupported(named(root) +
-                               " is the root folder; a cache needs a folder of its "
-                               "own (the default is ~/.cache/tilecraft)");
-  }
-  if (is_home(info)) {
-    return Status::unsupported(named(root) +
-                               " is the home folder; a cache needs a folder of "
-                               "its own (the default is ~/.cache/tilecraft)");
+  if (const char* which = same_file(info, "/") ? "root" : is_home(info) ? "home" : nullptr) {
+    return Status::unsupported(named(root) + " is the " + which +
+                               " folder; a cache needs a folder of its own (the default is "
+                               "~/.cache/tilecraft)");
   }
   switch (tag_of(root)) {
     case Tag::kOurs:

@@ -26,7 +26,7 @@ Result<Key> private_key(std::string_view seed) {
                            " bytes, got " + std::to_string(seed.size()));
   }
   Key key(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, bytes_of(seed), seed.size()));
-  if (!key) return Status(StatusCode::kInternal, "OpenSSL could not make an Ed25519 key");
+  if (!key) return Status::internal("OpenSSL could not make an Ed25519 key");
   return key;
 }
 
@@ -40,7 +40,7 @@ Result<std::string> ed25519_public_key(std::string_view seed) {
   if (EVP_PKEY_get_raw_public_key(key->get(), reinterpret_cast<unsigned char*>(public_key.data()),
                                   &length) != 1 ||
       length != kEd25519KeyBytes) {
-    return Status(StatusCode::kInternal, "OpenSSL could not derive an Ed25519 public key");
+    return Status::internal("OpenSSL could not derive an Ed25519 public key");
   }
   return public_key;
 }
@@ -55,7 +55,7 @@ Result<std::string> ed25519_sign(std::string_view seed, std::string_view message
       EVP_DigestSign(context.get(), reinterpret_cast<unsigned char*>(signature.data()), &length,
                      bytes_of(message), message.size()) != 1 ||
       length != kEd25519SignatureBytes) {
-    return Status(StatusCode::kInternal, "OpenSSL could not make an Ed25519 signature");
+    return Status::internal("OpenSSL could not make an Ed25519 signature");
   }
   return signature;
 }

@@ -34,6 +34,16 @@ std::string errno_text(const std::string& what, const std::string& path) {
   return what + " " + path + ": " + std::strerror(errno);
 }
 
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t put = write(fd, bytes.data(), bytes.size());
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(put));
+  }
+  return true;
+}
+
 Status read_all(int fd, const std::string& path, std::string* contents) {
   contents->clear();
   char buffer[65536];
@@ -44,31 +54,25 @@ Status read_all(int fd, const std::string& path, std::string* contents) {
     } else if (got == 0) {
       return Status::ok();
     } else if (errno != EINTR) {
-      return Status(StatusCode::kInternal, errno_text("could not read", path));
+      return Status::internal(errno_text("could not read", path));
     }
   }
 }
 
 Status write_file_synced(const std::string& path, const std::string& contents, int mode) {
   UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode));
-  if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("could not create", path));
-  size_t written = 0;
-  while (written < contents.size()) {
-    ssize_t put = write(fd.get(), contents.data() + written, contents.size() - written);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return Status(StatusCode::kInternal, errno_text("could not write", path));
-    written += static_cast<size_t>(put);
+  if (!fd.valid()) return Status::internal(errno_text("could not create", path));
+  if (!write_all(fd.get(), contents)) {
+    return Status::internal(errno_text("could not write", path));
   }
-  if (fsync(fd.get()) != 0)
-    return Status(StatusCode::kInternal, errno_text("could not fsync", path));
+  if (fsync(fd.get()) != 0) return Status::internal(errno_text("could not fsync", path));
   return Status::ok();
 }
 
 Status fsync_path(const std::string& path) {
   UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("could not open", path));
-  if (fsync(fd.get()) != 0)
-    return Status(StatusCode::kInternal, errno_text("could not fsync", path));
+  if (!fd.valid()) return Status::internal(errno_text("could not open", path));
+  if (fsync(fd.get()) != 0) return Status::internal(errno_text("could not fsync", path));
   return Status::ok();
 }
 
@@ -77,9 +81,9 @@ Status make_private_dir(const std::string& path) {
   if (errno == EEXIST) {
     struct stat info;
     if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return Status::ok();
-    return Status(StatusCode::kInternal, "expected a folder at " + path + ", found something else");
+    return Status::internal("expected a folder at " + path + ", found something else");
   }
-  return Status(StatusCode::kInternal, errno_text("could not create the folder", path));
+  return Status::internal(errno_text("could not create the folder", path));
 }
 
 Status make_private_dirs(const std::string& path) {
@@ -101,11 +105,15 @@ std::string private_dir_problem(const std::string& path) {
            std::to_string(geteuid()) + ")";
   }
   if (info.st_mode & (S_IWGRP | S_IWOTH)) {
-    char mode[8];
-    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(info.st_mode & 07777));
-    return path + " is writable by its group or by everyone (mode " + mode + ")";
+    return path + " is writable by its group or by everyone (mode " + mode_text(info.st_mode) + ")";
   }
   return "";
+}
+
+std::string mode_text(unsigned mode) {
+  char text[8];
+  std::snprintf(text, sizeof(text), "%04o", mode & 07777);
+  return text;
 }
 
 std::string file_kind(unsigned mode) {
@@ -121,31 +129,29 @@ Status ensure_own_dir(const std::string& path, std::string* replaced) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     struct stat info;
     if (lstat(path.c_str(), &info) != 0) {
-      if (errno != ENOENT) return Status(StatusCode::kInternal, errno_text("cannot inspect", path));
+      if (errno != ENOENT) return Status::internal(errno_text("cannot inspect", path));
       if (mkdir(path.c_str(), 0700) == 0 || errno == EEXIST) continue;
-      return Status(StatusCode::kInternal, errno_text("could not create the folder", path));
+      return Status::internal(errno_text("could not create the folder", path));
     }
     if (S_ISDIR(info.st_mode)) {
       if (info.st_uid != geteuid()) {
-        return Status(StatusCode::kInternal,
-                      path + " is a folder of uid " + std::to_string(info.st_uid) +
-                          ", not of this user (uid " + std::to_string(geteuid()) + ")");
+        return Status::internal(path + " is a folder of uid " + std::to_string(info.st_uid) +
+                                ", not of this user (uid " + std::to_string(geteuid()) + ")");
       }
       if ((info.st_mode & 077) != 0 && chmod(path.c_str(), 0700) != 0) {
-        return Status(StatusCode::kInternal, errno_text("could not make private", path));
+        return Status::internal(errno_text("could not make private", path));
       }
       return Status::ok();
     }
     if (unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return Status(StatusCode::kInternal,
-                    errno_text("could not remove " + file_kind(info.st_mode) +
-                                   " standing where a folder belongs:",
-                               path));
+      return Status::internal(errno_text(
+          "could not remove " + file_kind(info.st_mode) + " standing where a folder belongs:",
+          path));
     }
     if (replaced) *replaced = file_kind(info.st_mode);
   }
-  return Status(StatusCode::kInternal,
-                "could not make a folder at " + path + ": something else keeps appearing there");
+  return Status::internal("could not make a folder at " + path +
+                          ": something else keeps appearing there");
 }
 
 bool remove_path(const std::string& path) {

@@ -14,8 +14,7 @@
 namespace tilecraft {
 namespace {
 
-// Version 2 records are signed (compile/signed_record.hpp); version 1 ones were not, and read as
-// absent.
+// Version 2 records are signed (compile/signed_record.hpp); unsigned version 1 ones read as absent.
 constexpr const char* kFactsMagic = "tilecraft-kernel-facts 2";
 constexpr size_t kMaxRecordBytes = 64 * 1024;
 
@@ -157,11 +156,9 @@ std::map<std::string, KernelFacts> parse_resource_usage(std::string_view text) {
   std::map<std::string, KernelFacts> facts;
   std::string current;
   for (std::string_view line : lines_of(text)) {
-    if (std::string name = quoted_name(line, "Compiling entry function "); !name.empty()) {
-      current = name;
-      continue;
-    }
-    if (std::string name = quoted_name(line, "Function properties for "); !name.empty()) {
+    std::string name = quoted_name(line, "Compiling entry function ");
+    if (name.empty()) name = quoted_name(line, "Function properties for ");
+    if (!name.empty()) {
       current = name;
       continue;
     }

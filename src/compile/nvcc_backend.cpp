@@ -1,5 +1,6 @@
 #include "compile/nvcc_backend.hpp"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@ namespace {
 
 constexpr int kShownLines = 60;
 
+// The first `count` lines of text, and how many more there were.
 std::string first_lines(const std::string& text, int count) {
   size_t end = 0;
   int lines = 0;
@@ -33,9 +35,10 @@ std::string first_lines(const std::string& text, int count) {
   return shown;
 }
 
-}  // namespace
-
-namespace {
+std::string shown_output(const NvccRun& run) {
+  return run.output.empty() ? std::string("(nvcc printed nothing)\n")
+                            : first_lines(run.output, kShownLines);
+}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -83,9 +86,7 @@ std::string output_problem(const std::string& path, const char* elf) {
   }
   if (info.st_size == 0) return "produced an empty " + path;
   if (elf && (read(fd.get(), magic, sizeof magic) != sizeof magic ||
-              std::string_view(magic, 4) != std::string_view("\x7f"
-                                                             "ELF",
-                                                             4))) {
+              std::string_view(magic, sizeof magic) != ELFMAG)) {
     return "produced a " + path + " that is not an " + elf;
   }
   return "";
@@ -135,7 +136,7 @@ Result<NvccRun> run_nvcc(const Toolchain& toolchain, const CompileRequest& reque
   if (!link.result) return link.result.status();
   run.link_seconds = seconds_since(start);
   run.command = plan.link;
-  if (!passed(link, "link", plan.link, run)) return run;
+  passed(link, "link", plan.link, run);
   return run;
 }
 
@@ -151,9 +152,7 @@ Status check_module_produced(const CompileRequest& request, const NvccRun& run,
   const std::string problem = output_problem(module, "ELF shared object");
   if (problem.empty()) return Status::ok();
   std::string message = "nvcc exited with 0 for '" + request.name + "' but " + problem + ":\n";
-  message += run.output.empty() ? std::string("(nvcc printed nothing)\n")
-                                : first_lines(run.output, kShownLines);
-  message += "command: " + format_command(run.command);
+  message += shown_output(run) + "command: " + format_command(run.command);
   return Status(StatusCode::kCompileError, std::move(message));
 }
 
@@ -164,9 +163,7 @@ Status compile_error(const CompileRequest& request, const NvccRun& run,
                                   ", exit code " + std::to_string(run.exit_code) + "):\n"
                             : "nvcc could not compile '" + request.name + "': its " + run.step +
                                   " exited with 0 but " + run.no_output + ":\n";
-  message += run.output.empty() ? std::string("(nvcc printed nothing)\n")
-                                : first_lines(run.output, kShownLines);
-  message += "command: " + format_command(run.command) + "\n";
+  message += shown_output(run) + "command: " + format_command(run.command) + "\n";
   message += "source kept at: " + kept_source;
   return Status(StatusCode::kCompileError, std::move(message));
 }

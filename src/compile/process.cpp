@@ -264,14 +264,13 @@ bool collect_output(int fd, pid_t group, const std::atomic<bool>* cancel,
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
                                   const std::vector<std::string>& extra_env,
                                   const std::atomic<bool>* cancel, double time_limit) {
-  if (argv.empty())
-    return Status(StatusCode::kInternal, "run_process: expected a command, got none");
+  if (argv.empty()) return Status::internal("run_process: expected a command, got none");
   std::string program = argv[0];
   if (program.find('/') == std::string::npos) {
     program = find_program_on_path(argv[0]);
     if (program.empty()) {
-      return Status(StatusCode::kInternal,
-                    "could not start " + argv[0] + ": not found in the absolute folders of PATH");
+      return Status::internal("could not start " + argv[0] +
+                              ": not found in the absolute folders of PATH");
     }
   }
   // Everything the children need is made before fork: after it they may not allocate.
@@ -282,21 +281,20 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
 
   int output_fds[2], report_fds[2];
   if (pipe2(output_fds, O_CLOEXEC) != 0) {
-    return Status(StatusCode::kInternal, errno_text("could not create a pipe for", argv[0]));
+    return Status::internal(errno_text("could not create a pipe for", argv[0]));
   }
   UniqueFd output_read(output_fds[0]), output_write(output_fds[1]);
   if (pipe2(report_fds, O_CLOEXEC) != 0) {
-    return Status(StatusCode::kInternal, errno_text("could not create a pipe for", argv[0]));
+    return Status::internal(errno_text("could not create a pipe for", argv[0]));
   }
   UniqueFd report_read(report_fds[0]), report_write(report_fds[1]);
   UniqueFd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!devnull.valid())
-    return Status(StatusCode::kInternal, errno_text("could not open", "/dev/null"));
+  if (!devnull.valid()) return Status::internal(errno_text("could not open", "/dev/null"));
 
   const pid_t parent = getpid();
   const pid_t supervisor = fork();
   if (supervisor < 0) {
-    return Status(StatusCode::kInternal, errno_text("could not start", argv[0]));
+    return Status::internal(errno_text("could not start", argv[0]));
   }
   if (supervisor == 0) {
     supervise(parent, program.c_str(), arg_pointers.data(), env_pointers.data(), devnull.get(),
@@ -329,8 +327,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
   int exec_error = 0;
   if (read(report_read.get(), &exec_error, sizeof exec_error) ==
       static_cast<ssize_t>(sizeof exec_error)) {
-    return Status(StatusCode::kInternal,
-                  "could not start " + program + ": " + std::strerror(exec_error));
+    return Status::internal("could not start " + program + ": " + std::strerror(exec_error));
   }
   return result;
 }
@@ -347,13 +344,7 @@ std::string format_command(const std::vector<std::string>& argv) {
       continue;
     }
     line += '\'';
-    for (char c : argument) {
-      if (c == '\'') {
-        line += "'\\''";
-      } else {
-        line += c;
-      }
-    }
+    for (char c : argument) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
     line += '\'';
   }
   return line;

@@ -17,8 +17,7 @@ struct ProcessResult {
   bool timed_out = false;  // the time limit passed and the child was killed
 };
 
-// What a child may print before the rest is dropped (and counted): compilers can be verbose,
-// a broken one endless.
+// What a child may print before the rest is dropped (and counted): a broken compiler is endless.
 inline constexpr size_t kMaxProcessOutput = 4 << 20;
 
 // How long run_process still reads after the child exited while processes it started hold its
@@ -26,8 +25,7 @@ inline constexpr size_t kMaxProcessOutput = 4 << 20;
 inline constexpr int kOutputGraceSeconds = 2;
 
 // Runs argv[0] (a path, or a name looked up in the absolute folders of PATH) with argv; stdin is
-// /dev/null. extra_env holds "NAME=value" entries that are added to (or replace those of) this
-// process's environment.
+// /dev/null. extra_env's "NAME=value" entries are added to this process's environment (or replace).
 //
 // The child runs in a process group of its own under a small supervisor process. When this
 // process dies, however it dies (SIGKILL included), the supervisor kills the whole group: a

@@ -6,13 +6,15 @@
 #include <openssl/params.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
+
 #include "tilecraft/core/status.hpp"
 
 namespace tilecraft::compile {
 namespace {
 
 [[noreturn]] void fail(const char* what) {
-  throw Error(Status(StatusCode::kInternal, std::string("OpenSSL's libcrypto failed: ") + what));
+  throw Error(Status::internal(std::string("OpenSSL's libcrypto failed: ") + what));
 }
 
 }  // namespace
@@ -30,8 +32,6 @@ Sha256::Sha256() : context_(std::make_unique<Context>()) {
 }
 
 Sha256::~Sha256() = default;
-Sha256::Sha256(Sha256&&) noexcept = default;
-Sha256& Sha256::operator=(Sha256&&) noexcept = default;
 
 void Sha256::update(std::string_view data) {
   if (!data.empty() && EVP_DigestUpdate(context_->md, data.data(), data.size()) != 1) {
@@ -130,6 +130,12 @@ std::string from_hex(std::string_view hex, bool* ok) {
   }
   if (!*ok) bytes.clear();
   return bytes;
+}
+
+bool is_lower_hex(std::string_view text, size_t length) {
+  return text.size() == length && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
 }
 
 Digest hmac_sha256(std::string_view key, std::string_view message) {

@@ -18,8 +18,6 @@ class Sha256 {
  public:
   Sha256();
   ~Sha256();
-  Sha256(Sha256&&) noexcept;
-  Sha256& operator=(Sha256&&) noexcept;
   void update(std::string_view data);
   Digest finish();
 
@@ -28,14 +26,11 @@ class Sha256 {
   std::unique_ptr<Context> context_;
 };
 
-// Incremental HMAC-SHA256 under a key of any length: update() any number of times, then
-// finish() once.
+// Incremental HMAC-SHA256 under a key of any length, used as Sha256 is.
 class HmacSha256 {
  public:
   explicit HmacSha256(std::string_view key);
   ~HmacSha256();
-  HmacSha256(const HmacSha256&) = delete;
-  HmacSha256& operator=(const HmacSha256&) = delete;
   void update(std::string_view data);
   Digest finish();
 
@@ -51,6 +46,8 @@ std::string to_hex(const Digest& digest);
 // The bytes of lower-case or upper-case hex text; nullopt-like empty result with *ok false when
 // the text is not hex of an even length.
 std::string from_hex(std::string_view hex, bool* ok);
+// Whether text is `length` lower-case hex digits, as to_hex writes them.
+bool is_lower_hex(std::string_view text, size_t length);
 // HMAC-SHA256 of message under key, the key of any length.
 Digest hmac_sha256(std::string_view key, std::string_view message);
 // Compares two byte strings in time independent of where they differ (not of their lengths).

@@ -84,7 +84,7 @@ Status write_record_file(const std::string& path, const std::string& text) {
       folder + "/.tmp-" + std::to_string(getpid()) + "-" + std::to_string(random()) + ".part";
   Status written = write_file_synced(temp, text, 0600);
   if (written && std::rename(temp.c_str(), path.c_str()) != 0) {
-    written = Status(StatusCode::kInternal, errno_text("could not rename into", path));
+    written = Status::internal(errno_text("could not rename into", path));
   }
   if (!written) unlink(temp.c_str());
   return written;

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <filesystem>
 
 #include "compile/sha256.hpp"
@@ -23,12 +22,6 @@ constexpr size_t kMaxSigningKeyFileBytes = 4096;
 
 std::string key_file_text(const std::string& key) {
   return std::string(kKeyFileMagic) + to_hex(key) + "\n";
-}
-
-std::string mode_text(mode_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof(text), "%04o", static_cast<unsigned>(mode & 07777));
-  return text;
 }
 
 // What stands at the key's path, and what tilecraft may do about it.
@@ -104,13 +97,12 @@ KeyRead read_key(const std::string& path) {
 }
 
 // Writes a new key beside path, then moves it into place: over a damaged key of ours
-// (replace_existing), else only where nothing stands (link() refuses to replace anything that
-// appeared meanwhile).
+// (replace_existing), else only where nothing stands (link() replaces nothing that appeared).
 Result<std::string> write_new_key(const std::string& path, bool replace_existing) {
   std::string bytes = random_bytes(kSigningKeyBytes);
   std::string temp = path + ".new-XXXXXX";
   UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));  // O_EXCL, mode 0600
-  if (!fd.valid()) return Status(StatusCode::kInternal, errno_text("could not create", temp));
+  if (!fd.valid()) return Status::internal(errno_text("could not create", temp));
   const std::string text = key_file_text(bytes);
   bool done = fchmod(fd.get(), 0600) == 0 &&
               write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
@@ -123,18 +115,9 @@ Result<std::string> write_new_key(const std::string& path, bool replace_existing
     if (!moved) failure = errno_text("could not put the new key at", path);
   }
   unlink(temp.c_str());  // after link() the key stays at path; after rename() nothing is here
-  if (!failure.empty()) return Status(StatusCode::kInternal, failure);
+  if (!failure.empty()) return Status::internal(failure);
   TILECRAFT_RETURN_IF_ERROR(fsync_path(fs::path(path).parent_path().string()));
   return bytes;
-}
-
-// mkdir -p, giving the folders it creates mode 0700.
-Status make_dirs(const fs::path& path) {
-  std::error_code error;
-  if (fs::is_directory(path, error)) return Status::ok();
-  fs::path parent = path.parent_path();
-  if (!parent.empty() && parent != path) TILECRAFT_RETURN_IF_ERROR(make_dirs(parent));
-  return make_private_dir(path.string());
 }
 
 std::string key_file_named(const std::string& path) {
@@ -160,12 +143,12 @@ Result<std::string> load_signing_key(const std::string& path, std::string* repai
   } else if (first.state == KeyRead::State::kValid) {
     return std::move(first.bytes);
   }
-  const fs::path folder = fs::path(path).parent_path();
-  if (Status made = make_dirs(folder); !made) {
+  const std::string folder = fs::path(path).parent_path().string();
+  if (Status made = make_private_dirs(folder); !made) {
     return Status::unsupported(key_file_named(path) + ": its folder cannot be created (" +
                                made.message() + ")");
   }
-  if (std::string problem = private_dir_problem(folder.string()); !problem.empty()) {
+  if (std::string problem = private_dir_problem(folder); !problem.empty()) {
     return Status::unsupported(key_file_named(path) + ": its folder is not private: " + problem);
   }
   // Serializes repairs across threads and processes: one new key, not one per racer.

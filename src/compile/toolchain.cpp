@@ -121,18 +121,23 @@ Result<ProcessResult> version_run(const std::string& program) {
   return run;
 }
 
+std::string did_not_answer() {
+  return "did not answer within " + std::to_string(static_cast<int>(kVersionTimeLimit)) + " s";
+}
+
+std::string exited_and_printed(const ProcessResult& run) {
+  return "exited with " + std::to_string(run.exit_code) +
+         " and printed: " + run.output.substr(0, 500);
+}
+
 Result<std::string> identify_nvcc(const std::string& nvcc) {
+  const std::string expected =
+      "TILECRAFT_NVCC: expected an nvcc that answers --version, got '" + nvcc + "', which ";
   Result<ProcessResult> run = version_run(nvcc);
   if (!run) return run.status();
-  if (run->timed_out) {
-    return Status::unsupported("TILECRAFT_NVCC: expected an nvcc that answers --version, got '" +
-                               nvcc + "', which did not answer within " +
-                               std::to_string(static_cast<int>(kVersionTimeLimit)) + " s");
-  }
+  if (run->timed_out) return Status::unsupported(expected + did_not_answer());
   if (run->exit_code != 0 || run->output.find("Cuda compilation tools") == std::string::npos) {
-    return Status::unsupported("TILECRAFT_NVCC: expected an nvcc that answers --version, got '" +
-                               nvcc + "', which exited with " + std::to_string(run->exit_code) +
-                               " and printed: " + run->output.substr(0, 500));
+    return Status::unsupported(expected + exited_and_printed(*run));
   }
   return run->output;
 }
@@ -144,10 +149,7 @@ Result<std::string> identify_host_compiler(const std::string& compiler, const st
       origin + ": expected a host compiler that answers --version, got '" + compiler + "', which ";
   Result<ProcessResult> run = version_run(compiler);
   if (!run) return Status::unsupported(expected + "could not run: " + run.status().message());
-  if (run->timed_out) {
-    return Status::unsupported(expected + "did not answer within " +
-                               std::to_string(static_cast<int>(kVersionTimeLimit)) + " s");
-  }
+  if (run->timed_out) return Status::unsupported(expected + did_not_answer());
   std::string identity;
   std::istringstream lines(run->output);
   int kept = 0;
@@ -156,10 +158,8 @@ Result<std::string> identify_host_compiler(const std::string& compiler, const st
     identity += line.substr(0, 200) + "\n";
     kept += line.empty() ? 0 : 1;
   }
-  if (run->exit_code != 0 || kept == 0) {
-    return Status::unsupported(expected + "exited with " + std::to_string(run->exit_code) +
-                               " and printed: " + run->output.substr(0, 500));
-  }
+  if (run->exit_code != 0 || kept == 0)
+    return Status::unsupported(expected + exited_and_printed(*run));
   return identity;
 }
 
@@ -302,9 +302,8 @@ std::vector<std::string> with(std::vector<std::string> front,
   return front;
 }
 
-// The plan's commands as the key sees them: no path of this machine. The CUTLASS folders become
-// <cutlass> and tilecraft's own <tilecraft> (their content is keyed), the host compiler and the
-// build folder disappear.
+// The plan's commands as the key sees them, with no path of this machine: the CUTLASS folders
+// become <cutlass>, tilecraft's <tilecraft> (their content is keyed); -ccbin and <dir> go.
 std::string portable_command(const Toolchain& toolchain, std::vector<std::string> command,
                              const std::string& dir) {
   std::string text;

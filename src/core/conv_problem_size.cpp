@@ -235,26 +235,18 @@ Status Conv2dProblemSize::validate() const {
 }
 
 std::string Conv2dProblemSize::to_string() const {
-  if (spatial_dims == 3) {
-    return "N=" + std::to_string(n) + " D=" + std::to_string(d) + " H=" + std::to_string(h) +
-           " W=" + std::to_string(w) + " C=" + std::to_string(c) + " K=" + std::to_string(k) +
-           " T=" + std::to_string(t) + " R=" + std::to_string(r) + " S=" + std::to_string(s) +
-           " Z=" + std::to_string(z) + " P=" + std::to_string(p) + " Q=" + std::to_string(q) +
-           " pad (" + std::to_string(pad_front) + "," + std::to_string(pad_back) + "," +
-           std::to_string(pad_top) + "," + std::to_string(pad_bottom) + "," +
-           std::to_string(pad_left) + "," + std::to_string(pad_right) + ") stride (" +
-           std::to_string(stride_d) + ", " + std::to_string(stride_h) + ", " +
-           std::to_string(stride_w) + ") dilation (" + std::to_string(dilation_d) + ", " +
-           std::to_string(dilation_h) + ", " + std::to_string(dilation_w) + ")" +
-           (groups != 1 ? " groups " + std::to_string(groups) : std::string());
-  }
-  return "N=" + std::to_string(n) + " H=" + std::to_string(h) + " W=" + std::to_string(w) +
-         " C=" + std::to_string(c) + " K=" + std::to_string(k) + " R=" + std::to_string(r) +
-         " S=" + std::to_string(s) + " P=" + std::to_string(p) + " Q=" + std::to_string(q) +
-         " pad (" + std::to_string(pad_top) + "," + std::to_string(pad_bottom) + "," +
-         std::to_string(pad_left) + "," + std::to_string(pad_right) + ") stride " +
-         pair_text(stride_h, stride_w) + " dilation " + pair_text(dilation_h, dilation_w) +
-         (groups != 1 ? " groups " + std::to_string(groups) : std::string());
+  // A 3-D problem adds its depth: D, T, Z, and the first of its padding, stride and dilation.
+  const bool deep = spatial_dims == 3;
+  auto depth = [deep](const std::string& text) { return deep ? text : std::string(); };
+  auto num = [](int value) { return std::to_string(value); };
+  return "N=" + num(n) + depth(" D=" + num(d)) + " H=" + num(h) + " W=" + num(w) + " C=" + num(c) +
+         " K=" + num(k) + depth(" T=" + num(t)) + " R=" + num(r) + " S=" + num(s) +
+         depth(" Z=" + num(z)) + " P=" + num(p) + " Q=" + num(q) + " pad (" +
+         depth(num(pad_front) + "," + num(pad_back) + ",") + num(pad_top) + "," + num(pad_bottom) +
+         "," + num(pad_left) + "," + num(pad_right) + ") stride (" + depth(num(stride_d) + ", ") +
+         num(stride_h) + ", " + num(stride_w) + ") dilation (" + depth(num(dilation_d) + ", ") +
+         num(dilation_h) + ", " + num(dilation_w) + ")" +
+         (groups != 1 ? " groups " + num(groups) : std::string());
 }
 
 }  // namespace tilecraft

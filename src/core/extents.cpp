@@ -6,17 +6,15 @@
 namespace tilecraft {
 namespace {
 
-std::string shape_text(const TensorView& t) {
+// A Python tuple of the first `rank` values: "(2, 3)", "(2,)".
+std::string tuple_text(const std::array<int64_t, TensorView::kMaxRank>& values, int rank) {
   std::string out = "(";
-  for (int i = 0; i < t.rank; ++i) out += (i ? ", " : "") + std::to_string(t.shape[i]);
-  return out + (t.rank == 1 ? ",)" : ")");
+  for (int i = 0; i < rank; ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + (rank == 1 ? ",)" : ")");
 }
 
-std::string strides_text(const TensorView& t) {
-  std::string out = "(";
-  for (int i = 0; i < t.rank; ++i) out += (i ? ", " : "") + std::to_string(t.strides[i]);
-  return out + (t.rank == 1 ? ",)" : ")");
-}
+std::string shape_text(const TensorView& t) { return tuple_text(t.shape, t.rank); }
+std::string strides_text(const TensorView& t) { return tuple_text(t.strides, t.rank); }
 
 std::string hex(uintptr_t value) {
   char buffer[32];

@@ -118,54 +118,36 @@ std::string resolved(const char* variable, const std::string& path, Settings* s)
   return text;
 }
 
+// Adds a note once: several settings default under the same base folder.
+void note_once(Settings* s, const std::string& note) {
+  if (std::find(s->notes.begin(), s->notes.end(), note) == s->notes.end()) s->notes.push_back(note);
+}
+
 // An XDG base folder: only an absolute value counts (XDG Base Directory specification).
 const char* xdg_base(const char* variable, Settings* s) {
   const char* value = env(variable);
   if (!value || is_absolute(value)) return value;
-  const std::string note = std::string("tilecraft: ignoring ") + variable + "='" + value +
-                           "': it is relative, and the XDG Base Directory specification says "
-                           "relative paths are invalid there";
-  // Several settings default under the same base folder: one note each.
-  if (std::find(s->notes.begin(), s->notes.end(), note) == s->notes.end()) s->notes.push_back(note);
+  note_once(s, std::string("tilecraft: ignoring ") + variable + "='" + value +
+                   "': it is relative, and the XDG Base Directory specification says "
+                   "relative paths are invalid there");
   return nullptr;
 }
 
 const char* home(Settings* s) {
   const char* value = env("HOME");
   if (!value || is_absolute(value)) return value;
-  const std::string note = std::string("tilecraft: ignoring HOME='") + value + "': it is relative";
-  if (std::find(s->notes.begin(), s->notes.end(), note) == s->notes.end()) s->notes.push_back(note);
+  note_once(s, std::string("tilecraft: ignoring HOME='") + value + "': it is relative");
   return nullptr;
 }
 
-std::string default_cache_dir(Settings* s) {
-  if (const char* xdg = xdg_base("XDG_CACHE_HOME", s)) return std::string(xdg) + "/tilecraft";
-  if (const char* dir = home(s)) return std::string(dir) + "/.cache/tilecraft";
-  return "/tmp/tilecraft-cache-" + std::to_string(geteuid());
-}
-
-std::string default_signing_key_file(Settings* s) {
-  if (const char* xdg = xdg_base("XDG_STATE_HOME", s)) {
-    return std::string(xdg) + "/tilecraft/signing-key";
-  }
-  if (const char* dir = home(s)) return std::string(dir) + "/.local/state/tilecraft/signing-key";
-  return "/tmp/tilecraft-state-" + std::to_string(geteuid()) + "/signing-key";
-}
-
-std::string default_archive_key_file(Settings* s) {
-  if (const char* xdg = xdg_base("XDG_STATE_HOME", s)) {
-    return std::string(xdg) + "/tilecraft/archive-key";
-  }
-  if (const char* dir = home(s)) return std::string(dir) + "/.local/state/tilecraft/archive-key";
-  return "/tmp/tilecraft-state-" + std::to_string(geteuid()) + "/archive-key";
-}
-
-std::string default_trusted_keys_file(Settings* s) {
-  if (const char* xdg = xdg_base("XDG_CONFIG_HOME", s)) {
-    return std::string(xdg) + "/tilecraft/trusted-keys";
-  }
-  if (const char* dir = home(s)) return std::string(dir) + "/.config/tilecraft/trusted-keys";
-  return "";
+// The path `variable` names, else <xdg>/tilecraft<name>, ~<home_folder>/tilecraft<name>, fallback.
+std::string path_setting(Settings* s, const char* variable, const char* xdg,
+                         const char* home_folder, const std::string& name,
+                         const std::string& fallback) {
+  if (const char* value = env(variable)) return resolved(variable, value, s);
+  if (const char* base = xdg_base(xdg, s)) return std::string(base) + "/tilecraft" + name;
+  if (const char* dir = home(s)) return std::string(dir) + home_folder + "/tilecraft" + name;
+  return fallback;
 }
 
 bool is_executable(const std::string& path) {
@@ -219,27 +201,18 @@ void print_notes_once(const Settings& s) {
 
 Settings settings_from_environment() {
   Settings s;
-  if (const char* dir = env("TILECRAFT_CACHE_DIR")) {
-    s.cache_dir = resolved("TILECRAFT_CACHE_DIR", dir, &s);
-  } else {
-    s.cache_dir = default_cache_dir(&s);
-  }
-  if (const char* file = env("TILECRAFT_SIGNING_KEY_FILE")) {
-    s.signing_key_file = resolved("TILECRAFT_SIGNING_KEY_FILE", file, &s);
-  } else {
-    s.signing_key_file = default_signing_key_file(&s);
-  }
-  if (const char* file = env("TILECRAFT_ARCHIVE_KEY_FILE")) {
-    s.archive_key_file = resolved("TILECRAFT_ARCHIVE_KEY_FILE", file, &s);
-  } else {
-    s.archive_key_file = default_archive_key_file(&s);
-  }
-  if (const char* file = env("TILECRAFT_TRUSTED_KEYS")) {
-    s.trusted_keys_file = resolved("TILECRAFT_TRUSTED_KEYS", file, &s);
-    s.trusted_keys_variable = "TILECRAFT_TRUSTED_KEYS";
-  } else {
-    s.trusted_keys_file = default_trusted_keys_file(&s);
-  }
+  const std::string uid = std::to_string(geteuid());
+  s.cache_dir = path_setting(&s, "TILECRAFT_CACHE_DIR", "XDG_CACHE_HOME", "/.cache", "",
+                             "/tmp/tilecraft-cache-" + uid);
+  s.signing_key_file =
+      path_setting(&s, "TILECRAFT_SIGNING_KEY_FILE", "XDG_STATE_HOME", "/.local/state",
+                   "/signing-key", "/tmp/tilecraft-state-" + uid + "/signing-key");
+  s.archive_key_file =
+      path_setting(&s, "TILECRAFT_ARCHIVE_KEY_FILE", "XDG_STATE_HOME", "/.local/state",
+                   "/archive-key", "/tmp/tilecraft-state-" + uid + "/archive-key");
+  s.trusted_keys_file = path_setting(&s, "TILECRAFT_TRUSTED_KEYS", "XDG_CONFIG_HOME", "/.config",
+                                     "/trusted-keys", "");
+  if (env("TILECRAFT_TRUSTED_KEYS")) s.trusted_keys_variable = "TILECRAFT_TRUSTED_KEYS";
   for (const char* variable : {"TILECRAFT_CUTLASS_DIR", "CUTLASS_DIR"}) {
     if (const char* dir = env(variable)) {
       s.cutlass_dir = resolved(variable, dir, &s);

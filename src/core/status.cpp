@@ -1,25 +1,16 @@
 #include "tilecraft/core/status.hpp"
 
+#include <iterator>
+
 namespace tilecraft {
 
 const char* to_string(StatusCode code) {
-  switch (code) {
-    case StatusCode::kOk:
-      return "ok";
-    case StatusCode::kInvalidArgument:
-      return "invalid argument";
-    case StatusCode::kNotSupported:
-      return "not supported";
-    case StatusCode::kCompileError:
-      return "compile error";
-    case StatusCode::kCudaError:
-      return "CUDA error";
-    case StatusCode::kInternal:
-      return "internal error";
-    case StatusCode::kCancelled:
-      return "cancelled";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {
+      "ok",         "invalid argument", "not supported", "compile error",
+      "CUDA error", "internal error",   "cancelled"};
+  static_assert(std::size(kNames) == static_cast<size_t>(StatusCode::kCancelled) + 1);
+  const auto index = static_cast<size_t>(code);
+  return index < std::size(kNames) ? kNames[index] : "unknown";
 }
 
 Status& Status::with_context(const std::string& context) {

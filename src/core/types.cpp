@@ -1,134 +1,73 @@
 #include "tilecraft/core/types.hpp"
 
+#include <iterator>
+
 namespace tilecraft {
+namespace {
 
-std::string_view short_name(DataType type) {
-  switch (type) {
-    case DataType::f64:
-      return "f64";
-    case DataType::f32:
-      return "f32";
-    case DataType::tf32:
-      return "tf32";
-    case DataType::f16:
-      return "f16";
-    case DataType::bf16:
-      return "bf16";
-    case DataType::s8:
-      return "s8";
-    case DataType::u8:
-      return "u8";
-    case DataType::s32:
-      return "s32";
-    case DataType::e4m3:
-      return "e4m3";
-    case DataType::e5m2:
-      return "e5m2";
-  }
-  return "?";
+// table[value]: tables list an enum's values in order; `outside` for a value outside the enum.
+template <class Enum, class T, size_t N>
+T entry_of(Enum value, const T (&table)[N], T outside) {
+  const auto index = static_cast<size_t>(value);
+  return index < N ? table[index] : outside;
 }
 
-std::string_view long_name(DataType type) {
-  switch (type) {
-    case DataType::f64:
-      return "float64";
-    case DataType::f32:
-      return "float32";
-    case DataType::tf32:
-      return "tfloat32";
-    case DataType::f16:
-      return "float16";
-    case DataType::bf16:
-      return "bfloat16";
-    case DataType::s8:
-      return "int8";
-    case DataType::u8:
-      return "uint8";
-    case DataType::s32:
-      return "int32";
-    case DataType::e4m3:
-      return "float8_e4m3";
-    case DataType::e5m2:
-      return "float8_e5m2";
-  }
-  return "?";
+template <class Enum, size_t N>
+std::string_view name_of(Enum value, const std::string_view (&names)[N]) {
+  return entry_of(value, names, std::string_view("?"));
 }
 
-int size_in_bits(DataType type) {
-  switch (type) {
-    case DataType::f64:
-      return 64;
-    case DataType::f32:
-    case DataType::tf32:
-    case DataType::s32:
-      return 32;
-    case DataType::f16:
-    case DataType::bf16:
-      return 16;
-    case DataType::s8:
-    case DataType::u8:
-    case DataType::e4m3:
-    case DataType::e5m2:
-      return 8;
-  }
-  return 0;
-}
+constexpr std::string_view kDataTypeShortNames[] = {"f64", "f32", "tf32", "f16",  "bf16",
+                                                    "s8",  "u8",  "s32",  "e4m3", "e5m2"};
+constexpr std::string_view kDataTypeLongNames[] = {
+    "float64", "float32", "tfloat32", "float16",     "bfloat16",
+    "int8",    "uint8",   "int32",    "float8_e4m3", "float8_e5m2"};
+constexpr int kDataTypeBits[] = {64, 32, 32, 16, 16, 8, 8, 32, 8, 8};  // tf32 in 32 bits
+static_assert(std::size(kDataTypeShortNames) == std::size(kAllDataTypes));
+static_assert(std::size(kDataTypeLongNames) == std::size(kAllDataTypes));
+static_assert(std::size(kDataTypeBits) == std::size(kAllDataTypes));
+
+constexpr std::string_view kLayoutNames[] = {
+    "RowMajor",   "ColumnMajor",    "RowMajorInterleaved32", "ColumnMajorInterleaved32",
+    "TensorNHWC", "TensorNC32HW32", "TensorC32RSK32",        "TensorNDHWC"};
+constexpr std::string_view kLayoutShortNames[] = {"t",    "n",        "t32",      "n32",
+                                                  "nhwc", "nc32hw32", "c32rsk32", "ndhwc"};
+static_assert(std::size(kLayoutNames) == std::size(kAllLayouts));
+static_assert(std::size(kLayoutShortNames) == std::size(kAllLayouts));
+
+constexpr std::string_view kMathOperationNames[] = {
+    "multiply_add",          "multiply_add_saturate",  "multiply_add_fast_f32",
+    "multiply_add_fast_f16", "multiply_add_fast_bf16", "multiply_add_fast_accum"};
+static_assert(std::size(kMathOperationNames) ==
+              static_cast<size_t>(MathOperation::multiply_add_fast_accum) + 1);
+
+constexpr std::string_view kKernelScheduleNames[] = {
+    "Auto", "TmaWarpSpecialized", "TmaWarpSpecializedPingpong", "TmaWarpSpecializedCooperative"};
+static_assert(std::size(kKernelScheduleNames) ==
+              static_cast<size_t>(KernelSchedule::TmaWarpSpecializedCooperative) + 1);
+
+constexpr std::string_view kEpilogueScheduleNames[] = {"Auto", "TmaWarpSpecialized",
+                                                       "TmaWarpSpecializedCooperative"};
+static_assert(std::size(kEpilogueScheduleNames) ==
+              static_cast<size_t>(EpilogueSchedule::TmaWarpSpecializedCooperative) + 1);
+
+constexpr std::string_view kTileSchedulerNames[] = {"Persistent", "StreamK"};
+static_assert(std::size(kTileSchedulerNames) == static_cast<size_t>(TileScheduler::StreamK) + 1);
+
+}  // namespace
+
+std::string_view short_name(DataType type) { return name_of(type, kDataTypeShortNames); }
+std::string_view long_name(DataType type) { return name_of(type, kDataTypeLongNames); }
+
+int size_in_bits(DataType type) { return entry_of(type, kDataTypeBits, 0); }
 
 bool is_integer(DataType type) {
   return type == DataType::s8 || type == DataType::u8 || type == DataType::s32;
 }
 bool is_float(DataType type) { return !is_integer(type); }
 
-std::optional<DataType> data_type_from_name(std::string_view name) {
-  for (DataType type : kAllDataTypes) {
-    if (name == short_name(type) || name == long_name(type)) return type;
-  }
-  return std::nullopt;
-}
-
-std::string_view to_string(Layout layout) {
-  switch (layout) {
-    case Layout::RowMajor:
-      return "RowMajor";
-    case Layout::ColumnMajor:
-      return "ColumnMajor";
-    case Layout::RowMajorInterleaved32:
-      return "RowMajorInterleaved32";
-    case Layout::ColumnMajorInterleaved32:
-      return "ColumnMajorInterleaved32";
-    case Layout::TensorNHWC:
-      return "TensorNHWC";
-    case Layout::TensorNC32HW32:
-      return "TensorNC32HW32";
-    case Layout::TensorC32RSK32:
-      return "TensorC32RSK32";
-    case Layout::TensorNDHWC:
-      return "TensorNDHWC";
-  }
-  return "?";
-}
-
-std::string_view short_name(Layout layout) {
-  switch (layout) {
-    case Layout::RowMajor:
-      return "t";
-    case Layout::ColumnMajor:
-      return "n";
-    case Layout::RowMajorInterleaved32:
-      return "t32";
-    case Layout::ColumnMajorInterleaved32:
-      return "n32";
-    case Layout::TensorNHWC:
-      return "nhwc";
-    case Layout::TensorNC32HW32:
-      return "nc32hw32";
-    case Layout::TensorC32RSK32:
-      return "c32rsk32";
-    case Layout::TensorNDHWC:
-      return "ndhwc";
-  }
-  return "?";
-}
+std::string_view to_string(Layout layout) { return name_of(layout, kLayoutNames); }
+std::string_view short_name(Layout layout) { return name_of(layout, kLayoutShortNames); }
 
 bool is_matrix_layout(Layout layout) {
   return layout == Layout::RowMajor || layout == Layout::ColumnMajor ||
@@ -144,65 +83,23 @@ std::string_view to_string(OpClass op_class) {
   return op_class == OpClass::Simt ? "Simt" : "TensorOp";
 }
 
-std::string_view to_string(MathOperation op) {
-  switch (op) {
-    case MathOperation::multiply_add:
-      return "multiply_add";
-    case MathOperation::multiply_add_saturate:
-      return "multiply_add_saturate";
-    case MathOperation::multiply_add_fast_f32:
-      return "multiply_add_fast_f32";
-    case MathOperation::multiply_add_fast_f16:
-      return "multiply_add_fast_f16";
-    case MathOperation::multiply_add_fast_bf16:
-      return "multiply_add_fast_bf16";
-    case MathOperation::multiply_add_fast_accum:
-      return "multiply_add_fast_accum";
-  }
-  return "?";
-}
+std::string_view to_string(MathOperation op) { return name_of(op, kMathOperationNames); }
 
 std::string to_string(const GemmCoord& coord) {
   return std::to_string(coord.m) + "x" + std::to_string(coord.n) + "x" + std::to_string(coord.k);
 }
 
 std::string_view to_string(KernelSchedule schedule) {
-  switch (schedule) {
-    case KernelSchedule::Auto:
-      return "Auto";
-    case KernelSchedule::TmaWarpSpecialized:
-      return "TmaWarpSpecialized";
-    case KernelSchedule::TmaWarpSpecializedPingpong:
-      return "TmaWarpSpecializedPingpong";
-    case KernelSchedule::TmaWarpSpecializedCooperative:
-      return "TmaWarpSpecializedCooperative";
-  }
-  return "?";
+  return name_of(schedule, kKernelScheduleNames);
 }
-
 std::string_view to_string(EpilogueSchedule schedule) {
-  switch (schedule) {
-    case EpilogueSchedule::Auto:
-      return "Auto";
-    case EpilogueSchedule::TmaWarpSpecialized:
-      return "TmaWarpSpecialized";
-    case EpilogueSchedule::TmaWarpSpecializedCooperative:
-      return "TmaWarpSpecializedCooperative";
-  }
-  return "?";
+  return name_of(schedule, kEpilogueScheduleNames);
 }
-
 std::string_view to_string(TileScheduler scheduler) {
-  switch (scheduler) {
-    case TileScheduler::Persistent:
-      return "Persistent";
-    case TileScheduler::StreamK:
-      return "StreamK";
-  }
-  return "?";
+  return name_of(scheduler, kTileSchedulerNames);
 }
 
-// Each to_string lists every enumerator and answers "?" for anything else.
+// Each name table lists every enumerator and answers "?" for anything else.
 bool is_valid(DataType type) { return short_name(type) != "?"; }
 bool is_valid(Layout layout) { return to_string(layout) != "?"; }
 bool is_valid(OpClass op_class) {

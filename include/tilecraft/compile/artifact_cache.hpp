@@ -28,8 +28,7 @@
 
 namespace tilecraft::compile {
 
-// Holds an exclusive flock() on a key's lock file until destroyed; holds nothing when the cache
-// is not writable.
+// Holds an exclusive flock() on a key's lock file until destroyed (nothing when not writable).
 class KeyLock {
  public:
   KeyLock() = default;
@@ -77,8 +76,7 @@ class ArtifactCache {
   bool readable() const { return readable_; }            // lookups can be trusted
   bool writable() const { return writable_; }            // new entries are stored
   const std::string& reason() const { return reason_; }  // why not readable or not writable
-  // What opening repaired (a damaged key replaced, a file where a folder belongs), as told on
-  // stderr.
+  // What opening repaired (a damaged key, a file where a folder belongs), as said on stderr.
   const std::vector<std::string>& repairs() const { return repairs_; }
 
   std::string entry_dir(const std::string& key) const;
@@ -125,8 +123,7 @@ class ArtifactCache {
   std::vector<std::string> repairs_;
 };
 
-// An alias record: binds a kernel's key to the unit key whose module holds it, under the
-// signing key.
+// An alias record: binds a kernel's key to the unit key whose module holds it, signed.
 std::string alias_text(const std::string& signing_key, const std::string& kernel_key,
                        const std::string& unit_key);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "tilecraft/core/status.hpp"
 
@@ -30,6 +31,9 @@ class UniqueFd {
 // "<what> <path>: <strerror(errno)>", for Status messages.
 std::string errno_text(const std::string& what, const std::string& path);
 
+// Writes all of bytes to fd, writing again after EINTR; false (errno says why) when it fails.
+bool write_all(int fd, std::string_view bytes);
+
 // Reads the whole of an open file.
 Status read_all(int fd, const std::string& path, std::string* contents);
 
@@ -48,6 +52,9 @@ Status make_private_dirs(const std::string& path);
 // "" when path is a folder this user owns that nobody else may write; else why it is not.
 std::string private_dir_problem(const std::string& path);
 
+// The permission bits of a mode as four octal digits: "0644".
+std::string mode_text(unsigned mode);
+
 // What kind of thing lstat() found: "a regular file", "a symbolic link", "a folder", ...
 std::string file_kind(unsigned mode);
 
@@ -56,8 +63,7 @@ std::string file_kind(unsigned mode);
 // first and sets *replaced to what it was. A folder of another user is an error.
 Status ensure_own_dir(const std::string& path, std::string* replaced = nullptr);
 
-// Removes a file, a symbolic link or a whole folder at path (not following links); true when
-// nothing is left there.
+// Removes whatever is at path, a whole folder too (links not followed); true when nothing is left.
 bool remove_path(const std::string& path);
 
 }  // namespace tilecraft::compile

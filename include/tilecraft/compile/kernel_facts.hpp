@@ -38,8 +38,7 @@ std::string resource_usage_lines(std::string_view compiler_output);
 std::map<std::string, KernelFacts> parse_resource_usage(std::string_view text);
 
 // The facts index: the compiler's facts of every kernel built with this cache (Settings::
-// cache_dir), by kernel (entry) name. Writes are atomic (temp + rename); a damaged record reads
-// as unknown.
+// cache_dir), by kernel (entry) name. Writes are atomic; a damaged record reads as unknown.
 std::optional<KernelFacts> compiled_kernel_facts(const std::string& kernel_name);
 void record_kernel_facts(const std::string& kernel_name, const KernelFacts& facts);
 

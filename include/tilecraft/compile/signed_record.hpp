@@ -13,8 +13,7 @@
 
 namespace tilecraft::compile {
 
-// This user's signing key (Settings::signing_key_file), made where missing; a repair is said on
-// stderr once.
+// This user's signing key (Settings::signing_key_file), made where missing; repairs said once.
 Result<std::string> user_signing_key();
 
 // body + "hmac-sha256 <hex>\n", the HMAC over body under signing_key.

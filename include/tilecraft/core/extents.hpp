@@ -30,17 +30,13 @@ inline std::optional<int64_t> checked_add(int64_t a, int64_t b) {
   if (__builtin_add_overflow(a, b, &out)) return std::nullopt;
   return out;
 }
-inline std::optional<int64_t> checked_product(std::initializer_list<int64_t> factors) {
+// The product, or INT64_MAX when it does not fit: an unvalidated value must not wrap to a sane one.
+inline int64_t saturating_product(std::initializer_list<int64_t> factors) {
   int64_t out = 1;
   for (int64_t f : factors) {
-    if (__builtin_mul_overflow(out, f, &out)) return std::nullopt;
+    if (__builtin_mul_overflow(out, f, &out)) return std::numeric_limits<int64_t>::max();
   }
   return out;
-}
-// The product, or INT64_MAX when it does not fit (a value not yet validated must not wrap into a
-// plausible one).
-inline int64_t saturating_product(std::initializer_list<int64_t> factors) {
-  return checked_product(factors).value_or(std::numeric_limits<int64_t>::max());
 }
 
 // "A: extent 2147483656 of dimension 0 exceeds the kernel's 32-bit index (at most

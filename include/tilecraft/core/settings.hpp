@@ -39,8 +39,7 @@ struct Settings {
   // TILECRAFT_NVCC; else $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, nvcc in an absolute folder of
   // PATH, /usr/local/cuda/bin/nvcc.
   std::string nvcc;
-  // TILECRAFT_COMPILE_JOBS: parallel compiler processes, 1 to kMaxCompileJobs; default: hardware
-  // threads.
+  // TILECRAFT_COMPILE_JOBS: parallel compiler processes, 1 to kMaxCompileJobs (default: threads).
   int compile_jobs = 0;
   // TILECRAFT_VERBOSE=1: print compiler command lines and cache decisions to stderr.
   bool verbose = false;
@@ -50,8 +49,7 @@ struct Settings {
   std::string tuning = "auto";
   // TILECRAFT_TUNING_CANDIDATES: kernels a tuning run measures, 1 to 64 (default 6).
   int tuning_candidates = 6;
-  // TILECRAFT_TUNING_SECONDS: the wall-clock budget of one tuning run in seconds; 0 (default):
-  // no limit.
+  // TILECRAFT_TUNING_SECONDS: one tuning run's wall-clock budget in seconds (0, default: none).
   double tuning_seconds = 0;
   // What reading the environment decided on the user's behalf (a relative path resolved or
   // ignored); printed once on stderr when the table is first used, unless quiet.

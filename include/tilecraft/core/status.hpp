@@ -33,6 +33,9 @@ class [[nodiscard]] Status {
   static Status unsupported(std::string message) {
     return {StatusCode::kNotSupported, std::move(message)};
   }
+  static Status internal(std::string message) {
+    return {StatusCode::kInternal, std::move(message)};
+  }
 
   explicit operator bool() const { return code_ == StatusCode::kOk; }
   bool is_ok() const { return code_ == StatusCode::kOk; }
@@ -69,7 +72,7 @@ class [[nodiscard]] Result {
   Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     if (status_.is_ok())
-      status_ = Status(StatusCode::kInternal, "Result built from an ok Status without a value");
+      status_ = Status::internal("Result built from an ok Status without a value");
   }
 
   explicit operator bool() const { return value_.has_value(); }

@@ -21,7 +21,6 @@ bool is_integer(DataType type);
 bool is_float(DataType type);
 // Bits a memory element occupies; tf32 is stored as a 32-bit float.
 inline int storage_bytes(DataType type) { return size_in_bits(type) / 8; }
-std::optional<DataType> data_type_from_name(std::string_view name);
 inline bool is_fp8(DataType type) { return type == DataType::e4m3 || type == DataType::e5m2; }
 
 enum class Layout : uint8_t {
