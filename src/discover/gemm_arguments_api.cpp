@@ -1,6 +1,5 @@
 // tilecraft::api::GemmArguments: what the caller's tensors say about the GEMM they want.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -70,7 +69,7 @@ Status check_bias(const EpilogueArguments& e, const TensorView& out, int64_t m, 
                            (e.bias_per_row ? "" : "; bias_per_row for M values") + ", got " +
                            dims(b));
   }
-  if (b.dtype != DataType::f32 && b.dtype != DataType::f16 && b.dtype != DataType::bf16) {
+  if (!is_bias_type(b.dtype)) {
     return Status::invalid("epilogue.bias: expected Float32, Float16 or BFloat16, got " +
                            dsl_name(b.dtype));
   }
@@ -144,23 +143,10 @@ Status check_epilogue(const EpilogueArguments& e, const TensorView& out, int64_t
     return Status::invalid("epilogue.operands: given without an epilogue graph (epilogue.graph)");
   }
   TILECRAFT_RETURN_IF_ERROR(check_epilogue_extents(e));
-  for (const auto& [name, value] : {std::pair{"alpha", e.alpha}, std::pair{"beta", e.beta}}) {
-    if (!std::isfinite(value)) {
-      return Status::invalid(std::string("epilogue.") + name + ": expected a finite number, got " +
-                             std::to_string(value));
-    }
-  }
-  if (e.beta != 0 && !e.C.data) {
-    return Status::invalid("epilogue.C: required when beta != 0 (beta = " + std::to_string(e.beta) +
-                           ")");
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_finite({{"alpha", e.alpha}, {"beta", e.beta}}));
+  TILECRAFT_RETURN_IF_ERROR(check_beta_has_c(e.beta, e.C.data != nullptr, "epilogue.C"));
   if (e.C.data) TILECRAFT_RETURN_IF_ERROR(check_c(e.C, out));
-  const int wanted = activation_argument_count(e.activation);
-  if (static_cast<int>(e.activation_args.size()) != wanted) {
-    return Status::invalid("epilogue.activation_args: " + std::string(to_string(e.activation)) +
-                           " takes " + std::to_string(wanted) + ", got " +
-                           std::to_string(e.activation_args.size()));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_activation_args(e.activation, e.activation_args));
   if (e.bias.data) TILECRAFT_RETURN_IF_ERROR(check_bias(e, out, m, n, batch));
   return Status::ok();
 }
@@ -195,10 +181,7 @@ Result<GemmArguments> GemmArguments::make(const TensorView& A, const TensorView&
                              " like A, got one on " + device_text(*tensors[i]));
     }
   }
-  if (!is_accumulator_type(accumulator_type)) {
-    return Status::invalid("accumulator_type: expected Float32, Float16, Int32 or Float64, got " +
-                           dsl_name(accumulator_type));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_accumulator_type(accumulator_type));
   const bool fp8 = A.dtype == DataType::e4m3 || A.dtype == DataType::e5m2;
   if (use_fast_accum && !fp8) {
     return Status::invalid(

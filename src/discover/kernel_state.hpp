@@ -60,6 +60,39 @@ inline void sort_ranked(std::vector<Kernel>& kernels) {
   });
 }
 
+// The kernels that list(space, traits, operands, instance, add) makes of every instance of the
+// operand sets that matches(operands) accepts, in the space of each architecture for `cc` (see
+// architectures_for), passing each to add(kernel); those that pass `filter`, best first.
+template <class Matches, class List>
+std::vector<Kernel> ranked_kernels(std::optional<int> cc, int device, const MetadataFilter& filter,
+                                   Matches matches, List list) {
+  std::vector<Kernel> kernels;
+  auto add = [&](Kernel kernel) {
+    if (filter && !filter(kernel.metadata())) return;
+    kernels.push_back(std::move(kernel));
+  };
+  for (int arch : architectures_for(cc, device)) {
+    const discover::GemmSpace& space = discover::GemmSpace::of(arch);
+    const discover::DeviceTraits traits = traits_for(cc.value_or(arch), device);
+    for (size_t set = 0; set < space.operand_sets().size(); ++set) {
+      const discover::GemmOperands& operands = space.operand_sets()[set];
+      if (!matches(operands)) continue;
+      for (uint32_t instance : space.instances_of(set))
+        list(space, traits, operands, instance, add);
+    }
+  }
+  sort_ranked(kernels);
+  return kernels;
+}
+
+// Instance `instance` of `space` fusing `fusion`, when it can.
+inline Result<GemmDescription> fused_description(const discover::GemmSpace& space,
+                                                 uint32_t instance,
+                                                 const discover::GemmEpilogue& fusion) {
+  if (fusion.plain()) return space.description(instance);
+  return space.description(instance, fusion);
+}
+
 }  // namespace detail
 
 struct Kernel::State {
