@@ -130,11 +130,7 @@ Result<Conv2dArguments> Conv2dArguments::make(ConvKind kind, const TensorView& A
   const TensorView& w = kind == ConvKind::Wgrad ? out : B;
   const TensorView& y = kind == ConvKind::Fprop ? out : A;
   const Extent xe = extent_of(x), we = extent_of(w), ye = extent_of(y);
-  const char* x_name = kind == ConvKind::Fprop   ? "A (x)"
-                       : kind == ConvKind::Wgrad ? "B (x)"
-                                                 : "out (dx)";
-  const char* w_name = kind == ConvKind::Wgrad ? "out (dw)" : "B (w)";
-  const char* y_name = kind == ConvKind::Fprop ? "out (y)" : "A (dy)";
+  const auto [x_name, w_name, y_name] = conv_tensor_names(kind);
   // What no kernel can index: a convolution extent above 32 bits (tc_conv_problem and CUTLASS's
   // Conv2dProblemSize are int32), refused by the tensor and dimension it comes from.
   for (int i = 0; i < rank; ++i) {

@@ -258,18 +258,9 @@ Status check_epilogue(const KernelMetadata& m, const Conv2dArguments& args) {
 
 // The implicit GEMM as kernels index it, each extent named by the tensor it comes from.
 tilecraft::detail::IndexedProblem indexing_of(const Conv2dArguments& args) {
-  switch (args.kind()) {
-    case ConvKind::Fprop:
-      return tilecraft::detail::conv_indexing(args.kind(), args.problem_size(), "A (x)", "B (w)",
-                                              "out (y)");
-    case ConvKind::Dgrad:
-      return tilecraft::detail::conv_indexing(args.kind(), args.problem_size(), "out (dx)", "B (w)",
-                                              "A (dy)");
-    case ConvKind::Wgrad:
-      break;
-  }
-  return tilecraft::detail::conv_indexing(args.kind(), args.problem_size(), "B (x)", "out (dw)",
-                                          "A (dy)");
+  const ConvTensorNames names = conv_tensor_names(args.kind());
+  return tilecraft::detail::conv_indexing(args.kind(), args.problem_size(), names.x, names.w,
+                                          names.y);
 }
 
 Result<tilecraft::Conv2dProblem> problem_for(const Conv2dArguments& args,

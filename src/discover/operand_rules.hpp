@@ -105,4 +105,24 @@ inline bool is_bias_type(DataType type) {
   return type == DataType::f32 || type == DataType::f16 || type == DataType::bf16;
 }
 
+// How messages name a convolution's activations x (N, C, H, W), filter w (K, C, R, S) and output
+// activations y (N, K, P, Q): by the operand each is for `kind`.
+struct ConvTensorNames {
+  const char* x;
+  const char* w;
+  const char* y;
+};
+
+inline ConvTensorNames conv_tensor_names(ConvKind kind) {
+  switch (kind) {
+    case ConvKind::Fprop:
+      return {"A (x)", "B (w)", "out (y)"};
+    case ConvKind::Dgrad:
+      return {"out (dx)", "B (w)", "A (dy)"};
+    case ConvKind::Wgrad:
+      break;
+  }
+  return {"B (x)", "out (dw)", "A (dy)"};
+}
+
 }  // namespace tilecraft::api
