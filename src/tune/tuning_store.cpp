@@ -157,17 +157,14 @@ struct FileInfo {
 std::vector<FileInfo> entry_files(std::vector<std::string>* left_alone = nullptr) {
   std::vector<FileInfo> files;
   const std::string root = tuning_root();
-  if (!compile::is_own_real_dir(settings().cache_dir + "/tuning") ||
-      !compile::is_own_real_dir(root)) {
+  for (const std::string& folder : {settings().cache_dir + "/tuning", root}) {
+    if (compile::is_own_real_dir(folder)) continue;
     struct stat info;
-    for (const std::string& folder : {settings().cache_dir + "/tuning", root}) {
-      if (lstat(folder.c_str(), &info) == 0 && !compile::is_own_real_dir(folder)) {
-        compile::note_left_alone(folder,
-                                 "it is " + compile::file_kind(info.st_mode) +
-                                     " where tilecraft keeps a folder of its own",
-                                 left_alone);
-        break;
-      }
+    if (lstat(folder.c_str(), &info) == 0) {
+      compile::note_left_alone(folder,
+                               "it is " + compile::file_kind(info.st_mode) +
+                                   " where tilecraft keeps a folder of its own",
+                               left_alone);
     }
     return files;
   }
