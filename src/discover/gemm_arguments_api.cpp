@@ -33,8 +33,11 @@ std::string device_text(const TensorView& t) {
   return t.device == DeviceKind::kCuda ? "cuda:" + std::to_string(t.device_id) : "cpu";
 }
 
-bool same_device(const TensorView& t, const TensorView& like) {
-  return t.device == DeviceKind::kCuda && t.device_id == like.device_id;
+// `t` on out's CUDA device.
+Status check_device_of_out(const std::string& name, const TensorView& t, const TensorView& out) {
+  if (t.device == DeviceKind::kCuda && t.device_id == out.device_id) return Status::ok();
+  return Status::invalid(name + ": expected a tensor on " + device_text(out) +
+                         " like out, got one on " + device_text(t));
 }
 
 // C: out's shape, dtype and device; a contiguous inner dimension.
@@ -48,11 +51,7 @@ Status check_c(const TensorView& C, const TensorView& out) {
     return Status::invalid("epilogue.C: expected element type " + dsl_name(out.dtype) +
                            " like out, got " + dsl_name(C.dtype));
   }
-  if (!same_device(C, out)) {
-    return Status::invalid("epilogue.C: expected a tensor on " + device_text(out) +
-                           " like out, got one on " + device_text(C));
-  }
-  return Status::ok();
+  return check_device_of_out("epilogue.C", C, out);
 }
 
 // bias: a vector of N (M with bias_per_row) values, or (L, N) with one per batch.
@@ -73,11 +72,7 @@ Status check_bias(const EpilogueArguments& e, const TensorView& out, int64_t m, 
     return Status::invalid("epilogue.bias: expected Float32, Float16 or BFloat16, got " +
                            dsl_name(b.dtype));
   }
-  if (!same_device(b, out)) {
-    return Status::invalid("epilogue.bias: expected a tensor on " + device_text(out) +
-                           " like out, got one on " + device_text(b));
-  }
-  return Status::ok();
+  return check_device_of_out("epilogue.bias", b, out);
 }
 
 // A custom epilogue replaces the linear combination: its own operands, checked by name.
@@ -113,10 +108,7 @@ Status check_graph_epilogue(const EpilogueArguments& e, const TensorView& out, L
                            ": the graph's D output is out; do not pass it among the operands");
   }
   for (const auto& [name, tensor] : e.operands.tensors) {
-    if (tensor.device != DeviceKind::kCuda || tensor.device_id != out.device_id) {
-      return Status::invalid("epilogue." + name + ": expected a tensor on " + device_text(out) +
-                             " like out, got one on " + device_text(tensor));
-    }
+    TILECRAFT_RETURN_IF_ERROR(check_device_of_out("epilogue." + name, tensor, out));
   }
   return check_epilogue_operands(graph, e.operands, m, n, static_cast<int>(batch), layout_out);
 }

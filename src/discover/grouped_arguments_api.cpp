@@ -46,7 +46,6 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
   args.epilogue_ = epilogue;
   const std::vector<TensorView>* lists[3] = {&problem.A, &problem.B, &problem.D};
   const char* names[3] = {"A", "B", "out"};
-  bool seen[3] = {false, false, false};
   bool have_layout[3] = {false, false, false};
   int first_device = -1;
   for (size_t g = 0; g < count; ++g) {
@@ -62,7 +61,7 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
         return Status::invalid(who + ": expected a tensor on cuda:" + std::to_string(first_device) +
                                " like A[0], got cuda:" + std::to_string(t.device_id));
       }
-      if (!seen[w]) {
+      if (g == 0) {
         args.dtype_[w] = t.dtype;
       } else if (t.dtype != args.dtype_[w]) {
         return Status::invalid(who + ": expected element type " + dsl_name(args.dtype_[w]) +
@@ -71,10 +70,7 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
       if (t.rank != 2) {
         return Status::invalid(who + ": expected a 2-D tensor, got " + t.describe());
       }
-      if (s.m == 0 || s.n == 0) {
-        seen[w] = true;
-        continue;  // an empty problem says nothing about layouts
-      }
+      if (s.m == 0 || s.n == 0) continue;  // an empty problem says nothing about layouts
       auto layout = detail::layout_of(who.c_str(), t);
       if (!layout) return layout.status();
       const int alignment = detail::alignment_of(t, *layout);
@@ -82,15 +78,12 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
         args.layout_[w] = *layout;
         args.alignment_[w] = alignment;
         have_layout[w] = true;
-      } else {
-        if (*layout != args.layout_[w]) {
-          return Status::invalid(who + ": expected " + std::string(to_string(args.layout_[w])) +
-                                 " like the other problems' " + names[w] + ", got " +
-                                 std::string(to_string(*layout)) + " (" + t.describe() + ")");
-        }
-        args.alignment_[w] = std::min(args.alignment_[w], alignment);
+      } else if (*layout != args.layout_[w]) {
+        return Status::invalid(who + ": expected " + std::string(to_string(args.layout_[w])) +
+                               " like the other problems' " + names[w] + ", got " +
+                               std::string(to_string(*layout)) + " (" + t.describe() + ")");
       }
-      seen[w] = true;
+      args.alignment_[w] = std::min(args.alignment_[w], alignment);
     }
   }
   for (size_t g = 0; g < problem.C.size(); ++g) {
