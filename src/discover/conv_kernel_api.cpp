@@ -356,12 +356,9 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
       [&](const discover::GemmSpace& space, const discover::DeviceTraits& traits,
           const discover::GemmOperands& operands, uint32_t instance, auto add) {
         const int arch = space.arch();
-        discover::GemmEpilogue fusion;
-        fusion.activation = e.activation;
-        if (e.bias.data && arch == 90) {
-          fusion.bias = BiasKind::per_column;  // the implicit GEMM's N is the output channels
-          fusion.element_bias = e.bias.dtype;
-        }
+        // SM90 kernels fuse the bias per column: the implicit GEMM's N is the output channels.
+        const discover::GemmEpilogue fusion = detail::fusion_for(
+            e.activation, e.bias.data && arch == 90 ? std::optional(e.bias.dtype) : std::nullopt);
         discover::GemmDesign design = space.design_of(instance);
         if (arch == 90) {
           // CUTLASS 4.2 builds SM90 convolutions on the TmaWarpSpecialized schedule only: each

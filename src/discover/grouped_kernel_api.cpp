@@ -177,12 +177,8 @@ std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
                                 const MetadataFilter& metadata_filter, std::optional<int> cc) {
   const ShapeClasses classes = classes_of(args);
   const tilecraft::detail::GroupedIndexing indexing = indexing_of(args);
-  discover::GemmEpilogue fusion;
-  fusion.activation = args.epilogue().activation;
-  if (args.bias_dtype()) {
-    fusion.bias = BiasKind::per_column;
-    fusion.element_bias = *args.bias_dtype();
-  }
+  const discover::GemmEpilogue fusion =
+      detail::fusion_for(args.epilogue().activation, args.bias_dtype());
   const bool scaled = args.epilogue().scale_a != 1.0 || args.epilogue().scale_b != 1.0;
   return detail::ranked_kernels(
       cc, args.device(), metadata_filter,

@@ -305,17 +305,6 @@ bool operands_match(const discover::GemmOperands& o, const GemmArguments& args) 
          (o.scaled || !args.scales_given()) && (!o.fast_accum || args.use_fast_accum());
 }
 
-// The fusion the arguments ask for (get_kernels derives kernels that have it).
-discover::GemmEpilogue fusion_of(const EpilogueArguments& e) {
-  discover::GemmEpilogue f;
-  f.activation = e.activation;
-  if (e.bias.data) {
-    f.bias = e.bias_per_row ? BiasKind::per_row : BiasKind::per_column;
-    f.element_bias = e.bias.dtype;
-  }
-  return f;
-}
-
 // A listed kernel with a custom epilogue in place of its own: D of out's type (16-byte TMA
 // accesses on SM90), a plain linear combination under the graph.
 Result<GemmDescription> with_graph(GemmDescription d, const GemmArguments& args) {
@@ -350,7 +339,10 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
   }
   const discover::GemmShape shape{args->m(), args->n(), args->k(), args->batch()};
   const tilecraft::detail::IndexedProblem indexing = detail::indexing_of(*args);
-  const discover::GemmEpilogue fusion = fusion_of(args->epilogue());
+  const EpilogueArguments& e = args->epilogue();
+  const discover::GemmEpilogue fusion =
+      detail::fusion_for(e.activation, e.bias.data ? std::optional(e.bias.dtype) : std::nullopt,
+                         e.bias_per_row ? BiasKind::per_row : BiasKind::per_column);
   std::set<std::string> graph_names;
   return detail::ranked_kernels(
       cc, args->device(), metadata_filter,

@@ -85,6 +85,18 @@ std::vector<Kernel> ranked_kernels(std::optional<int> cc, int device, const Meta
   return kernels;
 }
 
+// The fusion arguments ask for: their activation, and a bias of `bias` (when there is one).
+inline discover::GemmEpilogue fusion_for(Activation activation, std::optional<DataType> bias,
+                                         BiasKind bias_kind = BiasKind::per_column) {
+  discover::GemmEpilogue fusion;
+  fusion.activation = activation;
+  if (bias) {
+    fusion.bias = bias_kind;
+    fusion.element_bias = *bias;
+  }
+  return fusion;
+}
+
 // Instance `instance` of `space` fusing `fusion`, when it can.
 inline Result<GemmDescription> fused_description(const discover::GemmSpace& space,
                                                  uint32_t instance,
@@ -119,11 +131,6 @@ struct Kernel::State {
   void describe() {
     std::call_once(described,
                    [this] { adopt(discover::GemmSpace::of(arch).description(instance)); });
-  }
-
-  // Keeps a description already built (get_kernels builds one per kernel to rank it).
-  void adopt_once(GemmDescription built) {
-    std::call_once(described, [&] { adopt(std::move(built)); });
   }
 
   // The description and its metadata, keeping the score get_kernels set.
@@ -175,7 +182,9 @@ inline Kernel Kernel::listed(int arch, size_t instance, double score, std::strin
   kernel.state_->instance = instance;
   kernel.state_->metadata.score = score;
   kernel.state_->metadata.score_explain = std::move(score_explain);
-  if (described) kernel.state_->adopt_once(std::move(*described));
+  if (described) {  // get_kernels built it to rank the kernel: keep it
+    std::call_once(kernel.state_->described, [&] { kernel.state_->adopt(std::move(*described)); });
+  }
   return kernel;
 }
 

@@ -504,10 +504,6 @@ double launch_seconds(const TileDescription& tile) {
   return tile.is_sm90() ? kLaunchSecondsSm90 : kLaunchSecondsSm80;
 }
 
-bool is_empty(const GemmShape& shape) {
-  return shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0;
-}
-
 // Guards the divisions and products above against descriptions that skipped validation: the
 // extents within validation's limits (so positive, and small enough for 64-bit sizes).
 bool has_valid_extents(const TileDescription& tile) {
@@ -543,7 +539,7 @@ PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
   const Residency r = runnable_shape ? residency(tile, device) : Residency{};
   if (r.ctas_per_sm == 0 || r.concurrent_ctas == 0) return not_runnable();
   PerformanceEstimate e;
-  if (is_empty(shape)) {
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0) {  // the launch only
     e.seconds = launch_seconds(tile);
     return e;
   }
