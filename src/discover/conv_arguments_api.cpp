@@ -1,6 +1,5 @@
 // tilecraft::api::Conv2dArguments: what the caller's channels-last tensors say about the
 // convolution they want.
-#include <cmath>
 #include <string>
 
 #include "discover/operand_rules.hpp"
@@ -74,21 +73,9 @@ int channel_alignment(const TensorView& t) {
 }
 
 Status check_epilogue(const EpilogueArguments& e) {
-  for (const auto& [name, value] : {std::pair{"alpha", e.alpha}, std::pair{"beta", e.beta}}) {
-    if (!std::isfinite(value)) {
-      return Status::invalid(std::string("epilogue.") + name + ": expected a finite number, got " +
-                             std::to_string(value));
-    }
-  }
-  if (e.beta != 0 && !e.C.data) {
-    return Status::invalid("C: required when beta != 0 (beta = " + std::to_string(e.beta) + ")");
-  }
-  const int wanted = activation_argument_count(e.activation);
-  if (static_cast<int>(e.activation_args.size()) != wanted) {
-    return Status::invalid("epilogue.activation_args: " + std::string(to_string(e.activation)) +
-                           " takes " + std::to_string(wanted) + ", got " +
-                           std::to_string(e.activation_args.size()));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_finite({{"alpha", e.alpha}, {"beta", e.beta}}));
+  TILECRAFT_RETURN_IF_ERROR(check_beta_has_c(e.beta, e.C.data != nullptr, "C"));
+  TILECRAFT_RETURN_IF_ERROR(check_activation_args(e.activation, e.activation_args));
   if (e.bias_per_row) {
     return Status::invalid(
         "epilogue.bias_per_row: a convolution's bias has one value per output channel");
@@ -123,10 +110,7 @@ Result<Conv2dArguments> Conv2dArguments::make(ConvKind kind, const TensorView& A
     if (t->data == nullptr && (t == &epilogue.C || t == &epilogue.bias)) continue;
     TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(name, *t).status());
   }
-  if (!is_accumulator_type(accumulator_type)) {
-    return Status::invalid("accumulator_type: expected Float32, Float16, Int32 or Float64, got " +
-                           dsl_name(accumulator_type));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_accumulator_type(accumulator_type));
   const char* names[3] = {"A", "B", "out"};
   const TensorView* tensors[3] = {&A, &B, &out};
   for (int i = 0; i < 3; ++i) TILECRAFT_RETURN_IF_ERROR(check_channels_last(names[i], *tensors[i]));
@@ -146,11 +130,7 @@ Result<Conv2dArguments> Conv2dArguments::make(ConvKind kind, const TensorView& A
   const TensorView& w = kind == ConvKind::Wgrad ? out : B;
   const TensorView& y = kind == ConvKind::Fprop ? out : A;
   const Extent xe = extent_of(x), we = extent_of(w), ye = extent_of(y);
-  const char* x_name = kind == ConvKind::Fprop   ? "A (x)"
-                       : kind == ConvKind::Wgrad ? "B (x)"
-                                                 : "out (dx)";
-  const char* w_name = kind == ConvKind::Wgrad ? "out (dw)" : "B (w)";
-  const char* y_name = kind == ConvKind::Fprop ? "out (y)" : "A (dy)";
+  const auto [x_name, w_name, y_name] = conv_tensor_names(kind);
   // What no kernel can index: a convolution extent above 32 bits (tc_conv_problem and CUTLASS's
   // Conv2dProblemSize are int32), refused by the tensor and dimension it comes from.
   for (int i = 0; i < rank; ++i) {

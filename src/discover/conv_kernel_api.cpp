@@ -25,18 +25,9 @@ Status unsupported(const char* what, const std::string& text) {
 
 Status check_operand(const char* name, const OperandMetadata& kernel, DataType dtype,
                      int alignment) {
-  if (!element_matches(kernel.dtype, dtype)) {
-    return unsupported(
-        (std::string("Operand `") + name + "`").c_str(),
-        "Expected element type " + dsl_name(kernel.dtype) + ", got " + dsl_name(dtype));
-  }
-  if (alignment % kernel.alignment != 0) {
-    return unsupported((std::string("Operand `") + name + "`").c_str(),
-                       "Expected alignment " + std::to_string(kernel.alignment) +
-                           " elements (its channel count and data pointer), the tensor allows " +
-                           std::to_string(alignment));
-  }
-  return Status::ok();
+  TILECRAFT_RETURN_IF_ERROR(check_element(name, kernel.dtype, dtype));
+  return check_alignment(name, kernel.alignment, alignment,
+                         " (its channel count and data pointer), the tensor allows ");
 }
 
 // The GEMM operand layouts of a convolution's implicit GEMM (conv2d_rules' implicit_gemm_of).
@@ -240,52 +231,36 @@ Status check_geometry(const ConvDescription& conv, int arch, const KernelShape& 
 
 Status check_epilogue(const KernelMetadata& m, const Conv2dArguments& args) {
   const EpilogueArguments& e = args.epilogue();
-  if (m.epilogue.activation != e.activation) {
-    return unsupported("Epilogue", "Expected activation " +
-                                       std::string(to_string(m.epilogue.activation)) + ", got " +
-                                       std::string(to_string(e.activation)));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_activation(m.epilogue.activation, e.activation));
   const bool fused_bias = m.epilogue.bias != BiasKind::none;
   if (e.bias.data && m.design.arch == 80) {
     // SM80 kernels read the bias as a C of one value per channel.
     if (e.C.data) {
-      return unsupported("Epilogue",
-                         "Expected no C beside a bias (an SM80 kernel reads the bias "
-                         "as its C), got both");
+      return unsupported_epilogue("no C beside a bias (an SM80 kernel reads the bias as its C)",
+                                  "both");
     }
     if (e.bias.dtype != m.operands.out.dtype) {
-      return unsupported("Epilogue", "Expected a bias of " + dsl_name(m.operands.out.dtype) +
-                                         " (the output's type, read as C), got " +
-                                         dsl_name(e.bias.dtype));
+      return unsupported_epilogue(
+          "a bias of " + dsl_name(m.operands.out.dtype) + " (the output's type, read as C)",
+          dsl_name(e.bias.dtype));
     }
     return Status::ok();
   }
   if (fused_bias != (e.bias.data != nullptr) ||
       (fused_bias && m.epilogue.bias_dtype != e.bias.dtype)) {
-    return unsupported(
-        "Epilogue",
-        "Expected " +
-            (fused_bias ? "a " + dsl_name(m.epilogue.bias_dtype) + " bias per output channel"
-                        : std::string("no bias")) +
-            ", got " + (e.bias.data ? "a " + dsl_name(e.bias.dtype) + " bias" : "none"));
+    return unsupported_epilogue(
+        fused_bias ? "a " + dsl_name(m.epilogue.bias_dtype) + " bias per output channel"
+                   : "no bias",
+        e.bias.data ? "a " + dsl_name(e.bias.dtype) + " bias" : "none");
   }
   return Status::ok();
 }
 
 // The implicit GEMM as kernels index it, each extent named by the tensor it comes from.
 tilecraft::detail::IndexedProblem indexing_of(const Conv2dArguments& args) {
-  switch (args.kind()) {
-    case ConvKind::Fprop:
-      return tilecraft::detail::conv_indexing(args.kind(), args.problem_size(), "A (x)", "B (w)",
-                                              "out (y)");
-    case ConvKind::Dgrad:
-      return tilecraft::detail::conv_indexing(args.kind(), args.problem_size(), "out (dx)", "B (w)",
-                                              "A (dy)");
-    case ConvKind::Wgrad:
-      break;
-  }
-  return tilecraft::detail::conv_indexing(args.kind(), args.problem_size(), "B (x)", "out (dw)",
-                                          "A (dy)");
+  const ConvTensorNames names = conv_tensor_names(args.kind());
+  return tilecraft::detail::conv_indexing(args.kind(), args.problem_size(), names.x, names.w,
+                                          names.y);
 }
 
 Result<tilecraft::Conv2dProblem> problem_for(const Conv2dArguments& args,
@@ -337,10 +312,7 @@ Status Conv2dArguments::check(const Kernel& kernel) const {
   TILECRAFT_RETURN_IF_ERROR(check_operand("B", m.operands.B, args.B().dtype, args.alignment_b()));
   TILECRAFT_RETURN_IF_ERROR(
       check_operand("out", m.operands.out, args.out().dtype, args.alignment_out()));
-  if (m.operands.accumulator != args.accumulator_type()) {
-    return unsupported("Accumulator type", "Expected " + dsl_name(m.operands.accumulator) +
-                                               ", got " + dsl_name(args.accumulator_type()));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_accumulator(m.operands.accumulator, args.accumulator_type()));
   if (m.operands.fast_accum || m.epilogue.per_tensor_scales) {
     return unsupported("Kernel",
                        "Expected a kernel without fast accumulation or per-tensor "
@@ -374,35 +346,28 @@ std::vector<Kernel> Conv2dArguments::kernels(const MetadataFilter& metadata_filt
 
 std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilter& metadata_filter,
                                 std::optional<int> cc) {
-  const int device = args.device();
-  const std::vector<int> archs = detail::architectures_for(cc, device);
   const EpilogueArguments& e = args.epilogue();
-  const auto [m, n, k] = args.gemm_mnk();
+  const std::array<int64_t, 3> mnk = args.gemm_mnk();
   const tilecraft::detail::IndexedProblem indexing = indexing_of(args);
-  std::vector<Kernel> kernels;
   std::set<std::string> depthwise_listed;
-  for (int arch : archs) {
-    discover::GemmEpilogue fusion;
-    fusion.activation = e.activation;
-    if (e.bias.data && arch == 90) {
-      fusion.bias = BiasKind::per_column;  // the implicit GEMM's N is the output channels
-      fusion.element_bias = e.bias.dtype;
-    }
-    const discover::GemmSpace& space = discover::GemmSpace::of(arch);
-    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch), device);
-    for (size_t set = 0; set < space.operand_sets().size(); ++set) {
-      const discover::GemmOperands& operands = space.operand_sets()[set];
-      if (!operands_match(operands, args)) continue;
-      for (uint32_t instance : space.instances_of(set)) {
+  return detail::ranked_kernels(
+      cc, args.device(), metadata_filter,
+      [&](const discover::GemmOperands& operands) { return operands_match(operands, args); },
+      [&](const discover::GemmSpace& space, const discover::DeviceTraits& traits,
+          const discover::GemmOperands& operands, uint32_t instance, auto add) {
+        const int arch = space.arch();
+        // SM90 kernels fuse the bias per column: the implicit GEMM's N is the output channels.
+        const discover::GemmEpilogue fusion = detail::fusion_for(
+            e.activation, e.bias.data && arch == 90 ? std::optional(e.bias.dtype) : std::nullopt);
         discover::GemmDesign design = space.design_of(instance);
         if (arch == 90) {
           // CUTLASS 4.2 builds SM90 convolutions on the TmaWarpSpecialized schedule only: each
           // ping-pong design (tile M up to 128) in that schedule, once.
-          if (design.kernel_schedule != KernelSchedule::TmaWarpSpecializedPingpong) continue;
+          if (design.kernel_schedule != KernelSchedule::TmaWarpSpecializedPingpong) return;
           design.kernel_schedule = KernelSchedule::TmaWarpSpecialized;
         }
         auto gemm = discover::make_description(arch, operands, design, fusion);
-        if (!gemm) continue;
+        if (!gemm) return;
         for (const ConvDescription& variant : conv_variants(args, arch, operands)) {
           auto conv = conv_description(*gemm, variant, args.problem_size().is_3d());
           if (!conv) continue;
@@ -416,17 +381,11 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
               !depthwise_listed.insert(conv->procedural_name()).second) {
             continue;
           }
-          const auto estimate = discover::estimate(implicit_gemm_of(*conv), {m, n, k, 1}, traits);
-          Kernel kernel =
-              Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(*conv));
-          if (metadata_filter && !metadata_filter(kernel.metadata())) continue;
-          kernels.push_back(std::move(kernel));
+          const auto estimate =
+              discover::estimate(implicit_gemm_of(*conv), {mnk[0], mnk[1], mnk[2], 1}, traits);
+          add(Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(*conv)));
         }
-      }
-    }
-  }
-  detail::sort_ranked(kernels);
-  return kernels;
+      });
 }
 
 }  // namespace tilecraft::api

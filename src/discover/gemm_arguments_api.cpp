@@ -1,6 +1,5 @@
 // tilecraft::api::GemmArguments: what the caller's tensors say about the GEMM they want.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -34,8 +33,11 @@ std::string device_text(const TensorView& t) {
   return t.device == DeviceKind::kCuda ? "cuda:" + std::to_string(t.device_id) : "cpu";
 }
 
-bool same_device(const TensorView& t, const TensorView& like) {
-  return t.device == DeviceKind::kCuda && t.device_id == like.device_id;
+// `t` on out's CUDA device.
+Status check_device_of_out(const std::string& name, const TensorView& t, const TensorView& out) {
+  if (t.device == DeviceKind::kCuda && t.device_id == out.device_id) return Status::ok();
+  return Status::invalid(name + ": expected a tensor on " + device_text(out) +
+                         " like out, got one on " + device_text(t));
 }
 
 // C: out's shape, dtype and device; a contiguous inner dimension.
@@ -49,11 +51,7 @@ Status check_c(const TensorView& C, const TensorView& out) {
     return Status::invalid("epilogue.C: expected element type " + dsl_name(out.dtype) +
                            " like out, got " + dsl_name(C.dtype));
   }
-  if (!same_device(C, out)) {
-    return Status::invalid("epilogue.C: expected a tensor on " + device_text(out) +
-                           " like out, got one on " + device_text(C));
-  }
-  return Status::ok();
+  return check_device_of_out("epilogue.C", C, out);
 }
 
 // bias: a vector of N (M with bias_per_row) values, or (L, N) with one per batch.
@@ -70,15 +68,11 @@ Status check_bias(const EpilogueArguments& e, const TensorView& out, int64_t m, 
                            (e.bias_per_row ? "" : "; bias_per_row for M values") + ", got " +
                            dims(b));
   }
-  if (b.dtype != DataType::f32 && b.dtype != DataType::f16 && b.dtype != DataType::bf16) {
+  if (!is_bias_type(b.dtype)) {
     return Status::invalid("epilogue.bias: expected Float32, Float16 or BFloat16, got " +
                            dsl_name(b.dtype));
   }
-  if (!same_device(b, out)) {
-    return Status::invalid("epilogue.bias: expected a tensor on " + device_text(out) +
-                           " like out, got one on " + device_text(b));
-  }
-  return Status::ok();
+  return check_device_of_out("epilogue.bias", b, out);
 }
 
 // A custom epilogue replaces the linear combination: its own operands, checked by name.
@@ -114,10 +108,7 @@ Status check_graph_epilogue(const EpilogueArguments& e, const TensorView& out, L
                            ": the graph's D output is out; do not pass it among the operands");
   }
   for (const auto& [name, tensor] : e.operands.tensors) {
-    if (tensor.device != DeviceKind::kCuda || tensor.device_id != out.device_id) {
-      return Status::invalid("epilogue." + name + ": expected a tensor on " + device_text(out) +
-                             " like out, got one on " + device_text(tensor));
-    }
+    TILECRAFT_RETURN_IF_ERROR(check_device_of_out("epilogue." + name, tensor, out));
   }
   return check_epilogue_operands(graph, e.operands, m, n, static_cast<int>(batch), layout_out);
 }
@@ -144,23 +135,10 @@ Status check_epilogue(const EpilogueArguments& e, const TensorView& out, int64_t
     return Status::invalid("epilogue.operands: given without an epilogue graph (epilogue.graph)");
   }
   TILECRAFT_RETURN_IF_ERROR(check_epilogue_extents(e));
-  for (const auto& [name, value] : {std::pair{"alpha", e.alpha}, std::pair{"beta", e.beta}}) {
-    if (!std::isfinite(value)) {
-      return Status::invalid(std::string("epilogue.") + name + ": expected a finite number, got " +
-                             std::to_string(value));
-    }
-  }
-  if (e.beta != 0 && !e.C.data) {
-    return Status::invalid("epilogue.C: required when beta != 0 (beta = " + std::to_string(e.beta) +
-                           ")");
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_finite({{"alpha", e.alpha}, {"beta", e.beta}}));
+  TILECRAFT_RETURN_IF_ERROR(check_beta_has_c(e.beta, e.C.data != nullptr, "epilogue.C"));
   if (e.C.data) TILECRAFT_RETURN_IF_ERROR(check_c(e.C, out));
-  const int wanted = activation_argument_count(e.activation);
-  if (static_cast<int>(e.activation_args.size()) != wanted) {
-    return Status::invalid("epilogue.activation_args: " + std::string(to_string(e.activation)) +
-                           " takes " + std::to_string(wanted) + ", got " +
-                           std::to_string(e.activation_args.size()));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_activation_args(e.activation, e.activation_args));
   if (e.bias.data) TILECRAFT_RETURN_IF_ERROR(check_bias(e, out, m, n, batch));
   return Status::ok();
 }
@@ -195,10 +173,7 @@ Result<GemmArguments> GemmArguments::make(const TensorView& A, const TensorView&
                              " like A, got one on " + device_text(*tensors[i]));
     }
   }
-  if (!is_accumulator_type(accumulator_type)) {
-    return Status::invalid("accumulator_type: expected Float32, Float16, Int32 or Float64, got " +
-                           dsl_name(accumulator_type));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_accumulator_type(accumulator_type));
   const bool fp8 = A.dtype == DataType::e4m3 || A.dtype == DataType::e5m2;
   if (use_fast_accum && !fp8) {
     return Status::invalid(

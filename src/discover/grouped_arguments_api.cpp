@@ -1,7 +1,6 @@
 // tilecraft::api::GroupedGemmArguments: what the caller's lists (or stacked tensors) say about
 // the grouped GEMM they want.
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "discover/operand_rules.hpp"
@@ -19,27 +18,6 @@ std::string at(const char* name, size_t g) {
   return std::string(name) + "[" + std::to_string(g) + "]";
 }
 
-Status check_epilogue(const GroupedEpilogueArguments& e, bool has_c) {
-  for (const auto& [name, value] :
-       {std::pair{"alpha", e.alpha}, std::pair{"beta", e.beta}, std::pair{"scale_a", e.scale_a},
-        std::pair{"scale_b", e.scale_b}}) {
-    if (!std::isfinite(value)) {
-      return Status::invalid(std::string("epilogue.") + name + ": expected a finite number, got " +
-                             std::to_string(value));
-    }
-  }
-  if (e.beta != 0 && !has_c) {
-    return Status::invalid("C: required when beta != 0 (beta = " + std::to_string(e.beta) + ")");
-  }
-  const int wanted = activation_argument_count(e.activation);
-  if (static_cast<int>(e.activation_args.size()) != wanted) {
-    return Status::invalid("epilogue.activation_args: " + std::string(to_string(e.activation)) +
-                           " takes " + std::to_string(wanted) + ", got " +
-                           std::to_string(e.activation_args.size()));
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 double GroupedGemmArguments::flops() const {
@@ -51,11 +29,12 @@ double GroupedGemmArguments::flops() const {
 Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
     GroupedGemmProblem problem, DataType accumulator_type,
     const GroupedEpilogueArguments& epilogue) {
-  if (!is_accumulator_type(accumulator_type)) {
-    return Status::invalid("accumulator_type: expected Float32, Float16, Int32 or Float64, got " +
-                           dsl_name(accumulator_type));
-  }
-  TILECRAFT_RETURN_IF_ERROR(check_epilogue(epilogue, !problem.C.empty()));
+  TILECRAFT_RETURN_IF_ERROR(check_accumulator_type(accumulator_type));
+  const GroupedEpilogueArguments& e = epilogue;
+  TILECRAFT_RETURN_IF_ERROR(check_finite(
+      {{"alpha", e.alpha}, {"beta", e.beta}, {"scale_a", e.scale_a}, {"scale_b", e.scale_b}}));
+  TILECRAFT_RETURN_IF_ERROR(check_beta_has_c(e.beta, !problem.C.empty(), "C"));
+  TILECRAFT_RETURN_IF_ERROR(check_activation_args(e.activation, e.activation_args));
   const size_t count = problem.problem_sizes.size();
   if (count == 0) return Status::invalid("A: expected at least one problem, got none");
   if (count > tilecraft::detail::kMaxGroupedProblems) {
@@ -67,7 +46,6 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
   args.epilogue_ = epilogue;
   const std::vector<TensorView>* lists[3] = {&problem.A, &problem.B, &problem.D};
   const char* names[3] = {"A", "B", "out"};
-  bool seen[3] = {false, false, false};
   bool have_layout[3] = {false, false, false};
   int first_device = -1;
   for (size_t g = 0; g < count; ++g) {
@@ -83,7 +61,7 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
         return Status::invalid(who + ": expected a tensor on cuda:" + std::to_string(first_device) +
                                " like A[0], got cuda:" + std::to_string(t.device_id));
       }
-      if (!seen[w]) {
+      if (g == 0) {
         args.dtype_[w] = t.dtype;
       } else if (t.dtype != args.dtype_[w]) {
         return Status::invalid(who + ": expected element type " + dsl_name(args.dtype_[w]) +
@@ -92,10 +70,7 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
       if (t.rank != 2) {
         return Status::invalid(who + ": expected a 2-D tensor, got " + t.describe());
       }
-      if (s.m == 0 || s.n == 0) {
-        seen[w] = true;
-        continue;  // an empty problem says nothing about layouts
-      }
+      if (s.m == 0 || s.n == 0) continue;  // an empty problem says nothing about layouts
       auto layout = detail::layout_of(who.c_str(), t);
       if (!layout) return layout.status();
       const int alignment = detail::alignment_of(t, *layout);
@@ -103,15 +78,12 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
         args.layout_[w] = *layout;
         args.alignment_[w] = alignment;
         have_layout[w] = true;
-      } else {
-        if (*layout != args.layout_[w]) {
-          return Status::invalid(who + ": expected " + std::string(to_string(args.layout_[w])) +
-                                 " like the other problems' " + names[w] + ", got " +
-                                 std::string(to_string(*layout)) + " (" + t.describe() + ")");
-        }
-        args.alignment_[w] = std::min(args.alignment_[w], alignment);
+      } else if (*layout != args.layout_[w]) {
+        return Status::invalid(who + ": expected " + std::string(to_string(args.layout_[w])) +
+                               " like the other problems' " + names[w] + ", got " +
+                               std::string(to_string(*layout)) + " (" + t.describe() + ")");
       }
-      seen[w] = true;
+      args.alignment_[w] = std::min(args.alignment_[w], alignment);
     }
   }
   for (size_t g = 0; g < problem.C.size(); ++g) {
@@ -147,7 +119,7 @@ Result<GroupedGemmArguments> GroupedGemmArguments::from_problem(
                                std::to_string(first_device) + " like A[0], got " + b.describe());
       }
     }
-    if (dtype != DataType::f32 && dtype != DataType::f16 && dtype != DataType::bf16) {
+    if (!is_bias_type(dtype)) {
       return Status::invalid("bias: expected Float32, Float16 or BFloat16, got " + dsl_name(dtype));
     }
     args.bias_dtype_ = dtype;

@@ -17,20 +17,10 @@ namespace {
 
 Status check_operand(const char* name, const OperandMetadata& kernel, DataType dtype, Layout layout,
                      int alignment) {
-  if (!element_matches(kernel.dtype, dtype)) {
-    return unsupported_operand(
-        name, "Expected element type " + dsl_name(kernel.dtype) + ", got " + dsl_name(dtype));
-  }
-  if (kernel.layout != layout) {
-    return unsupported_operand(name, "Expected layout " + std::string(to_string(kernel.layout)) +
-                                         ", got " + std::string(to_string(layout)));
-  }
-  if (alignment % kernel.alignment != 0) {
-    return unsupported_operand(name, "Expected alignment " + std::to_string(kernel.alignment) +
-                                         " elements in every problem, the tensors allow " +
-                                         std::to_string(alignment));
-  }
-  return Status::ok();
+  TILECRAFT_RETURN_IF_ERROR(check_element(name, kernel.dtype, dtype));
+  TILECRAFT_RETURN_IF_ERROR(check_layout(name, kernel.layout, layout));
+  return check_alignment(name, kernel.alignment, alignment,
+                         " in every problem, the tensors allow ");
 }
 
 bool operands_match(const discover::GemmOperands& o, const GroupedGemmArguments& args) {
@@ -141,26 +131,16 @@ Status GroupedGemmArguments::check(const Kernel& kernel) const {
       check_operand("B", m.operands.B, args.dtype_b(), args.layout_b(), args.alignment_b()));
   TILECRAFT_RETURN_IF_ERROR(check_operand("out", m.operands.out, args.dtype_out(),
                                           args.layout_out(), args.alignment_out()));
-  if (m.operands.accumulator != args.accumulator_type()) {
-    return Status::invalid("Accumulator type is unsupported: Expected " +
-                           dsl_name(m.operands.accumulator) + ", got " +
-                           dsl_name(args.accumulator_type()));
-  }
-  if (m.epilogue.activation != args.epilogue().activation) {
-    return Status::invalid("Epilogue is unsupported: Expected activation " +
-                           std::string(to_string(m.epilogue.activation)) + ", got " +
-                           std::string(to_string(args.epilogue().activation)));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_accumulator(m.operands.accumulator, args.accumulator_type()));
+  TILECRAFT_RETURN_IF_ERROR(check_activation(m.epilogue.activation, args.epilogue().activation));
   const BiasKind wanted = args.bias_dtype() ? BiasKind::per_column : BiasKind::none;
   if (m.epilogue.bias != wanted ||
       (wanted != BiasKind::none && m.epilogue.bias_dtype != *args.bias_dtype())) {
-    return Status::invalid(
-        std::string("Epilogue is unsupported: Expected ") +
-        (m.epilogue.bias == BiasKind::none
-             ? "no bias"
-             : "a bias of " + dsl_name(m.epilogue.bias_dtype) + " per problem") +
-        ", got " +
-        (wanted == BiasKind::none ? "none" : "a " + dsl_name(*args.bias_dtype()) + " bias"));
+    return unsupported_epilogue(
+        m.epilogue.bias == BiasKind::none
+            ? "no bias"
+            : "a bias of " + dsl_name(m.epilogue.bias_dtype) + " per problem",
+        wanted == BiasKind::none ? "none" : "a " + dsl_name(*args.bias_dtype()) + " bias");
   }
   const bool scaled = args.epilogue().scale_a != 1.0 || args.epilogue().scale_b != 1.0;
   if (scaled && !m.epilogue.per_tensor_scales) {
@@ -195,48 +175,33 @@ std::vector<Kernel> GroupedGemmArguments::kernels(const MetadataFilter& metadata
 
 std::vector<Kernel> get_kernels(const GroupedGemmArguments& args,
                                 const MetadataFilter& metadata_filter, std::optional<int> cc) {
-  const std::vector<int> archs = detail::architectures_for(cc, args.device());
   const ShapeClasses classes = classes_of(args);
   const tilecraft::detail::GroupedIndexing indexing = indexing_of(args);
-  discover::GemmEpilogue fusion;
-  fusion.activation = args.epilogue().activation;
-  if (args.bias_dtype()) {
-    fusion.bias = BiasKind::per_column;
-    fusion.element_bias = *args.bias_dtype();
-  }
-  std::vector<Kernel> kernels;
-  for (int arch : archs) {
-    const discover::GemmSpace& space = discover::GemmSpace::of(arch);
-    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch), args.device());
-    for (size_t set = 0; set < space.operand_sets().size(); ++set) {
-      const discover::GemmOperands& operands = space.operand_sets()[set];
-      if (!operands_match(operands, args)) continue;
-      const bool scaled = args.epilogue().scale_a != 1.0 || args.epilogue().scale_b != 1.0;
-      if (scaled && !operands.scaled) continue;
-      for (uint32_t instance : space.instances_of(set)) {
-        Result<GemmDescription> fused = fusion.plain()
-                                            ? Result<GemmDescription>(space.description(instance))
-                                            : space.description(instance, fusion);
-        if (!fused) continue;
+  const discover::GemmEpilogue fusion =
+      detail::fusion_for(args.epilogue().activation, args.bias_dtype());
+  const bool scaled = args.epilogue().scale_a != 1.0 || args.epilogue().scale_b != 1.0;
+  return detail::ranked_kernels(
+      cc, args.device(), metadata_filter,
+      [&](const discover::GemmOperands& operands) {
+        return operands_match(operands, args) && (!scaled || operands.scaled);
+      },
+      [&](const discover::GemmSpace& space, const discover::DeviceTraits& traits,
+          const discover::GemmOperands&, uint32_t instance, auto add) {
+        Result<GemmDescription> fused = detail::fused_description(space, instance, fusion);
+        if (!fused) return;
         // 2.x grouped kernels visit tiles through their problem visitor, not the threadblock
         // swizzle: swizzled variants would be the same kernel under another name.
-        if (arch == 80 && fused->swizzle != Swizzle::IdentitySwizzle1) continue;
+        if (space.arch() == 80 && fused->swizzle != Swizzle::IdentitySwizzle1) return;
         GemmDescription grouped = *fused;
         grouped.kind = GemmKind::Grouped;
         grouped.scheduler_mode = SchedulerMode::Device;
-        if (!grouped.validate()) continue;  // not a design grouped kernels take
+        if (!grouped.validate()) return;  // not a design grouped kernels take
         // A kernel that cannot index the problems (supports() says why) is not listed.
-        if (!tilecraft::detail::check_grouped_indexes(grouped, indexing)) continue;
+        if (!tilecraft::detail::check_grouped_indexes(grouped, indexing)) return;
         const auto estimate = estimate_grouped(grouped, classes, traits);
-        Kernel kernel =
-            Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(grouped));
-        if (metadata_filter && !metadata_filter(kernel.metadata())) continue;
-        kernels.push_back(std::move(kernel));
-      }
-    }
-  }
-  detail::sort_ranked(kernels);
-  return kernels;
+        add(Kernel::listed(space.arch(), instance, estimate.score, estimate.explain(),
+                           std::move(grouped)));
+      });
 }
 
 }  // namespace tilecraft::api

@@ -107,22 +107,12 @@ namespace {
 
 Status check_operand(const char* name, const OperandMetadata& kernel, const TensorView& tensor,
                      Layout layout, int alignment) {
-  if (!element_matches(kernel.dtype, tensor.dtype)) {
-    return unsupported_operand(name, "Expected element type " + dsl_name(kernel.dtype) + ", got " +
-                                         dsl_name(tensor.dtype));
-  }
-  if (kernel.layout != layout) {
-    return unsupported_operand(name, "Expected layout " + std::string(to_string(kernel.layout)) +
-                                         ", got " + std::string(to_string(layout)) +
-                                         " (strides of " + tensor.describe() + ")");
-  }
-  if (alignment % kernel.alignment != 0) {
-    return unsupported_operand(name, "Expected alignment " + std::to_string(kernel.alignment) +
-                                         " elements (pointer, leading dimension, batch stride and "
-                                         "contiguous extent), the tensor allows " +
-                                         std::to_string(alignment) + ": " + tensor.describe());
-  }
-  return Status::ok();
+  TILECRAFT_RETURN_IF_ERROR(check_element(name, kernel.dtype, tensor.dtype));
+  TILECRAFT_RETURN_IF_ERROR(check_layout(name, kernel.layout, layout, &tensor));
+  return check_alignment(name, kernel.alignment, alignment,
+                         " (pointer, leading dimension, batch stride and contiguous extent), the "
+                         "tensor allows ",
+                         &tensor);
 }
 
 std::string bias_text(BiasKind kind, DataType dtype) {
@@ -131,15 +121,8 @@ std::string bias_text(BiasKind kind, DataType dtype) {
          dsl_name(dtype) + " bias";
 }
 
-Status unsupported_epilogue(const std::string& expected, const std::string& got) {
-  return Status::invalid("Epilogue is unsupported: Expected " + expected + ", got " + got);
-}
-
 Status check_epilogue(const EpilogueMetadata& kernel, const EpilogueArguments& e) {
-  if (kernel.activation != e.activation) {
-    return unsupported_epilogue("activation " + std::string(to_string(kernel.activation)),
-                                std::string(to_string(e.activation)));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_activation(kernel.activation, e.activation));
   const BiasKind wanted = !e.bias.data     ? BiasKind::none
                           : e.bias_per_row ? BiasKind::per_row
                                            : BiasKind::per_column;
@@ -215,11 +198,7 @@ Status GemmArguments::check(const Kernel& kernel) const {
       check_operand("B", m.operands.B, args.B(), args.layout_b(), args.alignment_b()));
   TILECRAFT_RETURN_IF_ERROR(
       check_operand("out", m.operands.out, args.out(), args.layout_out(), args.alignment_out()));
-  if (m.operands.accumulator != args.accumulator_type()) {
-    return Status::invalid("Accumulator type is unsupported: Expected " +
-                           dsl_name(m.operands.accumulator) + ", got " +
-                           dsl_name(args.accumulator_type()));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_accumulator(m.operands.accumulator, args.accumulator_type()));
   // Fast accumulation is the caller's choice: a kernel that skips the f32 promotion never runs
   // arguments that did not allow it (get_kernels lists it only for those that do).
   if (m.operands.fast_accum && !args.use_fast_accum()) {
@@ -326,17 +305,6 @@ bool operands_match(const discover::GemmOperands& o, const GemmArguments& args) 
          (o.scaled || !args.scales_given()) && (!o.fast_accum || args.use_fast_accum());
 }
 
-// The fusion the arguments ask for (get_kernels derives kernels that have it).
-discover::GemmEpilogue fusion_of(const EpilogueArguments& e) {
-  discover::GemmEpilogue f;
-  f.activation = e.activation;
-  if (e.bias.data) {
-    f.bias = e.bias_per_row ? BiasKind::per_row : BiasKind::per_column;
-    f.element_bias = e.bias.dtype;
-  }
-  return f;
-}
-
 // A listed kernel with a custom epilogue in place of its own: D of out's type (16-byte TMA
 // accesses on SM90), a plain linear combination under the graph.
 Result<GemmDescription> with_graph(GemmDescription d, const GemmArguments& args) {
@@ -358,47 +326,42 @@ Result<GemmDescription> with_graph(GemmDescription d, const GemmArguments& args)
 
 std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter& metadata_filter,
                                 std::optional<int> cc) {
-  const int device = args ? args->device() : -1;
-  const std::vector<int> archs = detail::architectures_for(cc, device);
-  std::vector<Kernel> kernels;
-  auto add = [&](Kernel kernel) {
-    if (metadata_filter && !metadata_filter(kernel.metadata())) return;
-    kernels.push_back(std::move(kernel));
-  };
-  for (int arch : archs) {
-    const discover::GemmSpace& space = discover::GemmSpace::of(arch);
-    if (args == nullptr) {
-      for (size_t i = 0; i < space.size(); ++i) add(Kernel::listed(arch, i, 0.0, {}, {}));
-      continue;
+  if (args == nullptr) {
+    std::vector<Kernel> kernels;
+    for (int arch : detail::architectures_for(cc)) {
+      for (size_t i = 0; i < discover::GemmSpace::of(arch).size(); ++i) {
+        Kernel kernel = Kernel::listed(arch, i, 0.0, {}, {});
+        if (!metadata_filter || metadata_filter(kernel.metadata()))
+          kernels.push_back(std::move(kernel));
+      }
     }
-    const discover::DeviceTraits traits = detail::traits_for(cc.value_or(arch), device);
-    const discover::GemmShape shape{args->m(), args->n(), args->k(), args->batch()};
-    const tilecraft::detail::IndexedProblem indexing = detail::indexing_of(*args);
-    const discover::GemmEpilogue fusion = fusion_of(args->epilogue());
-    std::set<std::string> graph_names;
-    for (size_t set = 0; set < space.operand_sets().size(); ++set) {
-      if (!operands_match(space.operand_sets()[set], *args)) continue;
-      for (uint32_t instance : space.instances_of(set)) {
-        Result<GemmDescription> fused = fusion.plain()
-                                            ? Result<GemmDescription>(space.description(instance))
-                                            : space.description(instance, fusion);
+    return kernels;
+  }
+  const discover::GemmShape shape{args->m(), args->n(), args->k(), args->batch()};
+  const tilecraft::detail::IndexedProblem indexing = detail::indexing_of(*args);
+  const EpilogueArguments& e = args->epilogue();
+  const discover::GemmEpilogue fusion =
+      detail::fusion_for(e.activation, e.bias.data ? std::optional(e.bias.dtype) : std::nullopt,
+                         e.bias_per_row ? BiasKind::per_row : BiasKind::per_column);
+  std::set<std::string> graph_names;
+  return detail::ranked_kernels(
+      cc, args->device(), metadata_filter,
+      [&](const discover::GemmOperands& operands) { return operands_match(operands, *args); },
+      [&](const discover::GemmSpace& space, const discover::DeviceTraits& traits,
+          const discover::GemmOperands&, uint32_t instance, auto add) {
+        Result<GemmDescription> fused = detail::fused_description(space, instance, fusion);
         if (fused && args->epilogue().graph) {
           fused = with_graph(std::move(*fused), *args);
           // Output sets that differ only in out's type give one kernel.
-          if (fused && !graph_names.insert(fused->procedural_name()).second) continue;
+          if (fused && !graph_names.insert(fused->procedural_name()).second) return;
         }
-        if (!fused) continue;  // this kernel cannot fuse what the arguments ask for
+        if (!fused) return;  // this kernel cannot fuse what the arguments ask for
         // A kernel that cannot index the problem (supports() says why) is not listed.
-        if (!tilecraft::detail::check_kernel_indexes(*fused, indexing)) continue;
-        GemmDescription description = std::move(*fused);
-        const auto estimate = discover::estimate(description, shape, traits);
-        add(Kernel::listed(arch, instance, estimate.score, estimate.explain(),
-                           std::move(description)));
-      }
-    }
-  }
-  if (args != nullptr) detail::sort_ranked(kernels);
-  return kernels;
+        if (!tilecraft::detail::check_kernel_indexes(*fused, indexing)) return;
+        const auto estimate = discover::estimate(*fused, shape, traits);
+        add(Kernel::listed(space.arch(), instance, estimate.score, estimate.explain(),
+                           std::move(*fused)));
+      });
 }
 
 Status compile_kernels(const std::vector<Kernel>& kernels) {

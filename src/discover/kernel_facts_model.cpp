@@ -10,9 +10,8 @@ namespace {
 constexpr int kRegisterAllocationUnit = 8;
 // setmaxnreg budget of the consumer (MMA) warpgroups of CUTLASS's warp-specialized SM90 kernels.
 constexpr int kSm90ConsumerRegisters = 232;
-// Addresses, loop state, fragments: what a thread holds beside its accumulators. The SM90 figure
-// is smaller: operands stay in shared memory (wgmma reads them there).
-constexpr int kSm80RegistersBesideAccumulators = 64;
+// What a thread of an SM90 kernel holds beside its accumulators: less than on SM80, as operands
+// stay in shared memory (wgmma reads them there).
 constexpr int kSm90RegistersBesideAccumulators = 24;
 
 int64_t sm90_consumer_threads(const TileDescription& tile) {

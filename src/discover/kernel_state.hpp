@@ -60,6 +60,51 @@ inline void sort_ranked(std::vector<Kernel>& kernels) {
   });
 }
 
+// The kernels that list(space, traits, operands, instance, add) makes of every instance of the
+// operand sets that matches(operands) accepts, in the space of each architecture for `cc` (see
+// architectures_for), passing each to add(kernel); those that pass `filter`, best first.
+template <class Matches, class List>
+std::vector<Kernel> ranked_kernels(std::optional<int> cc, int device, const MetadataFilter& filter,
+                                   Matches matches, List list) {
+  std::vector<Kernel> kernels;
+  auto add = [&](Kernel kernel) {
+    if (filter && !filter(kernel.metadata())) return;
+    kernels.push_back(std::move(kernel));
+  };
+  for (int arch : architectures_for(cc, device)) {
+    const discover::GemmSpace& space = discover::GemmSpace::of(arch);
+    const discover::DeviceTraits traits = traits_for(cc.value_or(arch), device);
+    for (size_t set = 0; set < space.operand_sets().size(); ++set) {
+      const discover::GemmOperands& operands = space.operand_sets()[set];
+      if (!matches(operands)) continue;
+      for (uint32_t instance : space.instances_of(set))
+        list(space, traits, operands, instance, add);
+    }
+  }
+  sort_ranked(kernels);
+  return kernels;
+}
+
+// The fusion arguments ask for: their activation, and a bias of `bias` (when there is one).
+inline discover::GemmEpilogue fusion_for(Activation activation, std::optional<DataType> bias,
+                                         BiasKind bias_kind = BiasKind::per_column) {
+  discover::GemmEpilogue fusion;
+  fusion.activation = activation;
+  if (bias) {
+    fusion.bias = bias_kind;
+    fusion.element_bias = *bias;
+  }
+  return fusion;
+}
+
+// Instance `instance` of `space` fusing `fusion`, when it can.
+inline Result<GemmDescription> fused_description(const discover::GemmSpace& space,
+                                                 uint32_t instance,
+                                                 const discover::GemmEpilogue& fusion) {
+  if (fusion.plain()) return space.description(instance);
+  return space.description(instance, fusion);
+}
+
 }  // namespace detail
 
 struct Kernel::State {
@@ -86,11 +131,6 @@ struct Kernel::State {
   void describe() {
     std::call_once(described,
                    [this] { adopt(discover::GemmSpace::of(arch).description(instance)); });
-  }
-
-  // Keeps a description already built (get_kernels builds one per kernel to rank it).
-  void adopt_once(GemmDescription built) {
-    std::call_once(described, [&] { adopt(std::move(built)); });
   }
 
   // The description and its metadata, keeping the score get_kernels set.
@@ -142,7 +182,9 @@ inline Kernel Kernel::listed(int arch, size_t instance, double score, std::strin
   kernel.state_->instance = instance;
   kernel.state_->metadata.score = score;
   kernel.state_->metadata.score_explain = std::move(score_explain);
-  if (described) kernel.state_->adopt_once(std::move(*described));
+  if (described) {  // get_kernels built it to rank the kernel: keep it
+    std::call_once(kernel.state_->described, [&] { kernel.state_->adopt(std::move(*described)); });
+  }
   return kernel;
 }
 

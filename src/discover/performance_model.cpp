@@ -62,8 +62,6 @@ constexpr double kSm90IterationOverheadSeconds = 0.03e-6;
 // CUTLASS sizes a persistent grid of clusters assuming GPCs of 18 SMs
 // (tile_scheduler_params.h, get_max_cta_occupancy) unless told the device's active clusters.
 constexpr int kCutlassSmsPerGpc = 18;
-// SM80 register file and the registers a thread needs beside its accumulators.
-constexpr int kRegistersBesideAccumulators = 64;
 constexpr int kMaxCtasPerSm = 32;
 // Shared memory the runtime reserves per CTA.
 constexpr int kReservedSharedMemoryPerCta = 1024;
@@ -233,7 +231,7 @@ int64_t sm80_registers_per_thread(const TileDescription& tile) {
   const auto& s = tile.threadblock_shape;
   const int64_t accumulators = int64_t{s[0]} * s[1] / tile.threads() *
                                size_in_bits(tile.math_instruction.element_accumulator) / 32;
-  return std::min<int64_t>(accumulators + kRegistersBesideAccumulators, kMaxRegistersPerThread);
+  return std::min<int64_t>(accumulators + kSm80RegistersBesideAccumulators, kMaxRegistersPerThread);
 }
 
 int sm80_ctas_per_sm(const TileDescription& tile, const DeviceTraits& device) {
@@ -344,8 +342,6 @@ struct WaveFootprint {
   double m = 1, n = 1;
 };
 
-double swizzle_width(Swizzle swizzle) { return identity_swizzle_size(swizzle); }
-
 WaveFootprint wave_footprint(Swizzle swizzle, const Tiling& t, double concurrent) {
   const double ctas = std::max(1.0, std::min(concurrent, t.tiles_m * t.tiles_n));
   WaveFootprint w;
@@ -354,9 +350,9 @@ WaveFootprint wave_footprint(Swizzle swizzle, const Tiling& t, double concurrent
     w.m = std::min(t.tiles_m, std::max(1.0, ctas / w.n));
     return w;
   }
-  // Column groups of swizzle_width tiles, walked along M; a group that covers all of M spills
-  // the wave into the next columns.
-  w.n = std::min(t.tiles_n, swizzle_width(swizzle));
+  // Column groups of the swizzle's width (in tiles), walked along M; a group covering all of M
+  // spills the wave into the next columns.
+  w.n = std::min(t.tiles_n, static_cast<double>(identity_swizzle_size(swizzle)));
   w.m = std::min(t.tiles_m, std::max(1.0, ctas / w.n));
   if (w.m >= t.tiles_m) w.n = std::min(t.tiles_n, std::max(w.n, ctas / w.m));
   return w;
@@ -508,10 +504,6 @@ double launch_seconds(const TileDescription& tile) {
   return tile.is_sm90() ? kLaunchSecondsSm90 : kLaunchSecondsSm80;
 }
 
-bool is_empty(const GemmShape& shape) {
-  return shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0;
-}
-
 // Guards the divisions and products above against descriptions that skipped validation: the
 // extents within validation's limits (so positive, and small enough for 64-bit sizes).
 bool has_valid_extents(const TileDescription& tile) {
@@ -547,7 +539,7 @@ PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
   const Residency r = runnable_shape ? residency(tile, device) : Residency{};
   if (r.ctas_per_sm == 0 || r.concurrent_ctas == 0) return not_runnable();
   PerformanceEstimate e;
-  if (is_empty(shape)) {
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0) {  // the launch only
     e.seconds = launch_seconds(tile);
     return e;
   }

@@ -9,6 +9,7 @@
 #include "tilecraft/runtime/gemm_operation.hpp"
 #include "tune/background_tuner.hpp"
 #include "tune/family_index.hpp"
+#include "tune/ranked_pick.hpp"
 
 namespace tilecraft {
 
@@ -48,24 +49,19 @@ struct GemmPlan::Impl {
     return Status::ok();
   }
 
-  // The first ranked kernel that compiles, from `from` on; each one skipped is named, with why,
+  // The first ranked kernel that compiles; each one skipped is named, with why,
   // in the state's reason (a kernel of the space that the compiler rejects must not end the call).
-  Status use_first_that_compiles(size_t from, const std::string& reason) {
-    constexpr size_t kTries = 4;
+  Status use_first_that_compiles(const std::string& reason) {
     std::string skipped;
     Status last = Status::ok();
-    for (size_t i = from; i < ranked.size() && i < from + kTries; ++i) {
+    for (size_t i = 0; i < ranked.size() && i < tune::kRankedTries; ++i) {
       last = use(ranked[i], reason, false);
       if (last) {
         if (!skipped.empty()) state.reason += "; skipped " + skipped;
         return last;
       }
       if (last.code() == StatusCode::kCancelled) return last;
-      std::string why = last.message().substr(0, last.message().find('\n'));
-      skipped +=
-          (skipped.empty() ? "" : ", ") + ranked[i].metadata().kernel_name + " (" + why + ")";
-      compile::default_progress("tilecraft: " + ranked[i].metadata().kernel_name +
-                                " failed; trying the next ranked kernel: " + why);
+      tune::note_skipped(ranked[i], last, &skipped);
     }
     return last;
   }
@@ -104,25 +100,11 @@ std::string measured_text(const tune::TunedChoice& choice) {
   return text;
 }
 
-Status check_device_tensors(const api::GemmArguments& args) {
-  const TensorView* tensors[] = {&args.A(), &args.B(), &args.out(), &args.epilogue().C,
-                                 &args.epilogue().bias};
-  const char* names[] = {"A", "B", "out", "C", "bias"};
-  for (int i = 0; i < 5; ++i) {
-    if (tensors[i]->data && tensors[i]->device != DeviceKind::kCuda) {
-      return Status::invalid(std::string(names[i]) + ": expected a CUDA tensor, got " +
-                             tensors[i]->describe());
-    }
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 Result<std::shared_ptr<GemmPlan>> GemmPlan::make(const api::GemmArguments& args,
                                                  const tune::TuningOptions& options) {
   TILECRAFT_RETURN_IF_ERROR(tune::validate(options));
-  TILECRAFT_RETURN_IF_ERROR(check_device_tensors(args));
   auto info = device_info(args.A().device_id);
   if (!info) return info.status();
   auto signature = tune::signature_of(args, options.allow_tf32);
@@ -166,8 +148,7 @@ Result<std::shared_ptr<GemmPlan>> GemmPlan::make(const api::GemmArguments& args,
     }
   }
   if (options.mode == TuningMode::off) {
-    TILECRAFT_RETURN_IF_ERROR(
-        p.use_first_that_compiles(0, "ranked first pick (tuning off)" + stale));
+    TILECRAFT_RETURN_IF_ERROR(p.use_first_that_compiles("ranked first pick (tuning off)" + stale));
     tune::note_compiled(*signature, {p.state.kernel_name});
     return plan;
   }
@@ -199,8 +180,7 @@ Result<std::shared_ptr<GemmPlan>> GemmPlan::make(const api::GemmArguments& args,
     TILECRAFT_RETURN_IF_ERROR(
         p.use(*ready, "compiled earlier for this problem family, serves at once" + stale, false));
   } else {
-    TILECRAFT_RETURN_IF_ERROR(
-        p.use_first_that_compiles(0, "ranked first pick, compiled now" + stale));
+    TILECRAFT_RETURN_IF_ERROR(p.use_first_that_compiles("ranked first pick, compiled now" + stale));
     tune::note_compiled(*signature, {p.state.kernel_name});
   }
   // Queued only now, so that the first pick's compile does not share the CPU with the tuning's.

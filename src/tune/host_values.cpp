@@ -82,85 +82,65 @@ T saturated(double value) {
   return static_cast<T>(std::fmin(std::fmax(std::nearbyint(value), low), high));
 }
 
+template <typename T>
+void store(void* dst, T value) {
+  std::memcpy(dst, &value, sizeof(T));
+}
+
+template <typename T>
+T load(const void* src) {
+  T value;
+  std::memcpy(&value, src, sizeof(T));
+  return value;
+}
+
 }  // namespace
 
 void encode_value(double value, DataType type, void* dst) {
   switch (type) {
     case DataType::f64:
-      std::memcpy(dst, &value, 8);
-      return;
+      return store(dst, value);
     case DataType::f32:
-    case DataType::tf32: {
-      const float f = static_cast<float>(value);
-      std::memcpy(dst, &f, 4);
-      return;
-    }
-    case DataType::f16: {
-      const uint16_t bits = static_cast<uint16_t>(encode_float(value, kHalf));
-      std::memcpy(dst, &bits, 2);
-      return;
-    }
-    case DataType::bf16: {
-      const uint16_t bits = static_cast<uint16_t>(encode_float(value, kBf16));
-      std::memcpy(dst, &bits, 2);
-      return;
-    }
+    case DataType::tf32:
+      return store(dst, static_cast<float>(value));
+    case DataType::f16:
+      return store(dst, static_cast<uint16_t>(encode_float(value, kHalf)));
+    case DataType::bf16:
+      return store(dst, static_cast<uint16_t>(encode_float(value, kBf16)));
     case DataType::e4m3:
-      *static_cast<uint8_t*>(dst) = static_cast<uint8_t>(encode_float(value, kE4m3));
-      return;
+      return store(dst, static_cast<uint8_t>(encode_float(value, kE4m3)));
     case DataType::e5m2:
-      *static_cast<uint8_t*>(dst) = static_cast<uint8_t>(encode_float(value, kE5m2));
-      return;
+      return store(dst, static_cast<uint8_t>(encode_float(value, kE5m2)));
     case DataType::s8:
-      *static_cast<int8_t*>(dst) = saturated<int8_t>(value);
-      return;
+      return store(dst, saturated<int8_t>(value));
     case DataType::u8:
-      *static_cast<uint8_t*>(dst) = saturated<uint8_t>(value);
-      return;
-    case DataType::s32: {
-      const int32_t v = saturated<int32_t>(value);
-      std::memcpy(dst, &v, 4);
-      return;
-    }
+      return store(dst, saturated<uint8_t>(value));
+    case DataType::s32:
+      return store(dst, saturated<int32_t>(value));
   }
 }
 
 double decode_value(const void* src, DataType type) {
   switch (type) {
-    case DataType::f64: {
-      double v;
-      std::memcpy(&v, src, 8);
-      return v;
-    }
+    case DataType::f64:
+      return load<double>(src);
     case DataType::f32:
-    case DataType::tf32: {
-      float v;
-      std::memcpy(&v, src, 4);
-      return v;
-    }
-    case DataType::f16: {
-      uint16_t bits;
-      std::memcpy(&bits, src, 2);
-      return decode_float(bits, kHalf);
-    }
-    case DataType::bf16: {
-      uint16_t bits;
-      std::memcpy(&bits, src, 2);
-      return decode_float(bits, kBf16);
-    }
+    case DataType::tf32:
+      return load<float>(src);
+    case DataType::f16:
+      return decode_float(load<uint16_t>(src), kHalf);
+    case DataType::bf16:
+      return decode_float(load<uint16_t>(src), kBf16);
     case DataType::e4m3:
-      return decode_float(*static_cast<const uint8_t*>(src), kE4m3);
+      return decode_float(load<uint8_t>(src), kE4m3);
     case DataType::e5m2:
-      return decode_float(*static_cast<const uint8_t*>(src), kE5m2);
+      return decode_float(load<uint8_t>(src), kE5m2);
     case DataType::s8:
-      return *static_cast<const int8_t*>(src);
+      return load<int8_t>(src);
     case DataType::u8:
-      return *static_cast<const uint8_t*>(src);
-    case DataType::s32: {
-      int32_t v;
-      std::memcpy(&v, src, 4);
-      return v;
-    }
+      return load<uint8_t>(src);
+    case DataType::s32:
+      return load<int32_t>(src);
   }
   return 0;
 }
@@ -172,7 +152,6 @@ double unit_roundoff(DataType type) {
     case DataType::f32:
       return std::ldexp(1.0, -24);
     case DataType::tf32:
-      return std::ldexp(1.0, -11);
     case DataType::f16:
       return std::ldexp(1.0, -11);
     case DataType::bf16:

@@ -1,6 +1,5 @@
 #include <string>
 
-#include "tilecraft/runtime/device.hpp"
 #include "tilecraft/tune/conv2d.hpp"
 #include "tune/ranked_pick.hpp"
 #include "tune/text.hpp"
@@ -8,7 +7,7 @@
 namespace tilecraft {
 namespace {
 
-std::string family_of(const api::Conv2dArguments& args, int cc) {
+std::string conv_family(const api::Conv2dArguments& args, int cc) {
   const Conv2dProblemSize& p = args.problem_size();
   const api::EpilogueArguments& e = args.epilogue();
   tune::Text key;
@@ -35,28 +34,19 @@ std::string groups_hint(const Conv2dProblemSize& p) {
 }  // namespace
 
 Result<ConvPick> conv2d(const api::Conv2dArguments& args, void* stream) {
-  auto info = device_info(args.device());  // the operands' device, whichever is current
-  if (!info) return info.status();
-  auto pick = tune::run_ranked_first_pick(
-      family_of(args, info->compute_capability), args, stream, "convolution",
-      [&]() -> Result<std::vector<api::Kernel>> {
-        std::vector<api::Kernel> ranked = api::get_kernels(args, {}, info->compute_capability);
-        if (!ranked.empty()) return ranked;
-        const Conv2dProblemSize& p = args.problem_size();
-        return Status::unsupported(
-            "conv2d: no " + std::string(to_string(args.kind())) + " kernel takes " +
-            std::string(long_name(args.A().dtype)) + " operands with " +
-            std::string(long_name(args.out().dtype)) + " output and channel alignments " +
-            std::to_string(args.alignment_a()) + "/" + std::to_string(args.alignment_b()) + "/" +
-            std::to_string(args.alignment_out()) + " (" + p.to_string() + ")" +
-            (p.groups > 1 ? groups_hint(p) : std::string()) +
-            (p.is_3d() ? "; 3-D convolutions run on arch-80 Conv3d kernels, which move 128 bits "
-                         "of channels at a time on tensor cores (C and K multiples of 8 halves "
-                         "or 4 floats) or one element on CUDA cores (float32, float64)"
-                       : std::string()));
-      });
-  if (!pick) return pick.status();
-  return ConvPick{pick->kernel_name, pick->reason};
+  return tune::run_ranked_first_pick<ConvPick>(args, stream, "convolution", conv_family, [&] {
+    const Conv2dProblemSize& p = args.problem_size();
+    return "conv2d: no " + std::string(to_string(args.kind())) + " kernel takes " +
+           std::string(long_name(args.A().dtype)) + " operands with " +
+           std::string(long_name(args.out().dtype)) + " output and channel alignments " +
+           std::to_string(args.alignment_a()) + "/" + std::to_string(args.alignment_b()) + "/" +
+           std::to_string(args.alignment_out()) + " (" + p.to_string() + ")" +
+           (p.groups > 1 ? groups_hint(p) : std::string()) +
+           (p.is_3d() ? "; 3-D convolutions run on arch-80 Conv3d kernels, which move 128 bits "
+                        "of channels at a time on tensor cores (C and K multiples of 8 halves "
+                        "or 4 floats) or one element on CUDA cores (float32, float64)"
+                      : std::string());
+  });
 }
 
 }  // namespace tilecraft

@@ -35,13 +35,14 @@ std::string plan_key(const api::GemmArguments& args, const tune::TuningOptions& 
   return key.str();
 }
 
-std::mutex& plans_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
+// The plans made in this process, by plan_key.
+struct Plans {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<GemmPlan>> by_key;
+};
 
-std::map<std::string, std::shared_ptr<GemmPlan>>& plans() {
-  static std::map<std::string, std::shared_ptr<GemmPlan>> all;
+Plans& plans() {
+  static Plans all;
   return all;
 }
 
@@ -89,14 +90,15 @@ Result<std::shared_ptr<GemmPlan>> plan_gemm(const TensorView& A, const TensorVie
     tuning = *from_environment;
   }
   const std::string key = plan_key(*args, tuning);
+  Plans& all = plans();
   {
-    std::lock_guard lock(plans_mutex());
-    if (auto it = plans().find(key); it != plans().end()) return it->second;
+    std::lock_guard lock(all.mutex);
+    if (auto it = all.by_key.find(key); it != all.by_key.end()) return it->second;
   }
   auto plan = GemmPlan::make(*args, tuning);
   if (!plan) return plan.status();
-  std::lock_guard lock(plans_mutex());
-  return plans().emplace(key, *plan).first->second;
+  std::lock_guard lock(all.mutex);
+  return all.by_key.emplace(key, *plan).first->second;
 }
 
 Status gemm(const TensorView& A, const TensorView& B, const TensorView& out,

@@ -1,11 +1,7 @@
 #include <cmath>
 #include <map>
-#include <mutex>
-#include <optional>
 #include <string>
 
-#include "tilecraft/compile/compiler.hpp"
-#include "tilecraft/runtime/device.hpp"
 #include "tilecraft/tune/grouped_gemm.hpp"
 #include "tune/ranked_pick.hpp"
 #include "tune/text.hpp"
@@ -17,7 +13,7 @@ int bucket(double rows) {
   return rows <= 1 ? 0 : static_cast<int>(std::floor(4 * std::log2(rows)));
 }
 
-std::string family_of(const api::GroupedGemmArguments& args, int cc) {
+std::string grouped_family(const api::GroupedGemmArguments& args, int cc) {
   tune::Text key;
   key << "cc" << cc << ";" << short_name(args.dtype_a()) << short_name(args.dtype_b())
       << short_name(args.dtype_out()) << short_name(args.accumulator_type()) << ";"
@@ -35,25 +31,15 @@ std::string family_of(const api::GroupedGemmArguments& args, int cc) {
 }  // namespace
 
 Result<GroupedPick> grouped_gemm(const api::GroupedGemmArguments& args, void* stream) {
-  auto info = device_info(args.device());  // the operands' device, whichever is current
-  if (!info) return info.status();
-  auto pick = tune::run_ranked_first_pick(
-      family_of(args, info->compute_capability), args, stream, "grouped",
-      [&]() -> Result<std::vector<api::Kernel>> {
-        std::vector<api::Kernel> ranked = api::get_kernels(args, {}, info->compute_capability);
-        if (!ranked.empty()) return ranked;
-        return Status::unsupported("grouped_gemm: no grouped kernel takes these operands (" +
-                                   std::string(long_name(args.dtype_a())) + " A " +
-                                   std::string(to_string(args.layout_a())) + ", " +
-                                   std::string(long_name(args.dtype_b())) + " B " +
-                                   std::string(to_string(args.layout_b())) + ", " +
-                                   std::string(long_name(args.dtype_out())) + " out, alignments " +
-                                   std::to_string(args.alignment_a()) + "/" +
-                                   std::to_string(args.alignment_b()) + "/" +
-                                   std::to_string(args.alignment_out()) + ")");
-      });
-  if (!pick) return pick.status();
-  return GroupedPick{pick->kernel_name, pick->reason};
+  return tune::run_ranked_first_pick<GroupedPick>(args, stream, "grouped", grouped_family, [&] {
+    return "grouped_gemm: no grouped kernel takes these operands (" +
+           std::string(long_name(args.dtype_a())) + " A " +
+           std::string(to_string(args.layout_a())) + ", " + std::string(long_name(args.dtype_b())) +
+           " B " + std::string(to_string(args.layout_b())) + ", " +
+           std::string(long_name(args.dtype_out())) + " out, alignments " +
+           std::to_string(args.alignment_a()) + "/" + std::to_string(args.alignment_b()) + "/" +
+           std::to_string(args.alignment_out()) + ")";
+  });
 }
 
 }  // namespace tilecraft

@@ -8,25 +8,33 @@
 
 namespace tilecraft::tune {
 
+namespace {
+
+constexpr std::pair<TuningMode, std::string_view> kModeNames[] = {
+    {TuningMode::automatic, "auto"},
+    {TuningMode::blocking, "blocking"},
+    {TuningMode::off, "off"},
+    {TuningMode::force, "force"}};
+
+std::string operand_text(const char* name, DataType dtype, Layout layout, int alignment) {
+  return std::string(name) + "=" + std::string(long_name(dtype)) + "/" +
+         std::string(to_string(layout)) + "/" + std::to_string(alignment);
+}
+
+}  // namespace
+
 std::string_view to_string(TuningMode mode) {
-  switch (mode) {
-    case TuningMode::automatic:
-      return "auto";
-    case TuningMode::blocking:
-      return "blocking";
-    case TuningMode::off:
-      return "off";
-    case TuningMode::force:
-      return "force";
+  for (const auto& [known, name] : kModeNames) {
+    if (known == mode) return name;
   }
   return "?";
 }
 
 Result<TuningMode> parse_tuning_mode(std::string_view text, std::string_view argument) {
-  if (text == "auto" || text == "automatic") return TuningMode::automatic;
-  if (text == "blocking") return TuningMode::blocking;
-  if (text == "off") return TuningMode::off;
-  if (text == "force") return TuningMode::force;
+  if (text == "automatic") return TuningMode::automatic;
+  for (const auto& [mode, name] : kModeNames) {
+    if (name == text) return mode;
+  }
   return Status::invalid(std::string(argument) +
                          ": expected 'auto', 'blocking', 'off' or 'force', got '" +
                          std::string(text) + "'");
@@ -77,15 +85,6 @@ std::string ProblemSignature::text() const {
 std::string ProblemSignature::key() const {
   return compile::sha256_hex(device_model + "\n" + text());
 }
-
-namespace {
-
-std::string operand_text(const char* name, DataType dtype, Layout layout, int alignment) {
-  return std::string(name) + "=" + std::string(long_name(dtype)) + "/" +
-         std::string(to_string(layout)) + "/" + std::to_string(alignment);
-}
-
-}  // namespace
 
 bool admits(const TuningOptions& options, const api::KernelMetadata& kernel) {
   return options.allow_tf32 || kernel.operands.A.dtype != DataType::tf32;

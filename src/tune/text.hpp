@@ -80,19 +80,17 @@ inline std::string_view next_word(std::string_view* rest) {
   return word;
 }
 
-// The whole word as a number; false when it is not one.
-inline bool parse_number(std::string_view word, double* out) {
+// The whole word as a number (double or int64_t); false when it is not one.
+template <typename Number>
+bool parse_number(std::string_view word, Number* out) {
   if (word.empty()) return false;
-  std::string text(word);
+  const std::string text(word);
   char* end = nullptr;
-  *out = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size();
-}
-inline bool parse_number(std::string_view word, int64_t* out) {
-  if (word.empty()) return false;
-  std::string text(word);
-  char* end = nullptr;
-  *out = std::strtoll(text.c_str(), &end, 10);
+  if constexpr (std::is_floating_point_v<Number>) {
+    *out = std::strtod(text.c_str(), &end);
+  } else {
+    *out = std::strtoll(text.c_str(), &end, 10);
+  }
   return end == text.c_str() + text.size();
 }
 

@@ -133,9 +133,7 @@ Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptio
              " candidates compile (each in its own module), then run");
   }
   for (const api::Kernel& kernel : candidates) {
-    CandidateResult result;
-    result.kernel_name = kernel.metadata().kernel_name;
-    report.candidates.push_back(result);
+    report.candidates.emplace_back().kernel_name = kernel.metadata().kernel_name;
   }
 
   // 1. Compile in parallel; the budget interrupts what is still compiling.

@@ -13,6 +13,7 @@
 #include "tilecraft/compile/signed_record.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/tune/tuning.hpp"
+#include "tune/family_index.hpp"
 #include "tune/text.hpp"
 
 namespace tilecraft::tune {
@@ -24,17 +25,9 @@ namespace fs = std::filesystem;
 constexpr const char* kTuningMagic = "tilecraft-tuning 2";
 constexpr size_t kMaxEntryBytes = 1 << 20;
 
-std::string tuning_root() { return settings().cache_dir + "/tuning/v1"; }
-
-// Device model names become folder names: letters, digits, '-' and '_' kept, the rest '_'.
-std::string folder_name(const std::string& model) {
-  std::string name;
-  for (char c : model) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
-  return name.empty() ? "unknown" : name;
-}
-
 std::string entry_path(const ProblemSignature& signature) {
-  return tuning_root() + "/" + folder_name(signature.device_model) + "/" + signature.key() + ".txt";
+  return tuning_root() + "/" + model_folder(signature.device_model) + "/" + signature.key() +
+         ".txt";
 }
 
 bool is_lower_hex(std::string_view text) {
@@ -77,10 +70,14 @@ std::string entry_body(const ProblemSignature& signature, const TunedChoice& cho
   return out.str();
 }
 
-std::optional<Outcome> outcome_from(const std::string& text) {
-  for (Outcome o : {Outcome::measured, Outcome::compile_failed, Outcome::run_failed,
-                    Outcome::verify_failed, Outcome::timed_out, Outcome::skipped}) {
-    if (to_string(o) == text) return o;
+constexpr std::pair<Outcome, std::string_view> kOutcomeNames[] = {
+    {Outcome::measured, "measured"},     {Outcome::compile_failed, "compile_failed"},
+    {Outcome::run_failed, "run_failed"}, {Outcome::verify_failed, "verify_failed"},
+    {Outcome::timed_out, "timed_out"},   {Outcome::skipped, "skipped"}};
+
+std::optional<Outcome> outcome_from(std::string_view text) {
+  for (const auto& [outcome, name] : kOutcomeNames) {
+    if (name == text) return outcome;
   }
   return std::nullopt;
 }
@@ -92,9 +89,7 @@ struct ParsedEntry {
 
 // nullopt when the text is not a whole entry this user's tilecraft signed.
 std::optional<ParsedEntry> parse_entry(const std::string& text) {
-  Result<std::string> signing_key = compile::user_signing_key();
-  if (!signing_key) return std::nullopt;
-  const std::optional<std::string> body = compile::verified_body(*signing_key, text);
+  const std::optional<std::string> body = verified(text);
   if (!body) return std::nullopt;
   const auto lines = lines_of(*body);
   if (lines.empty() || lines[0] != kTuningMagic) return std::nullopt;
@@ -126,7 +121,7 @@ std::optional<ParsedEntry> parse_entry(const std::string& text) {
       ok = parse_number(value, &c.tuned_at);
     } else if (key == "candidate") {
       CandidateResult r;
-      auto outcome = outcome_from(std::string(next_word(&rest)));
+      auto outcome = outcome_from(next_word(&rest));
       int64_t repeats = 0;
       ok = outcome && parse_number(next_word(&rest), &r.median_us) &&
            parse_number(next_word(&rest), &r.tflops) && parse_number(next_word(&rest), &repeats);
@@ -162,17 +157,14 @@ struct FileInfo {
 std::vector<FileInfo> entry_files(std::vector<std::string>* left_alone = nullptr) {
   std::vector<FileInfo> files;
   const std::string root = tuning_root();
-  if (!compile::is_own_real_dir(settings().cache_dir + "/tuning") ||
-      !compile::is_own_real_dir(root)) {
+  for (const std::string& folder : {settings().cache_dir + "/tuning", root}) {
+    if (compile::is_own_real_dir(folder)) continue;
     struct stat info;
-    for (const std::string& folder : {settings().cache_dir + "/tuning", root}) {
-      if (lstat(folder.c_str(), &info) == 0 && !compile::is_own_real_dir(folder)) {
-        compile::note_left_alone(folder,
-                                 "it is " + compile::file_kind(info.st_mode) +
-                                     " where tilecraft keeps a folder of its own",
-                                 left_alone);
-        break;
-      }
+    if (lstat(folder.c_str(), &info) == 0) {
+      compile::note_left_alone(folder,
+                               "it is " + compile::file_kind(info.st_mode) +
+                                   " where tilecraft keeps a folder of its own",
+                               left_alone);
     }
     return files;
   }
@@ -217,19 +209,8 @@ bool remove_file(const FileInfo& file, std::vector<std::string>* left_alone) {
 }  // namespace
 
 std::string_view to_string(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::measured:
-      return "measured";
-    case Outcome::compile_failed:
-      return "compile_failed";
-    case Outcome::run_failed:
-      return "run_failed";
-    case Outcome::verify_failed:
-      return "verify_failed";
-    case Outcome::timed_out:
-      return "timed_out";
-    case Outcome::skipped:
-      return "skipped";
+  for (const auto& [known, name] : kOutcomeNames) {
+    if (known == outcome) return name;
   }
   return "?";
 }
@@ -246,13 +227,8 @@ std::optional<TunedChoice> find_tuned(const ProblemSignature& signature) {
 }
 
 Status store_tuned(const ProblemSignature& signature, const TunedChoice& choice) {
-  Result<std::string> folder = compile::cache_subdir(
-      settings().cache_dir, {"tuning", "v1", folder_name(signature.device_model)});
-  if (!folder) return folder.status();
-  Result<std::string> key = compile::user_signing_key();
-  if (!key) return key.status();
-  return compile::write_record_file(*folder + "/" + signature.key() + ".txt",
-                                    compile::signed_record(*key, entry_body(signature, choice)));
+  return write_signed(signature.device_model, signature.key() + ".txt",
+                      entry_body(signature, choice));
 }
 
 Result<TuningCacheStats> tuning_cache_stats() {
