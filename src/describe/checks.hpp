@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -18,6 +19,22 @@ namespace tilecraft::describe {
 inline std::string triple_text(const std::array<int, 3>& v) {
   return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
          "]";
+}
+
+// The name of `value` among `names`, the enum's enumerators in declaration order (numbered 0,
+// 1, ...); "?" for a value that is none of them.
+template <typename Enum>
+std::string_view enum_name(Enum value, std::initializer_list<std::string_view> names) {
+  const auto index = static_cast<size_t>(value);
+  return index < names.size() ? names.begin()[index] : "?";
+}
+
+template <typename Enum>
+bool one_of(Enum value, std::initializer_list<Enum> allowed) {
+  for (Enum a : allowed) {
+    if (a == value) return true;
+  }
+  return false;
 }
 
 // "<who>element_a: expected a DataType, got the out-of-range value 200".

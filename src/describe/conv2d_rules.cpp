@@ -20,8 +20,8 @@ Status check_layouts(const GemmDescription& d) {
     if (d.A.layout != Layout::TensorNC32HW32 || d.B.layout != Layout::TensorC32RSK32 ||
         d.C.layout != Layout::TensorNC32HW32) {
       return Status::unsupported(
-          "layouts: the interleaved int8 convolution takes A TensorNC32HW32, B TensorC32RSK32, "
-          "C TensorNC32HW32; got A " +
+          "layouts: the interleaved int8 convolution takes A TensorNC32HW32, B TensorC32RSK32, C "
+          "TensorNC32HW32; got A " +
           spelled(d.A.layout) + ", B " + spelled(d.B.layout) + ", C " + spelled(d.C.layout));
     }
     if (kind != ConvKind::Fprop) {
@@ -53,14 +53,13 @@ Status check_layouts(const GemmDescription& d) {
        {std::pair{"A", &d.A}, std::pair{"B", &d.B}, std::pair{"C", &d.C}}) {
     if (operand->layout != Layout::TensorNHWC && operand->layout != Layout::TensorNDHWC) {
       return Status::unsupported(std::string(which) +
-                                 ": a convolution operand is TensorNHWC, TensorNDHWC (3-D) "
-                                 "or, for int8 fprop, TensorNC32HW32 / TensorC32RSK32; got " +
+                                 ": a convolution operand is TensorNHWC, TensorNDHWC (3-D) or, for "
+                                 "int8 fprop, TensorNC32HW32 / TensorC32RSK32; got " +
                                  spelled(operand->layout));
     }
     if (operand->layout != layout) {
       return Status::unsupported(
-          "layouts: A, B and C are all TensorNHWC (2-D) or all "
-          "TensorNDHWC (3-D); got A " +
+          "layouts: A, B and C are all TensorNHWC (2-D) or all TensorNDHWC (3-D); got A " +
           spelled(d.A.layout) + ", B " + spelled(d.B.layout) + ", C " + spelled(d.C.layout));
     }
   }
@@ -82,9 +81,9 @@ Status check_iterator(const GemmDescription& d) {
                                std::string(to_string(d.conv.kind)));
   }
   if (d.tile.math_instruction.opcode_class != OpClass::TensorOp) {
-    return Status::unsupported(what +
-                               " needs the TensorOp instruction; SIMT convolutions have "
-                               "analytic and optimized iterators");
+    return Status::unsupported(
+        what +
+        " needs the TensorOp instruction; SIMT convolutions have analytic and optimized iterators");
   }
   return Status::ok();
 }
@@ -117,9 +116,8 @@ Status check_group_mode(const GemmDescription& d) {
   if (mode == GroupMode::Depthwise) {
     if (op_class != OpClass::Simt) {
       return Status::unsupported(what +
-                                 " kernels run on CUDA cores: describe a SIMT math "
-                                 "instruction (for tensor cores, use single_group or "
-                                 "multiple_group)");
+                                 " kernels run on CUDA cores: describe a SIMT math instruction "
+                                 "(for tensor cores, use single_group or multiple_group)");
     }
     if (algorithm != IteratorAlgorithm::Analytic) {
       return Status::unsupported(what + " takes iterator_algorithm analytic, got " +
@@ -127,28 +125,27 @@ Status check_group_mode(const GemmDescription& d) {
     }
     if (d.tile.stages != 2) {
       return Status::unsupported(what +
-                                 " kernels are two-stage pipelines; describe stages=2, "
-                                 "got " +
+                                 " kernels are two-stage pipelines; describe stages=2, got " +
                                  std::to_string(d.tile.stages));
     }
     if (d.A.alignment != 1 || d.B.alignment != 1) {
       return Status::invalid(what +
-                             ": CUTLASS's depthwise kernel loads x and w one element at a "
-                             "time; describe alignment 1 for A and B, got " +
+                             ": CUTLASS's depthwise kernel loads x and w one element at a time; "
+                             "describe alignment 1 for A and B, got " +
                              std::to_string(d.A.alignment) + " and " +
                              std::to_string(d.B.alignment));
     }
     return Status::ok();
   }
   if (op_class != OpClass::TensorOp) {
-    return Status::unsupported(what +
-                               " kernels use tensor cores; describe a TensorOp math "
-                               "instruction (depthwise runs on SIMT)");
+    return Status::unsupported(
+        what +
+        " kernels use tensor cores; describe a TensorOp math instruction (depthwise runs on SIMT)");
   }
   if (algorithm == IteratorAlgorithm::Optimized && mode != GroupMode::SingleGroup) {
     return Status::unsupported(what +
-                               ": CUTLASS's optimized grouped iterators compute one group per "
-                               "CTA; describe iterator_algorithm analytic, or single_group");
+                               ": CUTLASS's optimized grouped iterators compute one group per CTA; "
+                               "describe iterator_algorithm analytic, or single_group");
   }
   if (algorithm != IteratorAlgorithm::Analytic && algorithm != IteratorAlgorithm::Optimized) {
     return Status::unsupported(what + " takes iterator_algorithm analytic or optimized, got " +
@@ -165,14 +162,13 @@ Status check_conv3d(const GemmDescription& d) {
   const std::string what = "layouts TensorNDHWC (a 3-D convolution)";
   if (d.arch != 80) {
     return Status::unsupported(what +
-                               ": 3-D convolutions are CUTLASS 2.x kernels here; describe "
-                               "arch=80 (they run on Hopper too), got arch=" +
+                               ": 3-D convolutions are CUTLASS 2.x kernels here; describe arch=80 "
+                               "(they run on Hopper too), got arch=" +
                                std::to_string(d.arch));
   }
   if (d.conv.group_mode != GroupMode::None) {
-    return Status::unsupported(what +
-                               ": CUTLASS has no grouped 3-D convolution; describe "
-                               "group_mode NoneGroup");
+    return Status::unsupported(
+        what + ": CUTLASS has no grouped 3-D convolution; describe group_mode NoneGroup");
   }
   const IteratorAlgorithm algorithm = d.conv.iterator_algorithm;
   if (algorithm != IteratorAlgorithm::Analytic && algorithm != IteratorAlgorithm::Optimized) {
@@ -189,8 +185,8 @@ Status check_conv3d(const GemmDescription& d) {
       !(algorithm == IteratorAlgorithm::Analytic && stride == StrideSupport::Strided) &&
       !(algorithm == IteratorAlgorithm::Optimized && stride == StrideSupport::Unity)) {
     return Status::unsupported(what +
-                               ": CUTLASS's 3-D dgrad is analytic with stride_support "
-                               "strided, or optimized with unity; got " +
+                               ": CUTLASS's 3-D dgrad is analytic with stride_support strided, or "
+                               "optimized with unity; got " +
                                std::string(to_string(algorithm)) + " with " +
                                std::string(to_string(stride)));
   }
@@ -238,8 +234,8 @@ Status check_swizzle(const GemmDescription& d) {
       return Status::ok();
     default:
       return Status::unsupported(
-          "swizzling_functor: convolutions take IdentitySwizzle1, 2, 4 or 8 (a strided dgrad "
-          "uses CUTLASS's strided-dgrad form of it), got " +
+          "swizzling_functor: convolutions take IdentitySwizzle1, 2, 4 or 8 (a strided dgrad uses "
+          "CUTLASS's strided-dgrad form of it), got " +
           std::string(to_string(d.swizzle)));
   }
 }
@@ -262,9 +258,9 @@ Status validate_sm90_conv2d(const GemmDescription& d) {
   }
   if (d.conv.iterator_algorithm != IteratorAlgorithm::Optimized) {
     return Status::unsupported(
-        "iterator_algorithm: SM90 convolutions load the activation through TMA im2col, which "
-        "takes any channel count that is a multiple of 16 bytes; describe iterator_algorithm "
-        "optimized (analytic, fixed_channels and few_channels are arch=80 kernels), got " +
+        "iterator_algorithm: SM90 convolutions load the activation through TMA im2col, which takes "
+        "any channel count that is a multiple of 16 bytes; describe iterator_algorithm optimized "
+        "(analytic, fixed_channels and few_channels are arch=80 kernels), got " +
         std::string(to_string(d.conv.iterator_algorithm)));
   }
   if (kind == ConvKind::Dgrad && d.conv.stride_support != StrideSupport::Unity) {
@@ -274,9 +270,9 @@ Status validate_sm90_conv2d(const GemmDescription& d) {
   }
   if (d.tile.kernel_schedule != KernelSchedule::TmaWarpSpecialized) {
     return Status::unsupported(
-        "tile_description: CUTLASS 4.2 builds SM90 convolutions on the TmaWarpSpecialized "
-        "kernel schedule only (its persistent cooperative and ping-pong schedules are not built "
-        "for convolutions); describe kernel_schedule=KernelScheduleType.TmaWarpSpecialized, got " +
+        "tile_description: CUTLASS 4.2 builds SM90 convolutions on the TmaWarpSpecialized kernel "
+        "schedule only (its persistent cooperative and ping-pong schedules are not built for "
+        "convolutions); describe kernel_schedule=KernelScheduleType.TmaWarpSpecialized, got " +
         std::string(to_string(d.tile.kernel_schedule)));
   }
   if (d.tile.tile_scheduler != TileScheduler::Persistent) {
@@ -328,44 +324,33 @@ GemmDescription implicit_gemm_of(const GemmDescription& conv) {
   GemmDescription gemm = conv;
   gemm.kind = GemmKind::Universal;
   gemm.conv = {};
-  bool a_row = true, b_row = false;
-  switch (conv.conv.kind) {
-    case ConvKind::Fprop:  // A = x (M=NPQ, K=RSC: C contiguous), B = w (K=RSC contiguous)
-      a_row = true;
-      b_row = false;
-      break;
-    case ConvKind::Dgrad:  // A = dy (M=NHW, K=KRS: K contiguous), B = w (N=C contiguous)
-      a_row = true;
-      b_row = true;
-      break;
-    case ConvKind::Wgrad:  // A = dy (M=K contiguous, K=NPQ), B = x (N=RSC: C contiguous)
-      a_row = false;
-      b_row = true;
-      break;
-  }
-  gemm.A.layout = matrix_layout(conv.A.layout, a_row);
-  gemm.B.layout = matrix_layout(conv.B.layout, b_row);
+  // fprop: A = x (M=NPQ, K=RSC: C contiguous), B = w (K=RSC contiguous);
+  // dgrad: A = dy (M=NHW, K=KRS: K contiguous), B = w (N=C contiguous);
+  // wgrad: A = dy (M=K contiguous, K=NPQ), B = x (N=RSC: C contiguous).
+  const ConvKind kind = conv.conv.kind;
+  gemm.A.layout = matrix_layout(conv.A.layout, kind != ConvKind::Wgrad);
+  gemm.B.layout = matrix_layout(conv.B.layout, kind == ConvKind::Dgrad || kind == ConvKind::Wgrad);
   gemm.C.layout =
       conv.C.layout == Layout::TensorNC32HW32 ? Layout::ColumnMajorInterleaved32 : Layout::RowMajor;
   return gemm;
 }
 
 Status check_parallel_split_k(const GemmDescription& d) {
-  if (d.is_conv() && d.conv.group_mode != GroupMode::None) {
+  if (!d.is_conv()) return Status::ok();
+  if (d.conv.group_mode != GroupMode::None) {
     return Status::unsupported(
-        "split_k_mode Parallel: grouped convolutions do not split K (CUTLASS's group kernels "
-        "take split_k_slices=1)");
+        "split_k_mode Parallel: grouped convolutions do not split K (CUTLASS's group kernels take "
+        "split_k_slices=1)");
   }
-  if (d.is_conv() && d.arch == 90) {
+  if (d.arch == 90) {
     return Status::unsupported(
-        "split_k_mode Parallel: SM90 convolutions (CUTLASS 3.x) have no parallel split-K form; "
-        "use split_k_slices=1, or an arch=80 kernel");
+        "split_k_mode Parallel: SM90 convolutions (CUTLASS 3.x) have no parallel split-K form; use "
+        "split_k_slices=1, or an arch=80 kernel");
   }
-  if (d.is_conv() && d.conv.kind == ConvKind::Dgrad &&
-      d.conv.stride_support == StrideSupport::Strided) {
+  if (d.conv.kind == ConvKind::Dgrad && d.conv.stride_support == StrideSupport::Strided) {
     return Status::unsupported(
-        "split_k_mode Parallel: CUTLASS's strided dgrad kernel has no parallel split-K (its "
-        "slices would all write the same output); use SplitKMode.Serial, or a dgrad kernel of "
+        "split_k_mode Parallel: CUTLASS's strided dgrad kernel has no parallel split-K (its slices "
+        "would all write the same output); use SplitKMode.Serial, or a dgrad kernel of "
         "stride_support unity for unit strides");
   }
   return Status::ok();

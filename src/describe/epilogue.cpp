@@ -6,58 +6,21 @@
 #include "describe/checks.hpp"
 
 namespace tilecraft {
-namespace {}  // namespace
+
+using describe::enum_name;
 
 std::string_view to_string(EpilogueKind kind) {
-  switch (kind) {
-    case EpilogueKind::LinearCombination:
-      return "LinearCombination";
-    case EpilogueKind::LinearCombinationClamp:
-      return "LinearCombinationClamp";
-    case EpilogueKind::FastLinearCombinationClamp:
-      return "FastLinearCombinationClamp";
-    case EpilogueKind::LinearCombinationGeneric:
-      return "LinearCombinationGeneric";
-  }
-  return "?";
+  return enum_name(kind, {"LinearCombination", "LinearCombinationClamp",
+                          "FastLinearCombinationClamp", "LinearCombinationGeneric"});
 }
 
 std::string_view to_string(Activation activation) {
-  switch (activation) {
-    case Activation::identity:
-      return "identity";
-    case Activation::relu:
-      return "relu";
-    case Activation::leaky_relu:
-      return "leaky_relu";
-    case Activation::tanh:
-      return "tanh";
-    case Activation::sigmoid:
-      return "sigmoid";
-    case Activation::silu:
-      return "silu";
-    case Activation::hardswish:
-      return "hardswish";
-    case Activation::gelu:
-      return "gelu";
-    case Activation::gelu_tanh:
-      return "gelu_tanh";
-    case Activation::clamp:
-      return "clamp";
-  }
-  return "?";
+  return enum_name(activation, {"identity", "relu", "leaky_relu", "tanh", "sigmoid", "silu",
+                                "hardswish", "gelu", "gelu_tanh", "clamp"});
 }
 
 std::string_view to_string(BiasKind bias) {
-  switch (bias) {
-    case BiasKind::none:
-      return "none";
-    case BiasKind::per_row:
-      return "per_row";
-    case BiasKind::per_column:
-      return "per_column";
-  }
-  return "?";
+  return enum_name(bias, {"none", "per_row", "per_column"});
 }
 
 bool is_valid(EpilogueKind kind) { return to_string(kind) != "?"; }
@@ -69,11 +32,19 @@ int activation_argument_count(Activation activation) {
   return activation == Activation::leaky_relu ? 1 : 0;
 }
 
+namespace {
+
+Result<EpilogueFunctor> checked(const EpilogueFunctor& functor) {
+  if (Status status = functor.validate(); !status) return status;
+  return functor;
+}
+
+}  // namespace
+
 Result<EpilogueFunctor> EpilogueFunctor::with_fusion(const EpilogueFusion& added) const {
   EpilogueFunctor functor = *this;
   functor.fusion = added;
-  if (Status status = functor.validate(); !status) return status;
-  return functor;
+  return checked(functor);
 }
 
 bool EpilogueFunctor::needs_sm90() const {
@@ -81,46 +52,26 @@ bool EpilogueFunctor::needs_sm90() const {
          element_output == DataType::e4m3 || element_output == DataType::e5m2;
 }
 
-static Result<EpilogueFunctor> checked(EpilogueFunctor functor) {
-  if (Status status = functor.validate(); !status) return status;
-  return functor;
-}
-
 Result<EpilogueFunctor> EpilogueFunctor::linear_combination(DataType element_output,
                                                             int elements_per_access,
                                                             DataType element_accumulator,
                                                             DataType element_epilogue) {
-  return checked({EpilogueKind::LinearCombination,
-                  element_output,
-                  elements_per_access,
-                  element_accumulator,
-                  element_epilogue,
-                  Activation::identity,
-                  {}});
+  return checked({EpilogueKind::LinearCombination, element_output, elements_per_access,
+                  element_accumulator, element_epilogue, Activation::identity, EpilogueFusion()});
 }
 
 Result<EpilogueFunctor> EpilogueFunctor::linear_combination_clamp(DataType element_output,
                                                                   int elements_per_access,
                                                                   DataType element_accumulator,
                                                                   DataType element_epilogue) {
-  return checked({EpilogueKind::LinearCombinationClamp,
-                  element_output,
-                  elements_per_access,
-                  element_accumulator,
-                  element_epilogue,
-                  Activation::identity,
-                  {}});
+  return checked({EpilogueKind::LinearCombinationClamp, element_output, elements_per_access,
+                  element_accumulator, element_epilogue, Activation::identity, EpilogueFusion()});
 }
 
 Result<EpilogueFunctor> EpilogueFunctor::fast_linear_combination_clamp(DataType element_output,
                                                                        int elements_per_access) {
-  return checked({EpilogueKind::FastLinearCombinationClamp,
-                  element_output,
-                  elements_per_access,
-                  DataType::s32,
-                  DataType::f32,
-                  Activation::identity,
-                  {}});
+  return checked({EpilogueKind::FastLinearCombinationClamp, element_output, elements_per_access,
+                  DataType::s32, DataType::f32, Activation::identity, EpilogueFusion()});
 }
 
 Result<EpilogueFunctor> EpilogueFunctor::linear_combination_generic(Activation activation,
@@ -128,17 +79,12 @@ Result<EpilogueFunctor> EpilogueFunctor::linear_combination_generic(Activation a
                                                                     int elements_per_access,
                                                                     DataType element_accumulator,
                                                                     DataType element_epilogue) {
-  return checked({EpilogueKind::LinearCombinationGeneric,
-                  element_output,
-                  elements_per_access,
-                  element_accumulator,
-                  element_epilogue,
-                  activation,
-                  {}});
+  return checked({EpilogueKind::LinearCombinationGeneric, element_output, elements_per_access,
+                  element_accumulator, element_epilogue, activation, EpilogueFusion()});
 }
 
 Status EpilogueFunctor::validate() const {
-  using describe::check_enumerator;
+  using describe::check_enumerator, describe::one_of;
   TILECRAFT_RETURN_IF_ERROR(check_enumerator("EpilogueFunctor: ", "kind", "EpilogueKind", kind));
   const std::string who = std::string(to_string(kind)) + ": ";
   TILECRAFT_RETURN_IF_ERROR(check_enumerator(who, "element_output", "DataType", element_output));
@@ -152,41 +98,26 @@ Status EpilogueFunctor::validate() const {
   TILECRAFT_RETURN_IF_ERROR(check_enumerator(who, "element_aux", "DataType", fusion.element_aux));
   if (elements_per_access < 1 || (elements_per_access & (elements_per_access - 1)) != 0 ||
       int64_t{elements_per_access} * size_in_bits(element_output) > 128) {
+    return Status::invalid(
+        who + "elements_per_access must be a power of two with at most 128 bits of " +
+        spelled(element_output) + ", got " + std::to_string(elements_per_access));
+  }
+  using enum DataType;
+  if (!one_of(element_epilogue, {f64, f32, f16, bf16, s32})) {
     return Status::invalid(who +
-                           "elements_per_access must be a power of two with at most 128 bits "
-                           "of " +
-                           spelled(element_output) + ", got " +
-                           std::to_string(elements_per_access));
+                           "element_epilogue (the compute type) must be float64, float32, float16, "
+                           "bfloat16 or int32, got " +
+                           spelled(element_epilogue));
   }
-  switch (element_epilogue) {
-    case DataType::f64:
-    case DataType::f32:
-    case DataType::f16:
-    case DataType::bf16:
-    case DataType::s32:
-      break;
-    default:
-      return Status::invalid(who +
-                             "element_epilogue (the compute type) must be float64, float32, "
-                             "float16, bfloat16 or int32, got " +
-                             spelled(element_epilogue));
-  }
-  switch (element_accumulator) {  // what the math instructions accumulate in
-    case DataType::f64:
-    case DataType::f32:
-    case DataType::f16:
-    case DataType::s32:
-      break;
-    default:
-      return Status::invalid(who +
-                             "element_accumulator must be float64, float32, float16 or int32 "
-                             "(the accumulators of the math instructions), got " +
-                             spelled(element_accumulator));
+  if (!one_of(element_accumulator, {f64, f32, f16, s32})) {  // what the math instructions make
+    return Status::invalid(who +
+                           "element_accumulator must be float64, float32, float16 or int32 (the "
+                           "accumulators of the math instructions), got " +
+                           spelled(element_accumulator));
   }
   if (element_output == DataType::tf32) {
     return Status::unsupported(who +
-                               "element_output: no epilogue writes tfloat32; use float32 "
-                               "output");
+                               "element_output: no epilogue writes tfloat32; use float32 output");
   }
   if (fusion.any() || needs_sm90()) {
     if (kind != EpilogueKind::LinearCombination && kind != EpilogueKind::LinearCombinationGeneric) {
@@ -201,38 +132,36 @@ Status EpilogueFunctor::validate() const {
         asked += (asked.empty() ? "" : "; ") + std::string("element_output ") +
                  spelled(element_output) + " (an fp8 output)";
       }
-      return Status::unsupported(who + asked +
-                                 ": offered on LinearCombination and LinearCombinationGeneric "
-                                 "(SM90 epilogues) only");
+      return Status::unsupported(
+          who + asked +
+          ": offered on LinearCombination and LinearCombinationGeneric (SM90 epilogues) only");
     }
     if (!is_float(element_epilogue)) {
-      return Status::invalid(who +
-                             "fused epilogues compute in floating point; element_epilogue "
-                             "must be a float type, got " +
-                             spelled(element_epilogue));
+      return Status::invalid(
+          who +
+          "fused epilogues compute in floating point; element_epilogue must be a float type, got " +
+          spelled(element_epilogue));
     }
     for (const auto& [what, type, used] :
          {std::tuple{"element_bias", fusion.element_bias, fusion.bias != BiasKind::none},
           std::tuple{"element_aux", fusion.element_aux, fusion.aux_output}}) {
-      if (used && type != DataType::f32 && type != DataType::f16 && type != DataType::bf16) {
+      if (used && !one_of(type, {f32, f16, bf16})) {
         return Status::invalid(who + what + " must be float32, float16 or bfloat16, got " +
                                spelled(type));
       }
     }
     if (fusion.aux_output && fusion.per_tensor_scales) {
-      return Status::unsupported(who +
-                                 "an aux output together with per-tensor scales (CUTLASS's "
-                                 "amax variant) is not offered");
+      return Status::unsupported(
+          who +
+          "an aux output together with per-tensor scales (CUTLASS's amax variant) is not offered");
     }
   }
-  if (kind == EpilogueKind::LinearCombinationClamp && element_output != DataType::s8 &&
-      element_output != DataType::u8 && element_output != DataType::s32 &&
-      element_output != DataType::f16) {
+  if (kind == EpilogueKind::LinearCombinationClamp && !one_of(element_output, {s8, u8, s32, f16})) {
     // CUTLASS's LinearCombinationClamp clamps to numeric_limits<element_output>::lowest() and
     // max(), which cutlass::platform defines for these types only.
     return Status::unsupported(who +
-                               "element_output must be int8, uint8, int32 or float16 (the "
-                               "types whose range CUTLASS's clamp knows), got " +
+                               "element_output must be int8, uint8, int32 or float16 (the types "
+                               "whose range CUTLASS's clamp knows), got " +
                                spelled(element_output));
   }
   if (kind == EpilogueKind::FastLinearCombinationClamp) {
@@ -251,10 +180,10 @@ Status EpilogueFunctor::validate() const {
                              "hardswish, gelu, gelu_tanh or clamp)");
     }
     if (!is_float(element_epilogue)) {
-      return Status::invalid(who +
-                             "activations compute in floating point; element_epilogue must "
-                             "be a float type, got " +
-                             spelled(element_epilogue));
+      return Status::invalid(
+          who +
+          "activations compute in floating point; element_epilogue must be a float type, got " +
+          spelled(element_epilogue));
     }
   } else if (activation != Activation::identity) {
     return Status::invalid(who + "takes no activation; use LinearCombinationGeneric for " +
@@ -317,9 +246,8 @@ Status validate_epilogue_params(const EpilogueFunctor& functor, const EpiloguePa
     for (const auto& [what, value] : {std::pair{"alpha", params.alpha}, {"beta", params.beta}}) {
       if (value != std::trunc(value) || std::fabs(value) > 2147483647.0) {
         return Status::invalid(std::string("output_op: ") + what + " is computed in " +
-                               std::string(long_name(functor.element_epilogue)) +
-                               " by this epilogue; expected a whole number in int32's range, "
-                               "got " +
+                               spelled(functor.element_epilogue) +
+                               " by this epilogue; expected a whole number in int32's range, got " +
                                std::to_string(value));
       }
     }

@@ -13,20 +13,8 @@ namespace {
 
 // Types an epilogue reads from or writes to memory.
 bool is_memory_type(DataType t) {
-  switch (t) {
-    case DataType::f16:
-    case DataType::bf16:
-    case DataType::f32:
-    case DataType::f64:
-    case DataType::s8:
-    case DataType::u8:
-    case DataType::s32:
-    case DataType::e4m3:
-    case DataType::e5m2:
-      return true;
-    default:
-      return false;
-  }
+  using enum DataType;
+  return describe::one_of(t, {f16, bf16, f32, f64, s8, u8, s32, e4m3, e5m2});
 }
 
 bool is_identifier(std::string_view name) {
@@ -66,6 +54,11 @@ bool has_name(EpilogueNodeKind kind) {
   return kind == EpilogueNodeKind::scalar || kind == EpilogueNodeKind::tensor || is_output(kind);
 }
 
+// Nodes with a dtype: an input tensor, a conversion, an output.
+bool is_typed(EpilogueNodeKind kind) {
+  return kind == EpilogueNodeKind::tensor || kind == EpilogueNodeKind::convert || is_output(kind);
+}
+
 std::string node_text(const std::vector<EpilogueNode>& nodes, int i) {
   return "node " + std::to_string(i) + " (" + std::string(to_string(nodes[i].kind)) +
          (nodes[i].name.empty() ? std::string() : " '" + nodes[i].name + "'") + ")";
@@ -80,27 +73,25 @@ std::string number_text(double value) {
 Status check_node(const std::vector<EpilogueNode>& nodes, int i) {
   const EpilogueNode& n = nodes[i];
   const std::string who = node_text(nodes, i);
-  TILECRAFT_RETURN_IF_ERROR(
-      describe::check_enumerator(who + ": ", "kind", "EpilogueNodeKind", n.kind));
+  const std::string prefix = who + ": ";
+  using describe::check_enumerator;
+  TILECRAFT_RETURN_IF_ERROR(check_enumerator(prefix, "kind", "EpilogueNodeKind", n.kind));
   switch (n.kind) {
     case EpilogueNodeKind::unary:
-      TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator(who + ": ", "op", "UnaryOp", n.unary));
+      TILECRAFT_RETURN_IF_ERROR(check_enumerator(prefix, "op", "UnaryOp", n.unary));
       break;
     case EpilogueNodeKind::binary:
-      TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator(who + ": ", "op", "BinaryOp", n.binary));
+      TILECRAFT_RETURN_IF_ERROR(check_enumerator(prefix, "op", "BinaryOp", n.binary));
       break;
     case EpilogueNodeKind::activation:
-      TILECRAFT_RETURN_IF_ERROR(
-          describe::check_enumerator(who + ": ", "activation", "Activation", n.activation));
+      TILECRAFT_RETURN_IF_ERROR(check_enumerator(prefix, "activation", "Activation", n.activation));
       break;
     case EpilogueNodeKind::tensor:
-      TILECRAFT_RETURN_IF_ERROR(
-          describe::check_enumerator(who + ": ", "broadcast", "Broadcast", n.broadcast));
+      TILECRAFT_RETURN_IF_ERROR(check_enumerator(prefix, "broadcast", "Broadcast", n.broadcast));
       break;
     case EpilogueNodeKind::reduce:
-      TILECRAFT_RETURN_IF_ERROR(describe::check_enumerator(who + ": ", "op", "ReduceOp", n.reduce));
-      TILECRAFT_RETURN_IF_ERROR(
-          describe::check_enumerator(who + ": ", "axis", "ReduceAxis", n.axis));
+      TILECRAFT_RETURN_IF_ERROR(check_enumerator(prefix, "op", "ReduceOp", n.reduce));
+      TILECRAFT_RETURN_IF_ERROR(check_enumerator(prefix, "axis", "ReduceAxis", n.axis));
       break;
     default:
       break;
@@ -117,35 +108,32 @@ Status check_node(const std::vector<EpilogueNode>& nodes, int i) {
                              std::to_string(nodes.size()) + " nodes): a dangling input");
     }
     if (input >= i) {
-      return Status::invalid(who + ": reads " + node_text(nodes, input) +
-                             ", which does not come before it: a cycle (a node reads only "
-                             "nodes made before it)");
+      return Status::invalid(
+          who + ": reads " + node_text(nodes, input) +
+          ", which does not come before it: a cycle (a node reads only nodes made before it)");
     }
     if (nodes[input].kind == EpilogueNodeKind::reduce) {
       return Status::invalid(who + ": reads " + node_text(nodes, input) +
-                             ", a reduction: its values are complete only after every tile, "
-                             "so nothing in the same epilogue can read them");
+                             ", a reduction: its values are complete only after every tile, so "
+                             "nothing in the same epilogue can read them");
     }
   }
   if (has_name(n.kind) && !is_identifier(n.name)) {
     return Status::invalid(who + ": name: expected an identifier (letters, digits, _), got '" +
                            n.name + "'");
   }
-  const bool typed = n.kind == EpilogueNodeKind::tensor || n.kind == EpilogueNodeKind::convert ||
-                     is_output(n.kind);
-  if (typed && !is_memory_type(n.dtype)) {
+  if (is_typed(n.kind) && !is_memory_type(n.dtype)) {
     return Status::invalid(who +
-                           ": dtype: expected a type a kernel reads or writes (float16, "
-                           "bfloat16, float32, float64, int8, uint8, int32, float8_e4m3, "
-                           "float8_e5m2), got " +
-                           std::string(long_name(n.dtype)));
+                           ": dtype: expected a type a kernel reads or writes (float16, bfloat16, "
+                           "float32, float64, int8, uint8, int32, float8_e4m3, float8_e5m2), got " +
+                           spelled(n.dtype));
   }
   if (n.kind == EpilogueNodeKind::reduce) {
     if (is_fp8(n.dtype) || is_integer(n.dtype)) {
       return Status::invalid(who +
-                             ": dtype: a reduction accumulates in float; store it as "
-                             "float32, float16, bfloat16 or float64, got " +
-                             std::string(long_name(n.dtype)));
+                             ": dtype: a reduction accumulates in float; store it as float32, "
+                             "float16, bfloat16 or float64, got " +
+                             spelled(n.dtype));
     }
     const EpilogueNode& source = nodes[n.inputs[0]];
     const bool fp8_source =
@@ -153,9 +141,9 @@ Status check_node(const std::vector<EpilogueNode>& nodes, int i) {
         is_fp8(source.dtype);
     if (fp8_source) {
       return Status::invalid(who + ": reduces " + node_text(nodes, n.inputs[0]) +
-                             ", an fp8 value (" + std::string(long_name(source.dtype)) +
-                             "): reduce the value before its conversion (an fp8 scale's amax "
-                             "is taken of the unscaled output)");
+                             ", an fp8 value (" + spelled(source.dtype) +
+                             "): reduce the value before its conversion (an fp8 scale's amax is "
+                             "taken of the unscaled output)");
     }
   }
   return Status::ok();
@@ -163,118 +151,34 @@ Status check_node(const std::vector<EpilogueNode>& nodes, int i) {
 
 }  // namespace
 
+using describe::enum_name;
+
 std::string_view to_string(EpilogueNodeKind kind) {
-  switch (kind) {
-    case EpilogueNodeKind::accumulator:
-      return "acc";
-    case EpilogueNodeKind::scalar:
-      return "scalar";
-    case EpilogueNodeKind::constant:
-      return "constant";
-    case EpilogueNodeKind::tensor:
-      return "tensor";
-    case EpilogueNodeKind::unary:
-      return "unary";
-    case EpilogueNodeKind::activation:
-      return "activation";
-    case EpilogueNodeKind::binary:
-      return "binary";
-    case EpilogueNodeKind::select:
-      return "select";
-    case EpilogueNodeKind::convert:
-      return "convert";
-    case EpilogueNodeKind::store:
-      return "store";
-    case EpilogueNodeKind::reduce:
-      return "reduce";
-  }
-  return "?";
+  return enum_name(kind, {"acc", "scalar", "constant", "tensor", "unary", "activation", "binary",
+                          "select", "convert", "store", "reduce"});
 }
 bool is_valid(EpilogueNodeKind kind) { return to_string(kind) != "?"; }
 
 std::string_view to_string(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::negate:
-      return "negate";
-    case UnaryOp::abs:
-      return "abs";
-    case UnaryOp::square:
-      return "square";
-    case UnaryOp::reciprocal:
-      return "reciprocal";
-  }
-  return "?";
+  return enum_name(op, {"negate", "abs", "square", "reciprocal"});
 }
 bool is_valid(UnaryOp op) { return to_string(op) != "?"; }
 
 std::string_view to_string(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::add:
-      return "add";
-    case BinaryOp::sub:
-      return "sub";
-    case BinaryOp::mul:
-      return "mul";
-    case BinaryOp::div:
-      return "div";
-    case BinaryOp::max:
-      return "max";
-    case BinaryOp::min:
-      return "min";
-    case BinaryOp::less:
-      return "less";
-    case BinaryOp::less_equal:
-      return "less_equal";
-    case BinaryOp::greater:
-      return "greater";
-    case BinaryOp::greater_equal:
-      return "greater_equal";
-    case BinaryOp::equal:
-      return "equal";
-    case BinaryOp::not_equal:
-      return "not_equal";
-  }
-  return "?";
+  return enum_name(op, {"add", "sub", "mul", "div", "max", "min", "less", "less_equal", "greater",
+                        "greater_equal", "equal", "not_equal"});
 }
 bool is_valid(BinaryOp op) { return to_string(op) != "?"; }
 
 std::string_view to_string(Broadcast broadcast) {
-  switch (broadcast) {
-    case Broadcast::full:
-      return "full";
-    case Broadcast::row:
-      return "row";
-    case Broadcast::column:
-      return "column";
-  }
-  return "?";
+  return enum_name(broadcast, {"full", "row", "column"});
 }
 bool is_valid(Broadcast broadcast) { return to_string(broadcast) != "?"; }
 
-std::string_view to_string(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::sum:
-      return "sum";
-    case ReduceOp::max:
-      return "max";
-    case ReduceOp::abs_max:
-      return "abs_max";
-  }
-  return "?";
-}
+std::string_view to_string(ReduceOp op) { return enum_name(op, {"sum", "max", "abs_max"}); }
 bool is_valid(ReduceOp op) { return to_string(op) != "?"; }
 
-std::string_view to_string(ReduceAxis axis) {
-  switch (axis) {
-    case ReduceAxis::row:
-      return "row";
-    case ReduceAxis::column:
-      return "column";
-    case ReduceAxis::all:
-      return "all";
-  }
-  return "?";
-}
+std::string_view to_string(ReduceAxis axis) { return enum_name(axis, {"row", "column", "all"}); }
 bool is_valid(ReduceAxis axis) { return to_string(axis) != "?"; }
 
 EpilogueGraph::Id EpilogueGraph::append(EpilogueNode node) {
@@ -282,86 +186,62 @@ EpilogueGraph::Id EpilogueGraph::append(EpilogueNode node) {
   return static_cast<Id>(nodes_.size()) - 1;
 }
 
-namespace {
-
-EpilogueNode node_of(EpilogueNodeKind kind, std::vector<int> inputs = {}) {
-  EpilogueNode n;
-  n.kind = kind;
-  n.inputs = std::move(inputs);
-  return n;
-}
-
-}  // namespace
-
 EpilogueGraph::Id EpilogueGraph::accumulator() {
-  return append(node_of(EpilogueNodeKind::accumulator));
+  return append({.kind = EpilogueNodeKind::accumulator});
 }
 
 EpilogueGraph::Id EpilogueGraph::scalar(std::string name) {
-  EpilogueNode n = node_of(EpilogueNodeKind::scalar);
-  n.name = std::move(name);
-  return append(std::move(n));
+  return append({.kind = EpilogueNodeKind::scalar, .name = std::move(name)});
 }
 
 EpilogueGraph::Id EpilogueGraph::constant(double value) {
-  EpilogueNode n = node_of(EpilogueNodeKind::constant);
-  n.value = value;
-  return append(std::move(n));
+  return append({.kind = EpilogueNodeKind::constant, .value = value});
 }
 
 EpilogueGraph::Id EpilogueGraph::tensor(std::string name, DataType dtype, Broadcast broadcast) {
-  EpilogueNode n = node_of(EpilogueNodeKind::tensor);
-  n.name = std::move(name);
-  n.dtype = dtype;
-  n.broadcast = broadcast;
-  return append(std::move(n));
+  return append({.kind = EpilogueNodeKind::tensor,
+                 .name = std::move(name),
+                 .dtype = dtype,
+                 .broadcast = broadcast});
 }
 
 EpilogueGraph::Id EpilogueGraph::unary(UnaryOp op, Id x) {
-  EpilogueNode n = node_of(EpilogueNodeKind::unary, {x});
-  n.unary = op;
-  return append(std::move(n));
+  return append({.kind = EpilogueNodeKind::unary, .inputs = {x}, .unary = op});
 }
 
 EpilogueGraph::Id EpilogueGraph::activation(Activation activation, Id x, std::vector<Id> args) {
   std::vector<int> inputs{x};
   inputs.insert(inputs.end(), args.begin(), args.end());
-  EpilogueNode n = node_of(EpilogueNodeKind::activation, std::move(inputs));
-  n.activation = activation;
-  return append(std::move(n));
+  return append({.kind = EpilogueNodeKind::activation,
+                 .inputs = std::move(inputs),
+                 .activation = activation});
 }
 
 EpilogueGraph::Id EpilogueGraph::binary(BinaryOp op, Id a, Id b) {
-  EpilogueNode n = node_of(EpilogueNodeKind::binary, {a, b});
-  n.binary = op;
-  return append(std::move(n));
+  return append({.kind = EpilogueNodeKind::binary, .inputs = {a, b}, .binary = op});
 }
 
 EpilogueGraph::Id EpilogueGraph::select(Id condition, Id if_true, Id if_false) {
-  return append(node_of(EpilogueNodeKind::select, {condition, if_true, if_false}));
+  return append({.kind = EpilogueNodeKind::select, .inputs = {condition, if_true, if_false}});
 }
 
 EpilogueGraph::Id EpilogueGraph::convert(Id x, DataType dtype) {
-  EpilogueNode n = node_of(EpilogueNodeKind::convert, {x});
-  n.dtype = dtype;
-  return append(std::move(n));
+  return append({.kind = EpilogueNodeKind::convert, .inputs = {x}, .dtype = dtype});
 }
 
 EpilogueGraph::Id EpilogueGraph::store(Id x, std::string name, DataType dtype) {
-  EpilogueNode n = node_of(EpilogueNodeKind::store, {x});
-  n.name = std::move(name);
-  n.dtype = dtype;
-  return append(std::move(n));
+  return append(
+      {.kind = EpilogueNodeKind::store, .inputs = {x}, .name = std::move(name), .dtype = dtype});
 }
 
 EpilogueGraph::Id EpilogueGraph::reduce(Id x, ReduceOp op, ReduceAxis axis, std::string name,
                                         DataType dtype) {
-  EpilogueNode n = node_of(EpilogueNodeKind::reduce, {x});
-  n.name = std::move(name);
-  n.dtype = dtype;
-  n.reduce = op;
-  n.axis = axis;
-  return append(std::move(n));
+  return append({.kind = EpilogueNodeKind::reduce,
+                 .inputs = {x},
+                 .name = std::move(name),
+                 .dtype = dtype,
+                 .reduce = op,
+                 .axis = axis});
 }
 
 Status EpilogueGraph::validate() const {
@@ -410,8 +290,7 @@ Status EpilogueGraph::validate() const {
   }
   if (accumulator < 0) {
     return Status::invalid(
-        "epilogue graph: no accumulator node; the epilogue of a GEMM reads "
-        "its accumulator");
+        "epilogue graph: no accumulator node; the epilogue of a GEMM reads its accumulator");
   }
   for (const std::string& name : outputs) {
     if (inputs.count(name)) {
@@ -462,25 +341,23 @@ Status EpilogueGraph::validate_for(int arch) const {
   }
   if (primary_store() < 0) {
     return Status::unsupported(
-        "epilogue graph: a GEMM kernel writes D; store a value (the output named D, or the "
-        "first stored one, is the kernel's D)");
+        "epilogue graph: a GEMM kernel writes D; store a value (the output named D, or the first "
+        "stored one, is the kernel's D)");
   }
   for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
     const EpilogueNode& n = nodes_[i];
     if (n.kind == EpilogueNodeKind::reduce && n.dtype != DataType::f32) {
       return Status::unsupported(node_text(nodes_, i) +
-                                 ": reductions accumulate across tiles "
-                                 "with float32 atomics; expected a Float32 output, got " +
-                                 std::string(long_name(n.dtype)));
+                                 ": reductions accumulate across tiles with float32 atomics; "
+                                 "expected a Float32 output, got " +
+                                 spelled(n.dtype));
     }
   }
   if (arch == 90) return Status::ok();
   for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
     const EpilogueNode& n = nodes_[i];
-    const bool typed = n.kind == EpilogueNodeKind::tensor || n.kind == EpilogueNodeKind::convert ||
-                       is_output(n.kind);
-    if (typed && is_fp8(n.dtype)) {
-      return Status::unsupported(node_text(nodes_, i) + ": " + std::string(long_name(n.dtype)) +
+    if (is_typed(n.kind) && is_fp8(n.dtype)) {
+      return Status::unsupported(node_text(nodes_, i) + ": " + spelled(n.dtype) +
                                  " values are arch=90 epilogues (SM80 kernels have no fp8)");
     }
     if (n.kind == EpilogueNodeKind::activation &&
@@ -526,9 +403,7 @@ std::string EpilogueGraph::to_string() const {
       arg(tilecraft::to_string(n.reduce));
       arg(tilecraft::to_string(n.axis));
     }
-    const bool typed = n.kind == EpilogueNodeKind::tensor || n.kind == EpilogueNodeKind::convert ||
-                       is_output(n.kind);
-    if (typed) arg(short_name(n.dtype));
+    if (is_typed(n.kind)) arg(short_name(n.dtype));
     if (!args.empty()) out += "(" + args + ")";
   }
   return out;
@@ -545,29 +420,28 @@ std::string EpilogueGraph::key() const {
   return buffer;
 }
 
-std::vector<std::string> EpilogueGraph::scalar_names() const {
+namespace {
+
+std::vector<std::string> names_of(const std::vector<EpilogueNode>& nodes,
+                                  bool (*wanted)(EpilogueNodeKind)) {
   std::vector<std::string> out;
-  for (const EpilogueNode& n : nodes_) {
-    if (n.kind == EpilogueNodeKind::scalar) out.push_back(n.name);
+  for (const EpilogueNode& n : nodes) {
+    if (wanted(n.kind)) out.push_back(n.name);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> EpilogueGraph::scalar_names() const {
+  return names_of(nodes_, [](EpilogueNodeKind kind) { return kind == EpilogueNodeKind::scalar; });
 }
 
 std::vector<std::string> EpilogueGraph::input_names() const {
-  std::vector<std::string> out;
-  for (const EpilogueNode& n : nodes_) {
-    if (n.kind == EpilogueNodeKind::tensor) out.push_back(n.name);
-  }
-  return out;
+  return names_of(nodes_, [](EpilogueNodeKind kind) { return kind == EpilogueNodeKind::tensor; });
 }
 
-std::vector<std::string> EpilogueGraph::output_names() const {
-  std::vector<std::string> out;
-  for (const EpilogueNode& n : nodes_) {
-    if (is_output(n.kind)) out.push_back(n.name);
-  }
-  return out;
-}
+std::vector<std::string> EpilogueGraph::output_names() const { return names_of(nodes_, is_output); }
 
 int EpilogueGraph::primary_store() const {
   int first = -1;

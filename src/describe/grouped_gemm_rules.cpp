@@ -49,13 +49,13 @@ Status check_sm90(const GemmDescription& d) {
   const EpilogueFusion& fusion = d.epilogue.fusion;
   if (fusion.aux_output) {
     return Status::unsupported(
-        "epilogue_functor: SM90 grouped kernels write no aux output (they take "
-        "LinearCombination, an activation and a per-column bias)");
+        "epilogue_functor: SM90 grouped kernels write no aux output (they take LinearCombination, "
+        "an activation and a per-column bias)");
   }
   if (fusion.bias == BiasKind::per_row) {
     return Status::unsupported(
-        "epilogue_functor: SM90 grouped kernels add a bias of N values per problem (per_column, "
-        "a bias per expert); a per-row (M) bias is not offered for grouped GEMMs");
+        "epilogue_functor: SM90 grouped kernels add a bias of N values per problem (per_column, a "
+        "bias per expert); a per-row (M) bias is not offered for grouped GEMMs");
   }
   if (fusion.bias != BiasKind::none) {
     if (fusion.per_tensor_scales) {
@@ -64,8 +64,8 @@ Status check_sm90(const GemmDescription& d) {
     }
     if (activation_argument_count(d.epilogue.activation) > 0) {
       return Status::unsupported(
-          "epilogue_functor: grouped kernels with a bias take activations without arguments "
-          "(relu, gelu, silu, ...), not " +
+          "epilogue_functor: grouped kernels with a bias take activations without arguments (relu, "
+          "gelu, silu, ...), not " +
           std::string(to_string(d.epilogue.activation)));
     }
   }
@@ -77,7 +77,7 @@ Status check_sm90(const GemmDescription& d) {
     }
     if (size_in_bits(d.C.element) == 8) {
       return Status::unsupported("C: grouped fp8 kernels write float16, bfloat16 or float32, got " +
-                                 std::string(long_name(d.C.element)));
+                                 spelled(d.C.element));
     }
   }
   return Status::ok();

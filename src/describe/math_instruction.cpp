@@ -1,15 +1,17 @@
 #include "tilecraft/describe/math_instruction.hpp"
 
-#include <sstream>
-
 #include "describe/checks.hpp"
 
 namespace tilecraft {
 namespace {
 
-std::string shape_text(const std::array<int, 3>& shape) {
-  return "[" + std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
-         std::to_string(shape[2]) + "]";
+using describe::triple_text;
+
+// Appends `entry` to the list that `text` holds from `list` on: " a" first, then ", b". With
+// `once`, an entry the text already holds anywhere is left out.
+void append_entry(std::string& text, size_t list, const std::string& entry, bool once = true) {
+  if (once && text.find(entry) != std::string::npos) return;
+  text += (text.size() == list ? " " : ", ") + entry;
 }
 
 std::vector<MathInstructionRule> build_rules() {
@@ -58,11 +60,11 @@ std::vector<WgmmaRule> build_wgmma_rules() {
 
 Status validate_wgmma(const MathInstruction& inst) {
   const std::string who =
-      "MathInstruction (SM90 wgmma " + shape_text(inst.instruction_shape) + "): ";
+      "MathInstruction (SM90 wgmma " + triple_text(inst.instruction_shape) + "): ";
   if (inst.opcode_class != OpClass::TensorOp) {
     return Status::invalid(who +
-                           "a [64, N, K] shape is a warpgroup tensor-op instruction; "
-                           "opcode_class must be TensorOp, got " +
+                           "a [64, N, K] shape is a warpgroup tensor-op instruction; opcode_class "
+                           "must be TensorOp, got " +
                            std::string(to_string(inst.opcode_class)));
   }
   const int n = inst.instruction_shape[1];
@@ -73,7 +75,7 @@ Status validate_wgmma(const MathInstruction& inst) {
   const int k = 256 / size_in_bits(inst.element_a);
   if (inst.instruction_shape[2] != k) {
     return Status::invalid(who + "instruction_shape: K must be " + std::to_string(k) + " for " +
-                           std::string(long_name(inst.element_a)) + " operands (32 bytes), got " +
+                           spelled(inst.element_a) + " operands (32 bytes), got " +
                            std::to_string(inst.instruction_shape[2]));
   }
   bool types_match = false;
@@ -87,29 +89,23 @@ Status validate_wgmma(const MathInstruction& inst) {
   }
   std::string text = who;
   if (!types_match) {
-    text += "element_a, element_b, element_accumulator: no wgmma takes " +
-            std::string(long_name(inst.element_a)) + " x " +
-            std::string(long_name(inst.element_b)) + " with a " +
-            std::string(long_name(inst.element_accumulator)) +
+    text += "element_a, element_b, element_accumulator: no wgmma takes " + spelled(inst.element_a) +
+            " x " + spelled(inst.element_b) + " with a " + spelled(inst.element_accumulator) +
             " accumulator; valid (A, B, accumulator):";
-    std::string sep = " ";
+    const size_t list = text.size();
     for (const WgmmaRule& rule : wgmma_rules()) {
-      std::string entry = "(" + std::string(long_name(rule.element_a)) + ", " +
-                          std::string(long_name(rule.element_b)) + ", " +
-                          std::string(long_name(rule.element_accumulator)) + ")";
-      if (text.find(entry) != std::string::npos) continue;
-      text += sep + entry;
-      sep = ", ";
+      append_entry(text, list,
+                   "(" + spelled(rule.element_a) + ", " + spelled(rule.element_b) + ", " +
+                       spelled(rule.element_accumulator) + ")");
     }
   } else {
     text += "math_operation " + std::string(to_string(inst.math_operation)) +
             " is not valid for these types; expected one of";
-    std::string sep = " ";
+    const size_t list = text.size();
     for (const WgmmaRule& rule : wgmma_rules()) {
       if (rule.element_a == inst.element_a && rule.element_b == inst.element_b &&
           rule.element_accumulator == inst.element_accumulator) {
-        text += sep + std::string(to_string(rule.math_operation));
-        sep = ", ";
+        append_entry(text, list, std::string(to_string(rule.math_operation)), false);
       }
     }
   }
@@ -152,8 +148,7 @@ Status MathInstruction::validate() const {
   if (is_wgmma()) return validate_wgmma(*this);
   if (element_a != element_b) {
     return Status::invalid("MathInstruction: element_a and element_b must be the same type, got " +
-                           std::string(long_name(element_a)) + " and " +
-                           std::string(long_name(element_b)));
+                           spelled(element_a) + " and " + spelled(element_b));
   }
   bool class_and_shape_match = false;
   bool types_match = false;
@@ -164,48 +159,43 @@ Status MathInstruction::validate() const {
     types_match = true;
     if (rule.math_operation == math_operation) return Status::ok();
   }
-  std::ostringstream out;
-  out << "MathInstruction: ";
+  std::string text = "MathInstruction: ";
   if (!class_and_shape_match) {
-    out << "instruction_shape " << shape_text(instruction_shape) << " is not a "
-        << to_string(opcode_class) << " instruction; expected one of";
-    std::string sep = " ";
+    text += "instruction_shape " + triple_text(instruction_shape) + " is not a " +
+            std::string(to_string(opcode_class)) + " instruction; expected one of";
+    const size_t list = text.size();
     for (const auto& rule : math_instruction_rules()) {
-      if (rule.opcode_class != opcode_class) continue;
-      std::string text = shape_text(rule.instruction_shape);
-      if (out.str().find(text) != std::string::npos) continue;
-      out << sep << text;
-      sep = ", ";
+      if (rule.opcode_class == opcode_class) {
+        append_entry(text, list, triple_text(rule.instruction_shape));
+      }
     }
   } else if (!types_match) {
-    out << "element_a, element_accumulator: no " << to_string(opcode_class) << " "
-        << shape_text(instruction_shape) << " instruction takes " << long_name(element_a)
-        << " operands with a " << long_name(element_accumulator)
-        << " accumulator; valid (operands, accumulator):";
-    std::string sep = " ";
+    text += "element_a, element_accumulator: no " + std::string(to_string(opcode_class)) + " " +
+            triple_text(instruction_shape) + " instruction takes " + spelled(element_a) +
+            " operands with a " + spelled(element_accumulator) +
+            " accumulator; valid (operands, accumulator):";
+    const size_t list = text.size();
     for (const auto& rule : math_instruction_rules()) {
-      if (rule.opcode_class != opcode_class || rule.instruction_shape != instruction_shape)
-        continue;
-      std::string text = std::string("(") + std::string(long_name(rule.element_ab)) + ", " +
-                         std::string(long_name(rule.element_accumulator)) + ")";
-      if (out.str().find(text) != std::string::npos) continue;
-      out << sep << text;
-      sep = ", ";
+      if (rule.opcode_class == opcode_class && rule.instruction_shape == instruction_shape) {
+        append_entry(
+            text, list,
+            "(" + spelled(rule.element_ab) + ", " + spelled(rule.element_accumulator) + ")");
+      }
     }
   } else {
-    out << "math_operation " << to_string(math_operation) << " is not valid for "
-        << long_name(element_a) << " -> " << long_name(element_accumulator) << " on "
-        << to_string(opcode_class) << " " << shape_text(instruction_shape) << "; expected one of";
-    std::string sep = " ";
+    text += "math_operation " + std::string(to_string(math_operation)) + " is not valid for " +
+            spelled(element_a) + " -> " + spelled(element_accumulator) + " on " +
+            std::string(to_string(opcode_class)) + " " + triple_text(instruction_shape) +
+            "; expected one of";
+    const size_t list = text.size();
     for (const auto& rule : math_instruction_rules()) {
       if (rule.opcode_class == opcode_class && rule.instruction_shape == instruction_shape &&
           rule.element_ab == element_a && rule.element_accumulator == element_accumulator) {
-        out << sep << to_string(rule.math_operation);
-        sep = ", ";
+        append_entry(text, list, std::string(to_string(rule.math_operation)), false);
       }
     }
   }
-  return Status::invalid(out.str());
+  return Status::invalid(text);
 }
 
 std::string MathInstruction::shape_name() const {

@@ -31,6 +31,14 @@ std::string too_many_predicates(int accesses) {
          "alignment";
 }
 
+// "tile_description: threadblock_shape [..] with warp_count [..] (N threads): ", what a refusal
+// of the tile's operand loads starts with.
+std::string tile_text(const GemmDescription& d) {
+  return "tile_description: threadblock_shape " + describe::triple_text(d.tile.threadblock_shape) +
+         " with warp_count " + describe::triple_text(d.tile.warp_count) + " (" +
+         std::to_string(static_cast<int>(d.tile.threads())) + " threads): ";
+}
+
 struct OperandLoad {
   const char* which;  // "A" or "B"
   const char* mn;     // "M" or "N"
@@ -59,7 +67,7 @@ std::string why_not(const OperandLoad& load, int threads) {
     if ((crosswise != row && !narrow_ok) || load.mn_extent % crosswise != 0) {
       return std::string(load.mn) + " " + std::to_string(load.mn_extent) + " must be " +
              (bits == 16 ? "16, 32 or " : "") + "a multiple of " + std::to_string(row) +
-             " (128 bytes of " + std::string(long_name(load.operand->element)) + ") for a " +
+             " (128 bytes of " + spelled(load.operand->element) + ") for a " +
              std::string(to_string(load.operand->layout)) + " " + load.which;
     }
   }
@@ -112,18 +120,11 @@ Status validate_sm80_simt_loads(const GemmDescription& d) {
     const int mn = std::string_view(which) == "A" ? shape[0] : shape[1];
     const int64_t accesses = int64_t{mn} * shape[2] / threads;
     if (fits && accesses > kMaxPredicates) {
-      return Status::invalid("tile_description: threadblock_shape " + describe::triple_text(shape) +
-                             " with warp_count " + describe::triple_text(d.tile.warp_count) + " (" +
-                             std::to_string(threads) +
-                             " threads): in CUTLASS's SM80 SIMT "
-                             "mainloop, to copy " +
-                             which + ", " + too_many_predicates(static_cast<int>(accesses)));
+      return Status::invalid(tile_text(d) + "in CUTLASS's SM80 SIMT mainloop, to copy " + which +
+                             ", " + too_many_predicates(static_cast<int>(accesses)));
     }
     if (!fits) {
-      return Status::invalid("tile_description: threadblock_shape " + describe::triple_text(shape) +
-                             " with warp_count " + describe::triple_text(d.tile.warp_count) + " (" +
-                             std::to_string(threads) +
-                             " threads): CUTLASS's SM80 SIMT mainloop strip-mines " + which +
+      return Status::invalid(tile_text(d) + "CUTLASS's SM80 SIMT mainloop strip-mines " + which +
                              "'s contiguous " + what + " " + std::to_string(contiguous) +
                              " over the threads, which must divide it or be a multiple of it");
     }
@@ -137,9 +138,8 @@ Status validate_sm80_simt_loads(const GemmDescription& d) {
     return Status::invalid(
         "tile_description: threadblock_shape " + describe::triple_text(shape) +
         ": CUTLASS's SM80 SIMT mainloop pads shared memory by K / 32 = " + std::to_string(padding) +
-        " elements, which must be a multiple of "
-        "the threads' lanes (" +
-        std::to_string(lane_m) + " x " + std::to_string(lane_n) + "): use K of 8 or 16");
+        " elements, which must be a multiple of the threads' lanes (" + std::to_string(lane_m) +
+        " x " + std::to_string(lane_n) + "): use K of 8 or 16");
   }
   return Status::ok();
 }
@@ -159,15 +159,12 @@ Status validate_sm80_operand_loads(const GemmDescription& d) {
         OperandLoad{"B", "N", shape[1], shape[2], d.B.layout == Layout::ColumnMajor, &d.B}}) {
     const std::string problem = why_not(load, threads);
     if (!problem.empty()) {
-      return Status::invalid(
-          "tile_description: threadblock_shape " + describe::triple_text(shape) +
-          " with warp_count " + describe::triple_text(d.tile.warp_count) + " (" +
-          std::to_string(threads) + " threads): CUTLASS's SM80 mainloop copies " + load.which +
-          " (" + std::string(to_string(load.operand->layout)) + " " +
-          std::string(long_name(load.operand->element)) +
-          ") to shared memory in 128-bit vectors, and " + problem +
-          ": use another tile or warp count (CUTLASS's generator tiles, e.g. [128, 128, 32] "
-          "with [2, 2, 1], always fit)");
+      return Status::invalid(tile_text(d) + "CUTLASS's SM80 mainloop copies " + load.which + " (" +
+                             std::string(to_string(load.operand->layout)) + " " +
+                             spelled(load.operand->element) +
+                             ") to shared memory in 128-bit vectors, and " + problem +
+                             ": use another tile or warp count (CUTLASS's generator tiles, e.g. "
+                             "[128, 128, 32] with [2, 2, 1], always fit)");
     }
   }
   return Status::ok();

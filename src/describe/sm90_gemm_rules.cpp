@@ -1,27 +1,21 @@
 #include "describe/sm90_gemm_rules.hpp"
 
-#include <initializer_list>
-
+#include "describe/checks.hpp"
 #include "describe/sm90_tile_rules.hpp"
 
 namespace tilecraft {
 namespace {
 
-bool one_of(DataType type, std::initializer_list<DataType> allowed) {
-  for (DataType a : allowed) {
-    if (a == type) return true;
-  }
-  return false;
-}
+using describe::one_of;
 
 Status check_tma_alignment(const char* which, const TensorDescription& operand) {
   const int64_t bits = int64_t{operand.alignment} * size_in_bits(operand.element);
   if (bits != 128) {
-    return Status::invalid(std::string(which) + ": alignment " + std::to_string(operand.alignment) +
-                           " of " + spelled(operand.element) + " is " + std::to_string(bits) +
-                           " bits; SM90 TMA kernels move 16-byte (128-bit) vectors: expected "
-                           "alignment " +
-                           std::to_string(128 / size_in_bits(operand.element)));
+    return Status::invalid(
+        std::string(which) + ": alignment " + std::to_string(operand.alignment) + " of " +
+        spelled(operand.element) + " is " + std::to_string(bits) +
+        " bits; SM90 TMA kernels move 16-byte (128-bit) vectors: expected alignment " +
+        std::to_string(128 / size_in_bits(operand.element)));
   }
   return Status::ok();
 }
@@ -68,8 +62,8 @@ Status check_epilogue(const GemmDescription& d) {
   if (is_integer(e.element_output) || e.element_epilogue == DataType::s32) {
     if (e.kind != EpilogueKind::LinearCombination || e.fusion.any()) {
       return Status::unsupported(
-          "epilogue_functor: integer epilogues are plain LinearCombination "
-          "(no activation, bias or aux output) on SM90");
+          "epilogue_functor: integer epilogues are plain LinearCombination (no activation, bias or "
+          "aux output) on SM90");
     }
   }
   if (e.element_epilogue != DataType::f32 && e.element_epilogue != DataType::s32) {
@@ -88,18 +82,15 @@ Status validate_sm90_gemm(const GemmDescription& d) {
   if (!d.tile.is_sm90()) {
     return Status::invalid(
         "tile_description: arch 90 builds CUTLASS 3.x kernels from a wgmma math instruction "
-        "(instruction_shape [64, N, K]) and an SM90 tile; got an SM80 instruction shape [" +
-        std::to_string(math.instruction_shape[0]) + ", " +
-        std::to_string(math.instruction_shape[1]) + ", " +
-        std::to_string(math.instruction_shape[2]) +
-        "] (use arch=80 for SM80-style kernels, which also run on Hopper)");
+        "(instruction_shape [64, N, K]) and an SM90 tile; got an SM80 instruction shape " +
+        describe::triple_text(math.instruction_shape) +
+        " (use arch=80 for SM80-style kernels, which also run on Hopper)");
   }
   for (const auto& [which, operand] :
        {std::pair{"A", &d.A}, std::pair{"B", &d.B}, std::pair{"C", &d.C}}) {
     if (operand->layout != Layout::RowMajor && operand->layout != Layout::ColumnMajor) {
       return Status::unsupported(std::string(which) +
-                                 ": SM90 GEMMs take RowMajor or ColumnMajor "
-                                 "operands, got " +
+                                 ": SM90 GEMMs take RowMajor or ColumnMajor operands, got " +
                                  spelled(operand->layout));
     }
     TILECRAFT_RETURN_IF_ERROR(check_tma_alignment(which, *operand));
@@ -137,9 +128,10 @@ Status validate_sm90_gemm(const GemmDescription& d) {
         " KiB of shared memory and the " + spelled(d.C.element) + " epilogue about " +
         std::to_string(epilogue / 1024) + " KiB; SM90 allows " +
         std::to_string(kMaxSharedMemoryBytesSm90 / 1024) + " KiB" +
-        (d.tile.stages == 0 ? std::string(" (stages=0 needs room for at least two stages): use "
-                                          "a smaller tile K or tile")
-                            : std::string(": use fewer stages or stages=0 (as many as fit)")));
+        (d.tile.stages == 0
+             ? std::string(
+                   " (stages=0 needs room for at least two stages): use a smaller tile K or tile")
+             : std::string(": use fewer stages or stages=0 (as many as fit)")));
   }
   return Status::ok();
 }

@@ -57,11 +57,10 @@ Status validate_sm90_tile(const TileDescription& tile) {
   }
   const int64_t k_bytes = shape[2] * bits_a / 8;
   if (shape[2] % math.instruction_shape[2] != 0 || k_bytes < 32 || k_bytes > 256) {
-    return Status::invalid(who + "threadblock_shape " + describe::triple_text(shape) +
-                           ": K must be a multiple of " +
-                           std::to_string(math.instruction_shape[2]) + " (the wgmma K for " +
-                           std::string(long_name(math.element_a)) + ") between " +
-                           std::to_string(256 / bits_a) + " and " + std::to_string(2048 / bits_a));
+    return Status::invalid(
+        who + "threadblock_shape " + describe::triple_text(shape) + ": K must be a multiple of " +
+        std::to_string(math.instruction_shape[2]) + " (the wgmma K for " + spelled(math.element_a) +
+        ") between " + std::to_string(256 / bits_a) + " and " + std::to_string(2048 / bits_a));
   }
   if (shape[1] % math.instruction_shape[1] != 0) {
     return Status::invalid(who + "threadblock_shape N " + std::to_string(shape[1]) +
@@ -71,9 +70,9 @@ Status validate_sm90_tile(const TileDescription& tile) {
   const auto& cluster = tile.cluster_shape;
   if (!is_power_of_two_up_to_4(cluster[0]) || !is_power_of_two_up_to_4(cluster[1]) ||
       cluster[2] != 1 || cluster[0] * cluster[1] > 4) {
-    return Status::invalid(who + "cluster_shape " + describe::triple_text(cluster) +
-                           ": expected [1|2|4, 1|2|4, 1] with at most 4 CTAs (1x1 to 2x2, 4x1, "
-                           "1x4)");
+    return Status::invalid(
+        who + "cluster_shape " + describe::triple_text(cluster) +
+        ": expected [1|2|4, 1|2|4, 1] with at most 4 CTAs (1x1 to 2x2, 4x1, 1x4)");
   }
   if (tile.kernel_schedule == KernelSchedule::Auto ||
       tile.epilogue_schedule == EpilogueSchedule::Auto) {
@@ -87,17 +86,16 @@ Status validate_sm90_tile(const TileDescription& tile) {
   const bool cooperative = kernel == KernelSchedule::TmaWarpSpecializedCooperative;
   if (tile.tile_scheduler == TileScheduler::StreamK && shape[0] % 128 != 0) {
     return Status::invalid(who +
-                           "tile_scheduler StreamK runs with the cooperative schedule, "
-                           "whose two consumer warpgroups need threadblock M 128 or 256; "
-                           "got " +
+                           "tile_scheduler StreamK runs with the cooperative schedule, whose two "
+                           "consumer warpgroups need threadblock M 128 or 256; got " +
                            std::to_string(shape[0]));
   }
   if (cooperative && shape[0] % 128 != 0) {
-    return Status::invalid(who +
-                           "kernel_schedule TmaWarpSpecializedCooperative splits the tile's "
-                           "M over two consumer warpgroups of 64 rows; threadblock M must "
-                           "be 128 or 256, got " +
-                           std::to_string(shape[0]));
+    return Status::invalid(
+        who +
+        "kernel_schedule TmaWarpSpecializedCooperative splits the tile's M over two consumer "
+        "warpgroups of 64 rows; threadblock M must be 128 or 256, got " +
+        std::to_string(shape[0]));
   }
   if (tile.epilogue_schedule != matching_epilogue_schedule(kernel)) {
     return Status::invalid(
@@ -129,8 +127,7 @@ Status validate_sm90_tile(const TileDescription& tile) {
       return Status::invalid(
           who + "threadblock_shape " + describe::triple_text(shape) + " with " +
           std::to_string(tile.stages) + " stages needs " + std::to_string(mainloop / 1024) +
-          " KiB of shared memory for A and B; with the epilogue's share, "
-          "SM90 allows " +
+          " KiB of shared memory for A and B; with the epilogue's share, SM90 allows " +
           std::to_string(kMaxSharedMemoryBytesSm90 / 1024) + " KiB: use fewer stages or stages=0");
     }
   }

@@ -1,23 +1,13 @@
 #include "tilecraft/describe/swizzle.hpp"
 
+#include "describe/checks.hpp"
+
 namespace tilecraft {
 
 std::string_view to_string(Swizzle swizzle) {
-  switch (swizzle) {
-    case Swizzle::IdentitySwizzle1:
-      return "IdentitySwizzle1";
-    case Swizzle::IdentitySwizzle2:
-      return "IdentitySwizzle2";
-    case Swizzle::IdentitySwizzle4:
-      return "IdentitySwizzle4";
-    case Swizzle::IdentitySwizzle8:
-      return "IdentitySwizzle8";
-    case Swizzle::HorizontalSwizzle:
-      return "HorizontalSwizzle";
-    case Swizzle::BatchedIdentitySwizzle:
-      return "BatchedIdentitySwizzle";
-  }
-  return "?";
+  return describe::enum_name(
+      swizzle, {"IdentitySwizzle1", "IdentitySwizzle2", "IdentitySwizzle4", "IdentitySwizzle8",
+                "HorizontalSwizzle", "BatchedIdentitySwizzle"});
 }
 
 bool is_valid(Swizzle swizzle) { return to_string(swizzle) != "?"; }

@@ -24,14 +24,14 @@ Status TensorDescription::validate() const {
   const int max_alignment = 128 / size_in_bits(element);
   if (alignment > max_alignment) {
     return Status::invalid("TensorDescription: alignment " + std::to_string(alignment) + " of " +
-                           std::string(long_name(element)) + " is " +
+                           spelled(element) + " is " +
                            std::to_string(int64_t{alignment} * size_in_bits(element)) +
                            " bits; a vector access is at most 128 bits (alignment <= " +
                            std::to_string(max_alignment) + ")");
   }
   if (is_interleaved(layout) && element != DataType::s8 && element != DataType::u8) {
     return Status::invalid("TensorDescription: layout " + std::string(to_string(layout)) +
-                           " holds 8-bit integers only, got " + std::string(long_name(element)));
+                           " holds 8-bit integers only, got " + spelled(element));
   }
   return Status::ok();
 }

@@ -43,10 +43,8 @@ Result<TileDescription> TileDescription::make_sm90(std::array<int, 3> threadbloc
   if (!math.is_wgmma()) {
     return Status::invalid(
         "TileDescription: math_instruction: an SM90 tile needs a wgmma instruction, "
-        "instruction_shape [64, N, K]; got [" +
-        std::to_string(math.instruction_shape[0]) + ", " +
-        std::to_string(math.instruction_shape[1]) + ", " +
-        std::to_string(math.instruction_shape[2]) + "]");
+        "instruction_shape [64, N, K]; got " +
+        describe::triple_text(math.instruction_shape));
   }
   TileDescription tile{threadblock_shape, stages,          {0, 0, 0},         math,
                        cluster_shape,     kernel_schedule, epilogue_schedule, tile_scheduler};
@@ -83,9 +81,9 @@ Status TileDescription::validate() const {
   if (cluster_shape != std::array<int, 3>{1, 1, 1} || kernel_schedule != KernelSchedule::Auto ||
       epilogue_schedule != EpilogueSchedule::Auto || tile_scheduler != TileScheduler::Persistent) {
     return Status::invalid(
-        "TileDescription: cluster_shape, kernel_schedule, epilogue_schedule and tile_scheduler "
-        "are SM90 settings; this tile's math instruction is an SM80 mma.sync shape (SM90 tiles "
-        "use a wgmma shape [64, N, K])");
+        "TileDescription: cluster_shape, kernel_schedule, epilogue_schedule and tile_scheduler are "
+        "SM90 settings; this tile's math instruction is an SM80 mma.sync shape (SM90 tiles use a "
+        "wgmma shape [64, N, K])");
   }
   // Bounds first: every size computed below is then small.
   TILECRAFT_RETURN_IF_ERROR(
@@ -120,11 +118,10 @@ Status TileDescription::validate() const {
   const auto& inst = math_instruction.instruction_shape;
   for (int i = 0; i < 3; ++i) {
     if (warp[i] % inst[i] != 0) {
-      return Status::invalid(std::string("TileDescription: the warp tile ") +
-                             describe::triple_text(warp) +
-                             " (threadblock_shape / warp_count) is not a multiple of the "
-                             "instruction shape " +
-                             describe::triple_text(inst) + " in " + dims[i]);
+      return Status::invalid(
+          std::string("TileDescription: the warp tile ") + describe::triple_text(warp) +
+          " (threadblock_shape / warp_count) is not a multiple of the instruction shape " +
+          describe::triple_text(inst) + " in " + dims[i]);
     }
   }
   if (math_instruction.opcode_class == OpClass::TensorOp && stages < 3) {
@@ -179,44 +176,34 @@ Status TileDescription::validate() const {
   const int64_t registers =
       (accumulators * size_in_bits(math_instruction.element_accumulator) + 31) / 32;
   if (registers > kMaxRegistersPerThread) {
-    return Status::invalid(
-        "TileDescription: the warp tile " + describe::triple_text(warp) +
-        " (threadblock_shape / warp_count) gives each of a warp's 32 threads " +
-        std::to_string(accumulators) + " " +
-        std::string(long_name(math_instruction.element_accumulator)) + " accumulators, " +
-        std::to_string(registers) + " 32-bit registers; a thread has at most " +
-        std::to_string(kMaxRegistersPerThread) +
-        " (the rule: warp tile M x N / 32 accumulators per thread must fit its registers): use "
-        "more warps or a smaller threadblock_shape");
+    return Status::invalid("TileDescription: the warp tile " + describe::triple_text(warp) +
+                           " (threadblock_shape / warp_count) gives each of a warp's 32 threads " +
+                           std::to_string(accumulators) + " " +
+                           spelled(math_instruction.element_accumulator) + " accumulators, " +
+                           std::to_string(registers) + " 32-bit registers; a thread has at most " +
+                           std::to_string(kMaxRegistersPerThread) +
+                           " (the rule: warp tile M x N / 32 accumulators per thread must fit its "
+                           "registers): use more warps or a smaller threadblock_shape");
   }
   return Status::ok();
 }
 
 std::string TileDescription::procedural_name() const {
-  if (is_sm90()) {
-    std::string name = std::to_string(threadblock_shape[0]) + "x" +
-                       std::to_string(threadblock_shape[1]) + "x" +
-                       std::to_string(threadblock_shape[2]) + "_c" +
-                       std::to_string(cluster_shape[0]) + "x" + std::to_string(cluster_shape[1]) +
-                       "x" + std::to_string(cluster_shape[2]) + "_s" + std::to_string(stages);
-    switch (kernel_schedule) {
-      case KernelSchedule::TmaWarpSpecializedCooperative:
-        name += "_coop";
-        break;
-      case KernelSchedule::TmaWarpSpecializedPingpong:
-        name += "_pingpong";
-        break;
-      default:
-        name += "_ws";
-        break;
-    }
-    if (tile_scheduler == TileScheduler::StreamK) name += "_streamk";
-    return name;
+  const auto joined = [](const std::array<int, 3>& v) {
+    return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
+  };
+  if (!is_sm90()) {
+    return std::to_string(threadblock_shape[0]) + "x" + std::to_string(threadblock_shape[1]) + "_" +
+           std::to_string(threadblock_shape[2]) + "x" + std::to_string(stages) + "_w" +
+           joined(warp_count);
   }
-  return std::to_string(threadblock_shape[0]) + "x" + std::to_string(threadblock_shape[1]) + "_" +
-         std::to_string(threadblock_shape[2]) + "x" + std::to_string(stages) + "_w" +
-         std::to_string(warp_count[0]) + "x" + std::to_string(warp_count[1]) + "x" +
-         std::to_string(warp_count[2]);
+  std::string name =
+      joined(threadblock_shape) + "_c" + joined(cluster_shape) + "_s" + std::to_string(stages);
+  name += kernel_schedule == KernelSchedule::TmaWarpSpecializedCooperative ? "_coop"
+          : kernel_schedule == KernelSchedule::TmaWarpSpecializedPingpong  ? "_pingpong"
+                                                                           : "_ws";
+  if (tile_scheduler == TileScheduler::StreamK) name += "_streamk";
+  return name;
 }
 
 }  // namespace tilecraft

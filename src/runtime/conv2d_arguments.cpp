@@ -64,10 +64,7 @@ bool is_channels_last(Layout layout) {
 Status check_packed(const std::string& who, const TensorView& t, const Extent& e, Layout layout,
                     DataType element) {
   if (!t.data) return Status::invalid(who + ": expected a tensor, got a null data pointer");
-  if (!detail::dtype_matches(t.dtype, element)) {
-    return Status::invalid(who + ": expected " + std::string(long_name(element)) +
-                           " (from its TensorDescription), got " + std::string(long_name(t.dtype)));
-  }
+  TILECRAFT_RETURN_IF_ERROR(detail::check_dtype(who, t, element));
   if (t.numel() != count(e)) {
     return Status::invalid(who + ": expected " + std::to_string(count(e)) + " elements " +
                            extent_text(e) + " in " + std::string(to_string(layout)) + ", got " +
@@ -142,37 +139,17 @@ Status check_bias(const TensorView& bias, const GemmDescription& d, int64_t chan
   const DataType element = d.epilogue.fusion.element_bias;
   if (!bias.data) {
     return Status::invalid("bias: the operation's epilogue adds a bias of " +
-                           std::to_string(channels) + " " + std::string(long_name(element)) +
+                           std::to_string(channels) + " " + spelled(element) +
                            " values (one per output channel); got none");
   }
   if (!detail::dtype_matches(bias.dtype, element)) {
-    return Status::invalid("bias: expected " + std::string(long_name(element)) +
-                           " (the epilogue's element_bias), got " +
-                           std::string(long_name(bias.dtype)));
+    return Status::invalid("bias: expected " + spelled(element) +
+                           " (the epilogue's element_bias), got " + spelled(bias.dtype));
   }
   if (bias.numel() != channels || !bias.is_contiguous()) {
     return Status::invalid("bias: expected a contiguous tensor of " + std::to_string(channels) +
                            " values (one per output channel), got " + bias.describe());
   }
-  return Status::ok();
-}
-
-// Every CUDA operand on one device, returned in *device_out (-1: all on the host).
-Status check_devices(const Conv2dProblem& p, int* device_out) {
-  int device = -1;
-  const std::pair<const char*, const TensorView*> tensors[] = {
-      {"A", &p.A}, {"B", &p.B}, {"C", &p.C}, {"D", &p.D}, {"bias", &p.bias}};
-  for (const auto& [name, t] : tensors) {
-    if (!t->data || t->device != DeviceKind::kCuda) continue;
-    if (device < 0) {
-      device = t->device_id;
-    } else if (t->device_id != device) {
-      return Status::invalid(std::string(name) +
-                             ": expected a tensor on cuda:" + std::to_string(device) +
-                             " like the other operands, got cuda:" + std::to_string(t->device_id));
-    }
-  }
-  *device_out = device;
   return Status::ok();
 }
 
@@ -212,10 +189,7 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   }
   TILECRAFT_RETURN_IF_ERROR(validate_epilogue_params(d.epilogue, problem.output_op));
   const bool has_C = problem.C.data != nullptr;
-  if (!has_C && problem.output_op.beta != 0.0) {
-    return Status::invalid("C: beta is " + std::to_string(problem.output_op.beta) +
-                           " but no C tensor was given");
-  }
+  TILECRAFT_RETURN_IF_ERROR(detail::check_beta_without_c(has_C, problem.output_op.beta));
   const auto ops = operands_of(d.conv.kind, size);
   TILECRAFT_RETURN_IF_ERROR(
       check_packed(ops[0].name, problem.A, ops[0].extent, d.A.layout, d.A.element));
@@ -230,18 +204,16 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
     if (is_channels_last(d.C.layout) && d.conv.kind != ConvKind::Wgrad &&
         is_per_channel(problem.C, out.back(), count(out), static_cast<int>(out.size()))) {
       c_per_channel = true;
-      if (!detail::dtype_matches(problem.C.dtype, d.C.element)) {
-        return Status::invalid(who + ": expected " + std::string(long_name(d.C.element)) +
-                               " (from its TensorDescription), got " +
-                               std::string(long_name(problem.C.dtype)));
-      }
+      TILECRAFT_RETURN_IF_ERROR(detail::check_dtype(who, problem.C, d.C.element));
     } else {
       TILECRAFT_RETURN_IF_ERROR(check_packed(who, problem.C, out, d.C.layout, d.C.element));
     }
   }
   TILECRAFT_RETURN_IF_ERROR(check_bias(problem.bias, d, ops[2].extent.back()));
   int device = -1;
-  TILECRAFT_RETURN_IF_ERROR(check_devices(problem, &device));
+  for (const auto& [name, t] : tensors) {
+    if (t->data) TILECRAFT_RETURN_IF_ERROR(detail::check_same_device(name, *t, &device));
+  }
   DeviceScope on_device(device);
   TILECRAFT_RETURN_IF_ERROR(on_device.status());
   TILECRAFT_RETURN_IF_ERROR(detail::check_device_runs(d.arch, operation.procedural_name()));
@@ -275,12 +247,7 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   }
   a.mode = problem.split_k_mode == SplitKMode::Parallel ? TC_CONV_MODE_SPLIT_K_PARALLEL
                                                         : TC_CONV_MODE_RUN;
-  a.header.alpha = problem.output_op.alpha;
-  a.header.beta = problem.output_op.beta;
-  a.header.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
-  for (int i = 0; i < a.header.num_activation_args && i < 4; ++i) {
-    a.header.activation_args[i] = problem.output_op.activation_args[i];
-  }
+  detail::set_output_op(a.header, problem.output_op);
   tc_conv_problem& c = a.conv;
   c.kind = static_cast<int32_t>(d.conv.kind);
   c.n = size.n;

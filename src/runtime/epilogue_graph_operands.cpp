@@ -127,10 +127,8 @@ Result<OperandPlacement> place_vector(const std::string& label, const TensorView
   }
   const auto address = reinterpret_cast<uintptr_t>(t.data);
   if (address % 16 != 0 || (out.batch_stride * storage_bytes(dtype)) % 16 != 0) {
-    return Status::invalid(label +
-                           ": the vector (and each batch's) must start 16-byte aligned; "
-                           "got " +
-                           t.describe());
+    return Status::invalid(
+        label + ": the vector (and each batch's) must start 16-byte aligned; got " + t.describe());
   }
   return out;
 }
@@ -200,9 +198,9 @@ Result<GraphOperands> place_graph_operands(const GemmProblem& p, const GemmDescr
     if (!p.epilogue.tensors.empty() || !p.epilogue.scalars.empty()) {
       const std::string given = !p.epilogue.tensors.empty() ? p.epilogue.tensors.begin()->first
                                                             : p.epilogue.scalars.begin()->first;
-      return Status::invalid("epilogue." + given +
-                             ": the operation has no epilogue graph; it takes no epilogue "
-                             "operands");
+      return Status::invalid(
+          "epilogue." + given +
+          ": the operation has no epilogue graph; it takes no epilogue operands");
     }
     return GraphOperands{};
   }

@@ -21,8 +21,8 @@ Status check_contiguous_extent(const char* operand, const TensorDescription& des
                            std::to_string(desc.alignment) + " for a " +
                            std::string(to_string(desc.layout)) + " " + spelled(desc.element) + " " +
                            rows_name + "x" + cols_name +
-                           " operand of an SM90 kernel (TMA copies 16-byte rows); pad the "
-                           "matrix or use an arch=80 operation");
+                           " operand of an SM90 kernel (TMA copies 16-byte rows); pad the matrix "
+                           "or use an arch=80 operation");
   }
   return Status::ok();
 }
@@ -57,15 +57,15 @@ Status check_scale(const char* which, const ScaleArgument& scale, bool required)
 Status check_sm90_problem(const GemmProblem& p, const GemmDescription& d) {
   if (p.mode == GemmMode::Array || p.mode == GemmMode::GemmSplitKParallel) {
     return Status::unsupported(
-        "gemm_mode: SM90 kernels run Gemm (split-K through split_k_slices "
-        "on a StreamK tile scheduler) and Batched; got " +
+        "gemm_mode: SM90 kernels run Gemm (split-K through split_k_slices on a StreamK tile "
+        "scheduler) and Batched; got " +
         std::string(to_string(p.mode)));
   }
   if (p.split_k_slices > 1 && d.tile.tile_scheduler != TileScheduler::StreamK) {
-    return Status::unsupported("split_k_slices: " + std::to_string(p.split_k_slices) +
-                               " needs an SM90 kernel built with tile_scheduler StreamK; this "
-                               "one uses " +
-                               std::string(to_string(d.tile.tile_scheduler)));
+    return Status::unsupported(
+        "split_k_slices: " + std::to_string(p.split_k_slices) +
+        " needs an SM90 kernel built with tile_scheduler StreamK; this one uses " +
+        std::string(to_string(d.tile.tile_scheduler)));
   }
   const GemmCoord& s = p.problem_size;
   TILECRAFT_RETURN_IF_ERROR(check_contiguous_extent("A", d.A, "M", s.m, "K", s.k));
@@ -78,14 +78,14 @@ Status check_sm80_graph_problem(const GemmProblem& p, const GemmDescription& d) 
   if (d.arch != 80 || !d.epilogue_graph) return Status::ok();
   if (p.mode == GemmMode::Array || p.mode == GemmMode::GemmSplitKParallel) {
     return Status::unsupported(
-        "gemm_mode: SM80 kernels with an epilogue graph (CUTLASS's 2.x epilogue visitor) run "
-        "Gemm and Batched; got " +
+        "gemm_mode: SM80 kernels with an epilogue graph (CUTLASS's 2.x epilogue visitor) run Gemm "
+        "and Batched; got " +
         std::string(to_string(p.mode)));
   }
   if (p.split_k_slices > 1) {
     return Status::unsupported(
-        "split_k_slices: SM80 kernels with an epilogue graph (CUTLASS's 2.x epilogue visitor) "
-        "do not split K; expected 1, got " +
+        "split_k_slices: SM80 kernels with an epilogue graph (CUTLASS's 2.x epilogue visitor) do "
+        "not split K; expected 1, got " +
         std::to_string(p.split_k_slices));
   }
   return Status::ok();
@@ -100,8 +100,8 @@ Status check_epilogue_extras(const GemmProblem& p, const GemmDescription& d) {
   const EpilogueFusion& f = d.epilogue.fusion;
   if (p.bias.data && f.bias == BiasKind::none) {
     return Status::invalid(
-        "bias: this operation's epilogue adds no bias; describe the epilogue "
-        "with bias='row' or bias='column' (arch 90)");
+        "bias: this operation's epilogue adds no bias; describe the epilogue with bias='row' or "
+        "bias='column' (arch 90)");
   }
   if (!p.bias.data && f.bias != BiasKind::none) {
     return Status::invalid(std::string("bias: the operation's epilogue adds a ") +
@@ -110,13 +110,13 @@ Status check_epilogue_extras(const GemmProblem& p, const GemmDescription& d) {
   }
   if (p.aux.data && !f.aux_output) {
     return Status::invalid(
-        "aux: this operation's epilogue writes no aux output; describe the "
-        "epilogue with aux=True (arch 90)");
+        "aux: this operation's epilogue writes no aux output; describe the epilogue with aux=True "
+        "(arch 90)");
   }
   if (!p.aux.data && f.aux_output) {
     return Status::invalid(
-        "aux: the operation's epilogue writes the pre-activation value to an "
-        "aux tensor shaped like D; none was given");
+        "aux: the operation's epilogue writes the pre-activation value to an aux tensor shaped "
+        "like D; none was given");
   }
   const ScaleArgument* scales[] = {&p.scale_a, &p.scale_b, &p.scale_c, &p.scale_d};
   const char* names[] = {"scale_a", "scale_b", "scale_c", "scale_d"};

@@ -20,8 +20,10 @@ namespace {
 using detail::OperandPlacement;
 using detail::place_operand;
 
-// Every tensor given, in 64 bits, before any extent of it is read.
-Status check_extents(const GemmProblem& p) {
+// Calls f(name, tensor) for every tensor given (data != nullptr), a custom epilogue's as
+// "epilogue.<name>", and returns the first failure.
+template <typename F>
+Status for_each_given(const GemmProblem& p, F&& f) {
   const std::pair<const char*, const TensorView*> tensors[] = {{"A", &p.A},
                                                                {"B", &p.B},
                                                                {"C", &p.C},
@@ -33,10 +35,10 @@ Status check_extents(const GemmProblem& p) {
                                                                {"scale_c", &p.scale_c.tensor},
                                                                {"scale_d", &p.scale_d.tensor}};
   for (const auto& [name, t] : tensors) {
-    if (t->data) TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(name, *t).status());
+    if (t->data) TILECRAFT_RETURN_IF_ERROR(f(name, *t));
   }
   for (const auto& [name, t] : p.epilogue.tensors) {
-    if (t.data) TILECRAFT_RETURN_IF_ERROR(check_tensor_extents("epilogue." + name, t).status());
+    if (t.data) TILECRAFT_RETURN_IF_ERROR(f("epilogue." + name, t));
   }
   return Status::ok();
 }
@@ -112,39 +114,6 @@ Status check_modes(const GemmProblem& p, const GemmDescription& d) {
   return Status::ok();
 }
 
-// Every CUDA operand on one device (-1 when all are host tensors), returned in *device.
-Status check_devices(const GemmProblem& p, int* device_out) {
-  int device = -1;
-  const TensorView* tensors[] = {&p.A,
-                                 &p.B,
-                                 &p.C,
-                                 &p.D,
-                                 &p.bias,
-                                 &p.aux,
-                                 &p.scale_a.tensor,
-                                 &p.scale_b.tensor,
-                                 &p.scale_c.tensor,
-                                 &p.scale_d.tensor};
-  const char* names[] = {"A",   "B",       "C",       "D",       "bias",
-                         "aux", "scale_a", "scale_b", "scale_c", "scale_d"};
-  auto check = [&](const std::string& name, const TensorView& t) {
-    if (!t.data || t.device != DeviceKind::kCuda) return Status::ok();
-    if (device < 0) {
-      device = t.device_id;
-    } else if (t.device_id != device) {
-      return Status::invalid(name + ": expected a tensor on cuda:" + std::to_string(device) +
-                             " like the other operands, got cuda:" + std::to_string(t.device_id));
-    }
-    return Status::ok();
-  };
-  for (int i = 0; i < 10; ++i) TILECRAFT_RETURN_IF_ERROR(check(names[i], *tensors[i]));
-  for (const auto& [name, tensor] : p.epilogue.tensors) {
-    TILECRAFT_RETURN_IF_ERROR(check("epilogue." + name, tensor));
-  }
-  *device_out = device;
-  return Status::ok();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& operation,
@@ -158,7 +127,10 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
     return Status::invalid("operation: " + operation.procedural_name() +
                            " is a convolution; it takes Conv2dArguments");
   }
-  TILECRAFT_RETURN_IF_ERROR(check_extents(problem));
+  TILECRAFT_RETURN_IF_ERROR(
+      for_each_given(problem, [](const std::string& name, const TensorView& t) {
+        return check_tensor_extents(name, t).status();
+      }));
   TILECRAFT_RETURN_IF_ERROR(check_modes(problem, d));
   if (d.arch == 90) TILECRAFT_RETURN_IF_ERROR(detail::check_sm90_problem(problem, d));
   TILECRAFT_RETURN_IF_ERROR(detail::check_sm80_graph_problem(problem, d));
@@ -168,17 +140,14 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   if (!graph) return graph.status();
   if (d.epilogue_graph && problem.C.data) {
     return Status::invalid(
-        "C: the operation's epilogue graph reads its own inputs; pass C as "
-        "one of its operands (by the graph's name for it), not as C");
+        "C: the operation's epilogue graph reads its own inputs; pass C as one of its operands (by "
+        "the graph's name for it), not as C");
   }
 
   const GemmCoord& s = problem.problem_size;
   const int batch = problem.batch;
   const bool has_C = problem.C.data != nullptr;
-  if (!has_C && problem.output_op.beta != 0.0) {
-    return Status::invalid("C: beta is " + std::to_string(problem.output_op.beta) +
-                           " but no C tensor was given");
-  }
+  TILECRAFT_RETURN_IF_ERROR(detail::check_beta_without_c(has_C, problem.output_op.beta));
   auto A = place_operand("A", problem.A, d.A, s.m, s.k, batch, true);
   if (!A) return A.status();
   auto B = place_operand("B", problem.B, d.B, s.k, s.n, batch, true);
@@ -206,7 +175,10 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   TILECRAFT_RETURN_IF_ERROR(detail::check_kernel_indexes(
       d, indexing_of(problem, *A, *B, *C, *D, problem.aux.data ? &aux : nullptr, *graph, d)));
   int device = -1;
-  TILECRAFT_RETURN_IF_ERROR(check_devices(problem, &device));
+  TILECRAFT_RETURN_IF_ERROR(
+      for_each_given(problem, [&](const std::string& name, const TensorView& t) {
+        return detail::check_same_device(name, t, &device);
+      }));
   // Prepared on the operands' device, whichever is current.
   DeviceScope on_device(device);
   TILECRAFT_RETURN_IF_ERROR(on_device.status());
@@ -222,36 +194,32 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   out->entry_ = *entry;
 
   // Host tensors travel to the device now; D comes back in sync().
-  auto stage = [&](const TensorView& t, int64_t span, bool copy_in, bool copy_back,
-                   const void** device_ptr) {
-    return out->stage(t, span, copy_in, copy_back, device_ptr);
-  };
   tc_gemm_args& a = out->args_;
   const void* dev_D = nullptr;
-  TILECRAFT_RETURN_IF_ERROR(stage(problem.A, A->span_elements, true, false, &a.A));
-  TILECRAFT_RETURN_IF_ERROR(stage(problem.B, B->span_elements, true, false, &a.B));
-  TILECRAFT_RETURN_IF_ERROR(stage(problem.D, D->span_elements, !has_C, true, &dev_D));
+  TILECRAFT_RETURN_IF_ERROR(out->stage(problem.A, A->span_elements, true, false, &a.A));
+  TILECRAFT_RETURN_IF_ERROR(out->stage(problem.B, B->span_elements, true, false, &a.B));
+  TILECRAFT_RETURN_IF_ERROR(out->stage(problem.D, D->span_elements, !has_C, true, &dev_D));
   a.D = const_cast<void*>(dev_D);
   if (has_C) {
-    TILECRAFT_RETURN_IF_ERROR(stage(problem.C, C->span_elements, true, false, &a.C));
+    TILECRAFT_RETURN_IF_ERROR(out->stage(problem.C, C->span_elements, true, false, &a.C));
   } else {
     a.C = a.D;
   }
   if (problem.bias.data) {
-    TILECRAFT_RETURN_IF_ERROR(stage(problem.bias, bias.span_elements, true, false, &a.bias));
+    TILECRAFT_RETURN_IF_ERROR(out->stage(problem.bias, bias.span_elements, true, false, &a.bias));
     a.batch_stride_bias = bias.batch_stride;
   }
   if (problem.aux.data) {
     const void* dev_aux = nullptr;
-    TILECRAFT_RETURN_IF_ERROR(stage(problem.aux, aux.span_elements, false, true, &dev_aux));
+    TILECRAFT_RETURN_IF_ERROR(out->stage(problem.aux, aux.span_elements, false, true, &dev_aux));
     a.aux = const_cast<void*>(dev_aux);
     a.ldaux = aux.ld;
     a.batch_stride_aux = aux.batch_stride;
   }
   for (const detail::GraphOperand& operand : graph->tensors) {
     const void* data = nullptr;
-    TILECRAFT_RETURN_IF_ERROR(stage(*operand.tensor, operand.placement.span_elements,
-                                    !operand.output, operand.output, &data));
+    TILECRAFT_RETURN_IF_ERROR(out->stage(*operand.tensor, operand.placement.span_elements,
+                                         !operand.output, operand.output, &data));
     out->epilogue_tensors_.push_back(
         {const_cast<void*>(data), operand.placement.ld, operand.placement.batch_stride});
   }
@@ -286,14 +254,9 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
   a.batch_stride_B = B->batch_stride;
   a.batch_stride_C = C->batch_stride;
   a.batch_stride_D = D->batch_stride;
-  a.header.alpha = problem.output_op.alpha;
-  a.header.beta = problem.output_op.beta;
+  detail::set_output_op(a.header, problem.output_op);
   a.header.nondeterministic_reduction = problem.deterministic ? 0 : 1;
   a.header.launch_with_pdl = problem.launch_with_pdl ? 1 : 0;
-  a.header.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
-  for (int i = 0; i < a.header.num_activation_args && i < 4; ++i) {
-    a.header.activation_args[i] = problem.output_op.activation_args[i];
-  }
 
   if (problem.mode == GemmMode::Array) {
     std::vector<const void*> pointers(4 * static_cast<size_t>(batch));

@@ -48,10 +48,7 @@ Result<OperandPlacement> place(const std::string& who, const TensorView& t,
                                const TensorDescription& desc, int64_t rows, int64_t cols,
                                bool empty) {
   if (!empty) return detail::place_operand(who.c_str(), t, desc, rows, cols, 1, false);
-  if (!detail::dtype_matches(t.dtype, desc.element)) {
-    return Status::invalid(who + ": expected " + std::string(long_name(desc.element)) +
-                           " (from its TensorDescription), got " + std::string(long_name(t.dtype)));
-  }
+  TILECRAFT_RETURN_IF_ERROR(detail::check_dtype(who, t, desc.element));
   if (t.numel() != rows * cols) {
     return Status::invalid(who + ": expected " + std::to_string(rows * cols) +
                            " elements for an empty (" + std::to_string(rows) + ", " +
@@ -144,28 +141,19 @@ detail::GroupedIndexing indexing_of(const GroupedGemmProblem& p,
   return out;
 }
 
-// Every tensor on one CUDA device (host tensors are staged there), returned in *device_out (-1:
+// Every tensor on one CUDA device (host tensors are staged there), returned in *device (-1:
 // all on the host).
-Status check_devices(const GroupedGemmProblem& p, int* device_out) {
-  int device = -1;
+Status check_devices(const GroupedGemmProblem& p, int* device) {
   std::string first;
   const std::pair<const char*, const std::vector<TensorView>*> lists[] = {
       {"A", &p.A}, {"B", &p.B}, {"C", &p.C}, {"D", &p.D}};
   for (const auto& [name, list] : lists) {
     for (size_t g = 0; g < list->size(); ++g) {
-      const TensorView& t = (*list)[g];
-      if (t.device != DeviceKind::kCuda || t.numel() == 0) continue;
-      if (device < 0) {
-        device = t.device_id;
-        first = at(name, g);
-      } else if (t.device_id != device) {
-        return Status::invalid(at(name, g) +
-                               ": expected a tensor on cuda:" + std::to_string(device) + " like " +
-                               first + ", got cuda:" + std::to_string(t.device_id));
-      }
+      if ((*list)[g].numel() == 0) continue;
+      TILECRAFT_RETURN_IF_ERROR(detail::check_same_device(at(name, g), (*list)[g], device, first));
+      if (first.empty() && *device >= 0) first = at(name, g);
     }
   }
-  *device_out = device;
   return Status::ok();
 }
 
@@ -174,9 +162,8 @@ Status check_bias(const std::string& who, const TensorView& t, const GemmDescrip
                   bool empty) {
   const DataType element = d.epilogue.fusion.element_bias;
   if (t.dtype != element) {
-    return Status::invalid(who + ": expected " + std::string(long_name(element)) +
-                           " (the epilogue's element_bias), got " +
-                           std::string(long_name(t.dtype)));
+    return Status::invalid(who + ": expected " + spelled(element) +
+                           " (the epilogue's element_bias), got " + spelled(t.dtype));
   }
   if (t.rank != 1 || t.shape[0] != n || (n > 1 && t.strides[0] != 1)) {
     return Status::invalid(who + ": expected a contiguous vector of N=" + std::to_string(n) +
@@ -202,9 +189,9 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
     const GemmOperation& operation, const GroupedGemmProblem& problem) {
   const GemmDescription& d = operation.description();
   if (!d.is_grouped()) {
-    return Status::invalid("operation: " + operation.procedural_name() +
-                           " is not a grouped GEMM; GemmGroupedArguments need a "
-                           "GemmOperationGrouped");
+    return Status::invalid(
+        "operation: " + operation.procedural_name() +
+        " is not a grouped GEMM; GemmGroupedArguments need a GemmOperationGrouped");
   }
   TILECRAFT_RETURN_IF_ERROR(check_lists(problem));
   TILECRAFT_RETURN_IF_ERROR(check_extents(problem));
@@ -284,38 +271,32 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
   // Pointers: A, B, C, D arrays of `count` each; then leading dimensions likewise.
   std::vector<const void*> pointers(4 * count, nullptr);
   std::vector<int64_t> lds(4 * count, 0);
+  std::vector<int32_t> sizes(3 * count);
   const void* placeholder = nullptr;  // any valid device address, for empty problems
   for (size_t g = 0; g < count; ++g) {
     const GemmCoord& s = problem.problem_sizes[g];
-    const bool empty = s.m == 0 || s.n == 0;
-    if (empty) continue;
+    sizes[3 * g] = static_cast<int32_t>(s.m);
+    sizes[3 * g + 1] = static_cast<int32_t>(s.n);
+    sizes[3 * g + 2] = static_cast<int32_t>(s.k);
+    for (int w = 0; w < 4; ++w) lds[w * count + g] = placed[4 * g + w].ld;
+    if (s.m == 0 || s.n == 0) continue;  // empty: given the placeholder below
     const TensorView* tensors[4] = {&problem.A[g], &problem.B[g], has_C ? &problem.C[g] : nullptr,
                                     &problem.D[g]};
     for (int w : {0, 1, 3, 2}) {
-      const OperandPlacement& p = placed[4 * g + w];
-      lds[w * count + g] = p.ld;
       if (w == 2 && !has_C) {
         pointers[2 * count + g] = pointers[3 * count + g];  // never read with beta == 0
         continue;
       }
       const bool output = w == 3;
-      TILECRAFT_RETURN_IF_ERROR(out->stage(*tensors[w], p.span_elements, !output || !has_C, output,
-                                           &pointers[w * count + g]));
+      TILECRAFT_RETURN_IF_ERROR(out->stage(*tensors[w], placed[4 * g + w].span_elements,
+                                           !output || !has_C, output, &pointers[w * count + g]));
       if (placeholder == nullptr) placeholder = pointers[w * count + g];
     }
   }
-  std::vector<int32_t> sizes(3 * count);
   for (size_t g = 0; g < count; ++g) {
     const GemmCoord& s = problem.problem_sizes[g];
-    const bool empty = s.m == 0 || s.n == 0;
-    sizes[3 * g] = static_cast<int32_t>(s.m);
-    sizes[3 * g + 1] = static_cast<int32_t>(s.n);
-    sizes[3 * g + 2] = static_cast<int32_t>(s.k);
-    if (!empty) continue;
-    for (int w = 0; w < 4; ++w) {
-      pointers[w * count + g] = placeholder;
-      lds[w * count + g] = placed[4 * g + w].ld;
-    }
+    if (s.m != 0 && s.n != 0) continue;
+    for (int w = 0; w < 4; ++w) pointers[w * count + g] = placeholder;
   }
   if (placeholder == nullptr) {
     // Every problem is empty: nothing will launch; one tiny buffer stands in for all operands
@@ -327,7 +308,7 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
     out->staged_.push_back(std::move(*tiny));
     std::fill(pointers.begin(), pointers.end(), placeholder);
   }
-  // One upload: sizes (int32, padded to 8 bytes), then pointers, then leading dimensions.
+  // One upload: sizes (int32, padded to 16 bytes), then pointers, then leading dimensions.
   const size_t sizes_bytes = (sizes.size() * sizeof(int32_t) + 15) / 16 * 16;
   const size_t pointer_bytes = pointers.size() * sizeof(void*);
   std::vector<unsigned char> blob(sizes_bytes + pointer_bytes + lds.size() * sizeof(int64_t), 0);
@@ -368,14 +349,11 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
   a.ldc_array = device_lds + 2 * count;
   a.ldd_array = device_lds + 3 * count;
   a.max_k = max_k;
+  detail::set_output_op(a.header, problem.output_op);
   // Grouped kernels take per-tensor scales folded into alpha and beta (1 where not scaled):
   // D = scale_d * (alpha * scale_a * scale_b * acc + beta * scale_c * C).
   a.header.alpha = problem.output_op.alpha * problem.scale_a * problem.scale_b * problem.scale_d;
   a.header.beta = problem.output_op.beta * problem.scale_c * problem.scale_d;
-  a.header.num_activation_args = static_cast<int32_t>(problem.output_op.activation_args.size());
-  for (int i = 0; i < a.header.num_activation_args && i < 4; ++i) {
-    a.header.activation_args[i] = problem.output_op.activation_args[i];
-  }
   TILECRAFT_RETURN_IF_ERROR(
       out->finish(operation.procedural_name(), problem.workspace, problem.workspace_bytes));
   return out;

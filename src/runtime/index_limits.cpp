@@ -42,10 +42,7 @@ Status check_padded(const GemmDescription& d, const NamedExtent& e, int dim) {
 
 // The width CUTLASS's GemmIdentityThreadblockSwizzle<N>::get_log_tile picks for `tiles_n`.
 int64_t swizzle_width(Swizzle swizzle, int64_t tiles_n) {
-  const int n = swizzle == Swizzle::IdentitySwizzle8   ? 8
-                : swizzle == Swizzle::IdentitySwizzle4 ? 4
-                : swizzle == Swizzle::IdentitySwizzle2 ? 2
-                                                       : 1;
+  const int n = identity_swizzle_size(swizzle);
   if (n >= 8 && tiles_n >= 6) return 8;
   if (n >= 4 && tiles_n >= 3) return 4;
   if (n >= 2 && tiles_n >= 2) return 2;
@@ -80,10 +77,10 @@ Status check_sm80_grid(const GemmDescription& d, const IndexedProblem& p) {
         (transposed ? " (a column-major output runs the transposed problem)" : ""));
   }
   if (p.grid_z.value > kMaxGridYZ) {
-    return Status::invalid(p.grid_z.label() + " = " + std::to_string(p.grid_z.value) +
-                           " makes a grid of that many threadblocks in z: the kernel's launch "
-                           "takes at most " +
-                           std::to_string(kMaxGridYZ));
+    return Status::invalid(
+        p.grid_z.label() + " = " + std::to_string(p.grid_z.value) +
+        " makes a grid of that many threadblocks in z: the kernel's launch takes at most " +
+        std::to_string(kMaxGridYZ));
   }
   return Status::ok();
 }
@@ -131,8 +128,8 @@ Status check_tma_strides(const NamedStrides& strides) {
     status = Status::invalid(s.label() + " is " + std::to_string(s.elements) + " elements of " +
                              std::to_string(s.element_bytes) + " bytes" +
                              (bytes ? " (" + std::to_string(*bytes) + " bytes)" : "") +
-                             ": SM90 kernels read operands through TMA descriptors, whose "
-                             "strides are below 2^40 bytes (1 TiB)");
+                             ": SM90 kernels read operands through TMA descriptors, whose strides "
+                             "are below 2^40 bytes (1 TiB)");
   });
   return status;
 }

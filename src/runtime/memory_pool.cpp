@@ -4,6 +4,7 @@
 
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 #include "tilecraft/runtime/device.hpp"
 
@@ -116,19 +117,16 @@ Result<DeviceBuffer> DeviceBuffer::allocate(size_t bytes, void* stream) {
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : data_(other.data_), bytes_(other.bytes_), stream_(other.stream_) {
-  other.data_ = nullptr;
-  other.bytes_ = 0;
-}
+    : data_(std::exchange(other.data_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      stream_(other.stream_) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
     release();
-    data_ = other.data_;
-    bytes_ = other.bytes_;
+    data_ = std::exchange(other.data_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
     stream_ = other.stream_;
-    other.data_ = nullptr;
-    other.bytes_ = 0;
   }
   return *this;
 }

@@ -32,19 +32,48 @@ bool dtype_matches(DataType tensor_dtype, DataType described) {
   return described == DataType::tf32 && tensor_dtype == DataType::f32;
 }
 
+Status check_dtype(const std::string& who, const TensorView& t, DataType described) {
+  if (dtype_matches(t.dtype, described)) return Status::ok();
+  return Status::invalid(who + ": expected " + spelled(described) +
+                         " (from its TensorDescription), got " + spelled(t.dtype));
+}
+
+Status check_same_device(const std::string& who, const TensorView& t, int* device,
+                         const std::string& like) {
+  if (t.device != DeviceKind::kCuda) return Status::ok();
+  if (*device < 0) {
+    *device = t.device_id;
+  } else if (t.device_id != *device) {
+    return Status::invalid(who + ": expected a tensor on cuda:" + std::to_string(*device) +
+                           " like " + like + ", got cuda:" + std::to_string(t.device_id));
+  }
+  return Status::ok();
+}
+
+Status check_beta_without_c(bool has_c, double beta) {
+  if (has_c || beta == 0.0) return Status::ok();
+  return Status::invalid("C: beta is " + std::to_string(beta) + " but no C tensor was given");
+}
+
+void set_output_op(tc_args_header& header, const EpilogueParams& params) {
+  header.alpha = params.alpha;
+  header.beta = params.beta;
+  header.num_activation_args = static_cast<int32_t>(params.activation_args.size());
+  for (int i = 0; i < header.num_activation_args && i < 4; ++i) {
+    header.activation_args[i] = params.activation_args[i];
+  }
+}
+
 Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
                                        const TensorDescription& desc, int64_t rows, int64_t cols,
                                        int batch, bool allow_broadcast) {
   const std::string who = name;
   if (!t.data) return Status::invalid(who + ": expected a tensor, got a null data pointer");
-  if (!dtype_matches(t.dtype, desc.element)) {
-    return Status::invalid(who + ": expected " + std::string(long_name(desc.element)) +
-                           " (from its TensorDescription), got " + std::string(long_name(t.dtype)));
-  }
+  TILECRAFT_RETURN_IF_ERROR(check_dtype(who, t, desc.element));
   for (int i = 0; i < t.rank; ++i) {
     if (t.strides[i] < 0) {
       return Status::invalid(who + ": negative strides cannot be expressed by " +
-                             std::string(to_string(desc.layout)) + "; got " + t.describe());
+                             spelled(desc.layout) + "; got " + t.describe());
     }
   }
   if (rows < 0 || cols < 0 || batch < 1) {
@@ -64,7 +93,7 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
   const bool packed_form = t.rank == 1 || is_interleaved(desc.layout);
   if (packed_form) {
     if (!t.is_contiguous()) {
-      return Status::invalid(who + ": a " + std::string(to_string(desc.layout)) +
+      return Status::invalid(who + ": a " + spelled(desc.layout) +
                              " operand given as a flat tensor must be contiguous; got " +
                              t.describe());
     }
@@ -82,27 +111,21 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
         p.ld = rows;
         break;
       case Layout::ColumnMajorInterleaved32:
-        if (cols % 32 != 0) {
-          return Status::invalid(who +
-                                 ": ColumnMajorInterleaved32 needs a column count that is a "
-                                 "multiple of 32, got " +
-                                 dims(rows, cols));
+      case Layout::RowMajorInterleaved32: {
+        // Columns (rows) are interleaved in groups of 32; the other extent sets the stride.
+        const bool columns = desc.layout == Layout::ColumnMajorInterleaved32;
+        if ((columns ? cols : rows) % 32 != 0) {
+          return Status::invalid(who + ": " + spelled(desc.layout) + " needs a " +
+                                 (columns ? "column" : "row") +
+                                 " count that is a multiple of 32, got " + dims(rows, cols));
         }
-        if (!checked_mul(rows, 32)) return beyond_64_bits(who, "the interleaved stride", t);
-        p.ld = rows * 32;
+        const int64_t other = columns ? rows : cols;
+        if (!checked_mul(other, 32)) return beyond_64_bits(who, "the interleaved stride", t);
+        p.ld = other * 32;
         break;
-      case Layout::RowMajorInterleaved32:
-        if (rows % 32 != 0) {
-          return Status::invalid(who +
-                                 ": RowMajorInterleaved32 needs a row count that is a "
-                                 "multiple of 32, got " +
-                                 dims(rows, cols));
-        }
-        if (!checked_mul(cols, 32)) return beyond_64_bits(who, "the interleaved stride", t);
-        p.ld = cols * 32;
-        break;
+      }
       default:
-        return Status::invalid(who + ": layout " + std::string(to_string(desc.layout)) +
+        return Status::invalid(who + ": layout " + spelled(desc.layout) +
                                " is not a matrix layout");
     }
     p.batch_stride = matrix;
@@ -116,10 +139,9 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
       }
       p.batch_stride = t.strides[0];
       if (p.batch_stride == 0 && batch > 1 && !allow_broadcast) {
-        return Status::invalid(who +
-                               ": an output cannot repeat one matrix across the batch "
-                               "(batch stride 0), got " +
-                               t.describe());
+        return Status::invalid(
+            who + ": an output cannot repeat one matrix across the batch (batch stride 0), got " +
+            t.describe());
       }
     } else if (t.rank == 2) {
       if (batch > 1) {
@@ -138,38 +160,29 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
       return Status::invalid(who + ": expected shape " + dims(rows, cols) + ", got " +
                              t.describe());
     }
-    const int64_t s_row = t.strides[row_dim], s_col = t.strides[row_dim + 1];
-    if (desc.layout == Layout::RowMajor) {
-      if (s_col != 1 && cols > 1) {
-        return Status::invalid(who + ": RowMajor needs unit stride along columns, got " +
-                               t.describe() +
-                               " (for a column-major tensor describe it ColumnMajor)");
-      }
-      p.ld = rows > 1 ? s_row : cols;
-      if (p.ld < cols) {
-        return Status::invalid(who + ": RowMajor leading dimension " + std::to_string(p.ld) +
-                               " is smaller than the column count " + std::to_string(cols));
-      }
-    } else if (desc.layout == Layout::ColumnMajor) {
-      if (s_row != 1 && rows > 1) {
-        return Status::invalid(who + ": ColumnMajor needs unit stride along rows, got " +
-                               t.describe() + " (for a row-major tensor describe it RowMajor)");
-      }
-      p.ld = cols > 1 ? s_col : rows;
-      if (p.ld < rows) {
-        return Status::invalid(who + ": ColumnMajor leading dimension " + std::to_string(p.ld) +
-                               " is smaller than the row count " + std::to_string(rows));
-      }
-    } else {
-      return Status::invalid(who + ": layout " + std::string(to_string(desc.layout)) +
-                             " is not a matrix layout");
+    if (desc.layout != Layout::RowMajor && desc.layout != Layout::ColumnMajor) {
+      return Status::invalid(who + ": layout " + spelled(desc.layout) + " is not a matrix layout");
+    }
+    // A row-major matrix is `lines` rows of `line` elements; a column-major one, columns.
+    const bool row_major = desc.layout == Layout::RowMajor;
+    const int64_t lines = row_major ? rows : cols, line = row_major ? cols : rows;
+    const int64_t unit_stride = t.strides[row_major ? row_dim + 1 : row_dim];
+    if (unit_stride != 1 && line > 1) {
+      return Status::invalid(who + ": " + spelled(desc.layout) + " needs unit stride along " +
+                             (row_major ? "columns" : "rows") + ", got " + t.describe() +
+                             (row_major ? " (for a column-major tensor describe it ColumnMajor)"
+                                        : " (for a row-major tensor describe it RowMajor)"));
+    }
+    p.ld = lines > 1 ? t.strides[row_major ? row_dim : row_dim + 1] : line;
+    if (p.ld < line) {
+      return Status::invalid(who + ": " + spelled(desc.layout) + " leading dimension " +
+                             std::to_string(p.ld) + " is smaller than the " +
+                             (row_major ? "column" : "row") + " count " + std::to_string(line));
     }
     if (p.batch_stride < 0) {
       return Status::invalid(who + ": batch stride " + std::to_string(p.batch_stride) +
                              " is negative; got " + t.describe());
     }
-    const bool row_major = desc.layout == Layout::RowMajor;
-    const int64_t lines = row_major ? rows : cols, line = row_major ? cols : rows;
     std::optional<int64_t> last = line;
     if (lines > 1) {
       auto step = checked_mul(lines - 1, p.ld);
@@ -197,15 +210,10 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& t,
     const auto address = reinterpret_cast<uintptr_t>(t.data);
     const int bytes = align * storage_bytes(desc.element);
     if (address % bytes != 0) {
-      return Status::invalid(who + ": data pointer 0x" +
-                             [&] {
-                               char buffer[32];
-                               std::snprintf(buffer, sizeof buffer, "%llx",
-                                             static_cast<unsigned long long>(address));
-                               return std::string(buffer);
-                             }() +
-                             " is not " + std::to_string(bytes) + "-byte aligned, as alignment " +
-                             std::to_string(align) + " needs");
+      char hex[32];
+      std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(address));
+      return Status::invalid(who + ": data pointer 0x" + hex + " is not " + std::to_string(bytes) +
+                             "-byte aligned, as alignment " + std::to_string(align) + " needs");
     }
   }
   return p;
@@ -216,10 +224,9 @@ Status check_device_runs(int arch, const std::string& name) {
   auto info = current_device_info();
   if (!info) return info.status();
   if (arch == 90 && info->compute_capability != 90) {
-    return Status::unsupported(name +
-                               " is built for sm_90a (TMA and wgmma), which runs on compute "
-                               "capability 9.0 only; " +
-                               info->name + " has " + std::to_string(info->compute_capability));
+    return Status::unsupported(
+        name + " is built for sm_90a (TMA and wgmma), which runs on compute capability 9.0 only; " +
+        info->name + " has " + std::to_string(info->compute_capability));
   }
   if (info->compute_capability < arch) {
     return Status::unsupported(name + " needs compute capability >= " + std::to_string(arch) +

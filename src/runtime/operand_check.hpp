@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <string>
 
+#include "tilecraft/abi/module_abi.h"
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/core/tensor_view.hpp"
+#include "tilecraft/describe/epilogue.hpp"
 #include "tilecraft/describe/tensor_description.hpp"
 
 namespace tilecraft::detail {
@@ -25,6 +27,19 @@ Result<OperandPlacement> place_operand(const char* name, const TensorView& tenso
 
 // The tensor's dtype may be given for the description's element (f32 storage serves tf32).
 bool dtype_matches(DataType tensor_dtype, DataType described);
+// "<who>: expected <described> (from its TensorDescription), got <dtype>" unless they match.
+Status check_dtype(const std::string& who, const TensorView& tensor, DataType described);
+
+// Ok for a host tensor and for one on *device, the CUDA device of the operands checked before it
+// (the first CUDA tensor sets it; -1 while none has). `like` names those operands in the message.
+Status check_same_device(const std::string& who, const TensorView& tensor, int* device,
+                         const std::string& like = "the other operands");
+
+// "C: beta is <beta> but no C tensor was given" when beta is nonzero and C is absent.
+Status check_beta_without_c(bool has_c, double beta);
+
+// The epilogue's runtime values (alpha, beta, activation arguments) into an entry's header.
+void set_output_op(tc_args_header& header, const EpilogueParams& params);
 
 // A GPU is there and can run the kernel `name` of arch `arch` (sm_90a kernels: 9.0 only).
 Status check_device_runs(int arch, const std::string& name);

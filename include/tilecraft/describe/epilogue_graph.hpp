@@ -84,8 +84,8 @@ bool is_valid(ReduceAxis axis);
 
 struct EpilogueNode {
   EpilogueNodeKind kind = EpilogueNodeKind::accumulator;
-  std::vector<int> inputs;
-  std::string name;                // scalar, tensor, store and reduce
+  std::vector<int> inputs{};
+  std::string name{};              // scalar, tensor, store and reduce
   DataType dtype = DataType::f32;  // tensor, convert, store, reduce
   double value = 0.0;              // constant
   UnaryOp unary = UnaryOp::negate;
