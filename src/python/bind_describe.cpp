@@ -1,16 +1,4 @@
-#include <nanobind/stl/array.h>
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
-#include "arguments.hpp"
 #include "common.hpp"
-#include "described.hpp"
-#include "tilecraft/describe/epilogue.hpp"
-#include "tilecraft/describe/gemm_operation.hpp"
-#include "tilecraft/describe/math_instruction.hpp"
-#include "tilecraft/describe/tensor_description.hpp"
-#include "tilecraft/describe/tile_description.hpp"
 
 namespace tilecraft::python {
 

@@ -1,15 +1,7 @@
 // Measured picks: tilecraft::tune and GemmPlan, for python/tilecraft/tuning.py and ops.py.
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/shared_ptr.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
 #include <limits>
 
-#include "arguments.hpp"
 #include "common.hpp"
-#include "described.hpp"
-#include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/tune/gemm_plan.hpp"
 #include "tilecraft/tune/tuning.hpp"
@@ -17,8 +9,6 @@
 namespace tilecraft::python {
 
 namespace {
-
-void* pointer(uint64_t address) { return reinterpret_cast<void*>(static_cast<uintptr_t>(address)); }
 
 tune::TuningOptions options_from(const std::string& mode, std::optional<int> max_candidates,
                                  std::optional<double> max_seconds, int repeats,
@@ -230,14 +220,15 @@ void bind_tune(nb::module_& root) {
   // The hot path: pointers as ints (0: none), checked by the plan.
   plan.def("launch", [](GemmPlan& p, uint64_t A, uint64_t B, uint64_t C, uint64_t out,
                         uint64_t bias, uint64_t stream) {
-    check(
-        p.launch(pointer(A), pointer(B), pointer(C), pointer(out), pointer(bias), pointer(stream)));
+    check(p.launch(as_pointer(A), as_pointer(B), as_pointer(C), as_pointer(out), as_pointer(bias),
+                   as_pointer(stream)));
   });
   def_method(
       plan, "run", "GemmPlan.run",
-      [](GemmPlan& p, Ref<GemmArguments> a, uint64_t stream) { check(p.run(*a, pointer(stream))); },
-      required<Ref<GemmArguments>>("args"),
-      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
+      [](GemmPlan& p, Ref<GemmArguments> a, uint64_t stream) {
+        check(p.run(*a, as_pointer(stream)));
+      },
+      required<Ref<GemmArguments>>("args"), stream_parameter());
   plan.def_prop_ro("state", [](const GemmPlan& p) { return state_dict(p.state()); });
   plan.def_prop_ro("kernel_name", [](const GemmPlan& p) { return p.state().kernel_name; });
   plan.def_prop_ro("signature", [](const GemmPlan& p) { return p.signature().text(); });

@@ -1,12 +1,4 @@
-#include <nanobind/stl/string.h>
-
-#include "arguments.hpp"
 #include "common.hpp"
-#include "described.hpp"
-#include "tilecraft/core/types.hpp"
-#include "tilecraft/describe/epilogue.hpp"
-#include "tilecraft/describe/gemm_operation.hpp"
-#include "tilecraft/describe/swizzle.hpp"
 
 namespace tilecraft::python {
 
