@@ -1,19 +1,6 @@
 // The arguments-first API (seed 003): tilecraft::api, for python/tilecraft/api.
-#include <nanobind/ndarray.h>
-#include <nanobind/stl/array.h>
-#include <nanobind/stl/function.h>
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/set.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
-#include "arguments.hpp"
 #include "common.hpp"
-#include "described.hpp"
-#include "epilogue_operands.hpp"
-#include "kernel_methods.hpp"
 #include "tensor_adapter.hpp"
-#include "tilecraft/discover/api.hpp"
 
 namespace tilecraft::python {
 
@@ -160,13 +147,8 @@ void bind_api(nb::module_& root) {
       .def_prop_ro("k", &GemmArguments::k)
       .def_prop_ro("batch", &GemmArguments::batch)
       .def_prop_ro("accumulator_type", &GemmArguments::accumulator_type)
-      .def_prop_ro("layouts",
-                   [](const GemmArguments& a) {
-                     return std::array<Layout, 3>{a.layout_a(), a.layout_b(), a.layout_out()};
-                   })
-      .def_prop_ro("alignments", [](const GemmArguments& a) {
-        return std::array<int, 3>{a.alignment_a(), a.alignment_b(), a.alignment_out()};
-      });
+      .def_prop_ro("layouts", &layouts_of<GemmArguments>)
+      .def_prop_ro("alignments", &alignments_of<GemmArguments>);
 
   auto artifact = nb::class_<CompiledArtifact>(m, "CompiledArtifact")
                       .def_prop_ro("kernel_name", &CompiledArtifact::kernel_name)
@@ -207,7 +189,40 @@ void bind_api(nb::module_& root) {
                                                m.conv->stride_support, m.conv->group_mode))
                    : nb::none());
       });
-  def_kernel_methods(kernel);
+  // The methods that take arguments: those of any kernel family (api::KernelArguments).
+  using Args = api::KernelArguments;
+  const auto args = required<Ref<Args>>("args");
+  def_method(
+      kernel, "supports", "supports",
+      [](const Kernel& k, Ref<Args> a) { return error_of(k.supports(*a)); }, args);
+  def_method(
+      kernel, "compile", "compile",
+      [](const Kernel& k, Ref<Args> a) {
+        return unwrap(interruptible([&] { return k.compile(*a); }));
+      },
+      args);
+  def_method(
+      kernel, "get_workspace_size", "get_workspace_size",
+      [](const Kernel& k, Ref<Args> a) {
+        return unwrap(interruptible([&] { return k.get_workspace_size(*a); }));
+      },
+      args);
+  def_method(
+      kernel, "run", "run",
+      [](const Kernel& k, Ref<Args> a, std::optional<Ref<CompiledArtifact>> artifact,
+         uint64_t stream, bool assume_supported_args, uint64_t workspace,
+         uint64_t workspace_bytes) {
+        const CompiledArtifact* compiled = artifact ? artifact->pointer : nullptr;
+        check(interruptible([&] {
+          return k.run(*a, compiled, as_pointer(stream), assume_supported_args,
+                       as_pointer(workspace), workspace_bytes);
+        }));
+      },
+      args,
+      optional<std::optional<Ref<CompiledArtifact>>>("compiled_artifact", std::nullopt, "None"),
+      stream_parameter(), optional<bool>("assume_supported_args", false, "False"),
+      optional<uint64_t>("workspace", 0, "0", "a device pointer (an int >= 0)"),
+      optional<uint64_t>("workspace_bytes", 0, "0"));
 
   bind_grouped_api(m);
   bind_conv_api(m);

@@ -1,19 +1,8 @@
 // Convolution for the seed surface: the conv vocabulary (cutlass.conv.Operator, IteratorAlgorithm,
-// StrideSupport, GroupMode, Mode, SplitKMode), Conv2dProblemSize, Conv2dOperation's constructor and
-// run, and Conv2dArguments.
-#include <nanobind/ndarray.h>
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/shared_ptr.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/unique_ptr.h>
-
-#include "arguments.hpp"
+// StrideSupport, GroupMode, Mode, SplitKMode), Conv2dProblemSize, Conv2dOperation's constructor
+// and Conv2dArguments.
 #include "common.hpp"
-#include "described.hpp"
 #include "tensor_adapter.hpp"
-#include "tilecraft/core/conv_problem_size.hpp"
-#include "tilecraft/runtime/conv2d_arguments.hpp"
-#include "tilecraft/runtime/gemm_operation.hpp"
 
 namespace tilecraft::python {
 namespace {
@@ -121,11 +110,9 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
          Ref<TensorDescription> A, Ref<TensorDescription> B, Ref<TensorDescription> C,
          StrideSupport stride_support, Ref<EpilogueFunctor> epilogue, Swizzle swizzle,
          GroupMode group_mode) {
-        auto description =
-            GemmDescription::make_conv2d(kind, algorithm, arch, *tile, *A, *B, *C, stride_support,
-                                         *epilogue, swizzle, group_mode);
-        if (!description) throw Error(description.status());
-        return unwrap(GemmOperation::make(*description));
+        return unwrap(GemmOperation::make(
+            unwrap(GemmDescription::make_conv2d(kind, algorithm, arch, *tile, *A, *B, *C,
+                                                stride_support, *epilogue, swizzle, group_mode))));
       },
       required<ConvKind>("conv_kind", "cutlass.conv.Operator.fprop, dgrad or wgrad"),
       required<IteratorAlgorithm>("iterator_algorithm",
@@ -139,13 +126,6 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
       required<Ref<EpilogueFunctor>>("epilogue_functor"),
       optional<Swizzle>("swizzling_functor", Swizzle::IdentitySwizzle1, "IdentitySwizzle1"),
       optional<GroupMode>("group_mode", GroupMode::None, "conv.GroupMode.NoneGroup"));
-  def_method(
-      ops, "run_conv", "run",
-      [](const GemmOperation& op, Ref<Conv2dArguments> args, uint64_t stream) {
-        check(op.run(*args, reinterpret_cast<void*>(static_cast<uintptr_t>(stream))));
-      },
-      required<Ref<Conv2dArguments>>("arguments"),
-      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
 
   auto arguments = nb::class_<Conv2dArguments>(m, "Conv2dArguments");
   def_checked(
@@ -162,7 +142,7 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
         if (C) problem.C = to_tensor_view("C", *C);
         problem.D = to_tensor_view("D", D);
         if (bias) problem.bias = to_tensor_view("bias", *bias);
-        problem.output_op = output_op ? **output_op : unwrap(op->epilogue_type(1.0, 0.0, {}));
+        problem.output_op = output_op_or_default(*op, output_op);
         problem.split_k_mode = split_k_mode;
         return unwrap(interruptible([&] { return Conv2dArguments::make(*op, problem); }));
       },

@@ -1,16 +1,7 @@
 // The arguments-first API for convolutions (tilecraft.api.Conv2dArguments), the convolution
 // methods of api.Kernel and the one-call tilecraft.conv2d, for python/tilecraft.
-#include <nanobind/ndarray.h>
-#include <nanobind/stl/array.h>
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
-#include "arguments.hpp"
 #include "common.hpp"
-#include "described.hpp"
 #include "tensor_adapter.hpp"
-#include "tilecraft/discover/conv_api.hpp"
 #include "tilecraft/tune/conv2d.hpp"
 
 namespace tilecraft::python {
@@ -69,20 +60,9 @@ void bind_conv_api(nb::module_& m) {
       .def_prop_ro("flops", &Conv2dArguments::flops)
       .def_prop_ro("accumulator_type", &Conv2dArguments::accumulator_type)
       .def_prop_ro("gemm_mnk", &Conv2dArguments::gemm_mnk)
-      .def_prop_ro("alignments", [](const Conv2dArguments& a) {
-        return std::array<int, 3>{a.alignment_a(), a.alignment_b(), a.alignment_out()};
-      });
+      .def_prop_ro("alignments", &alignments_of<Conv2dArguments>);
 
-  const auto args = required<Ref<Conv2dArguments>>("args");
-  def_checked(
-      m, "conv2d", "conv2d",
-      [](Ref<Conv2dArguments> a, uint64_t stream) {
-        ConvPick pick = unwrap(interruptible([&]() -> Result<ConvPick> {
-          return tilecraft::conv2d(*a, reinterpret_cast<void*>(static_cast<uintptr_t>(stream)));
-        }));
-        return nb::make_tuple(pick.kernel_name, pick.reason);
-      },
-      args, optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
+  def_one_call(m, "conv2d", &tilecraft::conv2d);
 }
 
 }  // namespace tilecraft::python

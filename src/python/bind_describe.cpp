@@ -1,16 +1,4 @@
-#include <nanobind/stl/array.h>
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
-#include "arguments.hpp"
 #include "common.hpp"
-#include "described.hpp"
-#include "tilecraft/describe/epilogue.hpp"
-#include "tilecraft/describe/gemm_operation.hpp"
-#include "tilecraft/describe/math_instruction.hpp"
-#include "tilecraft/describe/tensor_description.hpp"
-#include "tilecraft/describe/tile_description.hpp"
 
 namespace tilecraft::python {
 
@@ -77,6 +65,17 @@ EpilogueFunctor with_fusions(const EpilogueFunctor& functor, DataType element_C,
   }
   return unwrap(functor.with_fusion(
       {bias.kind, element_bias.value_or(element_C), aux, element_aux.value_or(element_C), scales}));
+}
+
+// A writable field, converted like an argument (a setter's bad value names its field).
+template <typename Class, typename T>
+void def_converted_field(nb::class_<Class>& cls, const char* name, T Class::*member) {
+  cls.def_prop_rw(
+      name, [member](const Class& object) { return object.*member; },
+      [name, member](Class& object, nb::handle value) {
+        object.*member = Arg<T>::from(name, value, Arg<T>::expected());
+      },
+      nb::for_setter(nb::arg("value").none()));
 }
 
 std::string activation_text(const ActivationFunction& f) {
@@ -247,33 +246,16 @@ void bind_describe(nb::module_& m) {
   def_checked(m, "activation_argument_count", "activation_argument_count",
               &activation_argument_count, required<Activation>("activation"));
 
-  // Writable fields, converted like arguments (a setter's bad value names its field).
-  nb::class_<EpilogueParams>(m, "EpilogueParams")
-      .def_prop_rw(
-          "alpha", [](const EpilogueParams& p) { return p.alpha; },
-          [](EpilogueParams& p, nb::handle v) {
-            p.alpha = Arg<double>::from("alpha", v, Arg<double>::expected());
-          },
-          nb::for_setter(nb::arg("value").none()))
-      .def_prop_rw(
-          "beta", [](const EpilogueParams& p) { return p.beta; },
-          [](EpilogueParams& p, nb::handle v) {
-            p.beta = Arg<double>::from("beta", v, Arg<double>::expected());
-          },
-          nb::for_setter(nb::arg("value").none()))
-      .def_prop_rw(
-          "activation_args", [](const EpilogueParams& p) { return p.activation_args; },
-          [](EpilogueParams& p, nb::handle v) {
-            using Args = Arg<std::vector<double>>;
-            p.activation_args = Args::from("activation_args", v, Args::expected());
-          },
-          nb::for_setter(nb::arg("value").none()))
-      .def("__repr__", [](const EpilogueParams& p) {
-        std::string text =
-            "EpilogueParams(alpha=" + std::to_string(p.alpha) + ", beta=" + std::to_string(p.beta);
-        for (double v : p.activation_args) text += ", " + std::to_string(v);
-        return text + ")";
-      });
+  auto params = nb::class_<EpilogueParams>(m, "EpilogueParams");
+  def_converted_field(params, "alpha", &EpilogueParams::alpha);
+  def_converted_field(params, "beta", &EpilogueParams::beta);
+  def_converted_field(params, "activation_args", &EpilogueParams::activation_args);
+  params.def("__repr__", [](const EpilogueParams& p) {
+    std::string text =
+        "EpilogueParams(alpha=" + std::to_string(p.alpha) + ", beta=" + std::to_string(p.beta);
+    for (double v : p.activation_args) text += ", " + std::to_string(v);
+    return text + ")";
+  });
 
   auto description = nb::class_<GemmDescription>(m, "GemmDescription");
   description.def_ro("arch", &GemmDescription::arch)

@@ -1,11 +1,6 @@
 // The epilogue graph (tilecraft._core.EpilogueGraph and its vocabulary), which
 // tilecraft.epilogue.trace builds from a Python function.
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
 #include "common.hpp"
-#include "tilecraft/describe/epilogue_graph.hpp"
 #include "tilecraft/describe/epilogue_graph_limits.hpp"
 
 namespace tilecraft::python {

@@ -1,29 +1,9 @@
-// Grouped GEMM for the seed surface: GemmOperationGrouped's constructor and run, and
+// Grouped GEMM for the seed surface: GemmOperationGrouped's constructor and
 // GemmGroupedArguments (lists of tensors, or the stacked mixture-of-experts form).
-#include <nanobind/ndarray.h>
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/shared_ptr.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/unique_ptr.h>
-#include <nanobind/stl/vector.h>
-
-#include "arguments.hpp"
 #include "common.hpp"
-#include "described.hpp"
 #include "tensor_adapter.hpp"
-#include "tilecraft/runtime/gemm_operation.hpp"
-#include "tilecraft/runtime/grouped_gemm_arguments.hpp"
 
 namespace tilecraft::python {
-namespace {
-
-EpilogueParams params_or_default(const GemmOperation& op,
-                                 const std::optional<Ref<EpilogueParams>>& output_op) {
-  // Without output_op: epilogue_type(1.0, 0.0), which says what else the epilogue needs.
-  return output_op ? **output_op : unwrap(op.epilogue_type(1.0, 0.0, {}));
-}
-
-}  // namespace
 
 void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& ops) {
   def_checked(
@@ -40,14 +20,6 @@ void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& ops) {
       required<Ref<EpilogueFunctor>>("epilogue_functor"),
       optional<Swizzle>("swizzling_functor", Swizzle::IdentitySwizzle1, "IdentitySwizzle1"),
       optional<SchedulerMode>("precompute_mode", SchedulerMode::Device, "SchedulerMode.Device"));
-  def_method(
-      ops, "run_grouped", "run",
-      [](const GemmOperation& op, Ref<GroupedGemmArguments> args, uint64_t stream) {
-        check(op.run(*args, reinterpret_cast<void*>(static_cast<uintptr_t>(stream))));
-      },
-      required<Ref<GroupedGemmArguments>>("arguments"),
-      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
-
   auto arguments = nb::class_<GroupedGemmArguments>(m, "GroupedGemmArguments");
   def_checked(
       arguments, "make", "GemmGroupedArguments",
@@ -63,7 +35,7 @@ void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& ops) {
         problem.B = to_tensor_views("B", B);
         if (C) problem.C = to_tensor_views("C", *C);
         problem.D = to_tensor_views("D", D);
-        problem.output_op = params_or_default(*op, output_op);
+        problem.output_op = output_op_or_default(*op, output_op);
         problem.scale_a = scale_a;
         problem.scale_b = scale_b;
         problem.scale_c = scale_c;
@@ -93,7 +65,7 @@ void bind_grouped(nb::module_& m, nb::class_<GemmOperation>& ops) {
         if (C) problem.C = to_tensor_view("C", *C);
         problem.D = to_tensor_view("D", D);
         problem.offsets = to_tensor_view("offsets", offsets);
-        problem.output_op = params_or_default(*op, output_op);
+        problem.output_op = output_op_or_default(*op, output_op);
         problem.scale_a = scale_a;
         problem.scale_b = scale_b;
         problem.scale_c = scale_c;

@@ -1,15 +1,7 @@
 // The arguments-first API for grouped GEMMs (tilecraft.api.GroupedGemmArguments) and the grouped
 // methods of api.Kernel, for python/tilecraft/api.
-#include <nanobind/ndarray.h>
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
-#include "arguments.hpp"
 #include "common.hpp"
-#include "described.hpp"
 #include "tensor_adapter.hpp"
-#include "tilecraft/discover/grouped_api.hpp"
 #include "tilecraft/tune/grouped_gemm.hpp"
 
 namespace tilecraft::python {
@@ -87,25 +79,10 @@ void bind_grouped_api(nb::module_& m) {
       .def_prop_ro("accumulator_type", &GroupedGemmArguments::accumulator_type)
       .def_prop_ro("problem_sizes",
                    [](const GroupedGemmArguments& a) { return a.problem().problem_sizes; })
-      .def_prop_ro("layouts",
-                   [](const GroupedGemmArguments& a) {
-                     return std::array<Layout, 3>{a.layout_a(), a.layout_b(), a.layout_out()};
-                   })
-      .def_prop_ro("alignments", [](const GroupedGemmArguments& a) {
-        return std::array<int, 3>{a.alignment_a(), a.alignment_b(), a.alignment_out()};
-      });
+      .def_prop_ro("layouts", &layouts_of<GroupedGemmArguments>)
+      .def_prop_ro("alignments", &alignments_of<GroupedGemmArguments>);
 
-  const auto args = required<Ref<GroupedGemmArguments>>("args");
-  def_checked(
-      m, "grouped_gemm", "grouped_gemm",
-      [](Ref<GroupedGemmArguments> a, uint64_t stream) {
-        GroupedPick pick = unwrap(interruptible([&]() -> Result<GroupedPick> {
-          return tilecraft::grouped_gemm(*a,
-                                         reinterpret_cast<void*>(static_cast<uintptr_t>(stream)));
-        }));
-        return nb::make_tuple(pick.kernel_name, pick.reason);
-      },
-      args, optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
+  def_one_call(m, "grouped_gemm", &tilecraft::grouped_gemm);
 }
 
 }  // namespace tilecraft::python

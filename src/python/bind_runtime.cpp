@@ -1,23 +1,26 @@
-#include <nanobind/ndarray.h>
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/shared_ptr.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/unique_ptr.h>
-#include <nanobind/stl/vector.h>
-
-#include "arguments.hpp"
+// The operation-first surface (the seed's): GemmOperation with its constructors and launches,
+// GemmArguments, and the module functions of compilation, memory, device and caches.
 #include "common.hpp"
-#include "described.hpp"
-#include "epilogue_operands.hpp"
 #include "tensor_adapter.hpp"
-#include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/settings.hpp"
 #include "tilecraft/runtime/device.hpp"
-#include "tilecraft/runtime/gemm_arguments.hpp"
-#include "tilecraft/runtime/gemm_operation.hpp"
 #include "tilecraft/runtime/memory_pool.hpp"
 
 namespace tilecraft::python {
+namespace {
+
+// operation.run(arguments, stream), the same for each family's arguments.
+template <typename Arguments>
+void def_run(nb::class_<GemmOperation>& operation, const char* name) {
+  def_method(
+      operation, name, "run",
+      [](const GemmOperation& op, Ref<Arguments> args, uint64_t stream) {
+        check(op.run(*args, as_pointer(stream)));
+      },
+      required<Ref<Arguments>>("arguments"), stream_parameter());
+}
+
+}  // namespace
 
 void bind_runtime(nb::module_& m) {
   auto operation = nb::class_<GemmOperation>(m, "GemmOperation");
@@ -61,13 +64,9 @@ void bind_runtime(nb::module_& m) {
       },
       optional<double>("alpha", 1.0, "1.0"), optional<double>("beta", 0.0, "0.0"),
       optional<std::vector<double>>("activation_args", {}, "[]", "floats"));
-  def_method(
-      operation, "run", "run",
-      [](const GemmOperation& op, Ref<GemmArguments> args, uint64_t stream) {
-        check(op.run(*args, reinterpret_cast<void*>(static_cast<uintptr_t>(stream))));
-      },
-      required<Ref<GemmArguments>>("arguments"),
-      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
+  def_run<GemmArguments>(operation, "run");
+  def_run<GroupedGemmArguments>(operation, "run_grouped");
+  def_run<Conv2dArguments>(operation, "run_conv");
 
   bind_grouped(m, operation);
   bind_conv(m, operation);
@@ -88,10 +87,8 @@ void bind_runtime(nb::module_& m) {
         problem.B = to_tensor_view("B", B);
         if (C) problem.C = to_tensor_view("C", *C);
         problem.D = to_tensor_view("D", D);
-        // Without output_op: epilogue_type(1.0, 0.0), which says what else the epilogue needs.
-        problem.output_op = output_op ? **output_op : EpilogueParams{};
-        if (!output_op && !op->description().has_epilogue_graph()) {
-          problem.output_op = unwrap(op->epilogue_type(1.0, 0.0, {}));
+        if (output_op || !op->description().has_epilogue_graph()) {
+          problem.output_op = output_op_or_default(*op, output_op);
         }
         problem.mode = mode;
         problem.split_k_slices = split_k_slices;
@@ -148,11 +145,7 @@ void bind_runtime(nb::module_& m) {
       optional<uint64_t>("max_pool_size", 0, "0", "a byte count (an int >= 0; 0: no cap)"));
   def_checked(m, "get_allocated_size", "get_allocated_size", &get_allocated_size);
   def_checked(m, "cuda_device_available", "cuda_device_available",
-              []() -> std::optional<std::string> {
-                Status status = cuda_device_available();
-                if (status) return std::nullopt;
-                return status.message();
-              });
+              []() { return error_of(cuda_device_available()); });
   def_checked(m, "device_compute_capability", "device_compute_capability",
               []() { return unwrap(current_device_info()).compute_capability; });
   def_checked(m, "device_name", "device_name", []() { return unwrap(current_device_info()).name; });

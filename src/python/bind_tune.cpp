@@ -1,15 +1,7 @@
 // Measured picks: tilecraft::tune and GemmPlan, for python/tilecraft/tuning.py and ops.py.
-#include <nanobind/stl/optional.h>
-#include <nanobind/stl/shared_ptr.h>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
-
 #include <limits>
 
-#include "arguments.hpp"
 #include "common.hpp"
-#include "described.hpp"
-#include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/tune/gemm_plan.hpp"
 #include "tilecraft/tune/tuning.hpp"
@@ -18,13 +10,10 @@ namespace tilecraft::python {
 
 namespace {
 
-void* pointer(uint64_t address) { return reinterpret_cast<void*>(static_cast<uintptr_t>(address)); }
-
 tune::TuningOptions options_from(const std::string& mode, std::optional<int> max_candidates,
                                  std::optional<double> max_seconds, int repeats,
                                  std::optional<bool> allow_tf32) {
-  auto from_environment = tune::tuning_options_from_environment();
-  tune::TuningOptions options = unwrap(std::move(from_environment));
+  tune::TuningOptions options = unwrap(tune::tuning_options_from_environment());
   if (!mode.empty()) options.mode = unwrap(tune::parse_tuning_mode(mode, "tuning"));
   if (max_candidates) options.max_candidates = *max_candidates;
   if (max_seconds) options.max_seconds = *max_seconds;
@@ -32,6 +21,15 @@ tune::TuningOptions options_from(const std::string& mode, std::optional<int> max
   if (allow_tf32) options.allow_tf32 = *allow_tf32;
   check(tune::validate(options));
   return options;
+}
+
+// The GemmArguments behind `args` (python/tilecraft checks its type first; `name` names it).
+api::GemmArguments& gemm_arguments(nb::handle args, const std::string& name = "args") {
+  api::GemmArguments* a = instance_of<api::GemmArguments>(args);
+  if (a == nullptr) {
+    throw nb::type_error((name + ": expected a tilecraft.api.arguments.GemmArguments").c_str());
+  }
+  return *a;
 }
 
 nb::dict candidate_dict(const tune::CandidateResult& c) {
@@ -45,13 +43,17 @@ nb::dict candidate_dict(const tune::CandidateResult& c) {
   return d;
 }
 
+nb::list candidate_list(const std::vector<tune::CandidateResult>& results) {
+  nb::list candidates;
+  for (const auto& c : results) candidates.append(candidate_dict(c));
+  return candidates;
+}
+
 nb::dict report_dict(const tune::TuningReport& r) {
   nb::dict d;
   d["device"] = r.signature.device_model;
   d["signature"] = r.signature.text();
-  nb::list candidates;
-  for (const auto& c : r.candidates) candidates.append(candidate_dict(c));
-  d["candidates"] = candidates;
+  d["candidates"] = candidate_list(r.candidates);
   d["winner"] = r.winner ? nb::cast(r.candidates[*r.winner].kernel_name) : nb::none();
   d["clocks"] = r.clocks;
   d["seconds"] = r.seconds;
@@ -93,23 +95,15 @@ void bind_tune(nb::module_& root) {
         [](nb::handle args, std::optional<int> max_candidates, std::optional<double> max_seconds,
            int repeats, std::optional<bool> allow_tf32) {
           auto options = options_from("force", max_candidates, max_seconds, repeats, allow_tf32);
-          GemmArguments* a = instance_of<GemmArguments>(args);
-          if (a == nullptr)
-            throw nb::type_error("args: expected a tilecraft.api.arguments.GemmArguments");
-          return report_dict(unwrap(interruptible([&] { return tune::tune_gemm(*a, options); })));
+          GemmArguments& a = gemm_arguments(args);
+          return report_dict(unwrap(interruptible([&] { return tune::tune_gemm(a, options); })));
         });
   m.def("precompile",
         [](nb::list problems, std::optional<int> max_candidates, std::optional<bool> allow_tf32) {
           auto options = options_from("force", max_candidates, std::nullopt, 25, allow_tf32);
           std::vector<const GemmArguments*> args;
           for (size_t i = 0; i < problems.size(); ++i) {
-            GemmArguments* a = instance_of<GemmArguments>(problems[i]);
-            if (a == nullptr) {
-              throw nb::type_error(("problems[" + std::to_string(i) +
-                                    "]: expected a tilecraft.api.arguments.GemmArguments")
-                                       .c_str());
-            }
-            args.push_back(a);
+            args.push_back(&gemm_arguments(problems[i], "problems[" + std::to_string(i) + "]"));
           }
           check(interruptible([&] { return tune::precompile_candidates(args, options); }));
         });
@@ -120,12 +114,10 @@ void bind_tune(nb::module_& root) {
       [](nb::handle args, std::optional<int> max_candidates, std::optional<bool> allow_tf32,
          std::optional<int> cc) {
         auto options = options_from("force", max_candidates, std::nullopt, 25, allow_tf32);
-        GemmArguments* a = instance_of<GemmArguments>(args);
-        if (a == nullptr)
-          throw nb::type_error("args: expected a tilecraft.api.arguments.GemmArguments");
-        const int capability = cc ? *cc : unwrap(device_info(a->A().device_id)).compute_capability;
+        GemmArguments& a = gemm_arguments(args);
+        const int capability = cc ? *cc : unwrap(device_info(a.A().device_id)).compute_capability;
         std::vector<std::string> names;
-        for (const api::Kernel& kernel : tune::tuning_candidates(*a, options, capability)) {
+        for (const api::Kernel& kernel : tune::tuning_candidates(a, options, capability)) {
           names.push_back(kernel.metadata().kernel_name);
         }
         return nb::make_tuple(capability, names);
@@ -133,10 +125,7 @@ void bind_tune(nb::module_& root) {
       nb::arg("args"), nb::arg("max_candidates").none(), nb::arg("allow_tf32").none(),
       nb::arg("cc").none());
   m.def("find_tuned", [](nb::handle args, bool allow_tf32) -> nb::object {
-    GemmArguments* a = instance_of<GemmArguments>(args);
-    if (a == nullptr)
-      throw nb::type_error("args: expected a tilecraft.api.arguments.GemmArguments");
-    auto s = unwrap(tune::signature_of(*a, allow_tf32));
+    auto s = unwrap(tune::signature_of(gemm_arguments(args), allow_tf32));
     auto found = tune::find_tuned(s);
     if (!found) return nb::none();
     nb::dict d;
@@ -146,9 +135,7 @@ void bind_tune(nb::module_& root) {
     d["clocks"] = found->clocks;
     d["tuned_at"] = found->tuned_at;
     d["shape"] = nb::make_tuple(found->shape[0], found->shape[1], found->shape[2], found->shape[3]);
-    nb::list candidates;
-    for (const auto& c : found->candidates) candidates.append(candidate_dict(c));
-    d["candidates"] = candidates;
+    d["candidates"] = candidate_list(found->candidates);
     return d;
   });
   m.def("cache_stats", [] {
@@ -222,22 +209,21 @@ void bind_tune(nb::module_& root) {
   m.def("make_plan", [](nb::handle args, const std::string& mode, std::optional<int> max_candidates,
                         std::optional<double> max_seconds, std::optional<bool> allow_tf32) {
     auto options = options_from(mode, max_candidates, max_seconds, 25, allow_tf32);
-    GemmArguments* a = instance_of<GemmArguments>(args);
-    if (a == nullptr)
-      throw nb::type_error("args: expected a tilecraft.api.arguments.GemmArguments");
-    return unwrap(interruptible([&] { return GemmPlan::make(*a, options); }));
+    GemmArguments& a = gemm_arguments(args);
+    return unwrap(interruptible([&] { return GemmPlan::make(a, options); }));
   });
   // The hot path: pointers as ints (0: none), checked by the plan.
   plan.def("launch", [](GemmPlan& p, uint64_t A, uint64_t B, uint64_t C, uint64_t out,
                         uint64_t bias, uint64_t stream) {
-    check(
-        p.launch(pointer(A), pointer(B), pointer(C), pointer(out), pointer(bias), pointer(stream)));
+    check(p.launch(as_pointer(A), as_pointer(B), as_pointer(C), as_pointer(out), as_pointer(bias),
+                   as_pointer(stream)));
   });
   def_method(
       plan, "run", "GemmPlan.run",
-      [](GemmPlan& p, Ref<GemmArguments> a, uint64_t stream) { check(p.run(*a, pointer(stream))); },
-      required<Ref<GemmArguments>>("args"),
-      optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)"));
+      [](GemmPlan& p, Ref<GemmArguments> a, uint64_t stream) {
+        check(p.run(*a, as_pointer(stream)));
+      },
+      required<Ref<GemmArguments>>("args"), stream_parameter());
   plan.def_prop_ro("state", [](const GemmPlan& p) { return state_dict(p.state()); });
   plan.def_prop_ro("kernel_name", [](const GemmPlan& p) { return p.state().kernel_name; });
   plan.def_prop_ro("signature", [](const GemmPlan& p) { return p.signature().text(); });

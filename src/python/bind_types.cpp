@@ -1,14 +1,36 @@
-#include <nanobind/stl/string.h>
-
-#include "arguments.hpp"
 #include "common.hpp"
-#include "described.hpp"
-#include "tilecraft/core/types.hpp"
-#include "tilecraft/describe/epilogue.hpp"
-#include "tilecraft/describe/gemm_operation.hpp"
-#include "tilecraft/describe/swizzle.hpp"
 
 namespace tilecraft::python {
+namespace {
+
+// A coordinate class: built from its int fields (`names`, in declaration order), an accessor
+// method per field, ==, and "Name(1, 2, 3)" for repr.
+template <typename Coord, size_t N>
+nb::class_<Coord> bind_coord(nb::module_& m, const char* name, const char* const (&names)[N],
+                             int Coord::*const (&members)[N]) {
+  auto coord = nb::class_<Coord>(m, name).def(nb::init<>());
+  const auto def_constructor = [&](auto... field) {
+    def_init(
+        coord, name, [](auto... values) { return Coord{values...}; }, required<int>(field)...);
+  };
+  std::apply(def_constructor, std::to_array(names));
+  for (size_t i = 0; i < N; ++i) {
+    def_method(coord, names[i], names[i],
+               [member = members[i]](const Coord& c) { return c.*member; });
+  }
+  coord
+      .def(
+          "__eq__", [](const Coord& a, const Coord& b) { return a == b; }, nb::is_operator())
+      .def("__repr__", [type = std::string(name), fields = std::to_array(members)](const Coord& c) {
+        std::string text;
+        for (int Coord::*member : fields)
+          text += (text.empty() ? "" : ", ") + std::to_string(c.*member);
+        return type + "(" + text + ")";
+      });
+  return coord;
+}
+
+}  // namespace
 
 void bind_types(nb::module_& m) {
   nb::enum_<DataType>(m, "DataType")
@@ -108,64 +130,14 @@ void bind_types(nb::module_& m) {
       .value("Device", SchedulerMode::Device);
 
   // Coordinates (seed 002). Their accessors are methods, as in the seed: problem_size.m().
-  auto gemm_coord = nb::class_<GemmCoord>(m, "GemmCoord").def(nb::init<>());
-  def_init(
-      gemm_coord, "GemmCoord",
-      [](int m_, int n, int k) {
-        return GemmCoord{m_, n, k};
-      },
-      required<int>("m"), required<int>("n"), required<int>("k"));
-  def_method(gemm_coord, "m", "m", [](const GemmCoord& c) { return c.m; });
-  def_method(gemm_coord, "n", "n", [](const GemmCoord& c) { return c.n; });
-  def_method(gemm_coord, "k", "k", [](const GemmCoord& c) { return c.k; });
+  auto gemm_coord =
+      bind_coord(m, "GemmCoord", {"m", "n", "k"}, {&GemmCoord::m, &GemmCoord::n, &GemmCoord::k});
   def_method(gemm_coord, "mn", "mn", [](const GemmCoord& c) { return MatrixCoord{c.m, c.n}; });
   def_method(gemm_coord, "mk", "mk", [](const GemmCoord& c) { return MatrixCoord{c.m, c.k}; });
   def_method(gemm_coord, "kn", "kn", [](const GemmCoord& c) { return MatrixCoord{c.k, c.n}; });
-  gemm_coord
-      .def(
-          "__eq__", [](const GemmCoord& a, const GemmCoord& b) { return a == b; },
-          nb::is_operator())
-      .def("__repr__", [](const GemmCoord& c) {
-        return "GemmCoord(" + std::to_string(c.m) + ", " + std::to_string(c.n) + ", " +
-               std::to_string(c.k) + ")";
-      });
-
-  auto matrix_coord = nb::class_<MatrixCoord>(m, "MatrixCoord").def(nb::init<>());
-  def_init(
-      matrix_coord, "MatrixCoord",
-      [](int row, int column) {
-        return MatrixCoord{row, column};
-      },
-      required<int>("row"), required<int>("column"));
-  def_method(matrix_coord, "row", "row", [](const MatrixCoord& c) { return c.row; });
-  def_method(matrix_coord, "column", "column", [](const MatrixCoord& c) { return c.column; });
-  matrix_coord
-      .def(
-          "__eq__", [](const MatrixCoord& a, const MatrixCoord& b) { return a == b; },
-          nb::is_operator())
-      .def("__repr__", [](const MatrixCoord& c) {
-        return "MatrixCoord(" + std::to_string(c.row) + ", " + std::to_string(c.column) + ")";
-      });
-
-  auto tensor_coord = nb::class_<Tensor4DCoord>(m, "Tensor4DCoord").def(nb::init<>());
-  def_init(
-      tensor_coord, "Tensor4DCoord",
-      [](int n, int h, int w, int c) {
-        return Tensor4DCoord{n, h, w, c};
-      },
-      required<int>("n"), required<int>("h"), required<int>("w"), required<int>("c"));
-  def_method(tensor_coord, "n", "n", [](const Tensor4DCoord& c) { return c.n; });
-  def_method(tensor_coord, "h", "h", [](const Tensor4DCoord& c) { return c.h; });
-  def_method(tensor_coord, "w", "w", [](const Tensor4DCoord& c) { return c.w; });
-  def_method(tensor_coord, "c", "c", [](const Tensor4DCoord& c) { return c.c; });
-  tensor_coord
-      .def(
-          "__eq__", [](const Tensor4DCoord& a, const Tensor4DCoord& b) { return a == b; },
-          nb::is_operator())
-      .def("__repr__", [](const Tensor4DCoord& c) {
-        return "Tensor4DCoord(" + std::to_string(c.n) + ", " + std::to_string(c.h) + ", " +
-               std::to_string(c.w) + ", " + std::to_string(c.c) + ")";
-      });
+  bind_coord(m, "MatrixCoord", {"row", "column"}, {&MatrixCoord::row, &MatrixCoord::column});
+  bind_coord(m, "Tensor4DCoord", {"n", "h", "w", "c"},
+             {&Tensor4DCoord::n, &Tensor4DCoord::h, &Tensor4DCoord::w, &Tensor4DCoord::c});
 }
 
 }  // namespace tilecraft::python

@@ -1,20 +1,25 @@
-// Shared helpers of the nanobind layer: Status -> Python exception.
+// What every binding file includes: the argument machinery (arguments.hpp), how messages name the
+// bound types (described.hpp), one set of nanobind's type casters for all of them, and the
+// helpers below (Status -> Python exception, the GIL released while compiling, stream handles).
 #pragma once
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/unique_ptr.h>
 
+#include <cstdint>
 #include <exception>
 #include <optional>
 #include <string>
 
+#include "arguments.hpp"
+#include "described.hpp"
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/discover/api.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
 
 namespace tilecraft::python {
-
-namespace nb = nanobind;
 
 template <typename T>
 T unwrap(Result<T>&& result) {
@@ -55,6 +60,47 @@ auto interruptible(Work&& work) -> decltype(work()) {
 inline std::optional<std::string> error_of(const Status& status) {
   if (status) return std::nullopt;
   return status.message();
+}
+
+// The epilogue parameters of a launch: output_op, or without it epilogue_type(1.0, 0.0), which
+// says what else the epilogue needs.
+inline EpilogueParams output_op_or_default(const GemmOperation& op,
+                                           const std::optional<Ref<EpilogueParams>>& output_op) {
+  return output_op ? **output_op : unwrap(op.epilogue_type(1.0, 0.0, {}));
+}
+
+// A pointer Python passes as an int: a cudaStream_t handle, a device pointer (0: none).
+inline void* as_pointer(uint64_t address) {
+  return reinterpret_cast<void*>(static_cast<uintptr_t>(address));
+}
+
+// The stream= parameter of every launch.
+inline Param<uint64_t> stream_parameter() {
+  return optional<uint64_t>("stream", 0, "0", "a cudaStream_t handle (an int >= 0)");
+}
+
+// The layouts and alignments of A, B and out, as an arguments-first class (GEMM, grouped,
+// convolution) has them.
+template <typename Arguments>
+std::array<Layout, 3> layouts_of(const Arguments& a) {
+  return {a.layout_a(), a.layout_b(), a.layout_out()};
+}
+template <typename Arguments>
+std::array<int, 3> alignments_of(const Arguments& a) {
+  return {a.alignment_a(), a.alignment_b(), a.alignment_out()};
+}
+
+// A one-call launch (tilecraft.conv2d, tilecraft.grouped_gemm): `run` picks a kernel for the
+// arguments, compiles it on first use and launches it; Python gets (kernel name, reason).
+template <typename Arguments, typename Pick>
+void def_one_call(nb::module_& m, const char* name, Result<Pick> (*run)(const Arguments&, void*)) {
+  def_checked(
+      m, name, name,
+      [run](Ref<Arguments> a, uint64_t stream) {
+        Pick pick = unwrap(interruptible([&] { return run(*a, as_pointer(stream)); }));
+        return nb::make_tuple(pick.kernel_name, pick.reason);
+      },
+      required<Ref<Arguments>>("args"), stream_parameter());
 }
 
 void bind_types(nb::module_& m);

@@ -1,6 +1,3 @@
-#include <nanobind/nanobind.h>
-
-#include "arguments.hpp"
 #include "common.hpp"
 
 namespace nb = nanobind;

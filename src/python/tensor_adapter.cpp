@@ -1,5 +1,8 @@
 #include "tensor_adapter.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "common.hpp"
 
 namespace tilecraft::python {
@@ -11,33 +14,25 @@ namespace dl = nb::dlpack;
 constexpr uint8_t kDLFloat8E4M3FN = 10;
 constexpr uint8_t kDLFloat8E5M2 = 12;
 
+// The DLPack dtypes tilecraft takes (one lane each) and their element types.
+struct Element {
+  uint8_t code, bits;
+  DataType type;
+};
+constexpr uint8_t kInt = 0, kUInt = 1, kFloat = 2, kBfloat = 4;  // DLPack's type codes
+constexpr Element kElements[] = {
+    {kFloat, 64, DataType::f64},       {kFloat, 32, DataType::f32},
+    {kFloat, 16, DataType::f16},       {kBfloat, 16, DataType::bf16},
+    {kInt, 8, DataType::s8},           {kUInt, 8, DataType::u8},
+    {kInt, 32, DataType::s32},         {kDLFloat8E4M3FN, 8, DataType::e4m3},
+    {kDLFloat8E5M2, 8, DataType::e5m2}};
+
 std::string dtype_text(const dl::dtype& t) {
-  const char* code = "?";
-  switch (static_cast<dl::dtype_code>(t.code)) {
-    case dl::dtype_code::Int:
-      code = "int";
-      break;
-    case dl::dtype_code::UInt:
-      code = "uint";
-      break;
-    case dl::dtype_code::Float:
-      code = "float";
-      break;
-    case dl::dtype_code::Bfloat:
-      code = "bfloat";
-      break;
-    case dl::dtype_code::Complex:
-      code = "complex";
-      break;
-    case dl::dtype_code::Bool:
-      code = "bool";
-      break;
-    default:
-      if (t.code == kDLFloat8E4M3FN) return "float8_e4m3fn";
-      if (t.code == kDLFloat8E5M2) return "float8_e5m2";
-      break;
-  }
-  return std::string(code) + std::to_string(t.bits);
+  if (t.code == kDLFloat8E4M3FN) return "float8_e4m3fn";
+  if (t.code == kDLFloat8E5M2) return "float8_e5m2";
+  // DLPack's type codes 0 to 6 (3: an opaque handle).
+  constexpr const char* kCodeNames[] = {"int", "uint", "float", "?", "bfloat", "complex", "bool"};
+  return (t.code < std::size(kCodeNames) ? kCodeNames[t.code] : "?") + std::to_string(t.bits);
 }
 
 }  // namespace
@@ -46,31 +41,16 @@ TensorView to_tensor_view(const char* name, const nb::ndarray<>& array) {
   const dl::dtype t = array.dtype();
   const std::string who = name;
   TensorView view;
-  const auto code = static_cast<dl::dtype_code>(t.code);
   if (t.lanes != 1) throw Error(Status::invalid(who + ": vector dtypes are not supported"));
-  if (code == dl::dtype_code::Float && t.bits == 64)
-    view.dtype = DataType::f64;
-  else if (code == dl::dtype_code::Float && t.bits == 32)
-    view.dtype = DataType::f32;
-  else if (code == dl::dtype_code::Float && t.bits == 16)
-    view.dtype = DataType::f16;
-  else if (code == dl::dtype_code::Bfloat && t.bits == 16)
-    view.dtype = DataType::bf16;
-  else if (code == dl::dtype_code::Int && t.bits == 8)
-    view.dtype = DataType::s8;
-  else if (code == dl::dtype_code::UInt && t.bits == 8)
-    view.dtype = DataType::u8;
-  else if (code == dl::dtype_code::Int && t.bits == 32)
-    view.dtype = DataType::s32;
-  else if (t.code == kDLFloat8E4M3FN && t.bits == 8)
-    view.dtype = DataType::e4m3;
-  else if (t.code == kDLFloat8E5M2 && t.bits == 8)
-    view.dtype = DataType::e5m2;
-  else {
+  const Element* element =
+      std::find_if(std::begin(kElements), std::end(kElements),
+                   [&](const Element& e) { return e.code == t.code && e.bits == t.bits; });
+  if (element == std::end(kElements)) {
     throw Error(Status::invalid(who + ": dtype " + dtype_text(t) +
                                 " is not a GEMM element type (float64, float32, float16, "
                                 "bfloat16, int8, uint8, int32, float8_e4m3fn, float8_e5m2)"));
   }
+  view.dtype = element->type;
   const int rank = static_cast<int>(array.ndim());
   if (rank > TensorView::kMaxRank) {
     throw Error(Status::invalid(who + ": expected a tensor of rank 0 to " +
@@ -125,6 +105,28 @@ std::vector<TensorView> to_tensor_views(const char* name,
   for (size_t i = 0; i < arrays.size(); ++i) {
     const std::string who = std::string(name) + "[" + std::to_string(i) + "]";
     out.push_back(to_tensor_view(who.c_str(), arrays[i]));
+  }
+  return out;
+}
+
+EpilogueOperands epilogue_operands_from(const char* name, nb::handle value) {
+  EpilogueOperands out;
+  if (value.is_none()) return out;
+  if (!nb::isinstance<nb::dict>(value)) {
+    wrong_type(name, "a dict of the epilogue graph's names to tensors and numbers", value);
+  }
+  for (auto [key, item] : nb::borrow<nb::dict>(value)) {
+    if (!nb::isinstance<nb::str>(key)) {
+      wrong_type(name, "str keys (the epilogue graph's names)", key);
+    }
+    const std::string operand = nb::cast<std::string>(key);
+    const std::string label = std::string(name) + "[" + operand + "]";
+    if (is_tensor_like(item)) {
+      auto array = Arg<nb::ndarray<>>::from(label, item, "a tensor");
+      out.tensors[operand] = to_tensor_view(("epilogue." + operand).c_str(), array);
+    } else {
+      out.scalars[operand] = float_from(label, item, "a tensor (torch, cupy, numpy) or a number");
+    }
   }
   return out;
 }

@@ -1,4 +1,5 @@
-// DLPack tensors (torch, cupy, numpy, jax) -> TensorView, through nanobind's ndarray.
+// DLPack tensors (torch, cupy, numpy, jax) -> TensorView, through nanobind's ndarray; scales and
+// a custom epilogue's operands, which hold tensors.
 #pragma once
 
 #include <nanobind/ndarray.h>
@@ -8,6 +9,7 @@
 
 #include "arguments.hpp"
 #include "tilecraft/core/tensor_view.hpp"
+#include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/scale_argument.hpp"
 
 namespace tilecraft::python {
@@ -22,6 +24,10 @@ std::vector<TensorView> to_tensor_views(const char* name,
 // A per-tensor scale: None (not given), a number (numpy scalars too), or a one-element device
 // tensor (checked later, against the kernel). Raises TypeError naming `name` for anything else.
 ScaleArgument to_scale_argument(const std::string& name, nanobind::handle value);
+
+// A custom epilogue's operands: a dict of the graph's names to tensors and numbers (bool refused);
+// None gives none. `name` is the argument's name for messages.
+EpilogueOperands epilogue_operands_from(const char* name, nanobind::handle value);
 
 template <>
 struct Arg<ScaleArgument> {
