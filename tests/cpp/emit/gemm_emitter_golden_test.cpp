@@ -1,51 +1,18 @@
-// Golden tests of the SM80 GEMM emitter: the emitted text of a few descriptions, byte for byte (the
-// fixed code of a module is in the headers of include/tilecraft/jit it includes, so a golden file
-// holds only what depends on the description). After an intended change to the emitter,
-// regenerate the files and review the diff:
-//   TILECRAFT_UPDATE_GOLDEN=1 ./tilecraft_tests --gtest_filter='GemmEmitterGolden*'
+// Golden tests of the SM80 GEMM emitter: the emitted text of a few descriptions, byte for byte
+// (emit/golden_support.hpp).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include "emit/device_image_text.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/evt_test_graphs.hpp"
-#include "emit/jit_header_text.hpp"
+#include "emit/golden_support.hpp"
 
 namespace tilecraft::emit {
 namespace {
 namespace TILECRAFT_TEST_FILE {
 
-namespace fs = std::filesystem;
-
-fs::path golden_path(const std::string& name) {
-  return fs::path(__FILE__).parent_path() / "golden" / (name + ".cu");
-}
-
-bool update_golden() {
-  const char* value = std::getenv("TILECRAFT_UPDATE_GOLDEN");
-  return value != nullptr && std::string(value) == "1";
-}
-
-void expect_golden(const std::string& name, const std::string& emitted) {
-  const std::string& text = emitted;
-  EXPECT_EQ(testing::missing_jit_headers(text), "");
-  const fs::path path = golden_path(name);
-  if (update_golden()) {
-    std::ofstream(path, std::ios::binary) << text;
-    GTEST_SKIP() << "wrote " << path;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path << " is missing; run with TILECRAFT_UPDATE_GOLDEN=1 to create it";
-  std::stringstream golden;
-  golden << in.rdbuf();
-  EXPECT_EQ(golden.str(), text) << "emitted text differs from " << path
-                                << "; if intended, rerun with TILECRAFT_UPDATE_GOLDEN=1";
-}
+using testing::expect_golden;
 
 TEST(GemmEmitterGolden, SimtF32Seed) {
   expect_golden("simt_f32_seed", emit_gemm_module({{testing::simt_f32_seed()}}));

@@ -1,16 +1,8 @@
 // Tests of the SM90 GEMM emitter (CUTLASS 3.x CollectiveBuilder + GemmUniversalAdapter): the
 // CUTLASS types each description turns into, the metadata the module table carries, module-level
-// structure, and one golden module. Like gemm_emitter_golden_test.cpp, the golden file folds the
-// fixed texts (module_abi.h, the SM90 includes and adapters) into one marker line each, so that
-// it holds only what depends on the description. After an intended change to the emitter,
-// regenerate and review the diff:
-//   TILECRAFT_UPDATE_GOLDEN=1 ./tilecraft_tests --gtest_filter='Sm90EmitterGolden*'
+// structure, and golden modules (emit/golden_support.hpp).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -18,6 +10,7 @@
 #include "emit/device_image_text.hpp"
 #include "emit/emit_test_descriptions.hpp"
 #include "emit/evt/evt_text.hpp"
+#include "emit/golden_support.hpp"
 #include "emit/jit_header_text.hpp"
 #include "emit/sm80_gemm_parts.hpp"
 #include "emit/sm90_gemm_parts.hpp"
@@ -27,7 +20,6 @@ namespace tilecraft::emit {
 namespace {
 namespace TILECRAFT_TEST_FILE {
 
-namespace fs = std::filesystem;
 using namespace tilecraft::sm90_test;
 using enum DataType;
 
@@ -321,25 +313,8 @@ TEST(Sm90Emitter, RefusesModulesMixingArchitectures) {
 
 // ---- golden -------------------------------------------------------------------------------
 
-bool update_golden() {
-  const char* value = std::getenv("TILECRAFT_UPDATE_GOLDEN");
-  return value != nullptr && std::string(value) == "1";
-}
-
 void expect_sm90_golden(const std::string& name, const GemmDescription& d) {
-  const std::string text = module_of(d);
-  EXPECT_EQ(testing::missing_jit_headers(text), "");
-  const fs::path path = fs::path(__FILE__).parent_path() / "golden" / (name + ".cu");
-  if (update_golden()) {
-    std::ofstream(path, std::ios::binary) << text;
-    GTEST_SKIP() << "wrote " << path;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path << " is missing; run with TILECRAFT_UPDATE_GOLDEN=1 to create it";
-  std::stringstream golden;
-  golden << in.rdbuf();
-  EXPECT_EQ(golden.str(), text) << "emitted text differs from " << path
-                                << "; if intended, rerun with TILECRAFT_UPDATE_GOLDEN=1";
+  testing::expect_golden(name, module_of(d));
 }
 
 TEST(Sm90EmitterGolden, Bf16CooperativeColumnBiasGelu) {
