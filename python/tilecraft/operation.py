@@ -84,11 +84,15 @@ class GemmOperationUniversal:
     def is_compiled(self):
         return self._op.is_compiled()
 
+    # The native launch that takes this family's arguments.
+    _native_run = "run"
+
     def run(self, arguments):
         """Launches on the current stream of the framework the tensors came from (torch or cupy;
         the default stream for numpy and other host arrays). Does not synchronize."""
-        current_stream = getattr(arguments, "_current_stream", None)  # a GemmArguments' (else
-        self._op.run(arguments, current_stream() if current_stream else 0)  # refused by name)
+        current_stream = getattr(arguments, "_current_stream", None)  # the arguments' (a wrong
+        getattr(self._op, self._native_run)(  # kind of arguments is refused by name)
+            arguments, current_stream() if current_stream else 0)
 
     def __repr__(self):
         return f"GemmOperationUniversal({self.procedural_name()})"
@@ -130,12 +134,7 @@ class GemmOperationGrouped(GemmOperationUniversal):
                                                                  kwargs), **kwargs))
         self.precompute_mode = self._op.description.scheduler_mode
 
-    def run(self, arguments):
-        """Launches the grouped problems on the current stream of the framework the tensors came
-        from (the default stream for numpy). Does not synchronize."""
-        current_stream = getattr(arguments, "_current_stream", None)
-        native = getattr(arguments, "_native", arguments)
-        self._op.run_grouped(native, current_stream() if current_stream else 0)
+    _native_run = "run_grouped"
 
     def __repr__(self):
         return f"GemmOperationGrouped({self.procedural_name()})"
@@ -172,12 +171,7 @@ class Conv2dOperation(GemmOperationUniversal):
         self.stride_support = description.stride_support
         self.group_mode = description.group_mode
 
-    def run(self, arguments):
-        """Launches on the current stream of the framework the tensors came from (the default
-        stream for numpy). Does not synchronize."""
-        current_stream = getattr(arguments, "_current_stream", None)
-        native = getattr(arguments, "_native", arguments)
-        self._op.run_conv(native, current_stream() if current_stream else 0)
+    _native_run = "run_conv"
 
     def __repr__(self):
         return f"Conv2dOperation({self.procedural_name()})"
