@@ -7,7 +7,7 @@
 #
 # A STREAM is parts joined by commas, run one after another; streams run side by side, each with
 # a kernel cache of its own (default: one stream of every part but sanitizer). A stream written
-# gpuN:PARTS runs on GPU N alone (CUDA_VISIBLE_DEVICES=N). Parts:
+# gpuN:PARTS runs on GPU N alone, gpuN,M:PARTS on those two (CUDA_VISIBLE_DEVICES). Parts:
 #   tests      ctest, and pytest of tests/python without the suite folders below
 #   gpu90 grouped evt conv multi
 #              a GPU suite (tests/python/gpu90, gpu_grouped, gpu_evt, gpu_conv, gpu_multi); grouped
@@ -18,7 +18,8 @@
 #   bench      bench/compare_builds.sh against the tree in .scratch/base (another commit's,
 #              carried), for each benchmark in BENCHES (';'-separated; default: bench_sm90_gemm,
 #              the MoE set of bench_grouped, the ResNet-50 fprop set of bench_conv)
-# e.g. bash scripts/gpu_run.sh out gpu0:tests,gpu90 gpu1:grouped,evt,bench conv,multi
+# e.g. bash scripts/gpu_run.sh out gpu0:tests gpu1:gpu90,evt gpu2:grouped,examples gpu3:conv \
+#        gpu0,1:multi
 #
 # Settings: GPU_RUN_COMMIT: the commit to print in the summary (the tree may come without its
 # history); GPU_RUN_SECONDS (default 3600): a part still running then is stopped with SIGABRT, so
@@ -118,7 +119,7 @@ i=0
 for stream in "${STREAMS[@]}"; do
   i=$((i + 1))
   (
-    if [[ $stream =~ ^gpu([0-9]+):(.*)$ ]]; then
+    if [[ $stream =~ ^gpu([0-9,]+):(.*)$ ]]; then
       export CUDA_VISIBLE_DEVICES=${BASH_REMATCH[1]}
       stream=${BASH_REMATCH[2]}
     fi
