@@ -42,26 +42,18 @@ std::string universal_entry_text(const GemmEntry& entry, int index) {
   const std::string i = std::to_string(index);
   const GemmDescription& d = entry.description;
   const std::string gemm = "TcGemm" + i;
-  std::string out;
   const std::string kernel = "tc_kernel_" + i;
-  out += "using " + gemm + " = " +
-         gemm_universal_type(d, {d.C.element, d.C.layout, cutlass_epilogue(d.epilogue)}) + ";\n";
-  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-  out += kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel);
-  out += "#else\n";
-  out += "static int32_t tc_can_implement_" + i +
-         "(const tc_args_header* args, char* error, size_t capacity) {\n";
-  out += "  return tc_gemm::universal_can_implement<" + gemm + ">(args, error, capacity, " +
-         std::to_string(epilogue_max_k(d.epilogue)) + ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
-  out += "  return tc_gemm::universal_workspace_size<" + gemm + ">(args, \"" + kernel + "\");\n}\n";
-  out += "static int32_t tc_run_" + i +
-         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
-         "    size_t capacity) {\n";
-  out += "  return tc_gemm::universal_run<" + gemm +
-         ">(args, workspace, stream, error, capacity, \"" + kernel + "\");\n}\n";
-  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-  return out;
+  const std::string host = abi_functions_text(
+      i,
+      "tc_gemm::universal_can_implement<" + gemm + ">(args, error, capacity, " +
+          std::to_string(epilogue_max_k(d.epilogue)) + ")",
+      "tc_gemm::universal_workspace_size<" + gemm + ">(args, \"" + kernel + "\")",
+      "tc_gemm::universal_run<" + gemm + ">(args, workspace, stream, error, capacity, \"" + kernel +
+          "\")");
+  return "using " + gemm + " = " +
+         gemm_universal_type(d, {d.C.element, d.C.layout, cutlass_epilogue(d.epilogue)}) + ";\n" +
+         halves_text(kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel),
+                     host);
 }
 
 std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {

@@ -52,10 +52,6 @@ std::string activation_type(Activation activation) {
                                             : cutlass_activation(activation);
 }
 
-int raster(Swizzle swizzle) { return swizzle == Swizzle::HorizontalSwizzle ? 2 : 0; }
-
-int max_swizzle_size(Swizzle swizzle) { return identity_swizzle_size(swizzle); }
-
 // The C++ type of the argument block a description's entries read.
 std::string args_type(const GemmDescription& d) {
   return d.is_conv() ? "tc_conv_args" : d.is_grouped() ? "tc_grouped_args" : "tc_gemm_args";
@@ -286,31 +282,26 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
     out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
   }
   const std::string kernel = "tc_kernel_" + i;
-  out += "#if defined(TILECRAFT_DEVICE_HALF)\n}  // namespace tc_entry_" + i + "\n";
-  out += kernel_definition_text(KernelForm::kDeviceKernel, "tc_entry_" + i + "::Kernel", kernel);
-  out += "#else\n";
-  out += "constexpr tc_sm90::EntryTraits kTraits{" + std::to_string(max_swizzle_size(d.swizzle)) +
-         ", " + std::to_string(raster(d.swizzle)) + ", " +
-         (d.tile.tile_scheduler == TileScheduler::StreamK ? "true" : "false") + ", " +
-         (e.fusion.bias != BiasKind::none ? "true" : "false") + ", " +
-         (e.fusion.aux_output ? "true" : "false") + ", " +
-         std::to_string(activation_argument_count(e.activation)) + ", \"" + kernel + "\"" +
-         graph_traits_text(d) + "};\n";
-  out += family && family->sm90_fill ? family->sm90_fill(d) : fill_fusion_text(d);
-  out += "}  // namespace tc_entry_" + i + "\n";
+  const std::string close = "}  // namespace tc_entry_" + i + "\n";
   const std::string ns = "tc_entry_" + i + "::";
+  // EntryTraits: swizzle size, raster order, stream-K, bias, aux, activation arguments, kernel.
+  std::string host = "constexpr tc_sm90::EntryTraits kTraits{" +
+                     std::to_string(identity_swizzle_size(d.swizzle)) + ", " +
+                     (d.swizzle == Swizzle::HorizontalSwizzle ? "2" : "0") + ", " +
+                     (d.tile.tile_scheduler == TileScheduler::StreamK ? "true" : "false") + ", " +
+                     (e.fusion.bias != BiasKind::none ? "true" : "false") + ", " +
+                     (e.fusion.aux_output ? "true" : "false") + ", " +
+                     std::to_string(activation_argument_count(e.activation)) + ", \"" + kernel +
+                     "\"" + graph_traits_text(d) + "};\n";
+  host += family && family->sm90_fill ? family->sm90_fill(d) : fill_fusion_text(d);
   const std::string common = ns + "Gemm>(args, " + ns + "kTraits, &" + ns + "fill_fusion";
-  out += "static int32_t tc_can_implement_" + i +
-         "(const tc_args_header* args, char* error, size_t capacity) {\n";
-  out += "  return tc_sm90::can_implement<" + common + ", error, capacity);\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
-  out += "  return tc_sm90::workspace_size<" + common + ");\n}\n";
-  out += "static int32_t tc_run_" + i +
-         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
-         "    size_t capacity) {\n";
-  out += "  return tc_sm90::run<" + common + ", workspace, stream, error, capacity);\n}\n";
-  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-  return out;
+  host += close +
+          abi_functions_text(i, "tc_sm90::can_implement<" + common + ", error, capacity)",
+                             "tc_sm90::workspace_size<" + common + ")",
+                             "tc_sm90::run<" + common + ", workspace, stream, error, capacity)");
+  return out + halves_text(
+                   close + kernel_definition_text(KernelForm::kDeviceKernel, ns + "Kernel", kernel),
+                   host);
 }
 
 bool triggers_dependent_launch_early(const GemmDescription& description) {

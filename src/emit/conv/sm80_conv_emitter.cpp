@@ -103,30 +103,20 @@ std::string conv_entry_text(const GemmEntry& entry, int index) {
   const std::string i = std::to_string(index);
   const GemmDescription& d = entry.description;
   const std::string max_k = std::to_string(epilogue_max_k(d.epilogue));
-  std::string out;
   if (entry.kind == GemmEntryKind::kUniversal) {
     const std::string conv = "TcConv" + i;
     const std::string kernel = "tc_kernel_" + i;
-    out +=
-        "using " + conv + " = " +
-        implicit_gemm_convolution_type(d, {d.C.element, d.C.layout, cutlass_epilogue(d.epilogue)}) +
-        ";\n";
-    out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-    out += kernel_definition_text(KernelForm::kKernel, conv + "::UnderlyingKernel", kernel);
-    out += "#else\n";
-    out += "static int32_t tc_can_implement_" + i +
-           "(const tc_args_header* args, char* error, size_t capacity) {\n";
-    out +=
-        "  return tc_conv::can_implement<" + conv + ">(args, error, capacity, " + max_k + ");\n}\n";
-    out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
-    out += "  return tc_conv::workspace_size<" + conv + ">(args);\n}\n";
-    out += "static int32_t tc_run_" + i +
-           "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
-           "    size_t capacity) {\n";
-    out += "  return tc_conv::run<" + conv + ">(args, workspace, stream, error, capacity, \"" +
-           kernel + "\");\n}\n";
-    out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-    return out;
+    const std::string host = abi_functions_text(
+        i, "tc_conv::can_implement<" + conv + ">(args, error, capacity, " + max_k + ")",
+        "tc_conv::workspace_size<" + conv + ">(args)",
+        "tc_conv::run<" + conv + ">(args, workspace, stream, error, capacity, \"" + kernel + "\")");
+    return "using " + conv + " = " +
+           implicit_gemm_convolution_type(d,
+                                          {d.C.element, d.C.layout, cutlass_epilogue(d.epilogue)}) +
+           ";\n" +
+           halves_text(
+               kernel_definition_text(KernelForm::kKernel, conv + "::UnderlyingKernel", kernel),
+               host);
   }
   if (d.C.layout != Layout::TensorNHWC && d.C.layout != Layout::TensorNDHWC) {
     throw Error(Status::unsupported(

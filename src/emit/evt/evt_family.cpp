@@ -68,26 +68,17 @@ std::string visitor_entry_text(const GemmEntry& entry, int index) {
   const std::string gemm = "TcGemm" + i;
   const std::string kernel = "tc_kernel_" + i;
   out += "using " + gemm + " = " + ns + "::Gemm;\n";
-  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-  out += kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel);
-  out += "#else\n";
   const std::string common = ns + "::kTraits, &" + ns + "::fill_fusion";
   const std::string gemm_args = gemm + ", " + (sm80_evt_transposed(d) ? "true" : "false");
-  out += "static int32_t tc_can_implement_" + i +
-         "(const tc_args_header* args, char* error, size_t capacity) {\n";
-  out += "  return tc_gemm::visitor_can_implement<" + gemm_args + ">(args, error, capacity, " +
-         common + ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
-  out += "  return tc_gemm::visitor_workspace_size<" + gemm_args + ">(args, \"" + kernel + "\", " +
-         common + ");\n}\n";
-  out += "static int32_t tc_run_" + i +
-         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
-         "    size_t capacity) {\n";
-  out += "  return tc_gemm::visitor_run<" + gemm_args +
-         ">(args, workspace, stream, error, capacity, \"" + kernel + "\",\n      " + common;
-  out += ");\n}\n";
-  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-  return out;
+  const std::string host = abi_functions_text(
+      i, "tc_gemm::visitor_can_implement<" + gemm_args + ">(args, error, capacity, " + common + ")",
+      "tc_gemm::visitor_workspace_size<" + gemm_args + ">(args, \"" + kernel + "\", " + common +
+          ")",
+      "tc_gemm::visitor_run<" + gemm_args + ">(args, workspace, stream, error, capacity, \"" +
+          kernel + "\",\n      " + common + ")");
+  return out +
+         halves_text(kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel),
+                     host);
 }
 
 const FamilyEmitterRegistration kEpilogueGraphEmitter{{

@@ -31,22 +31,12 @@ std::string sm80_grouped_entry_text(const GemmEntry& entry, int index) {
   out += std::string("    cutlass::gemm::kernel::GroupScheduleMode::") +
          (d.scheduler_mode == SchedulerMode::Host ? "kHostPrecompute" : "kDeviceOnly") + ",\n";
   out += "    " + cutlass_math_operator(math.math_operation) + ">::GemmKernel;\n";
-  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-  out += kernel_definition_text(KernelForm::kKernel, kernel_type, kernel);
-  out += "#else\n";
-  out += "static int32_t tc_can_implement_" + i +
-         "(const tc_args_header* args, char* error, size_t capacity) {\n";
-  out += "  return tc_grouped::can_implement<" + kernel_type + ">(args, error, capacity, " + max_k +
-         ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
-  out += "  return tc_grouped::workspace_size<" + kernel_type + ">(args, \"" + kernel + "\");\n}\n";
-  out += "static int32_t tc_run_" + i +
-         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
-         "    size_t capacity) {\n";
-  out += "  return tc_grouped::run<" + kernel_type +
-         ">(args, workspace, stream, error, capacity, \"" + kernel + "\", " + max_k + ");\n}\n";
-  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-  return out;
+  const std::string host = abi_functions_text(
+      i, "tc_grouped::can_implement<" + kernel_type + ">(args, error, capacity, " + max_k + ")",
+      "tc_grouped::workspace_size<" + kernel_type + ">(args, \"" + kernel + "\")",
+      "tc_grouped::run<" + kernel_type + ">(args, workspace, stream, error, capacity, \"" + kernel +
+          "\", " + max_k + ")");
+  return out + halves_text(kernel_definition_text(KernelForm::kKernel, kernel_type, kernel), host);
 }
 
 }  // namespace tilecraft::emit
