@@ -322,13 +322,25 @@ constexpr std::string_view kGridDependencyWaitsOnly =
     "#define CUTLASS_GDC_ENABLED\n"
     "#endif\n";
 
+namespace {
+
+std::string universal_sm90_entry_text(const GemmEntry& entry, int index) {
+  if (entry.kind != GemmEntryKind::kUniversal) {
+    throw Error(Status::unsupported(
+        "mode: GemmSplitKParallel is an SM80 mode; SM90 kernels split K serially on the "
+        "StreamK tile scheduler"));
+  }
+  return sm90_entry_text(entry, index);
+}
+
+std::string sm90_entry_kernels(const GemmEntry&, int index) {
+  const std::string i = std::to_string(index);
+  return "      &tc_image::kernel<tc_entry_" + i + "::Kernel>(\"tc_kernel_" + i + "\"),\n";
+}
+
+}  // namespace
+
 std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
-  const bool conv = entries.front().description.is_conv();
-  std::string out = "// ---- tilecraft generated module: " + std::to_string(entries.size()) +
-                    (conv ? " convolution entr" : " GEMM entr") +
-                    (entries.size() == 1 ? "y" : "ies") +
-                    (conv ? " (CUTLASS 3.x ConvUniversalAdapter, SM90)\n"
-                          : " (CUTLASS 3.x GemmUniversalAdapter, SM90)\n");
   bool early_trigger = true;
   // The Adapter header of each entry's family (sm90_gemm.cuh for GEMMs), then the extra ones.
   std::vector<std::string> headers, extra_headers;
@@ -343,30 +355,13 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
     add(headers, family && family->sm90_header ? family->sm90_header : "sm90_gemm.cuh");
     if (family) add(extra_headers, family->sm90_extra_header);
   }
-  out += early_trigger ? kGridDependencyControl : kGridDependencyWaitsOnly;
-  out += module_open_text();
-  for (const std::string& header : headers) out += jit_include(header);
-  for (const std::string& header : extra_headers) out += jit_include(header);
-  for (size_t index = 0; index < entries.size(); ++index) {
-    if (entries[index].kind != GemmEntryKind::kUniversal) {
-      throw Error(Status::unsupported(
-          "mode: GemmSplitKParallel is an SM80 mode; SM90 kernels split K serially on the "
-          "StreamK tile scheduler"));
-    }
-    out += "\n// ---- entry " + std::to_string(index) + ": " + entry_name(entries[index]) + "\n";
-    out += sm90_entry_text(entries[index], static_cast<int>(index));
-  }
-  std::string kernels;
-  for (size_t index = 0; index < entries.size(); ++index) {
-    const std::string i = std::to_string(index);
-    kernels += "      &tc_image::kernel<tc_entry_" + i + "::Kernel>(\"tc_kernel_" + i + "\"),\n";
-  }
-  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
-  out += module_table_text(entries);
-  out += module_verify_text(kernels);
-  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
-  out += module_close_text();
-  return out;
+  headers.insert(headers.end(), extra_headers.begin(), extra_headers.end());
+  const bool conv = entries.front().description.is_conv();
+  return module_text(
+      entries, conv ? "convolution" : "GEMM",
+      conv ? "CUTLASS 3.x ConvUniversalAdapter, SM90" : "CUTLASS 3.x GemmUniversalAdapter, SM90",
+      early_trigger ? kGridDependencyControl : kGridDependencyWaitsOnly, headers,
+      universal_sm90_entry_text, sm90_entry_kernels);
 }
 
 }  // namespace tilecraft::emit

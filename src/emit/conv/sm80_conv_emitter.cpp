@@ -129,44 +129,34 @@ std::string conv_entry_text(const GemmEntry& entry, int index) {
                                 "UnderlyingKernel", KernelForm::kKernel, "tc_conv"});
 }
 
+namespace {
+
+std::string conv_entry_kernels(const GemmEntry& entry, int index) {
+  const std::string i = std::to_string(index);
+  if (entry.kind == GemmEntryKind::kUniversal) {
+    return "      &tc_image::kernel<TcConv" + i + "::UnderlyingKernel>(\"tc_kernel_" + i + "\"),\n";
+  }
+  return "      &tc_image::kernel<TcPartial" + i + "::UnderlyingKernel>(\"tc_kernel_" + i +
+         "_partial\"),\n" + "      &tc_image::kernel<TcReduction" + i +
+         "::ReductionKernel>(\"tc_kernel_" + i + "_reduction\"),\n";
+}
+
+}  // namespace
+
 std::string emit_sm80_conv_module(const std::vector<GemmEntry>& entries) {
-  std::string out = "// ---- tilecraft generated module: " + std::to_string(entries.size()) +
-                    " convolution entr" + (entries.size() == 1 ? "y" : "ies") +
-                    " (CUTLASS 2.x ImplicitGemmConvolution, SM80)\n";
-  out += module_open_text();
-  out += jit_include("sm80_conv.cuh");
-  if (std::any_of(entries.begin(), entries.end(), [](const GemmEntry& entry) {
+  std::vector<std::string> headers{"sm80_conv.cuh"};
+  if (std::ranges::any_of(entries, [](const GemmEntry& entry) {
         return entry.description.conv.group_mode != GroupMode::None;
       })) {
-    out += jit_include("sm80_conv_grouped.cuh");
+    headers.push_back("sm80_conv_grouped.cuh");
   }
-  if (std::any_of(entries.begin(), entries.end(), [](const GemmEntry& entry) {
+  if (std::ranges::any_of(entries, [](const GemmEntry& entry) {
         return entry.description.A.layout == Layout::TensorNDHWC;
       })) {
-    out += jit_include("sm80_conv3d.cuh");
+    headers.push_back("sm80_conv3d.cuh");
   }
-  std::string kernels;
-  for (size_t index = 0; index < entries.size(); ++index) {
-    const GemmEntry& entry = entries[index];
-    const std::string i = std::to_string(index);
-    out += "\n// ---- entry " + i + ": " + entry_name(entry) + "\n";
-    out += conv_entry_text(entry, static_cast<int>(index));
-    if (entry.kind == GemmEntryKind::kUniversal) {
-      kernels +=
-          "      &tc_image::kernel<TcConv" + i + "::UnderlyingKernel>(\"tc_kernel_" + i + "\"),\n";
-    } else {
-      kernels += "      &tc_image::kernel<TcPartial" + i + "::UnderlyingKernel>(\"tc_kernel_" + i +
-                 "_partial\"),\n";
-      kernels += "      &tc_image::kernel<TcReduction" + i + "::ReductionKernel>(\"tc_kernel_" + i +
-                 "_reduction\"),\n";
-    }
-  }
-  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
-  out += module_table_text(entries);
-  out += module_verify_text(kernels);
-  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
-  out += module_close_text();
-  return out;
+  return module_text(entries, "convolution", "CUTLASS 2.x ImplicitGemmConvolution, SM80", "",
+                     headers, conv_entry_text, conv_entry_kernels);
 }
 
 }  // namespace tilecraft::emit
