@@ -18,22 +18,15 @@ std::string static_shape(const std::array<int, 3>& shape) {
 }
 
 std::string kernel_schedule_type(const GemmDescription& d) {
+  const KernelSchedule schedule = d.tile.kernel_schedule;
   const bool fast =
       d.tile.math_instruction.math_operation == MathOperation::multiply_add_fast_accum;
-  std::string base;
-  switch (d.tile.kernel_schedule) {
-    case KernelSchedule::TmaWarpSpecializedCooperative:
-      base = "KernelTmaWarpSpecializedCooperative";
-      break;
-    case KernelSchedule::TmaWarpSpecializedPingpong:
-      base = "KernelTmaWarpSpecializedPingpong";
-      break;
-    default:
-      base = "KernelTmaWarpSpecialized";
-      break;
-  }
-  if (d.is_grouped()) base = "KernelPtrArray" + base.substr(std::string("Kernel").size());
-  return "cutlass::gemm::" + base + (fast ? "FP8FastAccum" : "");
+  return std::string("cutlass::gemm::") + (d.is_grouped() ? "KernelPtrArray" : "Kernel") +
+         (schedule == KernelSchedule::TmaWarpSpecializedCooperative
+              ? "TmaWarpSpecializedCooperative"
+          : schedule == KernelSchedule::TmaWarpSpecializedPingpong ? "TmaWarpSpecializedPingpong"
+                                                                   : "TmaWarpSpecialized") +
+         (fast ? "FP8FastAccum" : "");
 }
 
 std::string epilogue_schedule_type(const GemmDescription& d) {
@@ -57,14 +50,21 @@ std::string args_type(const GemmDescription& d) {
   return d.is_conv() ? "tc_conv_args" : d.is_grouped() ? "tc_grouped_args" : "tc_gemm_args";
 }
 
+// Whether the fusion has an ElementBias (grouped kernels: only with a bias).
+bool bias_capable(const GemmDescription& d) {
+  const EpilogueFusion& f = d.epilogue.fusion;
+  return f.bias != BiasKind::none || (!d.is_grouped() && (f.aux_output || f.per_tensor_scales));
+}
+
 std::string fill_fusion_text(const GemmDescription& d) {
   const EpilogueFunctor& e = d.epilogue;
-  const std::string signature =
-      "inline void fill_fusion(FusionArguments& f, const " + args_type(d) + "& a) {\n";
+  std::string out =
+      "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
+      "inline void fill_fusion(FusionArguments& f, const " +
+      args_type(d) + "& a) {\n";
   if (d.is_grouped() && e.fusion.bias != BiasKind::none) {
     // The arguments of the tree of sm90_fusion_type: each node's children, then the node.
-    return "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n" +
-           signature +
+    return out +
            "  f = FusionArguments{\n"
            "      {{{ElementCompute(a.header.alpha)}},\n"
            "       {},\n"
@@ -77,34 +77,20 @@ std::string fill_fusion_text(const GemmDescription& d) {
            "      {}};\n"
            "}\n";
   }
-  std::string out =
-      "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n" +
-      signature +
+  out +=
       "  f.alpha = ElementCompute(a.header.alpha);\n"
       "  f.beta = ElementCompute(a.header.beta);\n";
-  if (d.is_grouped()) {
-    // Grouped kernels take the plain linear combination; fp8 per-tensor scales arrive folded
-    // into alpha and beta.
-    if (e.activation == Activation::leaky_relu) {
-      out += "  f.activation.leaky_alpha = ElementCompute(a.header.activation_args[0]);\n";
-    }
-    if (e.activation == Activation::clamp) {
-      out += "  f.activation.lower_bound = ElementCompute(a.header.activation_args[0]);\n";
-      out += "  f.activation.upper_bound = ElementCompute(a.header.activation_args[1]);\n";
-    }
-    return out + "}\n";
-  }
-  const bool has_activation_args = e.activation != Activation::identity;
-  if (has_activation_args && e.activation == Activation::leaky_relu) {
+  if (e.activation == Activation::leaky_relu) {
     out += "  f.activation.leaky_alpha = ElementCompute(a.header.activation_args[0]);\n";
   }
-  if (has_activation_args && e.activation == Activation::clamp) {
+  if (e.activation == Activation::clamp) {
     out += "  f.activation.lower_bound = ElementCompute(a.header.activation_args[0]);\n";
     out += "  f.activation.upper_bound = ElementCompute(a.header.activation_args[1]);\n";
   }
-  const bool bias_capable =
-      e.fusion.bias != BiasKind::none || e.fusion.aux_output || e.fusion.per_tensor_scales;
-  if (bias_capable) {
+  // Grouped kernels take the plain linear combination; fp8 per-tensor scales arrive folded into
+  // alpha and beta.
+  if (d.is_grouped()) return out + "}\n";
+  if (bias_capable(d)) {
     out += "  f.bias_ptr = static_cast<const ElementBias*>(a.bias);\n";
     // A convolution's bias is one vector (its block has no batch stride).
     if (!d.is_conv()) out += "  cute::get<2>(f.dBias) = a.batch_stride_bias;\n";
@@ -120,18 +106,15 @@ std::string fill_fusion_text(const GemmDescription& d) {
       out += "  f.scale_" + w + "_ptr = a.scale_" + w + "_ptr;\n";
     }
   }
-  out += "}\n";
-  return out;
+  return out + "}\n";
 }
 
 // What the adapter checks of a custom epilogue's operands (EntryTraits' last fields).
 std::string graph_traits_text(const GemmDescription& d) {
   if (!d.has_epilogue_graph()) return "";
   const EpilogueGraph& graph = *d.epilogue_graph;
-  bool reduces = false;
-  for (const EpilogueNode& node : graph.nodes()) {
-    reduces = reduces || node.kind == EpilogueNodeKind::reduce;
-  }
+  const bool reduces = std::ranges::any_of(
+      graph.nodes(), [](const EpilogueNode& n) { return n.kind == EpilogueNodeKind::reduce; });
   return ", " + std::to_string(graph.operand_nodes().size()) + ", " +
          std::to_string(graph.scalar_nodes().size()) + ", " + (reduces ? "true" : "false");
 }
@@ -143,36 +126,29 @@ std::string sm90_fusion_type(const GemmDescription& d) {
   const std::string ns = "cutlass::epilogue::fusion::";
   const std::string act = activation_type(e.activation);
   const std::string tail = "ElementD, ElementCompute";
-  if (d.is_grouped()) {
-    if (e.fusion.bias != BiasKind::none) {
-      // D = act(alpha * acc + (beta * C + bias[n])), the bias read through one pointer per
-      // problem (CUTLASS has no pointer-array bias fusion operation: the tree is spelled out).
-      const std::string rn = "cutlass::FloatRoundStyle::round_to_nearest";
-      const std::string fma = ns +
-                              "Sm90Compute<cutlass::homogeneous_multiply_add, ElementCompute, "
-                              "ElementCompute, " +
-                              rn + ">";
-      return ns + "Sm90EVT<" + ns + "Sm90Compute<" + act + ", ElementD, ElementCompute, " + rn +
-             ">,\n    " + ns + "Sm90EVT<" + fma + ", " + ns +
-             "Sm90ScalarBroadcast<ElementCompute>, " + ns + "Sm90AccFetch,\n    " + ns +
-             "Sm90EVT<" + fma + ", " + ns + "Sm90ScalarBroadcast<ElementCompute>, " + ns +
-             "Sm90SrcFetch<ElementC>,\n    " + ns +
-             "Sm90RowBroadcast<0, TileShape, ElementBias*, ElementCompute, "
-             "cute::Stride<cute::_0, cute::_1, cute::_0>>>>>";
-    }
-    // Scales fold into alpha and beta (fill_fusion).
-    if (e.activation != Activation::identity) {
-      return ns + "LinCombEltAct<" + act + ", " + tail + ", ElementC, ElementCompute>";
-    }
-    return ns + "LinearCombination<" + tail + ", ElementC, ElementCompute>";
+  if (d.is_grouped() && e.fusion.bias != BiasKind::none) {
+    // D = act(alpha * acc + (beta * C + bias[n])), the bias read through one pointer per
+    // problem (CUTLASS has no pointer-array bias fusion operation: the tree is spelled out).
+    const std::string rn = "cutlass::FloatRoundStyle::round_to_nearest";
+    const std::string fma = ns +
+                            "Sm90Compute<cutlass::homogeneous_multiply_add, ElementCompute, "
+                            "ElementCompute, " +
+                            rn + ">";
+    return ns + "Sm90EVT<" + ns + "Sm90Compute<" + act + ", ElementD, ElementCompute, " + rn +
+           ">,\n    " + ns + "Sm90EVT<" + fma + ", " + ns +
+           "Sm90ScalarBroadcast<ElementCompute>, " + ns + "Sm90AccFetch,\n    " + ns + "Sm90EVT<" +
+           fma + ", " + ns + "Sm90ScalarBroadcast<ElementCompute>, " + ns +
+           "Sm90SrcFetch<ElementC>,\n    " + ns +
+           "Sm90RowBroadcast<0, TileShape, ElementBias*, ElementCompute, "
+           "cute::Stride<cute::_0, cute::_1, cute::_0>>>>>";
   }
-  const bool column = e.fusion.bias == BiasKind::per_column;
-  const std::string per = column ? "PerColBias" : "PerRowBias";
-  if (e.fusion.per_tensor_scales) {
+  const std::string per = e.fusion.bias == BiasKind::per_column ? "PerColBias" : "PerRowBias";
+  // Grouped kernels' scales fold into alpha and beta (fill_fusion).
+  if (e.fusion.per_tensor_scales && !d.is_grouped()) {
     return ns + "ScaledLinComb" + per + "EltAct<" + act + ", " + tail +
            ", ElementBias, ElementC, ElementCompute>";
   }
-  if (e.fusion.aux_output) {
+  if (e.fusion.aux_output && !d.is_grouped()) {
     return ns + "LinComb" + per + "EltActAux<LayoutC, " + act + ", " + tail +
            ", ElementAux, ElementBias, ElementC, ElementCompute>";
   }
@@ -194,9 +170,6 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   const GemmDescription& d = entry.description;
   const MathInstruction& math = d.tile.math_instruction;
   const EpilogueFunctor& e = d.epilogue;
-  const bool bias_capable = d.is_grouped() ? e.fusion.bias != BiasKind::none
-                                           : (e.fusion.bias != BiasKind::none ||
-                                              e.fusion.aux_output || e.fusion.per_tensor_scales);
   // Grouped kernels address each problem through arrays of pointers and strides.
   const std::string array = d.is_grouped() ? " *" : "";
   const std::string scheduler = d.tile.tile_scheduler == TileScheduler::StreamK
@@ -232,7 +205,7 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   out += "constexpr int AlignmentC = " + std::to_string(d.C.alignment) + ";\n";
   out += "using ElementAccumulator = " + cutlass_element(math.element_accumulator) + ";\n";
   out += "using ElementCompute = " + cutlass_element(e.element_epilogue) + ";\n";
-  if (bias_capable) {
+  if (bias_capable(d)) {
     const DataType bias = e.fusion.bias != BiasKind::none ? e.fusion.element_bias : DataType::f32;
     out += "using ElementBias = " + cutlass_element(bias) + ";\n";
   }
