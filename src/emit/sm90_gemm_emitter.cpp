@@ -40,11 +40,6 @@ std::string epilogue_schedule_type(const GemmDescription& d) {
              : "cutlass::epilogue::TmaWarpSpecialized";
 }
 
-std::string activation_type(Activation activation) {
-  return activation == Activation::identity ? "cutlass::epilogue::thread::Identity"
-                                            : cutlass_activation(activation);
-}
-
 // The C++ type of the argument block a description's entries read.
 std::string args_type(const GemmDescription& d) {
   return d.is_conv() ? "tc_conv_args" : d.is_grouped() ? "tc_grouped_args" : "tc_gemm_args";
@@ -124,7 +119,7 @@ std::string graph_traits_text(const GemmDescription& d) {
 std::string sm90_fusion_type(const GemmDescription& d) {
   const EpilogueFunctor& e = d.epilogue;
   const std::string ns = "cutlass::epilogue::fusion::";
-  const std::string act = activation_type(e.activation);
+  const std::string act = cutlass_activation_functor(e.activation);
   const std::string tail = "ElementD, ElementCompute";
   if (d.is_grouped() && e.fusion.bias != BiasKind::none) {
     // D = act(alpha * acc + (beta * C + bias[n])), the bias read through one pointer per

@@ -19,37 +19,15 @@ namespace {
 std::string conv_default_kernel(ConvKind kind, GroupMode group_mode, bool three_d) {
   if (group_mode == GroupMode::Depthwise) return "cutlass::conv::kernel::DefaultDepthwiseFprop";
   if (group_mode != GroupMode::None) return "cutlass::conv::kernel::DefaultConv2dGroupFprop";
-  const std::string prefix =
-      three_d ? "cutlass::conv::kernel::DefaultConv3d" : "cutlass::conv::kernel::DefaultConv2d";
-  switch (kind) {
-    case ConvKind::Fprop:
-      return prefix + "Fprop";
-    case ConvKind::Dgrad:
-      return prefix + "Dgrad";
-    case ConvKind::Wgrad:
-      return prefix + "Wgrad";
-  }
-  throw Error(Status(StatusCode::kInternal, "emit: conv kind"));
+  if (!is_valid(kind)) throw Error(Status(StatusCode::kInternal, "emit: conv kind"));
+  return (three_d ? "cutlass::conv::kernel::DefaultConv3d"
+                  : "cutlass::conv::kernel::DefaultConv2d") +
+         camel_case(to_string(kind));
 }
 
 std::string conv_iterator(IteratorAlgorithm algorithm) {
-  const std::string ns = "cutlass::conv::IteratorAlgorithm::";
-  switch (algorithm) {
-    case IteratorAlgorithm::Analytic:
-      return ns + "kAnalytic";
-    case IteratorAlgorithm::Optimized:
-      return ns + "kOptimized";
-    case IteratorAlgorithm::FixedChannels:
-      return ns + "kFixedChannels";
-    case IteratorAlgorithm::FewChannels:
-      return ns + "kFewChannels";
-  }
-  throw Error(Status(StatusCode::kInternal, "emit: iterator algorithm"));
-}
-
-std::string cutlass_group_mode(GroupMode mode) {
-  return mode == GroupMode::SingleGroup ? "cutlass::conv::GroupMode::kSingleGroup"
-                                        : "cutlass::conv::GroupMode::kMultipleGroup";
+  if (!is_valid(algorithm)) throw Error(Status(StatusCode::kInternal, "emit: iterator algorithm"));
+  return "cutlass::conv::IteratorAlgorithm::k" + camel_case(to_string(algorithm));
 }
 
 // A 2-D strided dgrad kernel (ImplicitGemmConvolutionStridedDgrad) walks its tiles with
@@ -59,12 +37,8 @@ std::string conv_swizzle(const GemmDescription& d) {
       d.A.layout == Layout::TensorNDHWC) {
     return cutlass_swizzle(d.swizzle);
   }
-  const int n = d.swizzle == Swizzle::IdentitySwizzle2   ? 2
-                : d.swizzle == Swizzle::IdentitySwizzle4 ? 4
-                : d.swizzle == Swizzle::IdentitySwizzle8 ? 8
-                                                         : 1;
-  return "cutlass::conv::threadblock::StridedDgradIdentityThreadblockSwizzle<" + std::to_string(n) +
-         ">";
+  return "cutlass::conv::threadblock::StridedDgradIdentityThreadblockSwizzle<" +
+         std::to_string(identity_swizzle_size(d.swizzle)) + ">";
 }
 
 }  // namespace
@@ -88,7 +62,7 @@ std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmO
   out += "    " + std::to_string(d.tile.stages) + ", " +
          cutlass_math_operator(math.math_operation) + ",\n";
   if (group_mode == GroupMode::SingleGroup || group_mode == GroupMode::MultipleGroup) {
-    out += "    " + cutlass_group_mode(group_mode) + ",\n";
+    out += "    cutlass::conv::GroupMode::k" + camel_case(to_string(group_mode)) + ",\n";
   }
   out += "    " + conv_iterator(d.conv.iterator_algorithm) + ",\n";
   out += std::string("    cutlass::conv::StrideSupport::") +

@@ -1,29 +1,10 @@
-#include <cctype>
 #include <charconv>
 #include <cmath>
 
+#include "emit/cutlass_names.hpp"
 #include "emit/evt/evt_text.hpp"
 
 namespace tilecraft::emit {
-namespace {
-
-// The tc_evt functions are the CamelCase of the operations' names ("less_equal": "LessEqual").
-std::string camel_case(std::string_view name) {
-  std::string out;
-  bool upper = true;
-  for (char c : name) {
-    if (c == '_') {
-      upper = true;
-    } else {
-      out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
-      upper = false;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string evt_compute_function(const EpilogueNode& node) {
   switch (node.kind) {
     case EpilogueNodeKind::unary:
