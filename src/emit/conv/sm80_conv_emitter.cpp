@@ -41,8 +41,8 @@ std::string conv_swizzle(const GemmDescription& d) {
          std::to_string(identity_swizzle_size(d.swizzle)) + ">";
 }
 
-}  // namespace
-
+// "cutlass::conv::device::ImplicitGemmConvolution<...>" for a convolution description writing
+// `output` (the description's own C, or accumulators for split-K partials).
 std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmOutput& output) {
   const MathInstruction& math = d.tile.math_instruction;
   const GroupMode group_mode = d.conv.group_mode;
@@ -73,6 +73,7 @@ std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmO
   return out;
 }
 
+// The text of entry `index` (serial, or the parallel split-K companion).
 std::string conv_entry_text(const GemmEntry& entry, int index) {
   const std::string i = std::to_string(index);
   const GemmDescription& d = entry.description;
@@ -102,8 +103,6 @@ std::string conv_entry_text(const GemmEntry& entry, int index) {
                                {implicit_gemm_convolution_type(d, split_k_partial_output(d)),
                                 "UnderlyingKernel", KernelForm::kKernel, "tc_conv"});
 }
-
-namespace {
 
 std::string conv_entry_kernels(const GemmEntry& entry, int index) {
   const std::string i = std::to_string(index);
