@@ -19,6 +19,10 @@ struct GemmOutput {
 
 // "cutlass::gemm::device::GemmUniversal<...>" for the description with the given output.
 std::string gemm_universal_type(const GemmDescription& description, const GemmOutput& output);
+// The lines GemmUniversal's and the conv default kernels' arguments begin with: A, B, the
+// output, the accumulator and op class, the three tile shapes, the epilogue and `swizzle`.
+std::string sm80_leading_arguments(const GemmDescription& description, const GemmOutput& output,
+                                   const std::string& swizzle);
 
 // "key=value;..." describing the entry (arch, op class, instruction, types, layouts, ...).
 std::string gemm_metadata(const GemmEntry& entry);

@@ -5,12 +5,13 @@
 
 namespace tilecraft::emit {
 
-std::string gemm_universal_type(const GemmDescription& d, const GemmOutput& output) {
+std::string sm80_leading_arguments(const GemmDescription& d, const GemmOutput& output,
+                                   const std::string& swizzle) {
   const MathInstruction& math = d.tile.math_instruction;
   // Tensor memory types come from the operands; tf32 math on f32 tensors is OpMultiplyAdd on
   // float elements (CUTLASS converts while loading).
-  std::string out = "cutlass::gemm::device::GemmUniversal<\n";
-  out += "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) + ",\n";
+  std::string out =
+      "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) + ",\n";
   out += "    " + cutlass_element(d.B.element) + ", " + cutlass_layout(d.B.layout) + ",\n";
   out += "    " + cutlass_element(output.element) + ", " + cutlass_layout(output.layout) + ",\n";
   out += "    " + cutlass_element(math.element_accumulator) + ", " +
@@ -18,11 +19,15 @@ std::string gemm_universal_type(const GemmDescription& d, const GemmOutput& outp
   out += "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n";
   out += "    " + cutlass_gemm_shape(d.tile.warp_shape()) + ",\n";
   out += "    " + cutlass_gemm_shape(math.instruction_shape) + ",\n";
-  out += "    " + output.epilogue + ",\n";
-  out += "    " + cutlass_swizzle(d.swizzle) + ",\n";
-  out += "    " + std::to_string(d.tile.stages) + ", " + std::to_string(d.A.alignment) + ", " +
-         std::to_string(d.B.alignment) + ", " + cutlass_math_operator(math.math_operation) + ">";
-  return out;
+  return out + "    " + output.epilogue + ",\n    " + swizzle + ",\n";
+}
+
+std::string gemm_universal_type(const GemmDescription& d, const GemmOutput& output) {
+  return "cutlass::gemm::device::GemmUniversal<\n" +
+         sm80_leading_arguments(d, output, cutlass_swizzle(d.swizzle)) + "    " +
+         std::to_string(d.tile.stages) + ", " + std::to_string(d.A.alignment) + ", " +
+         std::to_string(d.B.alignment) + ", " +
+         cutlass_math_operator(d.tile.math_instruction.math_operation) + ">";
 }
 
 int epilogue_max_k(const EpilogueFunctor& epilogue) {

@@ -44,23 +44,13 @@ std::string conv_swizzle(const GemmDescription& d) {
 // "cutlass::conv::device::ImplicitGemmConvolution<...>" for a convolution description writing
 // `output` (the description's own C, or accumulators for split-K partials).
 std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmOutput& output) {
-  const MathInstruction& math = d.tile.math_instruction;
   const GroupMode group_mode = d.conv.group_mode;
   const bool three_d = d.A.layout == Layout::TensorNDHWC;
   std::string out = "cutlass::conv::device::ImplicitGemmConvolution<typename " +
-                    conv_default_kernel(d.conv.kind, group_mode, three_d) + "<\n";
-  out += "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) + ",\n";
-  out += "    " + cutlass_element(d.B.element) + ", " + cutlass_layout(d.B.layout) + ",\n";
-  out += "    " + cutlass_element(output.element) + ", " + cutlass_layout(output.layout) + ",\n";
-  out += "    " + cutlass_element(math.element_accumulator) + ", " +
-         cutlass_op_class(math.opcode_class) + ", cutlass::arch::Sm80,\n";
-  out += "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n";
-  out += "    " + cutlass_gemm_shape(d.tile.warp_shape()) + ",\n";
-  out += "    " + cutlass_gemm_shape(math.instruction_shape) + ",\n";
-  out += "    " + output.epilogue + ",\n";
-  out += "    " + conv_swizzle(d) + ",\n";
+                    conv_default_kernel(d.conv.kind, group_mode, three_d) + "<\n" +
+                    sm80_leading_arguments(d, output, conv_swizzle(d));
   out += "    " + std::to_string(d.tile.stages) + ", " +
-         cutlass_math_operator(math.math_operation) + ",\n";
+         cutlass_math_operator(d.tile.math_instruction.math_operation) + ",\n";
   if (group_mode == GroupMode::SingleGroup || group_mode == GroupMode::MultipleGroup) {
     out += "    cutlass::conv::GroupMode::k" + camel_case(to_string(group_mode)) + ",\n";
   }
