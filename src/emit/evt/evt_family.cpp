@@ -21,10 +21,8 @@ Layout transposed_layout(Layout layout) {
 // transposed, a row-major output).
 std::string gemm_with_visitor_kernel_type(const GemmDescription& d, const std::string& callbacks) {
   const MathInstruction& math = d.tile.math_instruction;
-  // A column-major D is the transpose of the row-major D^T = B^T A^T the kernel computes.
-  const bool transposed = sm80_evt_transposed(d);
   TensorDescription a = d.A, b = d.B;
-  if (transposed) {
+  if (sm80_evt_transposed(d)) {
     a = {d.B.element, transposed_layout(d.B.layout), d.B.alignment};
     b = {d.A.element, transposed_layout(d.A.layout), d.A.alignment};
   }

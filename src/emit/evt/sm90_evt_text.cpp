@@ -163,13 +163,8 @@ std::string sm90_evt_fill_text(const GemmDescription& d) {
   const EpilogueGraph& graph = *d.epilogue_graph;
   const EvtVisitors visitors = lower_epilogue_graph(graph);
   const EvtSlots slots = evt_slots(graph);
-  return "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
-         "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
-         "  [[maybe_unused]] const tc_epilogue_tensor* T = a.header.epilogue_tensors;\n"
-         "  f = FusionArguments" +
-         evt_arguments_text(
-             visitors, [&](const EvtNode& t) { return node_arguments(graph, slots, t); }, "  ") +
-         ";\n}\n";
+  return evt_fill_fusion_text("decltype(typename Gemm::Arguments{}.epilogue.thread)", visitors,
+                              [&](const EvtNode& t) { return node_arguments(graph, slots, t); });
 }
 
 }  // namespace tilecraft::emit
