@@ -24,23 +24,14 @@ std::string kernel_definition_text(KernelForm form, const std::string& op,
     case KernelForm::kDeviceKernel:
       out += "__launch_bounds__(" + op + "::MaxThreadsPerBlock, " + op +
              "::MinBlocksPerMultiprocessor)\n" + name + "(CUTLASS_GRID_CONSTANT " + params +
-             " const params) {\n"
-             "  extern __shared__ char smem[];\n"
-             "  " +
-             op +
-             " op;\n"
-             "  op(params, smem);\n";
+             " const params) {\n  extern __shared__ char smem[];\n  " + op +
+             " op;\n  op(params, smem);\n";
       break;
     case KernelForm::kKernel2:
     case KernelForm::kKernel:
-      out += name + "(" + params +
-             " params) {\n"
-             "  extern __shared__ int SharedStorageBase[];\n"
-             "  typename " +
-             op +
-             "::SharedStorage* shared_storage =\n"
-             "      reinterpret_cast<typename " +
-             op + "::SharedStorage*>(SharedStorageBase);\n";
+      out += name + "(" + params + " params) {\n  extern __shared__ int SharedStorageBase[];\n" +
+             "  typename " + op + "::SharedStorage* shared_storage =\n" +
+             "      reinterpret_cast<typename " + op + "::SharedStorage*>(SharedStorageBase);\n";
       out += form == KernelForm::kKernel2 ? "  " + op + "::invoke(params, *shared_storage);\n"
                                           : "  " + op + " op;\n  op(params, *shared_storage);\n";
       break;
@@ -69,7 +60,8 @@ std::string abi_functions_text(const std::string& index, const std::string& can_
 }
 
 std::string module_verify_text(const std::string& kernels) {
-  return "extern \"C\" __attribute__((visibility(\"default\"))) int32_t tilecraft_module_verify(\n"
+  return "extern \"C\" __attribute__((visibility(\"default\"))) int32_t "
+         "tilecraft_module_verify(\n"
          "    char* report, size_t capacity) {\n"
          "  const tc_image::Kernel* kernels[] = {\n" +
          kernels +

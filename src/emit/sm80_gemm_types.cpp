@@ -5,6 +5,17 @@
 
 namespace tilecraft::emit {
 
+std::string sm80_operand_line(const TensorDescription& operand) {
+  return "    " + cutlass_element(operand.element) + ", " + cutlass_layout(operand.layout) +
+         ", cutlass::ComplexTransform::kNone, " + std::to_string(operand.alignment) + ",\n";
+}
+
+std::string sm80_tile_shapes(const GemmDescription& d) {
+  return "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n    " +
+         cutlass_gemm_shape(d.tile.warp_shape()) + ",\n    " +
+         cutlass_gemm_shape(d.tile.math_instruction.instruction_shape) + ",\n";
+}
+
 std::string sm80_leading_arguments(const GemmDescription& d, const GemmOutput& output,
                                    const std::string& swizzle) {
   const MathInstruction& math = d.tile.math_instruction;
@@ -16,9 +27,7 @@ std::string sm80_leading_arguments(const GemmDescription& d, const GemmOutput& o
   out += "    " + cutlass_element(output.element) + ", " + cutlass_layout(output.layout) + ",\n";
   out += "    " + cutlass_element(math.element_accumulator) + ", " +
          cutlass_op_class(math.opcode_class) + ", cutlass::arch::Sm80,\n";
-  out += "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n";
-  out += "    " + cutlass_gemm_shape(d.tile.warp_shape()) + ",\n";
-  out += "    " + cutlass_gemm_shape(math.instruction_shape) + ",\n";
+  out += sm80_tile_shapes(d);
   return out + "    " + output.epilogue + ",\n    " + swizzle + ",\n";
 }
 

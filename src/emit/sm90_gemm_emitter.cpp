@@ -40,7 +40,6 @@ std::string epilogue_schedule_type(const GemmDescription& d) {
              : "cutlass::epilogue::TmaWarpSpecialized";
 }
 
-// The C++ type of the argument block a description's entries read.
 std::string args_type(const GemmDescription& d) {
   return d.is_conv() ? "tc_conv_args" : d.is_grouped() ? "tc_grouped_args" : "tc_gemm_args";
 }

@@ -28,8 +28,7 @@ std::string split_k_parallel_text(const GemmDescription& d, int index,
   const std::string i = std::to_string(index);
   const std::string partial = "TcPartial" + i;
   const std::string reduction = "TcReduction" + i;
-  std::string out;
-  out += "using " + partial + " = " + form.partial_type + ";\n";
+  std::string out = "using " + partial + " = " + form.partial_type + ";\n";
   out += "using " + reduction + " = cutlass::reduction::device::ReduceSplitK<\n";
   out += "    cutlass::reduction::kernel::ReduceSplitK<cutlass::MatrixShape<4, " +
          std::to_string(32 * count) + ">,\n";

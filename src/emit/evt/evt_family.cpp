@@ -26,20 +26,14 @@ std::string gemm_with_visitor_kernel_type(const GemmDescription& d, const std::s
     a = {d.B.element, transposed_layout(d.B.layout), d.B.alignment};
     b = {d.A.element, transposed_layout(d.A.layout), d.A.alignment};
   }
-  const std::string none = "cutlass::ComplexTransform::kNone";
-  std::string out = "typename cutlass::gemm::kernel::DefaultGemmWithVisitor<\n";
-  out += "    " + cutlass_element(a.element) + ", " + cutlass_layout(a.layout) + ", " + none +
-         ", " + std::to_string(a.alignment) + ",\n";
-  out += "    " + cutlass_element(b.element) + ", " + cutlass_layout(b.layout) + ", " + none +
-         ", " + std::to_string(b.alignment) + ",\n";
+  std::string out = "typename cutlass::gemm::kernel::DefaultGemmWithVisitor<\n" +
+                    sm80_operand_line(a) + sm80_operand_line(b);
   out += "    " + cutlass_element(d.C.element) + ", " + cutlass_layout(Layout::RowMajor) + ", " +
          std::to_string(d.C.alignment) + ",\n";
   out += "    " + cutlass_element(math.element_accumulator) + ", " +
          cutlass_element(d.epilogue.element_epilogue) + ", " + cutlass_op_class(math.opcode_class) +
          ", cutlass::arch::Sm80,\n";
-  out += "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n";
-  out += "    " + cutlass_gemm_shape(d.tile.warp_shape()) + ",\n";
-  out += "    " + cutlass_gemm_shape(math.instruction_shape) + ",\n";
+  out += sm80_tile_shapes(d);
   out += "    " + callbacks + ", " + cutlass_swizzle(d.swizzle) + ", " +
          std::to_string(d.tile.stages) + ", " + cutlass_math_operator(math.math_operation) + ", " +
          std::to_string(kSm80EvtEpilogueStages) + ">::GemmKernel";

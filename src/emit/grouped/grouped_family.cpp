@@ -23,16 +23,11 @@ std::string sm80_grouped_entry_text(const GemmEntry& entry, int index) {
   const std::string max_k = std::to_string(epilogue_max_k(d.epilogue));
   std::string out =
       "using " + kernel_type + " = typename cutlass::gemm::kernel::DefaultGemmGrouped<\n";
-  out += "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) +
-         ", cutlass::ComplexTransform::kNone, " + std::to_string(d.A.alignment) + ",\n";
-  out += "    " + cutlass_element(d.B.element) + ", " + cutlass_layout(d.B.layout) +
-         ", cutlass::ComplexTransform::kNone, " + std::to_string(d.B.alignment) + ",\n";
+  out += sm80_operand_line(d.A) + sm80_operand_line(d.B);
   out += "    " + cutlass_element(d.C.element) + ", " + cutlass_layout(d.C.layout) + ", " +
          cutlass_element(math.element_accumulator) + ", " + cutlass_op_class(math.opcode_class) +
          ", cutlass::arch::Sm80,\n";
-  out += "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n";
-  out += "    " + cutlass_gemm_shape(d.tile.warp_shape()) + ",\n";
-  out += "    " + cutlass_gemm_shape(math.instruction_shape) + ",\n";
+  out += sm80_tile_shapes(d);
   out += "    " + cutlass_epilogue(d.epilogue) + ",\n";
   out += "    " + cutlass_swizzle(d.swizzle) + ", " + std::to_string(d.tile.stages) + ",\n";
   out += std::string("    cutlass::gemm::kernel::GroupScheduleMode::") +
