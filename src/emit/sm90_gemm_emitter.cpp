@@ -124,10 +124,9 @@ std::string sm90_fusion_type(const GemmDescription& d) {
     // D = act(alpha * acc + (beta * C + bias[n])), the bias read through one pointer per
     // problem (CUTLASS has no pointer-array bias fusion operation: the tree is spelled out).
     const std::string rn = "cutlass::FloatRoundStyle::round_to_nearest";
-    const std::string fma = ns +
-                            "Sm90Compute<cutlass::homogeneous_multiply_add, ElementCompute, "
-                            "ElementCompute, " +
-                            rn + ">";
+    const std::string fma =
+        ns + "Sm90Compute<cutlass::homogeneous_multiply_add, ElementCompute, ElementCompute, " +
+        rn + ">";
     return ns + "Sm90EVT<" + ns + "Sm90Compute<" + act + ", ElementD, ElementCompute, " + rn +
            ">,\n    " + ns + "Sm90EVT<" + fma + ", " + ns +
            "Sm90ScalarBroadcast<ElementCompute>, " + ns + "Sm90AccFetch,\n    " + ns + "Sm90EVT<" +
@@ -220,32 +219,23 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
       "using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\n"
       "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
       "    cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, ElementCompute,\n"
-      "    ElementC, LayoutC, AlignmentC, ElementD, LayoutC, AlignmentC,\n"
-      "    " +
+      "    ElementC, LayoutC, AlignmentC, ElementD, LayoutC, AlignmentC,\n    " +
       epilogue_schedule_type(d) + ", FusionOp>::CollectiveOp;\n";
   if (family && family->sm90_kernel) {
     out += family->sm90_kernel(d, stages);
   } else {
     out +=
         "using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
-        "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, "
-        "AlignmentA,\n"
-        "    ElementB, LayoutB, AlignmentB, ElementAccumulator, TileShape, ClusterShape,\n"
-        "    " +
+        "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, AlignmentA,\n"
+        "    ElementB, LayoutB, AlignmentB, ElementAccumulator, TileShape, ClusterShape,\n    " +
         stages + ",\n    " + kernel_schedule_type(d) + ">::CollectiveOp;\n";
-    if (d.is_grouped()) {
-      out +=
-          "using Kernel = cutlass::gemm::kernel::GemmUniversal<\n"
-          "    cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>, "
-          "CollectiveMainloop,\n"
-          "    CollectiveEpilogue>;\n";
-    } else {
-      out +=
-          "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, "
-          "int>,\n"
-          "    CollectiveMainloop, CollectiveEpilogue, " +
-          scheduler + ">;\n";
-    }
+    out += d.is_grouped()
+               ? "using Kernel = cutlass::gemm::kernel::GemmUniversal<\n"
+                 "    cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>, "
+                 "CollectiveMainloop,\n    CollectiveEpilogue>;\n"
+               : "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, "
+                 "int>,\n    CollectiveMainloop, CollectiveEpilogue, " +
+                     scheduler + ">;\n";
     out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
   }
   const std::string kernel = "tc_kernel_" + i;

@@ -40,12 +40,9 @@ std::string sm90_conv_kernel_text(const GemmDescription& d, const std::string& s
   std::string out =
       "using CollectiveMainloop = typename cutlass::conv::collective::CollectiveBuilder<\n"
       "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, " +
-      op +
-      ",\n"
-      "    ElementA, LayoutA, AlignmentA, ElementB, LayoutB, AlignmentB, ElementAccumulator,\n"
-      "    TileShape, ClusterShape, " +
-      stages +
-      ",\n"
+      op + ",\n" +
+      "    ElementA, LayoutA, AlignmentA, ElementB, LayoutB, AlignmentB, ElementAccumulator,\n" +
+      "    TileShape, ClusterShape, " + stages + ",\n" +
       "    cutlass::conv::KernelImplicitTmaWarpSpecializedSm90>::CollectiveOp;\n";
   out += "using ProblemShape = cutlass::conv::ConvProblemShape<" + op + ", 2>;\n";
   out +=
