@@ -1,5 +1,7 @@
 #include "emit/cutlass_names.hpp"
 
+#include <cctype>
+
 #include "tilecraft/core/status.hpp"
 
 namespace tilecraft::emit {
@@ -10,6 +12,20 @@ namespace {
 }
 
 }  // namespace
+
+std::string camel_case(std::string_view snake_case) {
+  std::string out;
+  bool upper = true;
+  for (char c : snake_case) {
+    if (c == '_') {
+      upper = true;
+    } else {
+      out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+      upper = false;
+    }
+  }
+  return out;
+}
 
 std::string cutlass_element(DataType type) {
   switch (type) {
@@ -114,6 +130,11 @@ std::string cutlass_activation(Activation activation) {
   unsupported("activation");
 }
 
+std::string cutlass_activation_functor(Activation activation) {
+  return activation == Activation::identity ? "cutlass::epilogue::thread::Identity"
+                                            : cutlass_activation(activation);
+}
+
 std::string cutlass_epilogue(const EpilogueFunctor& epilogue) {
   const std::string ns = "cutlass::epilogue::thread::";
   const std::string output = cutlass_element(epilogue.element_output);
@@ -129,12 +150,9 @@ std::string cutlass_epilogue(const EpilogueFunctor& epilogue) {
     case EpilogueKind::FastLinearCombinationClamp:
       return ns + "FastLinearCombinationClamp<" + output + ", " + count + ">";
     case EpilogueKind::LinearCombinationGeneric:
-      if (epilogue.activation == Activation::identity) {
-        // LinearCombinationGeneric<Identity, ...> computes exactly LinearCombination.
-        return ns + "LinearCombinationGeneric<" + ns + "Identity, " + tail;
-      }
-      return ns + "LinearCombinationGeneric<" + cutlass_activation(epilogue.activation) + ", " +
-             tail;
+      // LinearCombinationGeneric<Identity, ...> computes exactly LinearCombination.
+      return ns + "LinearCombinationGeneric<" + cutlass_activation_functor(epilogue.activation) +
+             ", " + tail;
   }
   unsupported("epilogue");
 }
@@ -143,13 +161,11 @@ std::string cutlass_swizzle(Swizzle swizzle) {
   const std::string ns = "cutlass::gemm::threadblock::";
   switch (swizzle) {
     case Swizzle::IdentitySwizzle1:
-      return ns + "GemmIdentityThreadblockSwizzle<1>";
     case Swizzle::IdentitySwizzle2:
-      return ns + "GemmIdentityThreadblockSwizzle<2>";
     case Swizzle::IdentitySwizzle4:
-      return ns + "GemmIdentityThreadblockSwizzle<4>";
     case Swizzle::IdentitySwizzle8:
-      return ns + "GemmIdentityThreadblockSwizzle<8>";
+      return ns + "GemmIdentityThreadblockSwizzle<" +
+             std::to_string(identity_swizzle_size(swizzle)) + ">";
     case Swizzle::HorizontalSwizzle:
       // GemmHorizontalThreadblockSwizzle lacks the get_tile_offset(int log_tile) the universal
       // kernel calls; its split-K twin maps tiles identically (blockIdx.y -> M, blockIdx.x -> N,

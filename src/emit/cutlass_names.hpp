@@ -4,6 +4,7 @@
 
 #include <array>
 #include <string>
+#include <string_view>
 
 #include "tilecraft/core/types.hpp"
 #include "tilecraft/describe/epilogue.hpp"
@@ -12,6 +13,8 @@
 
 namespace tilecraft::emit {
 
+// "less_equal" -> "LessEqual": how CUTLASS (and tc_evt) spell many of tilecraft's enum names.
+std::string camel_case(std::string_view snake_case);
 // "float", "cutlass::half_t", "int8_t", ...
 std::string cutlass_element(DataType type);
 // "cutlass::layout::RowMajor", "cutlass::layout::ColumnMajorInterleaved<32>",
@@ -25,6 +28,8 @@ std::string cutlass_math_operator(MathOperation operation);
 std::string cutlass_gemm_shape(const std::array<int, 3>& shape);
 // The activation's class template, e.g. "cutlass::epilogue::thread::ReLu"; "" for identity.
 std::string cutlass_activation(Activation activation);
+// The same, "cutlass::epilogue::thread::Identity" for identity.
+std::string cutlass_activation_functor(Activation activation);
 // The epilogue functor type, e.g.
 // "cutlass::epilogue::thread::LinearCombination<cutlass::half_t, 8, float, float>".
 std::string cutlass_epilogue(const EpilogueFunctor& epilogue);

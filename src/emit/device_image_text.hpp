@@ -31,6 +31,15 @@ enum class KernelForm {
 // op::Params, as the device compiler sees them, in <name>_layout.
 std::string kernel_definition_text(KernelForm form, const std::string& op, const std::string& name);
 
+// `device` for the device half, `host` for the host half.
+std::string halves_text(const std::string& device, const std::string& host);
+
+// The host half's three static ABI functions of entry `index`, each returning the given call:
+// tc_can_implement_<index>(args, error, capacity), tc_workspace_size_<index>(args) and
+// tc_run_<index>(args, workspace, stream, error, capacity).
+std::string abi_functions_text(const std::string& index, const std::string& can_implement,
+                               const std::string& workspace_size, const std::string& run);
+
 // The exported tilecraft_module_verify(): loads every kernel of the module and reports each one's
 // parameter layout on both sides (a GPU is needed). `kernels` is text of the form
 // "&tc_image::kernel<Op>(\"name\")," for each kernel, in order.

@@ -1,5 +1,6 @@
 #include "emit/module_table.hpp"
 
+#include "emit/device_image_text.hpp"
 #include "emit/sm80_gemm_parts.hpp"
 
 namespace tilecraft::emit {
@@ -17,15 +18,27 @@ std::string quoted(const std::string& text) {
 
 }  // namespace
 
-std::string module_table_text(const std::vector<GemmEntry>& entries) {
-  std::string table;
+std::string module_text(const std::vector<GemmEntry>& entries, std::string_view noun,
+                        std::string_view form, std::string_view prelude,
+                        const std::vector<std::string>& headers, EntryText entry_text,
+                        EntryText entry_kernels) {
+  std::string out = "// ---- tilecraft generated module: " + std::to_string(entries.size()) + " " +
+                    std::string(noun) + (entries.size() == 1 ? " entry (" : " entries (") +
+                    std::string(form) + ")\n" + std::string(prelude) + module_open_text();
+  for (const std::string& header : headers) out += jit_include(header);
+  std::string kernels, table;
+  for (size_t index = 0; index < entries.size(); ++index) {
+    out += "\n// ---- entry " + std::to_string(index) + ": " + entry_name(entries[index]) + "\n";
+    out += entry_text(entries[index], static_cast<int>(index));
+    kernels += entry_kernels(entries[index], static_cast<int>(index));
+  }
   for (size_t index = 0; index < entries.size(); ++index) {
     const std::string s = std::to_string(index);
     table += "    {" + quoted(entry_name(entries[index])) + ",\n     " +
              quoted(gemm_metadata(entries[index])) + ",\n     &tc_can_implement_" + s +
              ", &tc_workspace_size_" + s + ", &tc_run_" + s + "},\n";
   }
-  std::string out = "\n// ---- the module table\n";
+  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n\n// ---- the module table\n";
   out += "static const tc_kernel_entry tc_entries[] = {\n" + table + "};\n\n";
   out +=
       "extern \"C\" __attribute__((visibility(\"default\"))) const tc_module_table*\n"
@@ -33,6 +46,9 @@ std::string module_table_text(const std::vector<GemmEntry>& entries) {
   out += "  static const tc_module_table table = {TILECRAFT_ABI_VERSION, " +
          std::to_string(entries.size()) + "u, tc_entries};\n";
   out += "  return &table;\n}\n";
+  out += module_verify_text(kernels);
+  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
+  out += module_close_text();
   return out;
 }
 

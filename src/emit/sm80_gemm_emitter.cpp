@@ -1,4 +1,5 @@
 // The SM80 GEMM emitter: one translation unit of GemmUniversal instantiations behind the C ABI.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -12,24 +13,6 @@
 
 namespace tilecraft::emit {
 
-namespace {
-
-bool has_split_k_parallel(const std::vector<GemmEntry>& entries) {
-  for (const GemmEntry& entry : entries) {
-    if (entry.kind == GemmEntryKind::kSplitKParallel) return true;
-  }
-  return false;
-}
-
-bool has_family(const std::vector<GemmEntry>& entries, const FamilyEmitter& family) {
-  for (const GemmEntry& entry : entries) {
-    if (family.takes(entry.description)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 std::string entry_name(const GemmEntry& entry) {
   std::string name = entry.description.procedural_name();
   if (entry.kind == GemmEntryKind::kSplitKParallel) name += "_splitk_parallel";
@@ -42,27 +25,42 @@ std::string universal_entry_text(const GemmEntry& entry, int index) {
   const std::string i = std::to_string(index);
   const GemmDescription& d = entry.description;
   const std::string gemm = "TcGemm" + i;
-  std::string out;
   const std::string kernel = "tc_kernel_" + i;
-  out += "using " + gemm + " = " +
-         gemm_universal_type(d, {d.C.element, d.C.layout, cutlass_epilogue(d.epilogue)}) + ";\n";
-  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-  out += kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel);
-  out += "#else\n";
-  out += "static int32_t tc_can_implement_" + i +
-         "(const tc_args_header* args, char* error, size_t capacity) {\n";
-  out += "  return tc_gemm::universal_can_implement<" + gemm + ">(args, error, capacity, " +
-         std::to_string(epilogue_max_k(d.epilogue)) + ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
-  out += "  return tc_gemm::universal_workspace_size<" + gemm + ">(args, \"" + kernel + "\");\n}\n";
-  out += "static int32_t tc_run_" + i +
-         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
-         "    size_t capacity) {\n";
-  out += "  return tc_gemm::universal_run<" + gemm +
-         ">(args, workspace, stream, error, capacity, \"" + kernel + "\");\n}\n";
-  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-  return out;
+  const std::string host = abi_functions_text(
+      i,
+      "tc_gemm::universal_can_implement<" + gemm + ">(args, error, capacity, " +
+          std::to_string(epilogue_max_k(d.epilogue)) + ")",
+      "tc_gemm::universal_workspace_size<" + gemm + ">(args, \"" + kernel + "\")",
+      "tc_gemm::universal_run<" + gemm + ">(args, workspace, stream, error, capacity, \"" + kernel +
+          "\")");
+  return "using " + gemm + " = " +
+         gemm_universal_type(d, {d.C.element, d.C.layout, cutlass_epilogue(d.epilogue)}) + ";\n" +
+         halves_text(kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel),
+                     host);
 }
+
+namespace {
+
+std::string sm80_entry_text(const GemmEntry& entry, int index) {
+  return entry.kind == GemmEntryKind::kUniversal ? universal_entry_text(entry, index)
+                                                 : split_k_parallel_entry_text(entry, index);
+}
+
+std::string sm80_entry_kernels(const GemmEntry& entry, int index) {
+  const FamilyEmitter* family = family_emitter(entry.description);
+  if (family != nullptr && family->sm80_kernels != nullptr) {
+    return family->sm80_kernels(entry, index);
+  }
+  const std::string i = std::to_string(index);
+  if (entry.kind == GemmEntryKind::kUniversal) {
+    return "      &tc_gemm::gemm_kernel<TcGemm" + i + ">(\"tc_kernel_" + i + "\"),\n";
+  }
+  return "      &tc_gemm::gemm_kernel<TcPartial" + i + ">(\"tc_kernel_" + i + "_partial\"),\n" +
+         "      &tc_image::kernel<TcReduction" + i + "::ReductionKernel>(\"tc_kernel_" + i +
+         "_reduction\"),\n";
+}
+
+}  // namespace
 
 std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
   if (entries.empty()) throw Error(Status::invalid("emit: a module needs at least one entry"));
@@ -84,59 +82,32 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
   if (arch == 90) return emit_sm90_gemm_module(entries);  // GEMMs and convolutions alike
   const FamilyEmitter* first = family_emitter(entries.front().description);
   if (first != nullptr && first->sm80_module != nullptr) return first->sm80_module(entries);
-  const bool split_k = has_split_k_parallel(entries);
+  const auto split_k = [](const GemmEntry& e) { return e.kind == GemmEntryKind::kSplitKParallel; };
   for (const GemmEntry& entry : entries) {
-    if (entry.kind == GemmEntryKind::kSplitKParallel && entry.description.has_epilogue_graph()) {
+    if (split_k(entry) && entry.description.has_epilogue_graph()) {
       throw Error(Status::unsupported(
           "emit: " + entry_name(entry) +
           ": an epilogue graph runs in the GEMM's own epilogue (CUTLASS's 2.x visitor); "
           "GemmSplitKParallel's reduction kernel cannot run it"));
     }
   }
-  std::string out = "// ---- tilecraft generated module: " + std::to_string(entries.size()) +
-                    " GEMM entr" + (entries.size() == 1 ? "y" : "ies") +
-                    " (CUTLASS 2.x GemmUniversal, SM80)\n";
-  out += module_open_text();
-  bool on_gemm = false;
-  for (const GemmEntry& entry : entries) {
-    const FamilyEmitter* family = family_emitter(entry.description);
-    on_gemm = on_gemm || family == nullptr || family->sm80_on_gemm;
+  std::vector<std::string> headers;
+  if (std::ranges::any_of(entries, [](const GemmEntry& entry) {
+        const FamilyEmitter* family = family_emitter(entry.description);
+        return family == nullptr || family->sm80_on_gemm;
+      })) {
+    headers.push_back("sm80_gemm.cuh");
   }
-  if (on_gemm) out += jit_include("sm80_gemm.cuh");
-  if (split_k) out += jit_include("sm80_split_k_parallel.cuh");
+  if (std::ranges::any_of(entries, split_k)) headers.push_back("sm80_split_k_parallel.cuh");
   for (const FamilyEmitter& family : family_emitters()) {
-    if (family.sm80_header != nullptr && has_family(entries, family)) {
-      out += jit_include(family.sm80_header);
+    if (family.sm80_header != nullptr && std::ranges::any_of(entries, [&](const GemmEntry& e) {
+          return family.takes(e.description);
+        })) {
+      headers.push_back(family.sm80_header);
     }
   }
-  for (size_t index = 0; index < entries.size(); ++index) {
-    const GemmEntry& entry = entries[index];
-    const int i = static_cast<int>(index);
-    out += "\n// ---- entry " + std::to_string(index) + ": " + entry_name(entry) + "\n";
-    out += entry.kind == GemmEntryKind::kUniversal ? universal_entry_text(entry, i)
-                                                   : split_k_parallel_entry_text(entry, i);
-  }
-  std::string kernels;
-  for (size_t index = 0; index < entries.size(); ++index) {
-    const std::string i = std::to_string(index);
-    const FamilyEmitter* family = family_emitter(entries[index].description);
-    if (family != nullptr && family->sm80_kernels != nullptr) {
-      kernels += family->sm80_kernels(entries[index], static_cast<int>(index));
-    } else if (entries[index].kind == GemmEntryKind::kUniversal) {
-      kernels += "      &tc_gemm::gemm_kernel<TcGemm" + i + ">(\"tc_kernel_" + i + "\"),\n";
-    } else {
-      kernels +=
-          "      &tc_gemm::gemm_kernel<TcPartial" + i + ">(\"tc_kernel_" + i + "_partial\"),\n";
-      kernels += "      &tc_image::kernel<TcReduction" + i + "::ReductionKernel>(\"tc_kernel_" + i +
-                 "_reduction\"),\n";
-    }
-  }
-  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
-  out += module_table_text(entries);
-  out += module_verify_text(kernels);
-  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
-  out += module_close_text();
-  return out;
+  return module_text(entries, "GEMM", "CUTLASS 2.x GemmUniversal, SM80", "", headers,
+                     sm80_entry_text, sm80_entry_kernels);
 }
 
 std::vector<std::string> gemm_module_arch_flags(int arch) {

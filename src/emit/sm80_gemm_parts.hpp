@@ -19,6 +19,15 @@ struct GemmOutput {
 
 // "cutlass::gemm::device::GemmUniversal<...>" for the description with the given output.
 std::string gemm_universal_type(const GemmDescription& description, const GemmOutput& output);
+// "    <element>, <layout>, cutlass::ComplexTransform::kNone, <alignment>,\n": an operand of the
+// kernel-level defaults (DefaultGemmGrouped, DefaultGemmWithVisitor).
+std::string sm80_operand_line(const TensorDescription& operand);
+// The threadblock, warp and instruction shapes, a line each.
+std::string sm80_tile_shapes(const GemmDescription& description);
+// The lines GemmUniversal's and the conv default kernels' arguments begin with: A, B, the
+// output, the accumulator and op class, the three tile shapes, the epilogue and `swizzle`.
+std::string sm80_leading_arguments(const GemmDescription& description, const GemmOutput& output,
+                                   const std::string& swizzle);
 
 // "key=value;..." describing the entry (arch, op class, instruction, types, layouts, ...).
 std::string gemm_metadata(const GemmEntry& entry);

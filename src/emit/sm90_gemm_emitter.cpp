@@ -18,22 +18,15 @@ std::string static_shape(const std::array<int, 3>& shape) {
 }
 
 std::string kernel_schedule_type(const GemmDescription& d) {
+  const KernelSchedule schedule = d.tile.kernel_schedule;
   const bool fast =
       d.tile.math_instruction.math_operation == MathOperation::multiply_add_fast_accum;
-  std::string base;
-  switch (d.tile.kernel_schedule) {
-    case KernelSchedule::TmaWarpSpecializedCooperative:
-      base = "KernelTmaWarpSpecializedCooperative";
-      break;
-    case KernelSchedule::TmaWarpSpecializedPingpong:
-      base = "KernelTmaWarpSpecializedPingpong";
-      break;
-    default:
-      base = "KernelTmaWarpSpecialized";
-      break;
-  }
-  if (d.is_grouped()) base = "KernelPtrArray" + base.substr(std::string("Kernel").size());
-  return "cutlass::gemm::" + base + (fast ? "FP8FastAccum" : "");
+  return std::string("cutlass::gemm::") + (d.is_grouped() ? "KernelPtrArray" : "Kernel") +
+         (schedule == KernelSchedule::TmaWarpSpecializedCooperative
+              ? "TmaWarpSpecializedCooperative"
+          : schedule == KernelSchedule::TmaWarpSpecializedPingpong ? "TmaWarpSpecializedPingpong"
+                                                                   : "TmaWarpSpecialized") +
+         (fast ? "FP8FastAccum" : "");
 }
 
 std::string epilogue_schedule_type(const GemmDescription& d) {
@@ -47,28 +40,25 @@ std::string epilogue_schedule_type(const GemmDescription& d) {
              : "cutlass::epilogue::TmaWarpSpecialized";
 }
 
-std::string activation_type(Activation activation) {
-  return activation == Activation::identity ? "cutlass::epilogue::thread::Identity"
-                                            : cutlass_activation(activation);
-}
-
-int raster(Swizzle swizzle) { return swizzle == Swizzle::HorizontalSwizzle ? 2 : 0; }
-
-int max_swizzle_size(Swizzle swizzle) { return identity_swizzle_size(swizzle); }
-
-// The C++ type of the argument block a description's entries read.
 std::string args_type(const GemmDescription& d) {
   return d.is_conv() ? "tc_conv_args" : d.is_grouped() ? "tc_grouped_args" : "tc_gemm_args";
 }
 
+// Whether the fusion has an ElementBias (grouped kernels: only with a bias).
+bool bias_capable(const GemmDescription& d) {
+  const EpilogueFusion& f = d.epilogue.fusion;
+  return f.bias != BiasKind::none || (!d.is_grouped() && (f.aux_output || f.per_tensor_scales));
+}
+
 std::string fill_fusion_text(const GemmDescription& d) {
   const EpilogueFunctor& e = d.epilogue;
-  const std::string signature =
-      "inline void fill_fusion(FusionArguments& f, const " + args_type(d) + "& a) {\n";
+  std::string out =
+      "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
+      "inline void fill_fusion(FusionArguments& f, const " +
+      args_type(d) + "& a) {\n";
   if (d.is_grouped() && e.fusion.bias != BiasKind::none) {
     // The arguments of the tree of sm90_fusion_type: each node's children, then the node.
-    return "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n" +
-           signature +
+    return out +
            "  f = FusionArguments{\n"
            "      {{{ElementCompute(a.header.alpha)}},\n"
            "       {},\n"
@@ -81,34 +71,20 @@ std::string fill_fusion_text(const GemmDescription& d) {
            "      {}};\n"
            "}\n";
   }
-  std::string out =
-      "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n" +
-      signature +
+  out +=
       "  f.alpha = ElementCompute(a.header.alpha);\n"
       "  f.beta = ElementCompute(a.header.beta);\n";
-  if (d.is_grouped()) {
-    // Grouped kernels take the plain linear combination; fp8 per-tensor scales arrive folded
-    // into alpha and beta.
-    if (e.activation == Activation::leaky_relu) {
-      out += "  f.activation.leaky_alpha = ElementCompute(a.header.activation_args[0]);\n";
-    }
-    if (e.activation == Activation::clamp) {
-      out += "  f.activation.lower_bound = ElementCompute(a.header.activation_args[0]);\n";
-      out += "  f.activation.upper_bound = ElementCompute(a.header.activation_args[1]);\n";
-    }
-    return out + "}\n";
-  }
-  const bool has_activation_args = e.activation != Activation::identity;
-  if (has_activation_args && e.activation == Activation::leaky_relu) {
+  if (e.activation == Activation::leaky_relu) {
     out += "  f.activation.leaky_alpha = ElementCompute(a.header.activation_args[0]);\n";
   }
-  if (has_activation_args && e.activation == Activation::clamp) {
+  if (e.activation == Activation::clamp) {
     out += "  f.activation.lower_bound = ElementCompute(a.header.activation_args[0]);\n";
     out += "  f.activation.upper_bound = ElementCompute(a.header.activation_args[1]);\n";
   }
-  const bool bias_capable =
-      e.fusion.bias != BiasKind::none || e.fusion.aux_output || e.fusion.per_tensor_scales;
-  if (bias_capable) {
+  // Grouped kernels take the plain linear combination; fp8 per-tensor scales arrive folded into
+  // alpha and beta.
+  if (d.is_grouped()) return out + "}\n";
+  if (bias_capable(d)) {
     out += "  f.bias_ptr = static_cast<const ElementBias*>(a.bias);\n";
     // A convolution's bias is one vector (its block has no batch stride).
     if (!d.is_conv()) out += "  cute::get<2>(f.dBias) = a.batch_stride_bias;\n";
@@ -124,18 +100,15 @@ std::string fill_fusion_text(const GemmDescription& d) {
       out += "  f.scale_" + w + "_ptr = a.scale_" + w + "_ptr;\n";
     }
   }
-  out += "}\n";
-  return out;
+  return out + "}\n";
 }
 
 // What the adapter checks of a custom epilogue's operands (EntryTraits' last fields).
 std::string graph_traits_text(const GemmDescription& d) {
   if (!d.has_epilogue_graph()) return "";
   const EpilogueGraph& graph = *d.epilogue_graph;
-  bool reduces = false;
-  for (const EpilogueNode& node : graph.nodes()) {
-    reduces = reduces || node.kind == EpilogueNodeKind::reduce;
-  }
+  const bool reduces = std::ranges::any_of(
+      graph.nodes(), [](const EpilogueNode& n) { return n.kind == EpilogueNodeKind::reduce; });
   return ", " + std::to_string(graph.operand_nodes().size()) + ", " +
          std::to_string(graph.scalar_nodes().size()) + ", " + (reduces ? "true" : "false");
 }
@@ -145,38 +118,30 @@ std::string graph_traits_text(const GemmDescription& d) {
 std::string sm90_fusion_type(const GemmDescription& d) {
   const EpilogueFunctor& e = d.epilogue;
   const std::string ns = "cutlass::epilogue::fusion::";
-  const std::string act = activation_type(e.activation);
+  const std::string act = cutlass_activation_functor(e.activation);
   const std::string tail = "ElementD, ElementCompute";
-  if (d.is_grouped()) {
-    if (e.fusion.bias != BiasKind::none) {
-      // D = act(alpha * acc + (beta * C + bias[n])), the bias read through one pointer per
-      // problem (CUTLASS has no pointer-array bias fusion operation: the tree is spelled out).
-      const std::string rn = "cutlass::FloatRoundStyle::round_to_nearest";
-      const std::string fma = ns +
-                              "Sm90Compute<cutlass::homogeneous_multiply_add, ElementCompute, "
-                              "ElementCompute, " +
-                              rn + ">";
-      return ns + "Sm90EVT<" + ns + "Sm90Compute<" + act + ", ElementD, ElementCompute, " + rn +
-             ">,\n    " + ns + "Sm90EVT<" + fma + ", " + ns +
-             "Sm90ScalarBroadcast<ElementCompute>, " + ns + "Sm90AccFetch,\n    " + ns +
-             "Sm90EVT<" + fma + ", " + ns + "Sm90ScalarBroadcast<ElementCompute>, " + ns +
-             "Sm90SrcFetch<ElementC>,\n    " + ns +
-             "Sm90RowBroadcast<0, TileShape, ElementBias*, ElementCompute, "
-             "cute::Stride<cute::_0, cute::_1, cute::_0>>>>>";
-    }
-    // Scales fold into alpha and beta (fill_fusion).
-    if (e.activation != Activation::identity) {
-      return ns + "LinCombEltAct<" + act + ", " + tail + ", ElementC, ElementCompute>";
-    }
-    return ns + "LinearCombination<" + tail + ", ElementC, ElementCompute>";
+  if (d.is_grouped() && e.fusion.bias != BiasKind::none) {
+    // D = act(alpha * acc + (beta * C + bias[n])), the bias read through one pointer per
+    // problem (CUTLASS has no pointer-array bias fusion operation: the tree is spelled out).
+    const std::string rn = "cutlass::FloatRoundStyle::round_to_nearest";
+    const std::string fma =
+        ns + "Sm90Compute<cutlass::homogeneous_multiply_add, ElementCompute, ElementCompute, " +
+        rn + ">";
+    return ns + "Sm90EVT<" + ns + "Sm90Compute<" + act + ", ElementD, ElementCompute, " + rn +
+           ">,\n    " + ns + "Sm90EVT<" + fma + ", " + ns +
+           "Sm90ScalarBroadcast<ElementCompute>, " + ns + "Sm90AccFetch,\n    " + ns + "Sm90EVT<" +
+           fma + ", " + ns + "Sm90ScalarBroadcast<ElementCompute>, " + ns +
+           "Sm90SrcFetch<ElementC>,\n    " + ns +
+           "Sm90RowBroadcast<0, TileShape, ElementBias*, ElementCompute, "
+           "cute::Stride<cute::_0, cute::_1, cute::_0>>>>>";
   }
-  const bool column = e.fusion.bias == BiasKind::per_column;
-  const std::string per = column ? "PerColBias" : "PerRowBias";
-  if (e.fusion.per_tensor_scales) {
+  const std::string per = e.fusion.bias == BiasKind::per_column ? "PerColBias" : "PerRowBias";
+  // Grouped kernels' scales fold into alpha and beta (fill_fusion).
+  if (e.fusion.per_tensor_scales && !d.is_grouped()) {
     return ns + "ScaledLinComb" + per + "EltAct<" + act + ", " + tail +
            ", ElementBias, ElementC, ElementCompute>";
   }
-  if (e.fusion.aux_output) {
+  if (e.fusion.aux_output && !d.is_grouped()) {
     return ns + "LinComb" + per + "EltActAux<LayoutC, " + act + ", " + tail +
            ", ElementAux, ElementBias, ElementC, ElementCompute>";
   }
@@ -198,9 +163,6 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   const GemmDescription& d = entry.description;
   const MathInstruction& math = d.tile.math_instruction;
   const EpilogueFunctor& e = d.epilogue;
-  const bool bias_capable = d.is_grouped() ? e.fusion.bias != BiasKind::none
-                                           : (e.fusion.bias != BiasKind::none ||
-                                              e.fusion.aux_output || e.fusion.per_tensor_scales);
   // Grouped kernels address each problem through arrays of pointers and strides.
   const std::string array = d.is_grouped() ? " *" : "";
   const std::string scheduler = d.tile.tile_scheduler == TileScheduler::StreamK
@@ -236,7 +198,7 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   out += "constexpr int AlignmentC = " + std::to_string(d.C.alignment) + ";\n";
   out += "using ElementAccumulator = " + cutlass_element(math.element_accumulator) + ";\n";
   out += "using ElementCompute = " + cutlass_element(e.element_epilogue) + ";\n";
-  if (bias_capable) {
+  if (bias_capable(d)) {
     const DataType bias = e.fusion.bias != BiasKind::none ? e.fusion.element_bias : DataType::f32;
     out += "using ElementBias = " + cutlass_element(bias) + ";\n";
   }
@@ -257,60 +219,46 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
       "using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\n"
       "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
       "    cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, ElementCompute,\n"
-      "    ElementC, LayoutC, AlignmentC, ElementD, LayoutC, AlignmentC,\n"
-      "    " +
+      "    ElementC, LayoutC, AlignmentC, ElementD, LayoutC, AlignmentC,\n    " +
       epilogue_schedule_type(d) + ", FusionOp>::CollectiveOp;\n";
   if (family && family->sm90_kernel) {
     out += family->sm90_kernel(d, stages);
   } else {
     out +=
         "using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
-        "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, "
-        "AlignmentA,\n"
-        "    ElementB, LayoutB, AlignmentB, ElementAccumulator, TileShape, ClusterShape,\n"
-        "    " +
+        "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, AlignmentA,\n"
+        "    ElementB, LayoutB, AlignmentB, ElementAccumulator, TileShape, ClusterShape,\n    " +
         stages + ",\n    " + kernel_schedule_type(d) + ">::CollectiveOp;\n";
-    if (d.is_grouped()) {
-      out +=
-          "using Kernel = cutlass::gemm::kernel::GemmUniversal<\n"
-          "    cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>, "
-          "CollectiveMainloop,\n"
-          "    CollectiveEpilogue>;\n";
-    } else {
-      out +=
-          "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, "
-          "int>,\n"
-          "    CollectiveMainloop, CollectiveEpilogue, " +
-          scheduler + ">;\n";
-    }
+    out += d.is_grouped()
+               ? "using Kernel = cutlass::gemm::kernel::GemmUniversal<\n"
+                 "    cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>, "
+                 "CollectiveMainloop,\n    CollectiveEpilogue>;\n"
+               : "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, "
+                 "int>,\n    CollectiveMainloop, CollectiveEpilogue, " +
+                     scheduler + ">;\n";
     out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
   }
   const std::string kernel = "tc_kernel_" + i;
-  out += "#if defined(TILECRAFT_DEVICE_HALF)\n}  // namespace tc_entry_" + i + "\n";
-  out += kernel_definition_text(KernelForm::kDeviceKernel, "tc_entry_" + i + "::Kernel", kernel);
-  out += "#else\n";
-  out += "constexpr tc_sm90::EntryTraits kTraits{" + std::to_string(max_swizzle_size(d.swizzle)) +
-         ", " + std::to_string(raster(d.swizzle)) + ", " +
-         (d.tile.tile_scheduler == TileScheduler::StreamK ? "true" : "false") + ", " +
-         (e.fusion.bias != BiasKind::none ? "true" : "false") + ", " +
-         (e.fusion.aux_output ? "true" : "false") + ", " +
-         std::to_string(activation_argument_count(e.activation)) + ", \"" + kernel + "\"" +
-         graph_traits_text(d) + "};\n";
-  out += family && family->sm90_fill ? family->sm90_fill(d) : fill_fusion_text(d);
-  out += "}  // namespace tc_entry_" + i + "\n";
+  const std::string close = "}  // namespace tc_entry_" + i + "\n";
   const std::string ns = "tc_entry_" + i + "::";
+  // EntryTraits: swizzle size, raster order, stream-K, bias, aux, activation arguments, kernel.
+  std::string host = "constexpr tc_sm90::EntryTraits kTraits{" +
+                     std::to_string(identity_swizzle_size(d.swizzle)) + ", " +
+                     (d.swizzle == Swizzle::HorizontalSwizzle ? "2" : "0") + ", " +
+                     (d.tile.tile_scheduler == TileScheduler::StreamK ? "true" : "false") + ", " +
+                     (e.fusion.bias != BiasKind::none ? "true" : "false") + ", " +
+                     (e.fusion.aux_output ? "true" : "false") + ", " +
+                     std::to_string(activation_argument_count(e.activation)) + ", \"" + kernel +
+                     "\"" + graph_traits_text(d) + "};\n";
+  host += family && family->sm90_fill ? family->sm90_fill(d) : fill_fusion_text(d);
   const std::string common = ns + "Gemm>(args, " + ns + "kTraits, &" + ns + "fill_fusion";
-  out += "static int32_t tc_can_implement_" + i +
-         "(const tc_args_header* args, char* error, size_t capacity) {\n";
-  out += "  return tc_sm90::can_implement<" + common + ", error, capacity);\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
-  out += "  return tc_sm90::workspace_size<" + common + ");\n}\n";
-  out += "static int32_t tc_run_" + i +
-         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
-         "    size_t capacity) {\n";
-  out += "  return tc_sm90::run<" + common + ", workspace, stream, error, capacity);\n}\n";
-  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-  return out;
+  host += close +
+          abi_functions_text(i, "tc_sm90::can_implement<" + common + ", error, capacity)",
+                             "tc_sm90::workspace_size<" + common + ")",
+                             "tc_sm90::run<" + common + ", workspace, stream, error, capacity)");
+  return out + halves_text(
+                   close + kernel_definition_text(KernelForm::kDeviceKernel, ns + "Kernel", kernel),
+                   host);
 }
 
 bool triggers_dependent_launch_early(const GemmDescription& description) {
@@ -331,13 +279,25 @@ constexpr std::string_view kGridDependencyWaitsOnly =
     "#define CUTLASS_GDC_ENABLED\n"
     "#endif\n";
 
+namespace {
+
+std::string universal_sm90_entry_text(const GemmEntry& entry, int index) {
+  if (entry.kind != GemmEntryKind::kUniversal) {
+    throw Error(Status::unsupported(
+        "mode: GemmSplitKParallel is an SM80 mode; SM90 kernels split K serially on the "
+        "StreamK tile scheduler"));
+  }
+  return sm90_entry_text(entry, index);
+}
+
+std::string sm90_entry_kernels(const GemmEntry&, int index) {
+  const std::string i = std::to_string(index);
+  return "      &tc_image::kernel<tc_entry_" + i + "::Kernel>(\"tc_kernel_" + i + "\"),\n";
+}
+
+}  // namespace
+
 std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
-  const bool conv = entries.front().description.is_conv();
-  std::string out = "// ---- tilecraft generated module: " + std::to_string(entries.size()) +
-                    (conv ? " convolution entr" : " GEMM entr") +
-                    (entries.size() == 1 ? "y" : "ies") +
-                    (conv ? " (CUTLASS 3.x ConvUniversalAdapter, SM90)\n"
-                          : " (CUTLASS 3.x GemmUniversalAdapter, SM90)\n");
   bool early_trigger = true;
   // The Adapter header of each entry's family (sm90_gemm.cuh for GEMMs), then the extra ones.
   std::vector<std::string> headers, extra_headers;
@@ -352,30 +312,13 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
     add(headers, family && family->sm90_header ? family->sm90_header : "sm90_gemm.cuh");
     if (family) add(extra_headers, family->sm90_extra_header);
   }
-  out += early_trigger ? kGridDependencyControl : kGridDependencyWaitsOnly;
-  out += module_open_text();
-  for (const std::string& header : headers) out += jit_include(header);
-  for (const std::string& header : extra_headers) out += jit_include(header);
-  for (size_t index = 0; index < entries.size(); ++index) {
-    if (entries[index].kind != GemmEntryKind::kUniversal) {
-      throw Error(Status::unsupported(
-          "mode: GemmSplitKParallel is an SM80 mode; SM90 kernels split K serially on the "
-          "StreamK tile scheduler"));
-    }
-    out += "\n// ---- entry " + std::to_string(index) + ": " + entry_name(entries[index]) + "\n";
-    out += sm90_entry_text(entries[index], static_cast<int>(index));
-  }
-  std::string kernels;
-  for (size_t index = 0; index < entries.size(); ++index) {
-    const std::string i = std::to_string(index);
-    kernels += "      &tc_image::kernel<tc_entry_" + i + "::Kernel>(\"tc_kernel_" + i + "\"),\n";
-  }
-  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
-  out += module_table_text(entries);
-  out += module_verify_text(kernels);
-  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
-  out += module_close_text();
-  return out;
+  headers.insert(headers.end(), extra_headers.begin(), extra_headers.end());
+  const bool conv = entries.front().description.is_conv();
+  return module_text(
+      entries, conv ? "convolution" : "GEMM",
+      conv ? "CUTLASS 3.x ConvUniversalAdapter, SM90" : "CUTLASS 3.x GemmUniversalAdapter, SM90",
+      early_trigger ? kGridDependencyControl : kGridDependencyWaitsOnly, headers,
+      universal_sm90_entry_text, sm90_entry_kernels);
 }
 
 }  // namespace tilecraft::emit

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <string>
-#include <string_view>
+#include <vector>
 
 #include "tilecraft/emit/gemm_emitter.hpp"
 
@@ -14,7 +14,6 @@ std::string sm90_fusion_type(const GemmDescription& description);
 // Entry `index`: namespace tc_entry_<index> with the kernel's types, and the three static ABI
 // functions tc_can_implement_<index>, tc_workspace_size_<index>, tc_run_<index>.
 std::string sm90_entry_text(const GemmEntry& entry, int index);
-// The whole module for SM90 entries.
 std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries);
 
 }  // namespace tilecraft::emit

@@ -28,8 +28,7 @@ std::string split_k_parallel_text(const GemmDescription& d, int index,
   const std::string i = std::to_string(index);
   const std::string partial = "TcPartial" + i;
   const std::string reduction = "TcReduction" + i;
-  std::string out;
-  out += "using " + partial + " = " + form.partial_type + ";\n";
+  std::string out = "using " + partial + " = " + form.partial_type + ";\n";
   out += "using " + reduction + " = cutlass::reduction::device::ReduceSplitK<\n";
   out += "    cutlass::reduction::kernel::ReduceSplitK<cutlass::MatrixShape<4, " +
          std::to_string(32 * count) + ">,\n";
@@ -40,26 +39,19 @@ std::string split_k_parallel_text(const GemmDescription& d, int index,
   const std::string partial_kernel = "tc_kernel_" + i + "_partial";
   const std::string reduction_kernel = "tc_kernel_" + i + "_reduction";
   const std::string& ns = form.adapters;
-  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-  out +=
-      kernel_definition_text(form.kernel_form, partial + "::" + form.kernel_member, partial_kernel);
-  out += kernel_definition_text(KernelForm::kKernel, reduction + "::ReductionKernel",
-                                reduction_kernel);
-  out += "#else\n";
-  out += "static int32_t tc_can_implement_" + i +
-         "(const tc_args_header* args, char* error, size_t capacity) {\n";
-  out += "  return " + ns + "::split_k_can_implement<" + both + ">(args, error, capacity, " +
-         std::to_string(epilogue_max_k(d.epilogue)) + ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
-  out += "  return " + ns + "::split_k_workspace_size<" + partial + ">(args);\n}\n";
-  out += "static int32_t tc_run_" + i +
-         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
-         "    size_t capacity) {\n";
-  out += "  return " + ns + "::split_k_run<" + both +
-         ">(args, workspace, stream, error, capacity, \"" + partial_kernel + "\", \"" +
-         reduction_kernel + "\");\n}\n";
-  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-  return out;
+  const std::string device =
+      kernel_definition_text(form.kernel_form, partial + "::" + form.kernel_member,
+                             partial_kernel) +
+      kernel_definition_text(KernelForm::kKernel, reduction + "::ReductionKernel",
+                             reduction_kernel);
+  const std::string host = abi_functions_text(
+      i,
+      ns + "::split_k_can_implement<" + both + ">(args, error, capacity, " +
+          std::to_string(epilogue_max_k(d.epilogue)) + ")",
+      ns + "::split_k_workspace_size<" + partial + ">(args)",
+      ns + "::split_k_run<" + both + ">(args, workspace, stream, error, capacity, \"" +
+          partial_kernel + "\", \"" + reduction_kernel + "\")");
+  return out + halves_text(device, host);
 }
 
 std::string split_k_parallel_entry_text(const GemmEntry& entry, int index) {

@@ -1,12 +1,56 @@
 // Convolutions as a registered family of the shared emitters (emit/family_emitter.hpp): SM80
-// modules of their own (implicit GEMMs), SM90 entries with a ConvUniversal in place of the GEMM
-// mainloop and kernel.
+// modules of their own (implicit GEMMs), SM90 entries with a CUTLASS 3.x ConvUniversal (TMA
+// im2col mainloop from the conv CollectiveBuilder) in place of the GEMM mainloop and kernel;
+// everything else of an SM90 entry (types, epilogue and its fusion, the C ABI functions) is the
+// GEMM entry's.
+#include <string>
+
 #include "emit/conv/sm80_conv_parts.hpp"
-#include "emit/conv/sm90_conv_parts.hpp"
 #include "emit/family_emitter.hpp"
 
 namespace tilecraft::emit {
 namespace {
+
+std::string conv_operator(ConvKind kind) {
+  return kind == ConvKind::Fprop   ? "cutlass::conv::Operator::kFprop"
+         : kind == ConvKind::Dgrad ? "cutlass::conv::Operator::kDgrad"
+                                   : "cutlass::conv::Operator::kWgrad";
+}
+
+std::string underscore(int extent) { return "cute::_" + std::to_string(extent); }
+
+// "cute::Shape<cute::_128, cute::_128, cute::Shape<cute::_64>>" (wgrad: N a nested mode too).
+std::string sm90_conv_tile_shape(const GemmDescription& d) {
+  const auto& s = d.tile.threadblock_shape;
+  const std::string n =
+      d.conv.kind == ConvKind::Wgrad ? "cute::Shape<" + underscore(s[1]) + ">" : underscore(s[1]);
+  return "cute::Shape<" + underscore(s[0]) + ", " + n + ", cute::Shape<" + underscore(s[2]) + ">>";
+}
+
+// The epilogue's layout tag: the output activation (fprop y, dgrad dx) or the filter (wgrad dw).
+std::string sm90_conv_output_layout(const GemmDescription& d) {
+  return d.conv.kind == ConvKind::Wgrad ? "cutlass::layout::TensorKCSR"
+                                        : "cutlass::layout::TensorNHWC";
+}
+
+// CollectiveMainloop, ProblemShape, Kernel and Gemm (a ConvUniversalAdapter) of the entry, given
+// the stage count type; uses the entry's ElementA ... TileShape and CollectiveEpilogue.
+std::string sm90_conv_kernel_text(const GemmDescription& d, const std::string& stages) {
+  const std::string op = conv_operator(d.conv.kind);
+  std::string out =
+      "using CollectiveMainloop = typename cutlass::conv::collective::CollectiveBuilder<\n"
+      "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, " +
+      op + ",\n" +
+      "    ElementA, LayoutA, AlignmentA, ElementB, LayoutB, AlignmentB, ElementAccumulator,\n" +
+      "    TileShape, ClusterShape, " + stages + ",\n" +
+      "    cutlass::conv::KernelImplicitTmaWarpSpecializedSm90>::CollectiveOp;\n";
+  out += "using ProblemShape = cutlass::conv::ConvProblemShape<" + op + ", 2>;\n";
+  out +=
+      "using Kernel = cutlass::conv::kernel::ConvUniversal<ProblemShape, CollectiveMainloop,\n"
+      "    CollectiveEpilogue>;\n";
+  out += "using Gemm = cutlass::conv::device::ConvUniversalAdapter<Kernel>;\n";
+  return out;
+}
 
 const FamilyEmitterRegistration kConvEmitter{{
     .name = "conv",

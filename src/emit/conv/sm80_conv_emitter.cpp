@@ -19,37 +19,15 @@ namespace {
 std::string conv_default_kernel(ConvKind kind, GroupMode group_mode, bool three_d) {
   if (group_mode == GroupMode::Depthwise) return "cutlass::conv::kernel::DefaultDepthwiseFprop";
   if (group_mode != GroupMode::None) return "cutlass::conv::kernel::DefaultConv2dGroupFprop";
-  const std::string prefix =
-      three_d ? "cutlass::conv::kernel::DefaultConv3d" : "cutlass::conv::kernel::DefaultConv2d";
-  switch (kind) {
-    case ConvKind::Fprop:
-      return prefix + "Fprop";
-    case ConvKind::Dgrad:
-      return prefix + "Dgrad";
-    case ConvKind::Wgrad:
-      return prefix + "Wgrad";
-  }
-  throw Error(Status(StatusCode::kInternal, "emit: conv kind"));
+  if (!is_valid(kind)) throw Error(Status(StatusCode::kInternal, "emit: conv kind"));
+  return (three_d ? "cutlass::conv::kernel::DefaultConv3d"
+                  : "cutlass::conv::kernel::DefaultConv2d") +
+         camel_case(to_string(kind));
 }
 
 std::string conv_iterator(IteratorAlgorithm algorithm) {
-  const std::string ns = "cutlass::conv::IteratorAlgorithm::";
-  switch (algorithm) {
-    case IteratorAlgorithm::Analytic:
-      return ns + "kAnalytic";
-    case IteratorAlgorithm::Optimized:
-      return ns + "kOptimized";
-    case IteratorAlgorithm::FixedChannels:
-      return ns + "kFixedChannels";
-    case IteratorAlgorithm::FewChannels:
-      return ns + "kFewChannels";
-  }
-  throw Error(Status(StatusCode::kInternal, "emit: iterator algorithm"));
-}
-
-std::string cutlass_group_mode(GroupMode mode) {
-  return mode == GroupMode::SingleGroup ? "cutlass::conv::GroupMode::kSingleGroup"
-                                        : "cutlass::conv::GroupMode::kMultipleGroup";
+  if (!is_valid(algorithm)) throw Error(Status(StatusCode::kInternal, "emit: iterator algorithm"));
+  return "cutlass::conv::IteratorAlgorithm::k" + camel_case(to_string(algorithm));
 }
 
 // A 2-D strided dgrad kernel (ImplicitGemmConvolutionStridedDgrad) walks its tiles with
@@ -59,36 +37,22 @@ std::string conv_swizzle(const GemmDescription& d) {
       d.A.layout == Layout::TensorNDHWC) {
     return cutlass_swizzle(d.swizzle);
   }
-  const int n = d.swizzle == Swizzle::IdentitySwizzle2   ? 2
-                : d.swizzle == Swizzle::IdentitySwizzle4 ? 4
-                : d.swizzle == Swizzle::IdentitySwizzle8 ? 8
-                                                         : 1;
-  return "cutlass::conv::threadblock::StridedDgradIdentityThreadblockSwizzle<" + std::to_string(n) +
-         ">";
+  return "cutlass::conv::threadblock::StridedDgradIdentityThreadblockSwizzle<" +
+         std::to_string(identity_swizzle_size(d.swizzle)) + ">";
 }
 
-}  // namespace
-
+// "cutlass::conv::device::ImplicitGemmConvolution<...>" for a convolution description writing
+// `output` (the description's own C, or accumulators for split-K partials).
 std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmOutput& output) {
-  const MathInstruction& math = d.tile.math_instruction;
   const GroupMode group_mode = d.conv.group_mode;
   const bool three_d = d.A.layout == Layout::TensorNDHWC;
   std::string out = "cutlass::conv::device::ImplicitGemmConvolution<typename " +
-                    conv_default_kernel(d.conv.kind, group_mode, three_d) + "<\n";
-  out += "    " + cutlass_element(d.A.element) + ", " + cutlass_layout(d.A.layout) + ",\n";
-  out += "    " + cutlass_element(d.B.element) + ", " + cutlass_layout(d.B.layout) + ",\n";
-  out += "    " + cutlass_element(output.element) + ", " + cutlass_layout(output.layout) + ",\n";
-  out += "    " + cutlass_element(math.element_accumulator) + ", " +
-         cutlass_op_class(math.opcode_class) + ", cutlass::arch::Sm80,\n";
-  out += "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n";
-  out += "    " + cutlass_gemm_shape(d.tile.warp_shape()) + ",\n";
-  out += "    " + cutlass_gemm_shape(math.instruction_shape) + ",\n";
-  out += "    " + output.epilogue + ",\n";
-  out += "    " + conv_swizzle(d) + ",\n";
+                    conv_default_kernel(d.conv.kind, group_mode, three_d) + "<\n" +
+                    sm80_leading_arguments(d, output, conv_swizzle(d));
   out += "    " + std::to_string(d.tile.stages) + ", " +
-         cutlass_math_operator(math.math_operation) + ",\n";
+         cutlass_math_operator(d.tile.math_instruction.math_operation) + ",\n";
   if (group_mode == GroupMode::SingleGroup || group_mode == GroupMode::MultipleGroup) {
-    out += "    " + cutlass_group_mode(group_mode) + ",\n";
+    out += "    cutlass::conv::GroupMode::k" + camel_case(to_string(group_mode)) + ",\n";
   }
   out += "    " + conv_iterator(d.conv.iterator_algorithm) + ",\n";
   out += std::string("    cutlass::conv::StrideSupport::") +
@@ -99,34 +63,25 @@ std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmO
   return out;
 }
 
+// The text of entry `index` (serial, or the parallel split-K companion).
 std::string conv_entry_text(const GemmEntry& entry, int index) {
   const std::string i = std::to_string(index);
   const GemmDescription& d = entry.description;
   const std::string max_k = std::to_string(epilogue_max_k(d.epilogue));
-  std::string out;
   if (entry.kind == GemmEntryKind::kUniversal) {
     const std::string conv = "TcConv" + i;
     const std::string kernel = "tc_kernel_" + i;
-    out +=
-        "using " + conv + " = " +
-        implicit_gemm_convolution_type(d, {d.C.element, d.C.layout, cutlass_epilogue(d.epilogue)}) +
-        ";\n";
-    out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-    out += kernel_definition_text(KernelForm::kKernel, conv + "::UnderlyingKernel", kernel);
-    out += "#else\n";
-    out += "static int32_t tc_can_implement_" + i +
-           "(const tc_args_header* args, char* error, size_t capacity) {\n";
-    out +=
-        "  return tc_conv::can_implement<" + conv + ">(args, error, capacity, " + max_k + ");\n}\n";
-    out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
-    out += "  return tc_conv::workspace_size<" + conv + ">(args);\n}\n";
-    out += "static int32_t tc_run_" + i +
-           "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
-           "    size_t capacity) {\n";
-    out += "  return tc_conv::run<" + conv + ">(args, workspace, stream, error, capacity, \"" +
-           kernel + "\");\n}\n";
-    out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-    return out;
+    const std::string host = abi_functions_text(
+        i, "tc_conv::can_implement<" + conv + ">(args, error, capacity, " + max_k + ")",
+        "tc_conv::workspace_size<" + conv + ">(args)",
+        "tc_conv::run<" + conv + ">(args, workspace, stream, error, capacity, \"" + kernel + "\")");
+    return "using " + conv + " = " +
+           implicit_gemm_convolution_type(d,
+                                          {d.C.element, d.C.layout, cutlass_epilogue(d.epilogue)}) +
+           ";\n" +
+           halves_text(
+               kernel_definition_text(KernelForm::kKernel, conv + "::UnderlyingKernel", kernel),
+               host);
   }
   if (d.C.layout != Layout::TensorNHWC && d.C.layout != Layout::TensorNDHWC) {
     throw Error(Status::unsupported(
@@ -139,44 +94,32 @@ std::string conv_entry_text(const GemmEntry& entry, int index) {
                                 "UnderlyingKernel", KernelForm::kKernel, "tc_conv"});
 }
 
+std::string conv_entry_kernels(const GemmEntry& entry, int index) {
+  const std::string i = std::to_string(index);
+  if (entry.kind == GemmEntryKind::kUniversal) {
+    return "      &tc_image::kernel<TcConv" + i + "::UnderlyingKernel>(\"tc_kernel_" + i + "\"),\n";
+  }
+  return "      &tc_image::kernel<TcPartial" + i + "::UnderlyingKernel>(\"tc_kernel_" + i +
+         "_partial\"),\n" + "      &tc_image::kernel<TcReduction" + i +
+         "::ReductionKernel>(\"tc_kernel_" + i + "_reduction\"),\n";
+}
+
+}  // namespace
+
 std::string emit_sm80_conv_module(const std::vector<GemmEntry>& entries) {
-  std::string out = "// ---- tilecraft generated module: " + std::to_string(entries.size()) +
-                    " convolution entr" + (entries.size() == 1 ? "y" : "ies") +
-                    " (CUTLASS 2.x ImplicitGemmConvolution, SM80)\n";
-  out += module_open_text();
-  out += jit_include("sm80_conv.cuh");
-  if (std::any_of(entries.begin(), entries.end(), [](const GemmEntry& entry) {
+  std::vector<std::string> headers{"sm80_conv.cuh"};
+  if (std::ranges::any_of(entries, [](const GemmEntry& entry) {
         return entry.description.conv.group_mode != GroupMode::None;
       })) {
-    out += jit_include("sm80_conv_grouped.cuh");
+    headers.push_back("sm80_conv_grouped.cuh");
   }
-  if (std::any_of(entries.begin(), entries.end(), [](const GemmEntry& entry) {
+  if (std::ranges::any_of(entries, [](const GemmEntry& entry) {
         return entry.description.A.layout == Layout::TensorNDHWC;
       })) {
-    out += jit_include("sm80_conv3d.cuh");
+    headers.push_back("sm80_conv3d.cuh");
   }
-  std::string kernels;
-  for (size_t index = 0; index < entries.size(); ++index) {
-    const GemmEntry& entry = entries[index];
-    const std::string i = std::to_string(index);
-    out += "\n// ---- entry " + i + ": " + entry_name(entry) + "\n";
-    out += conv_entry_text(entry, static_cast<int>(index));
-    if (entry.kind == GemmEntryKind::kUniversal) {
-      kernels +=
-          "      &tc_image::kernel<TcConv" + i + "::UnderlyingKernel>(\"tc_kernel_" + i + "\"),\n";
-    } else {
-      kernels += "      &tc_image::kernel<TcPartial" + i + "::UnderlyingKernel>(\"tc_kernel_" + i +
-                 "_partial\"),\n";
-      kernels += "      &tc_image::kernel<TcReduction" + i + "::ReductionKernel>(\"tc_kernel_" + i +
-                 "_reduction\"),\n";
-    }
-  }
-  out += "#if !defined(TILECRAFT_DEVICE_HALF)\n";
-  out += module_table_text(entries);
-  out += module_verify_text(kernels);
-  out += "#endif  // !TILECRAFT_DEVICE_HALF\n";
-  out += module_close_text();
-  return out;
+  return module_text(entries, "convolution", "CUTLASS 2.x ImplicitGemmConvolution, SM80", "",
+                     headers, conv_entry_text, conv_entry_kernels);
 }
 
 }  // namespace tilecraft::emit

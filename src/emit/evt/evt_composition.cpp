@@ -104,11 +104,17 @@ std::string evt_types_text(const EvtVisitors& visitors, const EvtNodeType& node_
          " = " + evt_name(visitors.root) + ";\n";
 }
 
-std::string evt_arguments_text(const EvtVisitors& visitors, const EvtNodeArguments& arguments,
-                               const std::string& indent) {
-  return visitors.form == EvtForm::topological
-             ? topological_arguments_text(visitors, arguments, indent)
-             : tree_arguments_text(visitors, arguments, indent);
+std::string evt_fill_fusion_text(std::string_view arguments_type, const EvtVisitors& visitors,
+                                 const EvtNodeArguments& arguments) {
+  return "using FusionArguments = " + std::string(arguments_type) +
+         ";\n"
+         "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
+         "  [[maybe_unused]] const tc_epilogue_tensor* T = a.header.epilogue_tensors;\n"
+         "  f = FusionArguments" +
+         (visitors.form == EvtForm::topological
+              ? topological_arguments_text(visitors, arguments, "  ")
+              : tree_arguments_text(visitors, arguments, "  ")) +
+         ";\n}\n";
 }
 
 }  // namespace tilecraft::emit

@@ -21,27 +21,19 @@ Layout transposed_layout(Layout layout) {
 // transposed, a row-major output).
 std::string gemm_with_visitor_kernel_type(const GemmDescription& d, const std::string& callbacks) {
   const MathInstruction& math = d.tile.math_instruction;
-  // A column-major D is the transpose of the row-major D^T = B^T A^T the kernel computes.
-  const bool transposed = sm80_evt_transposed(d);
   TensorDescription a = d.A, b = d.B;
-  if (transposed) {
+  if (sm80_evt_transposed(d)) {
     a = {d.B.element, transposed_layout(d.B.layout), d.B.alignment};
     b = {d.A.element, transposed_layout(d.A.layout), d.A.alignment};
   }
-  const std::string none = "cutlass::ComplexTransform::kNone";
-  std::string out = "typename cutlass::gemm::kernel::DefaultGemmWithVisitor<\n";
-  out += "    " + cutlass_element(a.element) + ", " + cutlass_layout(a.layout) + ", " + none +
-         ", " + std::to_string(a.alignment) + ",\n";
-  out += "    " + cutlass_element(b.element) + ", " + cutlass_layout(b.layout) + ", " + none +
-         ", " + std::to_string(b.alignment) + ",\n";
+  std::string out = "typename cutlass::gemm::kernel::DefaultGemmWithVisitor<\n" +
+                    sm80_operand_line(a) + sm80_operand_line(b);
   out += "    " + cutlass_element(d.C.element) + ", " + cutlass_layout(Layout::RowMajor) + ", " +
          std::to_string(d.C.alignment) + ",\n";
   out += "    " + cutlass_element(math.element_accumulator) + ", " +
          cutlass_element(d.epilogue.element_epilogue) + ", " + cutlass_op_class(math.opcode_class) +
          ", cutlass::arch::Sm80,\n";
-  out += "    " + cutlass_gemm_shape(d.tile.threadblock_shape) + ",\n";
-  out += "    " + cutlass_gemm_shape(d.tile.warp_shape()) + ",\n";
-  out += "    " + cutlass_gemm_shape(math.instruction_shape) + ",\n";
+  out += sm80_tile_shapes(d);
   out += "    " + callbacks + ", " + cutlass_swizzle(d.swizzle) + ", " +
          std::to_string(d.tile.stages) + ", " + cutlass_math_operator(math.math_operation) + ", " +
          std::to_string(kSm80EvtEpilogueStages) + ">::GemmKernel";
@@ -68,26 +60,17 @@ std::string visitor_entry_text(const GemmEntry& entry, int index) {
   const std::string gemm = "TcGemm" + i;
   const std::string kernel = "tc_kernel_" + i;
   out += "using " + gemm + " = " + ns + "::Gemm;\n";
-  out += "#if defined(TILECRAFT_DEVICE_HALF)\n";
-  out += kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel);
-  out += "#else\n";
   const std::string common = ns + "::kTraits, &" + ns + "::fill_fusion";
   const std::string gemm_args = gemm + ", " + (sm80_evt_transposed(d) ? "true" : "false");
-  out += "static int32_t tc_can_implement_" + i +
-         "(const tc_args_header* args, char* error, size_t capacity) {\n";
-  out += "  return tc_gemm::visitor_can_implement<" + gemm_args + ">(args, error, capacity, " +
-         common + ");\n}\n";
-  out += "static size_t tc_workspace_size_" + i + "(const tc_args_header* args) {\n";
-  out += "  return tc_gemm::visitor_workspace_size<" + gemm_args + ">(args, \"" + kernel + "\", " +
-         common + ");\n}\n";
-  out += "static int32_t tc_run_" + i +
-         "(const tc_args_header* args, void* workspace, void* stream, char* error,\n"
-         "    size_t capacity) {\n";
-  out += "  return tc_gemm::visitor_run<" + gemm_args +
-         ">(args, workspace, stream, error, capacity, \"" + kernel + "\",\n      " + common;
-  out += ");\n}\n";
-  out += "#endif  // TILECRAFT_DEVICE_HALF\n";
-  return out;
+  const std::string host = abi_functions_text(
+      i, "tc_gemm::visitor_can_implement<" + gemm_args + ">(args, error, capacity, " + common + ")",
+      "tc_gemm::visitor_workspace_size<" + gemm_args + ">(args, \"" + kernel + "\", " + common +
+          ")",
+      "tc_gemm::visitor_run<" + gemm_args + ">(args, workspace, stream, error, capacity, \"" +
+          kernel + "\",\n      " + common + ")");
+  return out +
+         halves_text(kernel_definition_text(KernelForm::kKernel2, gemm + "::GemmKernel", kernel),
+                     host);
 }
 
 const FamilyEmitterRegistration kEpilogueGraphEmitter{{

@@ -40,11 +40,12 @@ struct EvtVisitorTemplates {
 // the topological visitor of every node with its edges.
 std::string evt_types_text(const EvtVisitors& visitors, const EvtNodeType& node_type,
                            const EvtVisitorTemplates& templates, std::string_view result);
-// The braced arguments of the composed visitor: in the tree form each node's children's
-// arguments, then its own, as Sm90EVT and Sm80EVT nest them; in the topological form one
-// member per operation, in order.
-std::string evt_arguments_text(const EvtVisitors& visitors, const EvtNodeArguments& arguments,
-                               const std::string& indent);
+// "using FusionArguments = <arguments_type>;" and fill_fusion(FusionArguments& f, const
+// tc_gemm_args& a), setting f to the braced arguments of the composed visitor: in the tree form
+// each node's children's arguments, then its own, as Sm90EVT and Sm80EVT nest them; in the
+// topological form one member per operation, in order.
+std::string evt_fill_fusion_text(std::string_view arguments_type, const EvtVisitors& visitors,
+                                 const EvtNodeArguments& arguments);
 
 // SM90 (CUTLASS 3.x collective epilogue): inside namespace tc_entry_<i>, after ElementD,
 // ElementC (void), ElementCompute, LayoutC, TileShape and the epilogue schedule are known:

@@ -167,11 +167,6 @@ EvtVisitors lower_topologically(const EpilogueGraph& graph) {
   return dag;
 }
 
-int index_in(const std::vector<int>& nodes, int node) {
-  auto it = std::find(nodes.begin(), nodes.end(), node);
-  return it == nodes.end() ? -1 : static_cast<int>(it - nodes.begin());
-}
-
 }  // namespace
 
 EvtVisitors lower_epilogue_graph(const EpilogueGraph& graph) {
@@ -179,12 +174,10 @@ EvtVisitors lower_epilogue_graph(const EpilogueGraph& graph) {
   return lower_topologically(graph);
 }
 
-int operand_index(const EpilogueGraph& graph, int node) {
-  return index_in(graph.operand_nodes(), node);
-}
-
 int scalar_index(const EpilogueGraph& graph, int node) {
-  return index_in(graph.scalar_nodes(), node);
+  const std::vector<int> scalars = graph.scalar_nodes();
+  auto it = std::find(scalars.begin(), scalars.end(), node);
+  return it == scalars.end() ? -1 : static_cast<int>(it - scalars.begin());
 }
 
 EvtSlots evt_slots(const EpilogueGraph& graph) {

@@ -53,13 +53,11 @@ struct EvtVisitors {
 // The graph must be valid (validate_for the kernel's arch).
 EvtVisitors lower_epilogue_graph(const EpilogueGraph& graph);
 
-// Index of graph node `node` among graph.operand_nodes() (tc_args_header.epilogue_tensors), and
-// among graph.scalar_nodes() (epilogue_scalars); -1 if it is not there.
-int operand_index(const EpilogueGraph& graph, int node);
+// Index of graph node `node` among graph.scalar_nodes() (epilogue_scalars); -1 if it is not there.
 int scalar_index(const EpilogueGraph& graph, int node);
 
-// Both indexes for every node at once (-1 where it is not an operand or a scalar): what emission
-// uses, in time linear in the graph.
+// Every node's index among graph.operand_nodes() (tc_args_header.epilogue_tensors) and among
+// graph.scalar_nodes() (-1 where it is not there), in time linear in the graph.
 struct EvtSlots {
   std::vector<int> operand;
   std::vector<int> scalar;

@@ -200,16 +200,9 @@ std::string sm80_evt_fill_text(const GemmDescription& d) {
          std::to_string(graph.operand_nodes().size()) + ", " +
          std::to_string(graph.scalar_nodes().size()) + ", " +
          (reset_count > 0 ? "kResets" : "nullptr") + ", " + std::to_string(reset_count) + "};\n";
-  out +=
-      "using FusionArguments = typename FusionCallbacks::Arguments;\n"
-      "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
-      "  [[maybe_unused]] const tc_epilogue_tensor* T = a.header.epilogue_tensors;\n"
-      "  f = FusionArguments" +
-      evt_arguments_text(
-          visitors, [&](const EvtNode& t) { return node_arguments(graph, slots, t, transposed); },
-          "  ") +
-      ";\n}\n";
-  return out;
+  return out + evt_fill_fusion_text(
+                   "typename FusionCallbacks::Arguments", visitors,
+                   [&](const EvtNode& t) { return node_arguments(graph, slots, t, transposed); });
 }
 
 }  // namespace tilecraft::emit

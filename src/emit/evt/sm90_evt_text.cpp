@@ -11,6 +11,7 @@ namespace {
 constexpr std::string_view kFusion = "cutlass::epilogue::fusion::";
 // One value per batch (whole-tensor reductions): the stride over (M, N, L).
 constexpr std::string_view kBatchScalarStride = "cute::Stride<cute::_0, cute::_0, int64_t>";
+constexpr std::string_view kStrideC = "cutlass::detail::TagToStrideC_t<LayoutC>";
 
 std::string fusion(std::string_view name) { return std::string(kFusion) + std::string(name); }
 
@@ -94,6 +95,9 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtSlots& slots, co
   const EpilogueNode& n = graph.nodes()[t.source];
   const std::string element = cutlass_element(n.dtype);
   const std::string operand = "T[" + std::to_string(slots.operand[t.source]) + "]";
+  // A full tensor's or a store's stride: laid out like C.
+  const std::string matrix = "tc_sm90::make_stride<" + std::string(kStrideC) + ">(" + operand +
+                             ".ld, " + operand + ".batch_stride)";
   switch (n.kind) {
     case EpilogueNodeKind::scalar:
       return "{{ElementCompute(a.header.epilogue_scalars[" +
@@ -102,20 +106,15 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtSlots& slots, co
       return "{{ElementCompute(" + evt_float_literal(n.value) + ")}}";
     case EpilogueNodeKind::tensor: {
       const std::string data = "static_cast<" + element + " const*>(" + operand + ".data)";
-      if (n.broadcast == Broadcast::full) {
-        return "{" + data + ", " + element +
-               "(0), tc_sm90::make_stride<cutlass::detail::" + "TagToStrideC_t<LayoutC>>(" +
-               operand + ".ld, " + operand + ".batch_stride)}";
-      }
+      if (n.broadcast == Broadcast::full)
+        return "{" + data + ", " + element + "(0), " + matrix + "}";
       const std::string_view stride =
           n.broadcast == Broadcast::row ? kEvtRowVector : kEvtColumnVector;
       return "{" + data + ", " + element + "(0), tc_evt::vector_stride<" + std::string(stride) +
              ">(" + operand + ".batch_stride)}";
     }
     case EpilogueNodeKind::store:
-      return "{static_cast<" + element + "*>(" + operand +
-             ".data), tc_sm90::make_stride<cutlass::detail::TagToStrideC_t<LayoutC>>(" + operand +
-             ".ld, " + operand + ".batch_stride)}";
+      return "{static_cast<" + element + "*>(" + operand + ".data), " + matrix + "}";
     case EpilogueNodeKind::reduce: {
       const std::string_view stride = n.axis == ReduceAxis::all   ? kBatchScalarStride
                                       : n.axis == ReduceAxis::row ? kEvtRowVector
@@ -147,18 +146,12 @@ std::string sm90_evt_types_text(const GemmDescription& d, const std::string& sch
     const EvtNode& t = visitors.nodes[i];
     if (t.role != EvtRole::value && t.role != EvtRole::sink) continue;
     const EpilogueNode& n = graph.nodes()[t.source];
-    const std::string index = std::to_string(i);
-    const std::string stride = "cutlass::detail::TagToStrideC_t<LayoutC>";
-    if (n.kind == EpilogueNodeKind::tensor && n.broadcast == Broadcast::full) {
-      out += "using Load" + index +
-             " = cutlass::epilogue::collective::detail::AuxLoadDescriptor<EpilogueDescriptor, " +
-             stride + ", " + cutlass_element(n.dtype) + ">;\n";
-    }
-    if (n.kind == EpilogueNodeKind::store) {
-      out += "using Store" + index +
-             " = cutlass::epilogue::collective::detail::AuxStoreDescriptor<EpilogueDescriptor, " +
-             stride + ", " + cutlass_element(n.dtype) + ">;\n";
-    }
+    const bool load = n.kind == EpilogueNodeKind::tensor && n.broadcast == Broadcast::full;
+    if (!load && n.kind != EpilogueNodeKind::store) continue;
+    const std::string what = load ? "Load" : "Store";
+    out += "using " + what + std::to_string(i) + " = cutlass::epilogue::collective::detail::Aux" +
+           what + "Descriptor<EpilogueDescriptor, " + std::string(kStrideC) + ", " +
+           cutlass_element(n.dtype) + ">;\n";
   }
   return out + evt_types_text(
                    visitors,
@@ -170,13 +163,8 @@ std::string sm90_evt_fill_text(const GemmDescription& d) {
   const EpilogueGraph& graph = *d.epilogue_graph;
   const EvtVisitors visitors = lower_epilogue_graph(graph);
   const EvtSlots slots = evt_slots(graph);
-  return "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
-         "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
-         "  [[maybe_unused]] const tc_epilogue_tensor* T = a.header.epilogue_tensors;\n"
-         "  f = FusionArguments" +
-         evt_arguments_text(
-             visitors, [&](const EvtNode& t) { return node_arguments(graph, slots, t); }, "  ") +
-         ";\n}\n";
+  return evt_fill_fusion_text("decltype(typename Gemm::Arguments{}.epilogue.thread)", visitors,
+                              [&](const EvtNode& t) { return node_arguments(graph, slots, t); });
 }
 
 }  // namespace tilecraft::emit
