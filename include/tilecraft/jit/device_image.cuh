@@ -15,7 +15,6 @@
 #include "cutlass/cuda_host_adapter.hpp"
 #include "tilecraft/abi/module_abi.h"
 
-// The fatbinary of the device half, linked into this module (see the module's build).
 extern "C" const unsigned char tc_device_image[];
 
 namespace tc_image {
@@ -30,7 +29,6 @@ inline int32_t fail(int32_t code, char* error, size_t capacity, const std::strin
   return code;
 }
 
-// "problem size MxNxK" of arguments with m, n and k.
 template <class Args>
 std::string problem_text(const Args& a) {
   return "problem size " + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" +
@@ -50,6 +48,16 @@ const Args* block(const tc_args_header* h, const Args* (*of)(const tc_args_heade
                      " arguments, version " + std::to_string(version) + "; got family " +
                      std::to_string(h->family) + ", version " + std::to_string(h->family_version);
   }
+  return a;
+}
+
+// As above, the reason written to the caller's error buffer (TC_ERROR_INVALID_ARGUMENT).
+template <class Args>
+const Args* block(const tc_args_header* h, const Args* (*of)(const tc_args_header*), int family,
+                  int version, char* error, size_t capacity) {
+  std::string why;
+  const Args* a = block(h, of, family, version, &why);
+  if (a == nullptr) fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   return a;
 }
 
@@ -115,9 +123,8 @@ const Kernel& kernel(const char* name) {
     }
     cudaKernel_t handle = nullptr;
     void* symbol = nullptr;
-    size_t bytes = 0;
+    size_t bytes = 0, offset = 0, param_bytes = 0;
     unsigned long long layout[2] = {0, 0};
-    size_t offset = 0, param_bytes = 0;
     cudaError_t e = cudaLibraryGetKernel(&handle, loaded.library, name);
     if (e == cudaSuccess) {
       e = cudaLibraryGetGlobal(&symbol, &bytes, loaded.library,
@@ -224,6 +231,13 @@ inline cudaError_t launch(const Kernel& k, dim3 grid, dim3 block, dim3 cluster, 
   return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(k.handle), params);
 }
 
+// TC_OK, or why a launch of `k` failed (the CUDA error cleared) in the caller's buffer.
+inline int32_t launched(const Kernel& k, cudaError_t e, char* error, size_t capacity) {
+  if (e == cudaSuccess) return TC_OK;
+  cudaGetLastError();
+  return fail(TC_ERROR_CUDA, error, capacity, "launching " + k.name + " failed: " + cuda_text(e));
+}
+
 // CUTLASS's CudaHostAdapter over kernels of the image (kernel index i is kernels[i]).
 class HostAdapter : public cutlass::CudaHostAdapter {
  public:
@@ -289,6 +303,18 @@ class HostAdapter : public cutlass::CudaHostAdapter {
     return e == cudaSuccess && found == cudaDriverEntryPointSuccess ? function : nullptr;
   }
 
+  // Fills `count` elements with the pattern at `value` through the driver's `function`
+  // (cuMemsetD16Async, cuMemsetD32Async).
+  template <class Pattern>
+  static CUresult fill_pattern(const char* function, CUdeviceptr address, const void* value,
+                               size_t count, cudaStream_t stream) {
+    using Fill = CUresult (*)(CUdeviceptr, Pattern, size_t, CUstream);
+    static const Fill fill = reinterpret_cast<Fill>(driver_function(function));
+    Pattern pattern = 0;
+    std::memcpy(&pattern, value, sizeof(Pattern));
+    return fill == nullptr ? CUDA_ERROR_NOT_SUPPORTED : fill(address, pattern, count, stream);
+  }
+
   // CUTLASS encodes its TMA descriptors itself; these forward to the driver as CUTLASS does.
   CUresult tensorMapEncodeIm2col(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
                                  void* address, const cuuint64_t* dims, const cuuint64_t* strides,
@@ -335,20 +361,12 @@ class HostAdapter : public cutlass::CudaHostAdapter {
     }
 #if defined(CUDA_HOST_ADAPTER_TENSORMAP_ENABLED)
     const CUdeviceptr address = reinterpret_cast<CUdeviceptr>(destination);
-    CUresult r = CUDA_ERROR_NOT_SUPPORTED;
-    if (fill_size == 4) {
-      using Fill = CUresult (*)(CUdeviceptr, unsigned int, size_t, CUstream);
-      static const Fill fill = reinterpret_cast<Fill>(driver_function("cuMemsetD32Async"));
-      uint32_t pattern = 0;
-      std::memcpy(&pattern, fill_value, 4);
-      if (fill != nullptr) r = fill(address, pattern, count, stream);
-    } else if (fill_size == 2) {
-      using Fill = CUresult (*)(CUdeviceptr, unsigned short, size_t, CUstream);
-      static const Fill fill = reinterpret_cast<Fill>(driver_function("cuMemsetD16Async"));
-      uint16_t pattern = 0;
-      std::memcpy(&pattern, fill_value, 2);
-      if (fill != nullptr) r = fill(address, pattern, count, stream);
-    }
+    const CUresult r =
+        fill_size == 4
+            ? fill_pattern<uint32_t>("cuMemsetD32Async", address, fill_value, count, stream)
+        : fill_size == 2
+            ? fill_pattern<uint16_t>("cuMemsetD16Async", address, fill_value, count, stream)
+            : CUDA_ERROR_NOT_SUPPORTED;
     if (r == CUDA_SUCCESS) return cutlass::Status::kSuccess;
     error_ = "filling " + std::to_string(count) + " elements of " + std::to_string(fill_size) +
              " bytes failed (CUresult " + std::to_string(int(r)) + ")";
@@ -372,6 +390,16 @@ class HostAdapter : public cutlass::CudaHostAdapter {
   mutable std::string error_;
 };
 
+// A failed CUTLASS call, in words: its status, the adapter's error and the CUDA runtime's.
+inline std::string failure_text(const char* call, cutlass::Status status,
+                                const HostAdapter& adapter) {
+  cudaError_t cuda = cudaGetLastError();
+  std::string text = std::string(call) + " failed: " + cutlass::cutlassGetStatusString(status);
+  if (!adapter.error().empty()) text += ": " + adapter.error();
+  if (cuda != cudaSuccess) text += ": " + cuda_text(cuda);
+  return text;
+}
+
 // tilecraft_module_verify(): loads every kernel of the module and reports each one's parameter
 // layout on both sides (for tests; a GPU is needed).
 inline int32_t verify(const Kernel* const* kernels, size_t count, char* report, size_t capacity) {
@@ -386,12 +414,7 @@ inline int32_t verify(const Kernel* const* kernels, size_t count, char* report, 
             (k->error.empty() ? std::string(": ok") : ": " + k->error) + "\n";
     ok = ok && k->error.empty();
   }
-  if (report != nullptr && capacity > 0) {
-    size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
-    std::memcpy(report, text.data(), n);
-    report[n] = '\0';
-  }
-  return ok ? TC_OK : TC_ERROR_CUDA;
+  return fail(ok ? TC_OK : TC_ERROR_CUDA, report, capacity, text);
 }
 
 }  // namespace tc_image

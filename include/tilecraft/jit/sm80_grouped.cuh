@@ -16,9 +16,9 @@ namespace tc_grouped {
 
 using tc_gemm::fail;
 
-// The grouped block of an entry's arguments, or null with the reason.
-inline const tc_grouped_args* grouped_block(const tc_args_header* h, std::string* why) {
-  return tc_image::block(h, tc_grouped_args_of, TC_FAMILY_GROUPED, TC_GROUPED_ARGS_VERSION, why);
+inline const tc_grouped_args* grouped_block(const tc_args_header* h, char* error, size_t capacity) {
+  return tc_image::block(h, tc_grouped_args_of, TC_FAMILY_GROUPED, TC_GROUPED_ARGS_VERSION, error,
+                         capacity);
 }
 
 // The ABI's (m, n, k) int32 triples are CUTLASS's GemmCoord, read in place.
@@ -41,11 +41,7 @@ std::string check(const tc_grouped_args& a, int max_k) {
     return "epilogue: expected " + std::to_string(expected) + " activation argument(s), got " +
            std::to_string(a.header.num_activation_args);
   }
-  if (max_k > 0 && a.max_k > max_k) {
-    return "K=" + std::to_string(a.max_k) + " exceeds FastLinearCombinationClamp's limit of " +
-           std::to_string(max_k);
-  }
-  return {};
+  return tc_gemm::check_max_k(a.max_k, max_k, "K=");
 }
 
 template <typename Kernel>
@@ -107,26 +103,20 @@ int threadblock_count(const tc_grouped_args& a, const tc_image::Kernel& kernel,
 
 template <typename Kernel>
 int32_t can_implement(const tc_args_header* header, char* error, size_t capacity, int max_k) {
-  std::string block_error;
-  const tc_grouped_args* args = grouped_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_grouped_args* args = grouped_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   std::string why = check<Kernel>(*args, max_k);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  cutlass::Status status = Kernel::can_implement(arguments<Kernel>(*args, 1));
-  if (status != cutlass::Status::kSuccess) {
-    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                std::to_string(args->problem_count) +
-                    " grouped problems: CUTLASS GemmGrouped::can_implement: " +
-                    cutlass::cutlassGetStatusString(status));
-  }
-  return TC_OK;
+  return tc_gemm::cutlass_verdict(
+      Kernel::can_implement(arguments<Kernel>(*args, 1)),
+      std::to_string(args->problem_count) + " grouped problems: CUTLASS GemmGrouped::can_implement",
+      error, capacity);
 }
 
 // The Host scheduler's precomputed schedule; 0 for the Device scheduler (or without a GPU).
 template <typename Kernel>
 size_t workspace_size(const tc_args_header* header, const char* kernel_name) {
-  std::string block_error;
-  const tc_grouped_args* args = grouped_block(header, &block_error);
+  const tc_grouped_args* args = grouped_block(header, nullptr, 0);
   if (args == nullptr || !kHostSchedule<Kernel> || args->host_problem_sizes == nullptr) return 0;
   const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(kernel_name);
   if (kernel.handle == nullptr) return 0;
@@ -141,9 +131,8 @@ size_t workspace_size(const tc_args_header* header, const char* kernel_name) {
 template <typename Kernel>
 int32_t run(const tc_args_header* header, void* workspace, void* stream, char* error,
             size_t capacity, const char* kernel_name, int max_k) {
-  std::string block_error;
-  const tc_grouped_args* args = grouped_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_grouped_args* args = grouped_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   const tc_grouped_args& a = *args;
   std::string why = check<Kernel>(a, max_k);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
@@ -182,12 +171,7 @@ int32_t run(const tc_args_header* header, void* workspace, void* stream, char* e
   const int smem = int(sizeof(typename Kernel::SharedStorage));
   cudaError_t e = tc_image::launch(kernel, dim3(blocks, 1, 1), dim3(Kernel::kThreadCount, 1, 1),
                                    dim3(1, 1, 1), size_t(smem), s, launch_params, false);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return fail(TC_ERROR_CUDA, error, capacity,
-                "launching " + kernel.name + " failed: " + tc_image::cuda_text(e));
-  }
-  return TC_OK;
+  return tc_image::launched(kernel, e, error, capacity);
 }
 
 }  // namespace tc_grouped

@@ -14,7 +14,7 @@ namespace tc_gemm {
 
 // Sums `partitions` slices of rows x columns accumulators (row-major, `slice` elements apart) from
 // the workspace into D (leading dimension ldd) through the epilogue, reading C with ldc (0: one
-// value per column). The second launch of a split-K-parallel entry, GEMM's and convolution's.
+// value per column).
 template <typename Reduction, typename Args>
 int32_t reduce_split_k(const Args& a, void* workspace, int rows, int columns, int partitions,
                        size_t slice, int64_t ldd, int64_t ldc, cudaStream_t stream,

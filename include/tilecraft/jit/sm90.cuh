@@ -66,7 +66,6 @@ Stride make_stride(int64_t ld, int64_t batch) {
   return s;
 }
 
-// Multiprocessor count of a device, asked once.
 inline int sm_count(int device) {
   static std::atomic<int> counts[64] = {};
   if (device < 0 || device >= 64) {
@@ -212,15 +211,6 @@ struct Prepared {
   }
 };
 
-inline std::string cutlass_failure(const char* what, cutlass::Status status,
-                                   const tc_image::HostAdapter& adapter) {
-  std::string text = std::string(what) + " failed: " + cutlass::cutlassGetStatusString(status);
-  if (!adapter.error().empty()) text += ": " + adapter.error();
-  cudaError_t cuda = cudaGetLastError();
-  if (cuda != cudaSuccess) text += ": " + tc_image::cuda_text(cuda);
-  return text;
-}
-
 template <class Gemm, class Fill>
 int32_t run(const tc_args_header* h, const EntryTraits& t, Fill fill, void* workspace, void* stream,
             char* error, size_t capacity) {
@@ -251,7 +241,7 @@ int32_t run(const tc_args_header* h, const EntryTraits& t, Fill fill, void* work
     if (status != cutlass::Status::kSuccess) {
       return fail(
           status == cutlass::Status::kErrorInternal ? TC_ERROR_CUDA : TC_ERROR_INVALID_ARGUMENT,
-          error, capacity, cutlass_failure("initialize", status, adapter));
+          error, capacity, tc_image::failure_text("initialize", status, adapter));
     }
     if (Gemm::get_workspace_size(arguments) == 0 && a->header.num_epilogue_tensors <= 16 &&
         a->header.num_epilogue_scalars <= 16) {
@@ -271,13 +261,8 @@ int32_t run(const tc_args_header* h, const EntryTraits& t, Fill fill, void* work
   cudaError_t cuda =
       tc_image::launch(kernel, grid, Kernel::get_block_shape(), cluster, size_t(smem_bytes), s,
                        launch_params, a->header.launch_with_pdl != 0);
-  if (cuda != cudaSuccess) {
-    cudaGetLastError();
-    prepared.valid = false;
-    return fail(TC_ERROR_CUDA, error, capacity,
-                "launching " + kernel.name + " failed: " + tc_image::cuda_text(cuda));
-  }
-  return TC_OK;
+  if (cuda != cudaSuccess) prepared.valid = false;
+  return tc_image::launched(kernel, cuda, error, capacity);
 }
 
 }  // namespace tc_sm90
