@@ -54,13 +54,6 @@ inline std::string check_shape(const tc_conv_problem& c) {
   return {};
 }
 
-inline std::string check_dimensions(const tc_conv_problem& c, int kernel_dims) {
-  const int dims = c.spatial_dims == 3 ? 3 : 2;
-  if (dims == kernel_dims) return {};
-  return "problem: this entry computes " + std::to_string(kernel_dims) + "-D convolutions, got a " +
-         std::to_string(dims) + "-D problem";
-}
-
 // The groups of a problem against a kernel's group mode (0 none, 1 single group, 2 multiple
 // groups, 3 depthwise) and its tile's N: what CUTLASS's grouped kernels take, in words.
 inline std::string check_groups(const tc_conv_problem& c, int group_mode, int tile_n) {
@@ -98,6 +91,23 @@ inline std::string check_groups(const tc_conv_problem& c, int group_mode, int ti
            " output channels per group (a single_group kernel takes larger groups)";
   }
   return {};
+}
+
+// What every kernel checks first: its kind, the extents, its dimensions (a 2-D problem on a 2-D
+// kernel, a 3-D one on a 3-D kernel), then the groups.
+inline std::string check_problem_fits(const tc_conv_problem& c, int kind, int kernel_dims,
+                                      int group_mode, int tile_n) {
+  if (c.kind != kind) {
+    return std::string("conv kind: this entry computes ") + kind_name(kind) + ", got " +
+           kind_name(c.kind);
+  }
+  std::string why = check_shape(c);
+  const int dims = c.spatial_dims == 3 ? 3 : 2;
+  if (why.empty() && dims != kernel_dims) {
+    why = "problem: this entry computes " + std::to_string(kernel_dims) +
+          "-D convolutions, got a " + std::to_string(dims) + "-D problem";
+  }
+  return why.empty() ? check_groups(c, group_mode, tile_n) : why;
 }
 
 inline std::string check_pointer(const char* name, const void* pointer, int bytes) {

@@ -35,6 +35,13 @@ std::string problem_text(const Args& a) {
          std::to_string(a.k);
 }
 
+// "" when the header carries the `expected` number of activation arguments.
+inline std::string check_activation_count(const tc_args_header& h, int expected) {
+  if (h.num_activation_args == expected) return {};
+  return "epilogue: expected " + std::to_string(expected) + " activation argument(s), got " +
+         std::to_string(h.num_activation_args);
+}
+
 // The family block an entry reads (`of`: the family's tc_*_args_of), or null with the reason:
 // arguments of another family, or of another version of the family's block.
 template <class Args>
@@ -59,6 +66,13 @@ const Args* block(const tc_args_header* h, const Args* (*of)(const tc_args_heade
   const Args* a = block(h, of, family, version, &why);
   if (a == nullptr) fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   return a;
+}
+
+// An array of the ABI's, read in place as CUTLASS's array of T (each T is `n` of its elements).
+template <class T, int n = 1, class Element>
+T* in_place(const Element* array) {
+  static_assert(sizeof(T) == n * sizeof(Element), "the ABI's array is not laid out as CUTLASS's");
+  return static_cast<T*>(const_cast<void*>(static_cast<const void*>(array)));
 }
 
 inline std::string cuda_text(cudaError_t error) {
@@ -211,9 +225,7 @@ inline cudaError_t launch(const Kernel& k, dim3 grid, dim3 block, dim3 cluster, 
   unsigned count = 0;
   if (cluster.x * cluster.y * cluster.z > 1) {
     attributes[count].id = cudaLaunchAttributeClusterDimension;
-    attributes[count].val.clusterDim.x = cluster.x;
-    attributes[count].val.clusterDim.y = cluster.y;
-    attributes[count].val.clusterDim.z = cluster.z;
+    attributes[count].val.clusterDim = {cluster.x, cluster.y, cluster.z};
     ++count;
   }
   if (pdl) {
@@ -221,13 +233,7 @@ inline cudaError_t launch(const Kernel& k, dim3 grid, dim3 block, dim3 cluster, 
     attributes[count].val.programmaticStreamSerializationAllowed = 1;
     ++count;
   }
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem_bytes;
-  config.stream = stream;
-  config.attrs = attributes;
-  config.numAttrs = count;
+  cudaLaunchConfig_t config = {grid, block, smem_bytes, stream, attributes, count};
   return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(k.handle), params);
 }
 

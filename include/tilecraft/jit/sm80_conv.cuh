@@ -107,15 +107,10 @@ typename Conv::Arguments arguments(const tc_conv_args& a, const void* c_pointer,
 // What the kernel Conv needs of the problem, in words, before CUTLASS's own can_implement.
 // c_alignment: elements per access of the output it writes.
 template <typename Conv>
-std::string check_problem(const tc_conv_args& a, int c_alignment, bool partials) {
+std::string check_problem(const tc_conv_args& a, int c_alignment) {
   const tc_conv_problem& c = a.conv;
-  if (c.kind != kind_of<Conv>()) {
-    return std::string("conv kind: this entry computes ") + kind_name(kind_of<Conv>()) + ", got " +
-           kind_name(c.kind);
-  }
-  std::string why = check_shape(c);
-  if (why.empty()) why = check_dimensions(c, Conv::UnderlyingKernel::kConvDim);
-  if (why.empty()) why = check_groups(c, group_mode_of<Conv>(), Conv::ThreadblockShape::kN);
+  std::string why = check_problem_fits(c, kind_of<Conv>(), Conv::UnderlyingKernel::kConvDim,
+                                       group_mode_of<Conv>(), Conv::ThreadblockShape::kN);
   if (!why.empty()) return why;
   constexpr int kAlignA = Conv::UnderlyingKernel::Mma::IteratorA::AccessType::kElements;
   constexpr int kAlignB = Conv::UnderlyingKernel::Mma::IteratorB::AccessType::kElements;
@@ -172,9 +167,6 @@ std::string check_problem(const tc_conv_args& a, int c_alignment, bool partials)
            ": the optimized iterators take filter extents up to 32; describe the analytic "
            "algorithm";
   }
-  if (partials && c.c_per_channel && kind == 2) {
-    return "C: a per-channel C is not taken by wgrad";
-  }
   const int bytes_a = cutlass::sizeof_bits<typename Conv::ElementA>::value / 8 * kAlignA;
   const int bytes_b = cutlass::sizeof_bits<typename Conv::ElementB>::value / 8 * kAlignB;
   why = check_pointer("A", a.A, bytes_a < 1 ? 1 : bytes_a);
@@ -221,7 +213,7 @@ int32_t can_implement(const tc_args_header* header, char* error, size_t capacity
   }
   using Output = typename Conv::EpilogueOutputOp;
   std::string why = check_activation<Output>(a, max_k, a.conv);
-  if (why.empty()) why = check_problem<Conv>(a, Output::kCount, false);
+  if (why.empty()) why = check_problem<Conv>(a, Output::kCount);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   // CUTLASS's depthwise iterators ask C / groups (= 1) to be a multiple of their 128-bit access
   // in can_implement, which its own depthwise tests never call; check_problem holds its checks.
@@ -318,7 +310,7 @@ int32_t split_k_can_implement(const tc_args_header* header, char* error, size_t 
   }
   using Output = typename Reduction::OutputOp;
   std::string why = check_activation<Output>(a, max_k, a.conv);
-  if (why.empty()) why = check_problem<Partial>(a, Output::kCount, true);
+  if (why.empty()) why = check_problem<Partial>(a, Output::kCount);
   if (why.empty() && a.conv.kind == 1 &&
       Partial::kStrideSupport == cutlass::conv::StrideSupport::kStrided) {
     why =

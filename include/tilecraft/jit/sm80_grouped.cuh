@@ -21,9 +21,6 @@ inline const tc_grouped_args* grouped_block(const tc_args_header* h, char* error
                          capacity);
 }
 
-// The ABI's (m, n, k) int32 triples are CUTLASS's GemmCoord, read in place.
-static_assert(sizeof(cutlass::gemm::GemmCoord) == 3 * sizeof(int32_t), "GemmCoord layout");
-
 template <typename Kernel>
 constexpr bool kHostSchedule = Kernel::ProblemVisitor::kRequiresPrecomputation;
 
@@ -36,35 +33,29 @@ std::string check(const tc_grouped_args& a, int max_k) {
            "host and needs the problem sizes there; none were given (build the operation with "
            "SchedulerMode.Device for sizes known only on the device)";
   }
-  const int expected = tc_gemm::HasLeakyAlpha<typename Kernel::EpilogueOutputOp::Params>::value;
-  if (a.header.num_activation_args != expected) {
-    return "epilogue: expected " + std::to_string(expected) + " activation argument(s), got " +
-           std::to_string(a.header.num_activation_args);
-  }
-  return tc_gemm::check_max_k(a.max_k, max_k, "K=");
+  why = tc_image::check_activation_count(
+      a.header, tc_gemm::HasLeakyAlpha<typename Kernel::EpilogueOutputOp::Params>::value);
+  return why.empty() ? tc_gemm::check_max_k(a.max_k, max_k, "K=") : why;
 }
 
 template <typename Kernel>
 typename Kernel::Arguments arguments(const tc_grouped_args& a, int threadblock_count) {
+  // The ABI's arrays are read in place: (m, n, k) int32 triples are CUTLASS's GemmCoord, and
+  // leading dimensions are 64-bit.
+  using tc_image::in_place;
   using Coord = cutlass::gemm::GemmCoord;
   using LongA = typename Kernel::LayoutA::Stride::LongIndex;
   using LongB = typename Kernel::LayoutB::Stride::LongIndex;
   using LongC = typename Kernel::LayoutC::Stride::LongIndex;
-  static_assert(sizeof(LongA) == sizeof(int64_t) && sizeof(LongB) == sizeof(int64_t) &&
-                    sizeof(LongC) == sizeof(int64_t),
-                "leading dimensions are 64-bit");
   return typename Kernel::Arguments(
-      reinterpret_cast<Coord*>(const_cast<int32_t*>(a.problem_sizes)), a.problem_count,
-      threadblock_count, tc_gemm::epilogue_params<typename Kernel::EpilogueOutputOp>(a),
-      reinterpret_cast<typename Kernel::ElementA**>(const_cast<void**>(a.A_array)),
-      reinterpret_cast<typename Kernel::ElementB**>(const_cast<void**>(a.B_array)),
-      reinterpret_cast<typename Kernel::ElementC**>(const_cast<void**>(a.C_array)),
-      reinterpret_cast<typename Kernel::ElementC**>(const_cast<void**>(a.D_array)),
-      reinterpret_cast<LongA*>(const_cast<int64_t*>(a.lda_array)),
-      reinterpret_cast<LongB*>(const_cast<int64_t*>(a.ldb_array)),
-      reinterpret_cast<LongC*>(const_cast<int64_t*>(a.ldc_array)),
-      reinterpret_cast<LongC*>(const_cast<int64_t*>(a.ldd_array)),
-      reinterpret_cast<Coord*>(const_cast<int32_t*>(a.host_problem_sizes)));
+      in_place<Coord, 3>(a.problem_sizes), a.problem_count, threadblock_count,
+      tc_gemm::epilogue_params<typename Kernel::EpilogueOutputOp>(a),
+      in_place<typename Kernel::ElementA*>(a.A_array),
+      in_place<typename Kernel::ElementB*>(a.B_array),
+      in_place<typename Kernel::ElementC*>(a.C_array),
+      in_place<typename Kernel::ElementC*>(a.D_array), in_place<LongA>(a.lda_array),
+      in_place<LongB>(a.ldb_array), in_place<LongC>(a.ldc_array), in_place<LongC>(a.ldd_array),
+      in_place<Coord, 3>(a.host_problem_sizes));
 }
 
 // Tiles of all problems, as the kernel's problem visitor counts them (host sizes needed).

@@ -66,15 +66,14 @@ Stride make_stride(int64_t ld, int64_t batch) {
   return s;
 }
 
+// Multiprocessor count of a device, asked once (for the first 64 devices).
 inline int sm_count(int device) {
   static std::atomic<int> counts[64] = {};
-  if (device < 0 || device >= 64) {
-    return cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
-  }
-  int count = counts[device].load(std::memory_order_relaxed);
+  const bool cached = device >= 0 && device < 64;
+  int count = cached ? counts[device].load(std::memory_order_relaxed) : 0;
   if (count == 0) {
     count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
-    counts[device].store(count, std::memory_order_relaxed);
+    if (cached) counts[device].store(count, std::memory_order_relaxed);
   }
   return count;
 }
@@ -188,25 +187,25 @@ struct Prepared {
   tc_epilogue_tensor tensors[16];  // the custom epilogue's operands the key points to
   double scalars[16];
   Gemm gemm;
-  template <class Args>
-  bool same_operands(const Args& a) const {
-    return a.header.num_epilogue_tensors <= 16 && a.header.num_epilogue_scalars <= 16 &&
-           (a.header.num_epilogue_tensors == 0 ||
-            std::memcmp(tensors, a.header.epilogue_tensors,
-                        sizeof(tc_epilogue_tensor) * size_t(a.header.num_epilogue_tensors)) == 0) &&
-           (a.header.num_epilogue_scalars == 0 ||
-            std::memcmp(scalars, a.header.epilogue_scalars,
-                        sizeof(double) * size_t(a.header.num_epilogue_scalars)) == 0);
+  static bool fits(const tc_args_header& h) {
+    return h.num_epilogue_tensors <= 16 && h.num_epilogue_scalars <= 16;
   }
-  template <class Args>
-  void keep_operands(const Args& a) {
-    if (a.header.num_epilogue_tensors > 0) {
-      std::memcpy(tensors, a.header.epilogue_tensors,
-                  sizeof(tc_epilogue_tensor) * size_t(a.header.num_epilogue_tensors));
+  bool same_operands(const tc_args_header& h) const {
+    return fits(h) &&
+           (h.num_epilogue_tensors == 0 ||
+            std::memcmp(tensors, h.epilogue_tensors,
+                        sizeof(tc_epilogue_tensor) * size_t(h.num_epilogue_tensors)) == 0) &&
+           (h.num_epilogue_scalars == 0 ||
+            std::memcmp(scalars, h.epilogue_scalars,
+                        sizeof(double) * size_t(h.num_epilogue_scalars)) == 0);
+  }
+  void keep_operands(const tc_args_header& h) {
+    if (h.num_epilogue_tensors > 0) {
+      std::memcpy(tensors, h.epilogue_tensors,
+                  sizeof(tc_epilogue_tensor) * size_t(h.num_epilogue_tensors));
     }
-    if (a.header.num_epilogue_scalars > 0) {
-      std::memcpy(scalars, a.header.epilogue_scalars,
-                  sizeof(double) * size_t(a.header.num_epilogue_scalars));
+    if (h.num_epilogue_scalars > 0) {
+      std::memcpy(scalars, h.epilogue_scalars, sizeof(double) * size_t(h.num_epilogue_scalars));
     }
   }
 };
@@ -232,7 +231,8 @@ int32_t run(const tc_args_header* h, const EntryTraits& t, Fill fill, void* work
   // Reductions reset their outputs in initialize: never reused.
   const bool reuse = prepared.valid && !t.reduces && prepared.device == device &&
                      prepared.workspace == workspace &&
-                     std::memcmp(&prepared.key, a, sizeof(*a)) == 0 && prepared.same_operands(*a);
+                     std::memcmp(&prepared.key, a, sizeof(*a)) == 0 &&
+                     prepared.same_operands(a->header);
   if (!reuse) {
     prepared.valid = false;
     auto arguments = A::template make<Gemm>(*a, t, fill, device);
@@ -243,9 +243,8 @@ int32_t run(const tc_args_header* h, const EntryTraits& t, Fill fill, void* work
           status == cutlass::Status::kErrorInternal ? TC_ERROR_CUDA : TC_ERROR_INVALID_ARGUMENT,
           error, capacity, tc_image::failure_text("initialize", status, adapter));
     }
-    if (Gemm::get_workspace_size(arguments) == 0 && a->header.num_epilogue_tensors <= 16 &&
-        a->header.num_epilogue_scalars <= 16) {
-      prepared.keep_operands(*a);
+    if (Gemm::get_workspace_size(arguments) == 0 && Prepared<Gemm>::fits(a->header)) {
+      prepared.keep_operands(a->header);
       prepared.valid = true;
       prepared.device = device;
       prepared.workspace = workspace;

@@ -46,10 +46,8 @@ struct Adapter<K, cute::enable_if_t<!IsGrouped<K>::value && !IsConv<K>::value>> 
       return "split_k_slices " + std::to_string(a.batch_count) +
              ": serial split-K on SM90 needs a kernel built with tile_scheduler StreamK";
     }
-    if (a.header.num_activation_args != t.num_activation_args) {
-      return "epilogue: expected " + std::to_string(t.num_activation_args) +
-             " activation argument(s), got " + std::to_string(a.header.num_activation_args);
-    }
+    std::string why = tc_image::check_activation_count(a.header, t.num_activation_args);
+    if (!why.empty()) return why;
     if (t.needs_bias && a.bias == nullptr) return "bias: the kernel adds a bias vector; got none";
     if (t.needs_aux && a.aux == nullptr) return "aux: the kernel writes an aux output; got none";
     return tc_evt_args::check(a.header, t.num_epilogue_tensors, t.num_epilogue_scalars);
