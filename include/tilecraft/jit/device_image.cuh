@@ -406,6 +406,15 @@ inline std::string failure_text(const char* call, cutlass::Status status,
   return text;
 }
 
+// TC_OK when CUTLASS's can_implement took the arguments, else its refusal in the caller's buffer:
+// "<what>: <status><after>".
+inline int32_t cutlass_verdict(cutlass::Status status, const std::string& what, char* error,
+                               size_t capacity, const std::string& after = "") {
+  if (status == cutlass::Status::kSuccess) return TC_OK;
+  return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+              what + ": " + cutlass::cutlassGetStatusString(status) + after);
+}
+
 // tilecraft_module_verify(): loads every kernel of the module and reports each one's parameter
 // layout on both sides (for tests; a GPU is needed).
 inline int32_t verify(const Kernel* const* kernels, size_t count, char* report, size_t capacity) {

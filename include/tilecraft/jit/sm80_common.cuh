@@ -24,6 +24,7 @@
 
 namespace tc_gemm {
 
+using tc_image::cutlass_verdict;
 using tc_image::fail;
 
 // A failed CUTLASS call whose cause is the CUDA runtime: both statuses, in words.
@@ -32,12 +33,11 @@ inline int32_t cuda_failure(const char* call, cutlass::Status status,
   return fail(TC_ERROR_CUDA, error, capacity, tc_image::failure_text(call, status, adapter));
 }
 
-// TC_OK when CUTLASS's can_implement took the arguments, else its refusal after `what`.
-inline int32_t cutlass_verdict(cutlass::Status status, const std::string& what, char* error,
-                               size_t capacity) {
+// TC_OK when `call` succeeded, else its failure as cuda_failure() words it.
+inline int32_t cuda_result(const char* call, cutlass::Status status,
+                           const tc_image::HostAdapter& adapter, char* error, size_t capacity) {
   if (status == cutlass::Status::kSuccess) return TC_OK;
-  return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-              what + ": " + cutlass::cutlassGetStatusString(status));
+  return cuda_failure(call, status, adapter, error, capacity);
 }
 
 // CUTLASS's GemmUniversal for a column-major C runs the transposed problem on a row-major

@@ -20,6 +20,7 @@
 namespace tc_conv {
 
 using tc_gemm::cuda_failure;
+using tc_gemm::cuda_result;
 using tc_gemm::cutlass_verdict;
 using tc_gemm::epilogue_params;
 using tc_gemm::fail;
@@ -36,12 +37,10 @@ constexpr int kind_of() {
                                                                            : 2;
 }
 
+// As check_groups numbers them: CUTLASS's order (none, single, multiple groups, depthwise).
 template <typename Conv>
 constexpr int group_mode_of() {
-  return Conv::kGroupMode == cutlass::conv::GroupMode::kNone            ? 0
-         : Conv::kGroupMode == cutlass::conv::GroupMode::kSingleGroup   ? 1
-         : Conv::kGroupMode == cutlass::conv::GroupMode::kMultipleGroup ? 2
-                                                                        : 3;
+  return static_cast<int>(Conv::kGroupMode);
 }
 
 inline cutlass::conv::Mode mode_of(const tc_conv_problem& c) {
@@ -255,11 +254,8 @@ int32_t run(const tc_args_header* header, void* workspace, void* stream, char* e
   if (status != cutlass::Status::kSuccess) {
     return cuda_failure("ImplicitGemmConvolution::initialize", status, adapter, error, capacity);
   }
-  status = conv.run(cuda_stream, &adapter);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("ImplicitGemmConvolution::run", status, adapter, error, capacity);
-  }
-  return TC_OK;
+  return cuda_result("ImplicitGemmConvolution::run", conv.run(cuda_stream, &adapter), adapter,
+                     error, capacity);
 }
 
 // ---- parallel split-K: Partial writes split_k_slices slices of accumulators (the implicit

@@ -110,10 +110,8 @@ std::string check_visitor_args(const tc_gemm_args& a, const VisitorTraits& t) {
   }
   if (why.empty()) why = check_problem<Problem>(a);
   if (why.empty()) {
-    why = check_operand<typename Problem::LayoutC>(
-        a,
-        {"D", "M", a.m, "N", a.n, "N", a.n, a.ldd, a.D,
-         cutlass::sizeof_bits<typename Problem::ElementC>::value / 8},
+    why = check_mn_operand<typename Problem::LayoutC>(
+        a, "D", a.ldd, a.D, cutlass::sizeof_bits<typename Problem::ElementC>::value / 8,
         Problem::kAlignmentC);
   }
   if (why.empty()) why = check_grid<Problem>(a);
@@ -223,10 +221,7 @@ int32_t visitor_run(const tc_args_header* header, void* workspace, void* stream,
                         capacity);
   }
   status = gemm.run(cuda_stream, &adapter);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("GemmUniversal::run (epilogue visitor)", status, adapter, error, capacity);
-  }
-  return TC_OK;
+  return cuda_result("GemmUniversal::run (epilogue visitor)", status, adapter, error, capacity);
 }
 
 }  // namespace tc_gemm

@@ -65,21 +65,17 @@ std::string check_operand(const tc_gemm_args& a, const Operand& op, int alignmen
            " is not a multiple of the " + std::to_string(align) + "-element alignment of " +
            op.name + " (" + shape + ")";
   }
-  if (op.ld <= 0) {
-    return std::string(op.name) + ": leading dimension " + std::to_string(op.ld) +
-           " must be positive";
-  }
+  const std::string ld_text = std::string(op.name) + ": leading dimension " + std::to_string(op.ld);
+  if (op.ld <= 0) return ld_text + " must be positive";
   if (op.ld % align != 0) {
-    return std::string(op.name) + ": leading dimension " + std::to_string(op.ld) +
-           " is not a multiple of the " + std::to_string(align) + "-element alignment";
+    return ld_text + " is not a multiple of the " + std::to_string(align) + "-element alignment";
   }
   // Interleaved layouts keep Interleave rows (or columns) of the other extent per stride.
   const char* other_name = Info::kRowContiguous ? op.cols_name : op.rows_name;
   const int64_t min_ld =
       interleaved ? int64_t(align) * (Info::kRowContiguous ? op.cols : op.rows) : extent;
   if (op.ld < min_ld) {
-    return std::string(op.name) + ": leading dimension " + std::to_string(op.ld) +
-           " is smaller than " +
+    return ld_text + " is smaller than " +
            (interleaved ? std::to_string(align) + "*" + other_name : std::string(extent_name)) +
            "=" + std::to_string(min_ld) + " of the " + shape + " matrix";
   }
@@ -90,6 +86,14 @@ std::string check_operand(const tc_gemm_args& a, const Operand& op, int alignmen
            "-element (" + std::to_string(bytes) + "-byte) access width";
   }
   return {};
+}
+
+// An M x N operand: C or D.
+template <typename Layout>
+std::string check_mn_operand(const tc_gemm_args& a, const char* name, int64_t ld,
+                             const void* pointer, int element_bytes, int alignment) {
+  return check_operand<Layout>(a, {name, "M", a.m, "N", a.n, "N", a.n, ld, pointer, element_bytes},
+                               alignment);
 }
 
 // The checks every entry shares, on the GEMM that reads A and B.
@@ -137,14 +141,8 @@ std::string check_gemm(const tc_gemm_args& a, int max_k, int alignment_c) {
   std::string why = check_activation_args<Output>(a.header);
   if (why.empty()) why = check_max_k(a.k, max_k, problem_text(a) + ": K=");
   if (why.empty()) why = check_problem<Gemm>(a);
-  if (why.empty()) {
-    why = check_operand<LayoutC>(a, {"C", "M", a.m, "N", a.n, "N", a.n, a.ldc, a.C, bytes},
-                                 alignment_c);
-  }
-  if (why.empty()) {
-    why = check_operand<LayoutC>(a, {"D", "M", a.m, "N", a.n, "N", a.n, a.ldd, a.D, bytes},
-                                 alignment_c);
-  }
+  if (why.empty()) why = check_mn_operand<LayoutC>(a, "C", a.ldc, a.C, bytes, alignment_c);
+  if (why.empty()) why = check_mn_operand<LayoutC>(a, "D", a.ldd, a.D, bytes, alignment_c);
   return why.empty() ? check_grid<Gemm>(a) : why;
 }
 
@@ -242,11 +240,8 @@ int32_t universal_run(const tc_args_header* header, void* workspace, void* strea
   if (status != cutlass::Status::kSuccess) {
     return cuda_failure("GemmUniversal::initialize", status, adapter, error, capacity);
   }
-  status = gemm.run(cuda_stream, &adapter);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("GemmUniversal::run", status, adapter, error, capacity);
-  }
-  return TC_OK;
+  return cuda_result("GemmUniversal::run", gemm.run(cuda_stream, &adapter), adapter, error,
+                     capacity);
 }
 
 }  // namespace tc_gemm

@@ -31,10 +31,7 @@ int32_t reduce_split_k(const Args& a, void* workspace, int rows, int columns, in
   Reduction reduction;
   cutlass::Status status = reduction.initialize(reduction_args, nullptr, stream);
   if (status == cutlass::Status::kSuccess) status = reduction.run(stream, &adapter, 1);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("ReduceSplitK::run", status, adapter, error, capacity);
-  }
-  return TC_OK;
+  return cuda_result("ReduceSplitK::run", status, adapter, error, capacity);
 }
 
 }  // namespace tc_gemm

@@ -156,14 +156,10 @@ int32_t can_implement(const tc_args_header* h, const EntryTraits& t, Fill fill, 
   std::string why;
   const typename A::Args* a = checked_block<Gemm>(h, t, &why);
   if (a == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  auto arguments = A::template make<Gemm>(*a, t, fill, current_device());
-  cutlass::Status status = Gemm::can_implement(arguments);
-  if (status != cutlass::Status::kSuccess) {
-    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                A::problem_text(*a) + ": CUTLASS can_implement: " +
-                    cutlass::cutlassGetStatusString(status) + " (" + A::kRefusalHint + ")");
-  }
-  return TC_OK;
+  return tc_image::cutlass_verdict(
+      Gemm::can_implement(A::template make<Gemm>(*a, t, fill, current_device())),
+      A::problem_text(*a) + ": CUTLASS can_implement", error, capacity,
+      std::string(" (") + A::kRefusalHint + ")");
 }
 
 template <class Gemm, class Fill>
