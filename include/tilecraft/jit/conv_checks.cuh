@@ -54,14 +54,6 @@ inline std::string check_shape(const tc_conv_problem& c) {
   return {};
 }
 
-// A 2-D problem on a 2-D kernel, a 3-D one on a 3-D kernel.
-inline std::string check_dimensions(const tc_conv_problem& c, int kernel_dims) {
-  const int dims = c.spatial_dims == 3 ? 3 : 2;
-  if (dims == kernel_dims) return {};
-  return "problem: this entry computes " + std::to_string(kernel_dims) + "-D convolutions, got a " +
-         std::to_string(dims) + "-D problem";
-}
-
 // The groups of a problem against a kernel's group mode (0 none, 1 single group, 2 multiple
 // groups, 3 depthwise) and its tile's N: what CUTLASS's grouped kernels take, in words.
 inline std::string check_groups(const tc_conv_problem& c, int group_mode, int tile_n) {
@@ -101,6 +93,23 @@ inline std::string check_groups(const tc_conv_problem& c, int group_mode, int ti
   return {};
 }
 
+// What every kernel checks first: its kind, the extents, its dimensions (a 2-D problem on a 2-D
+// kernel, a 3-D one on a 3-D kernel), then the groups.
+inline std::string check_problem_fits(const tc_conv_problem& c, int kind, int kernel_dims,
+                                      int group_mode, int tile_n) {
+  if (c.kind != kind) {
+    return std::string("conv kind: this entry computes ") + kind_name(kind) + ", got " +
+           kind_name(c.kind);
+  }
+  std::string why = check_shape(c);
+  const int dims = c.spatial_dims == 3 ? 3 : 2;
+  if (why.empty() && dims != kernel_dims) {
+    why = "problem: this entry computes " + std::to_string(kernel_dims) +
+          "-D convolutions, got a " + std::to_string(dims) + "-D problem";
+  }
+  return why.empty() ? check_groups(c, group_mode, tile_n) : why;
+}
+
 inline std::string check_pointer(const char* name, const void* pointer, int bytes) {
   if (pointer == nullptr) return std::string(name) + ": null pointer";
   if (reinterpret_cast<uintptr_t>(pointer) % uintptr_t(bytes) != 0) {
@@ -123,33 +132,30 @@ inline std::string check_multiple(const char* operand, const char* extent_name, 
 inline std::string check_channels(const tc_conv_problem& c, int align_a, int align_b, int align_c,
                                   bool depthwise = false) {
   std::string why;
-  if (c.kind == 0 && c.groups > 1) {
-    const int per_group = c.c / c.groups;
-    why = depthwise ? check_multiple("A (x)", "C", c.c, align_a, "access of the activation")
-                    : check_multiple("A (x)", "C / groups", per_group, align_a,
-                                     "alignment of the activation");
+  if (c.kind == 0) {
+    const bool grouped = c.groups > 1;
+    const char* channels = grouped ? "C / groups" : "C";
+    const int per_group = grouped ? c.c / c.groups : c.c;
+    why =
+        grouped && depthwise
+            ? check_multiple("A (x)", "C", c.c, align_a, "access of the activation")
+            : check_multiple("A (x)", channels, per_group, align_a, "alignment of the activation");
     if (why.empty()) {
-      why = check_multiple("B (w)", "C / groups", per_group, align_b, "alignment of the filter");
+      why = check_multiple("B (w)", channels, per_group, align_b, "alignment of the filter");
     }
     if (why.empty()) why = check_multiple("C/D (y)", "K", c.k, align_c, "alignment of the output");
-  } else if (c.kind == 0) {
-    why = check_multiple("A (x)", "C", c.c, align_a, "alignment of the activation");
-    if (why.empty()) why = check_multiple("B (w)", "C", c.c, align_b, "alignment of the filter");
-    if (why.empty()) why = check_multiple("C/D (y)", "K", c.k, align_c, "alignment of the output");
-  } else if (c.kind == 1) {
-    why = check_multiple("A (dy)", "K", c.k, align_a, "alignment of the output gradient");
-    if (why.empty()) why = check_multiple("B (w)", "C", c.c, align_b, "alignment of the filter");
-    if (why.empty()) {
-      why = check_multiple("C/D (dx)", "C", c.c, align_c, "alignment of the input gradient");
-    }
-  } else {
-    why = check_multiple("A (dy)", "K", c.k, align_a, "alignment of the output gradient");
-    if (why.empty()) {
-      why = check_multiple("B (x)", "C", c.c, align_b, "alignment of the activation");
-    }
-    if (why.empty()) {
-      why = check_multiple("C/D (dw)", "C", c.c, align_c, "alignment of the filter gradient");
-    }
+    return why;
+  }
+  const bool dgrad = c.kind == 1;
+  why = check_multiple("A (dy)", "K", c.k, align_a, "alignment of the output gradient");
+  if (why.empty()) {
+    why = check_multiple(dgrad ? "B (w)" : "B (x)", "C", c.c, align_b,
+                         dgrad ? "alignment of the filter" : "alignment of the activation");
+  }
+  if (why.empty()) {
+    why = check_multiple(
+        dgrad ? "C/D (dx)" : "C/D (dw)", "C", c.c, align_c,
+        dgrad ? "alignment of the input gradient" : "alignment of the filter gradient");
   }
   return why;
 }

@@ -15,7 +15,6 @@
 #include "cutlass/cuda_host_adapter.hpp"
 #include "tilecraft/abi/module_abi.h"
 
-// The fatbinary of the device half, linked into this module (see the module's build).
 extern "C" const unsigned char tc_device_image[];
 
 namespace tc_image {
@@ -30,11 +29,17 @@ inline int32_t fail(int32_t code, char* error, size_t capacity, const std::strin
   return code;
 }
 
-// "problem size MxNxK" of arguments with m, n and k.
 template <class Args>
 std::string problem_text(const Args& a) {
   return "problem size " + std::to_string(a.m) + "x" + std::to_string(a.n) + "x" +
          std::to_string(a.k);
+}
+
+// "" when the header carries the `expected` number of activation arguments.
+inline std::string check_activation_count(const tc_args_header& h, int expected) {
+  if (h.num_activation_args == expected) return {};
+  return "epilogue: expected " + std::to_string(expected) + " activation argument(s), got " +
+         std::to_string(h.num_activation_args);
 }
 
 // The family block an entry reads (`of`: the family's tc_*_args_of), or null with the reason:
@@ -51,6 +56,23 @@ const Args* block(const tc_args_header* h, const Args* (*of)(const tc_args_heade
                      std::to_string(h->family) + ", version " + std::to_string(h->family_version);
   }
   return a;
+}
+
+// As above, the reason written to the caller's error buffer (TC_ERROR_INVALID_ARGUMENT).
+template <class Args>
+const Args* block(const tc_args_header* h, const Args* (*of)(const tc_args_header*), int family,
+                  int version, char* error, size_t capacity) {
+  std::string why;
+  const Args* a = block(h, of, family, version, &why);
+  if (a == nullptr) fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  return a;
+}
+
+// An array of the ABI's, read in place as CUTLASS's array of T (each T is `n` of its elements).
+template <class T, int n = 1, class Element>
+T* in_place(const Element* array) {
+  static_assert(sizeof(T) == n * sizeof(Element), "the ABI's array is not laid out as CUTLASS's");
+  return static_cast<T*>(const_cast<void*>(static_cast<const void*>(array)));
 }
 
 inline std::string cuda_text(cudaError_t error) {
@@ -115,9 +137,8 @@ const Kernel& kernel(const char* name) {
     }
     cudaKernel_t handle = nullptr;
     void* symbol = nullptr;
-    size_t bytes = 0;
+    size_t bytes = 0, offset = 0, param_bytes = 0;
     unsigned long long layout[2] = {0, 0};
-    size_t offset = 0, param_bytes = 0;
     cudaError_t e = cudaLibraryGetKernel(&handle, loaded.library, name);
     if (e == cudaSuccess) {
       e = cudaLibraryGetGlobal(&symbol, &bytes, loaded.library,
@@ -204,9 +225,7 @@ inline cudaError_t launch(const Kernel& k, dim3 grid, dim3 block, dim3 cluster, 
   unsigned count = 0;
   if (cluster.x * cluster.y * cluster.z > 1) {
     attributes[count].id = cudaLaunchAttributeClusterDimension;
-    attributes[count].val.clusterDim.x = cluster.x;
-    attributes[count].val.clusterDim.y = cluster.y;
-    attributes[count].val.clusterDim.z = cluster.z;
+    attributes[count].val.clusterDim = {cluster.x, cluster.y, cluster.z};
     ++count;
   }
   if (pdl) {
@@ -214,14 +233,15 @@ inline cudaError_t launch(const Kernel& k, dim3 grid, dim3 block, dim3 cluster, 
     attributes[count].val.programmaticStreamSerializationAllowed = 1;
     ++count;
   }
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem_bytes;
-  config.stream = stream;
-  config.attrs = attributes;
-  config.numAttrs = count;
+  cudaLaunchConfig_t config = {grid, block, smem_bytes, stream, attributes, count};
   return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(k.handle), params);
+}
+
+// TC_OK, or why a launch of `k` failed (the CUDA error cleared) in the caller's buffer.
+inline int32_t launched(const Kernel& k, cudaError_t e, char* error, size_t capacity) {
+  if (e == cudaSuccess) return TC_OK;
+  cudaGetLastError();
+  return fail(TC_ERROR_CUDA, error, capacity, "launching " + k.name + " failed: " + cuda_text(e));
 }
 
 // CUTLASS's CudaHostAdapter over kernels of the image (kernel index i is kernels[i]).
@@ -289,6 +309,18 @@ class HostAdapter : public cutlass::CudaHostAdapter {
     return e == cudaSuccess && found == cudaDriverEntryPointSuccess ? function : nullptr;
   }
 
+  // Fills `count` elements with the pattern at `value` through the driver's `function`
+  // (cuMemsetD16Async, cuMemsetD32Async).
+  template <class Pattern>
+  static CUresult fill_pattern(const char* function, CUdeviceptr address, const void* value,
+                               size_t count, cudaStream_t stream) {
+    using Fill = CUresult (*)(CUdeviceptr, Pattern, size_t, CUstream);
+    static const Fill fill = reinterpret_cast<Fill>(driver_function(function));
+    Pattern pattern = 0;
+    std::memcpy(&pattern, value, sizeof(Pattern));
+    return fill == nullptr ? CUDA_ERROR_NOT_SUPPORTED : fill(address, pattern, count, stream);
+  }
+
   // CUTLASS encodes its TMA descriptors itself; these forward to the driver as CUTLASS does.
   CUresult tensorMapEncodeIm2col(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
                                  void* address, const cuuint64_t* dims, const cuuint64_t* strides,
@@ -335,20 +367,12 @@ class HostAdapter : public cutlass::CudaHostAdapter {
     }
 #if defined(CUDA_HOST_ADAPTER_TENSORMAP_ENABLED)
     const CUdeviceptr address = reinterpret_cast<CUdeviceptr>(destination);
-    CUresult r = CUDA_ERROR_NOT_SUPPORTED;
-    if (fill_size == 4) {
-      using Fill = CUresult (*)(CUdeviceptr, unsigned int, size_t, CUstream);
-      static const Fill fill = reinterpret_cast<Fill>(driver_function("cuMemsetD32Async"));
-      uint32_t pattern = 0;
-      std::memcpy(&pattern, fill_value, 4);
-      if (fill != nullptr) r = fill(address, pattern, count, stream);
-    } else if (fill_size == 2) {
-      using Fill = CUresult (*)(CUdeviceptr, unsigned short, size_t, CUstream);
-      static const Fill fill = reinterpret_cast<Fill>(driver_function("cuMemsetD16Async"));
-      uint16_t pattern = 0;
-      std::memcpy(&pattern, fill_value, 2);
-      if (fill != nullptr) r = fill(address, pattern, count, stream);
-    }
+    const CUresult r =
+        fill_size == 4
+            ? fill_pattern<uint32_t>("cuMemsetD32Async", address, fill_value, count, stream)
+        : fill_size == 2
+            ? fill_pattern<uint16_t>("cuMemsetD16Async", address, fill_value, count, stream)
+            : CUDA_ERROR_NOT_SUPPORTED;
     if (r == CUDA_SUCCESS) return cutlass::Status::kSuccess;
     error_ = "filling " + std::to_string(count) + " elements of " + std::to_string(fill_size) +
              " bytes failed (CUresult " + std::to_string(int(r)) + ")";
@@ -372,6 +396,25 @@ class HostAdapter : public cutlass::CudaHostAdapter {
   mutable std::string error_;
 };
 
+// A failed CUTLASS call, in words: its status, the adapter's error and the CUDA runtime's.
+inline std::string failure_text(const char* call, cutlass::Status status,
+                                const HostAdapter& adapter) {
+  cudaError_t cuda = cudaGetLastError();
+  std::string text = std::string(call) + " failed: " + cutlass::cutlassGetStatusString(status);
+  if (!adapter.error().empty()) text += ": " + adapter.error();
+  if (cuda != cudaSuccess) text += ": " + cuda_text(cuda);
+  return text;
+}
+
+// TC_OK when CUTLASS's can_implement took the arguments, else its refusal in the caller's buffer:
+// "<what>: <status><after>".
+inline int32_t cutlass_verdict(cutlass::Status status, const std::string& what, char* error,
+                               size_t capacity, const std::string& after = "") {
+  if (status == cutlass::Status::kSuccess) return TC_OK;
+  return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+              what + ": " + cutlass::cutlassGetStatusString(status) + after);
+}
+
 // tilecraft_module_verify(): loads every kernel of the module and reports each one's parameter
 // layout on both sides (for tests; a GPU is needed).
 inline int32_t verify(const Kernel* const* kernels, size_t count, char* report, size_t capacity) {
@@ -386,12 +429,7 @@ inline int32_t verify(const Kernel* const* kernels, size_t count, char* report, 
             (k->error.empty() ? std::string(": ok") : ": " + k->error) + "\n";
     ok = ok && k->error.empty();
   }
-  if (report != nullptr && capacity > 0) {
-    size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
-    std::memcpy(report, text.data(), n);
-    report[n] = '\0';
-  }
-  return ok ? TC_OK : TC_ERROR_CUDA;
+  return fail(ok ? TC_OK : TC_ERROR_CUDA, report, capacity, text);
 }
 
 }  // namespace tc_image

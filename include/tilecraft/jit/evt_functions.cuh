@@ -25,18 +25,15 @@ struct Lift<Op, cutlass::Array<T, N>> {
     return out;
   }
 };
-#define TC_EVT_UNARY(NAME, EXPR)                                         \
-  struct NAME##Op {                                                      \
-    CUTLASS_HOST_DEVICE float operator()(float x) const { return EXPR; } \
-  };                                                                     \
-  template <class T>                                                     \
+// NAME##Op applies EXPR to the float PARAMETERS; NAME<T> applies it to a T, or its elements.
+#define TC_EVT_FUNCTION(NAME, PARAMETERS, EXPR)                            \
+  struct NAME##Op {                                                        \
+    CUTLASS_HOST_DEVICE float operator() PARAMETERS const { return EXPR; } \
+  };                                                                       \
+  template <class T>                                                       \
   using NAME = Lift<NAME##Op, T>;
-#define TC_EVT_BINARY(NAME, EXPR)                                                 \
-  struct NAME##Op {                                                               \
-    CUTLASS_HOST_DEVICE float operator()(float x, float y) const { return EXPR; } \
-  };                                                                              \
-  template <class T>                                                              \
-  using NAME = Lift<NAME##Op, T>;
+#define TC_EVT_UNARY(NAME, EXPR) TC_EVT_FUNCTION(NAME, (float x), EXPR)
+#define TC_EVT_BINARY(NAME, EXPR) TC_EVT_FUNCTION(NAME, (float x, float y), EXPR)
 TC_EVT_UNARY(Identity, x)
 TC_EVT_UNARY(Negate, -x)
 TC_EVT_UNARY(Abs, fabsf(x))
@@ -64,22 +61,11 @@ TC_EVT_BINARY(GreaterEqual, x >= y ? 1.0f : 0.0f)
 TC_EVT_BINARY(Equal, x == y ? 1.0f : 0.0f)
 TC_EVT_BINARY(NotEqual, x != y ? 1.0f : 0.0f)
 TC_EVT_BINARY(First, x)
+TC_EVT_FUNCTION(Clamp, (float x, float lo, float hi), fminf(fmaxf(x, lo), hi))
+TC_EVT_FUNCTION(Select, (float c, float x, float y), c != 0.0f ? x : y)
+#undef TC_EVT_FUNCTION
 #undef TC_EVT_UNARY
 #undef TC_EVT_BINARY
-struct ClampOp {
-  CUTLASS_HOST_DEVICE float operator()(float x, float lo, float hi) const {
-    return fminf(fmaxf(x, lo), hi);
-  }
-};
-template <class T>
-using Clamp = Lift<ClampOp, T>;
-struct SelectOp {
-  CUTLASS_HOST_DEVICE float operator()(float c, float x, float y) const {
-    return c != 0.0f ? x : y;
-  }
-};
-template <class T>
-using Select = Lift<SelectOp, T>;
 // Reductions: registers and warp shuffles, then float atomics across tiles.
 template <class T>
 using ReduceMax = cutlass::maximum<T>;

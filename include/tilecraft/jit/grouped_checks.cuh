@@ -10,7 +10,6 @@
 
 namespace tc_grouped_checks {
 
-// "" when the arguments name every array a grouped kernel reads, else what is missing.
 inline std::string check(const tc_grouped_args& a) {
   if (a.problem_count < 1) {
     return "problem_count: expected at least 1 problem, got " + std::to_string(a.problem_count);

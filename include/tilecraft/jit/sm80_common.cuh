@@ -24,16 +24,20 @@
 
 namespace tc_gemm {
 
+using tc_image::cutlass_verdict;
 using tc_image::fail;
 
 // A failed CUTLASS call whose cause is the CUDA runtime: both statuses, in words.
 inline int32_t cuda_failure(const char* call, cutlass::Status status,
                             const tc_image::HostAdapter& adapter, char* error, size_t capacity) {
-  cudaError_t cuda = cudaGetLastError();
-  std::string text = std::string(call) + " failed: " + cutlass::cutlassGetStatusString(status);
-  if (!adapter.error().empty()) text += ": " + adapter.error();
-  if (cuda != cudaSuccess) text += ": " + tc_image::cuda_text(cuda);
-  return fail(TC_ERROR_CUDA, error, capacity, text);
+  return fail(TC_ERROR_CUDA, error, capacity, tc_image::failure_text(call, status, adapter));
+}
+
+// TC_OK when `call` succeeded, else its failure as cuda_failure() words it.
+inline int32_t cuda_result(const char* call, cutlass::Status status,
+                           const tc_image::HostAdapter& adapter, char* error, size_t capacity) {
+  if (status == cutlass::Status::kSuccess) return TC_OK;
+  return cuda_failure(call, status, adapter, error, capacity);
 }
 
 // CUTLASS's GemmUniversal for a column-major C runs the transposed problem on a row-major
@@ -51,7 +55,6 @@ struct Base<Gemm, std::void_t<typename Gemm::UnderlyingOperator>> {
   }
 };
 
-// The GEMM kernel of a GemmUniversal, from the module's device image.
 template <typename Gemm>
 const tc_image::Kernel& gemm_kernel(const char* name) {
   return tc_image::kernel<typename Gemm::GemmKernel>(name);
@@ -74,6 +77,23 @@ typename Op::Params epilogue_params(const Args& a) {
         static_cast<Compute>(a.header.num_activation_args > 0 ? a.header.activation_args[0] : 0.0);
   }
   return params;
+}
+
+// The activation's arguments: leaky_relu's slope, or none.
+template <typename Op>
+std::string check_activation_args(const tc_args_header& h) {
+  const int expected = HasLeakyAlpha<typename Op::Params>::value ? 1 : 0;
+  if (h.num_activation_args == expected) return {};
+  return "epilogue: expected " + std::to_string(expected) + " activation argument" +
+         (expected == 1 ? " (leaky_relu's slope)" : "s") + ", got " +
+         std::to_string(h.num_activation_args);
+}
+
+// FastLinearCombinationClamp's limit on K (max_k, when above 0); `k_name` precedes K's value.
+inline std::string check_max_k(int64_t k, int max_k, const std::string& k_name) {
+  if (max_k <= 0 || k <= max_k) return {};
+  return k_name + std::to_string(k) + " exceeds FastLinearCombinationClamp's limit of " +
+         std::to_string(max_k);
 }
 
 }  // namespace tc_gemm

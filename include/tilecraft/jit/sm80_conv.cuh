@@ -20,14 +20,15 @@
 namespace tc_conv {
 
 using tc_gemm::cuda_failure;
+using tc_gemm::cuda_result;
+using tc_gemm::cutlass_verdict;
 using tc_gemm::epilogue_params;
 using tc_gemm::fail;
-
-// The convolution block of an entry's arguments, or null with the reason.
-inline const tc_conv_args* conv_block(const tc_args_header* h, std::string* why) {
-  return tc_image::block(h, tc_conv_args_of, TC_FAMILY_CONV, TC_CONV_ARGS_VERSION, why);
-}
 using namespace tc_conv_checks;
+
+inline const tc_conv_args* conv_block(const tc_args_header* h, char* error, size_t capacity) {
+  return tc_image::block(h, tc_conv_args_of, TC_FAMILY_CONV, TC_CONV_ARGS_VERSION, error, capacity);
+}
 
 template <typename Conv>
 constexpr int kind_of() {
@@ -36,12 +37,10 @@ constexpr int kind_of() {
                                                                            : 2;
 }
 
+// As check_groups numbers them: CUTLASS's order (none, single, multiple groups, depthwise).
 template <typename Conv>
 constexpr int group_mode_of() {
-  return Conv::kGroupMode == cutlass::conv::GroupMode::kNone            ? 0
-         : Conv::kGroupMode == cutlass::conv::GroupMode::kSingleGroup   ? 1
-         : Conv::kGroupMode == cutlass::conv::GroupMode::kMultipleGroup ? 2
-                                                                        : 3;
+  return static_cast<int>(Conv::kGroupMode);
 }
 
 inline cutlass::conv::Mode mode_of(const tc_conv_problem& c) {
@@ -71,8 +70,7 @@ struct IsNhwc
                                        std::is_same<Layout, cutlass::layout::TensorNDHWC>::value> {
 };
 
-// A packed tensor of the layout over the operand's extent (4-D, or 5-D for NDHWC); C per channel
-// is stride 0.
+// A packed tensor of the layout over the operand's extent (4-D, or 5-D for NDHWC).
 template <typename Element, typename Layout>
 cutlass::TensorRef<Element, Layout> packed(const void* pointer,
                                            typename Layout::TensorCoord extent) {
@@ -80,53 +78,38 @@ cutlass::TensorRef<Element, Layout> packed(const void* pointer,
                                              Layout::packed(extent));
 }
 
-template <typename Element, typename Layout>
-cutlass::TensorRef<Element, Layout> per_channel(const void* pointer) {
-  return cutlass::TensorRef<Element, Layout>(static_cast<Element*>(const_cast<void*>(pointer)),
-                                             Layout(typename Layout::Stride(0)));
-}
-
 // Arguments of Conv (ElementC its output: the user's, or the accumulator for partials) reading
-// C from c_pointer and writing D to d_pointer with the epilogue parameters given.
+// C from c_pointer (per channel: stride 0) and writing D to d_pointer through output_op.
 template <typename Conv>
 typename Conv::Arguments arguments(const tc_conv_args& a, const void* c_pointer, void* d_pointer,
                                    bool c_per_channel,
                                    const typename Conv::EpilogueOutputOp::Params& output_op,
                                    cutlass::conv::SplitKMode split_k_mode) {
-  using ElementA = typename Conv::ElementA;
-  using ElementB = typename Conv::ElementB;
   using ElementC = typename Conv::ElementC;
+  using LayoutC = typename Conv::LayoutC;
   constexpr cutlass::conv::Operator kOp = Conv::kConvolutionalOperator;
   const auto size = problem<Conv>(a.conv);
-  auto ref_c = packed<ElementC, typename Conv::LayoutC>(
-      c_pointer, cutlass::conv::implicit_gemm_tensor_c_extent(kOp, size));
-  if constexpr (IsNhwc<typename Conv::LayoutC>::value) {
-    if (c_per_channel) ref_c = per_channel<ElementC, typename Conv::LayoutC>(c_pointer);
+  const auto extent_c = cutlass::conv::implicit_gemm_tensor_c_extent(kOp, size);
+  auto ref_c = packed<ElementC, LayoutC>(c_pointer, extent_c);
+  if constexpr (IsNhwc<LayoutC>::value) {
+    if (c_per_channel) ref_c.layout() = LayoutC(typename LayoutC::Stride(0));
   }
-  return typename Conv::Arguments(
-      size,
-      packed<ElementA, typename Conv::LayoutA>(
-          a.A, cutlass::conv::implicit_gemm_tensor_a_extent(kOp, size)),
-      packed<ElementB, typename Conv::LayoutB>(
-          a.B, cutlass::conv::implicit_gemm_tensor_b_extent(kOp, size)),
-      ref_c,
-      packed<ElementC, typename Conv::LayoutC>(
-          d_pointer, cutlass::conv::implicit_gemm_tensor_c_extent(kOp, size)),
-      output_op, split_k_mode);
+  return typename Conv::Arguments(size,
+                                  packed<typename Conv::ElementA, typename Conv::LayoutA>(
+                                      a.A, cutlass::conv::implicit_gemm_tensor_a_extent(kOp, size)),
+                                  packed<typename Conv::ElementB, typename Conv::LayoutB>(
+                                      a.B, cutlass::conv::implicit_gemm_tensor_b_extent(kOp, size)),
+                                  ref_c, packed<ElementC, LayoutC>(d_pointer, extent_c), output_op,
+                                  split_k_mode);
 }
 
 // What the kernel Conv needs of the problem, in words, before CUTLASS's own can_implement.
 // c_alignment: elements per access of the output it writes.
 template <typename Conv>
-std::string check_problem(const tc_conv_args& a, int c_alignment, bool partials) {
+std::string check_problem(const tc_conv_args& a, int c_alignment) {
   const tc_conv_problem& c = a.conv;
-  if (c.kind != kind_of<Conv>()) {
-    return std::string("conv kind: this entry computes ") + kind_name(kind_of<Conv>()) + ", got " +
-           kind_name(c.kind);
-  }
-  std::string why = check_shape(c);
-  if (why.empty()) why = check_dimensions(c, Conv::UnderlyingKernel::kConvDim);
-  if (why.empty()) why = check_groups(c, group_mode_of<Conv>(), Conv::ThreadblockShape::kN);
+  std::string why = check_problem_fits(c, kind_of<Conv>(), Conv::UnderlyingKernel::kConvDim,
+                                       group_mode_of<Conv>(), Conv::ThreadblockShape::kN);
   if (!why.empty()) return why;
   constexpr int kAlignA = Conv::UnderlyingKernel::Mma::IteratorA::AccessType::kElements;
   constexpr int kAlignB = Conv::UnderlyingKernel::Mma::IteratorB::AccessType::kElements;
@@ -183,9 +166,6 @@ std::string check_problem(const tc_conv_args& a, int c_alignment, bool partials)
            ": the optimized iterators take filter extents up to 32; describe the analytic "
            "algorithm";
   }
-  if (partials && c.c_per_channel && kind == 2) {
-    return "C: a per-channel C is not taken by wgrad";
-  }
   const int bytes_a = cutlass::sizeof_bits<typename Conv::ElementA>::value / 8 * kAlignA;
   const int bytes_b = cutlass::sizeof_bits<typename Conv::ElementB>::value / 8 * kAlignB;
   why = check_pointer("A", a.A, bytes_a < 1 ? 1 : bytes_a);
@@ -203,54 +183,13 @@ inline std::string check_output_pointers(const tc_conv_args& a, int bytes) {
 
 template <typename Op>
 std::string check_activation(const tc_conv_args& a, int max_k, const tc_conv_problem& c) {
-  const int expected = tc_gemm::HasLeakyAlpha<typename Op::Params>::value ? 1 : 0;
-  if (a.header.num_activation_args != expected) {
-    return "epilogue: expected " + std::to_string(expected) + " activation argument" +
-           (expected == 1 ? " (leaky_relu's slope)" : "s") + ", got " +
-           std::to_string(a.header.num_activation_args);
-  }
+  std::string why = tc_gemm::check_activation_args<Op>(a.header);
   const int64_t gemm_k = c.kind == 0   ? int64_t(c.c) * c.r * c.s
                          : c.kind == 1 ? int64_t(c.k) * c.r * c.s
                                        : int64_t(c.n) * c.p * c.q;
-  if (max_k > 0 && gemm_k > max_k) {
-    return problem_text(c) + ": the implicit GEMM's K=" + std::to_string(gemm_k) +
-           " exceeds FastLinearCombinationClamp's limit of " + std::to_string(max_k);
-  }
-  return {};
-}
-
-inline std::string cutlass_refused(const char* what, cutlass::Status status,
-                                   const tc_conv_problem& c) {
-  return problem_text(c) + ": CUTLASS ImplicitGemmConvolution::can_implement" + what + ": " +
-         cutlass::cutlassGetStatusString(status);
-}
-
-template <typename Conv>
-int32_t can_implement(const tc_args_header* header, char* error, size_t capacity, int max_k) {
-  std::string block_error;
-  const tc_conv_args* args = conv_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
-  const tc_conv_args& a = *args;
-  if (a.mode != TC_CONV_MODE_RUN) {
-    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                "mode " + std::to_string(a.mode) +
-                    ": this entry runs a convolution with serial split-K (mode 0); the "
-                    "_splitk_parallel entry runs parallel split-K");
-  }
-  using Output = typename Conv::EpilogueOutputOp;
-  std::string why = check_activation<Output>(a, max_k, a.conv);
-  if (why.empty()) why = check_problem<Conv>(a, Output::kCount, false);
-  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  // CUTLASS's depthwise iterators ask C / groups (= 1) to be a multiple of their 128-bit access
-  // in can_implement, which its own depthwise tests never call; check_problem holds its checks.
-  if constexpr (group_mode_of<Conv>() == 3) return TC_OK;
-  cutlass::Status status = Conv::can_implement(
-      arguments<Conv>(a, a.C, a.D, a.conv.c_per_channel != 0, epilogue_params<Output>(a),
-                      cutlass::conv::SplitKMode::kSerial));
-  if (status != cutlass::Status::kSuccess) {
-    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, cutlass_refused("", status, a.conv));
-  }
-  return TC_OK;
+  return why.empty()
+             ? tc_gemm::check_max_k(gemm_k, max_k, problem_text(c) + ": the implicit GEMM's K=")
+             : why;
 }
 
 template <typename Conv>
@@ -261,19 +200,39 @@ typename Conv::Arguments serial_arguments(const tc_conv_args& a) {
 }
 
 template <typename Conv>
+int32_t can_implement(const tc_args_header* header, char* error, size_t capacity, int max_k) {
+  const tc_conv_args* args = conv_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
+  const tc_conv_args& a = *args;
+  if (a.mode != TC_CONV_MODE_RUN) {
+    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
+                "mode " + std::to_string(a.mode) +
+                    ": this entry runs a convolution with serial split-K (mode 0); the "
+                    "_splitk_parallel entry runs parallel split-K");
+  }
+  using Output = typename Conv::EpilogueOutputOp;
+  std::string why = check_activation<Output>(a, max_k, a.conv);
+  if (why.empty()) why = check_problem<Conv>(a, Output::kCount);
+  if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
+  // CUTLASS's depthwise iterators ask C / groups (= 1) to be a multiple of their 128-bit access
+  // in can_implement, which its own depthwise tests never call; check_problem holds its checks.
+  if constexpr (group_mode_of<Conv>() == 3) return TC_OK;
+  return cutlass_verdict(Conv::can_implement(serial_arguments<Conv>(a)),
+                         problem_text(a.conv) + ": CUTLASS ImplicitGemmConvolution::can_implement",
+                         error, capacity);
+}
+
+template <typename Conv>
 size_t workspace_size(const tc_args_header* header) {
-  std::string block_error;
-  const tc_conv_args* args = conv_block(header, &block_error);
-  if (args == nullptr) return 0;
-  return Conv::get_workspace_size(serial_arguments<Conv>(*args));
+  const tc_conv_args* args = conv_block(header, nullptr, 0);
+  return args == nullptr ? 0 : Conv::get_workspace_size(serial_arguments<Conv>(*args));
 }
 
 template <typename Conv>
 int32_t run(const tc_args_header* header, void* workspace, void* stream, char* error,
             size_t capacity, const char* kernel_name) {
-  std::string block_error;
-  const tc_conv_args* args = conv_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_conv_args* args = conv_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   const tc_conv_args& a = *args;
   using Output = typename Conv::EpilogueOutputOp;
   std::string why = check_output_pointers(
@@ -295,17 +254,9 @@ int32_t run(const tc_args_header* header, void* workspace, void* stream, char* e
   if (status != cutlass::Status::kSuccess) {
     return cuda_failure("ImplicitGemmConvolution::initialize", status, adapter, error, capacity);
   }
-  status = conv.run(cuda_stream, &adapter);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("ImplicitGemmConvolution::run", status, adapter, error, capacity);
-  }
-  return TC_OK;
+  return cuda_result("ImplicitGemmConvolution::run", conv.run(cuda_stream, &adapter), adapter,
+                     error, capacity);
 }
-
-constexpr const char* kStridedDgradHasNoParallelSplitK =
-    "split_k_mode Parallel: CUTLASS's strided dgrad kernel has no parallel split-K (its slices "
-    "would all write the same output); use SplitKMode.Serial, or a dgrad kernel of "
-    "stride_support unity for unit strides";
 
 // ---- parallel split-K: Partial writes split_k_slices slices of accumulators (the implicit
 // GEMM's M x N, row-major) into the workspace; Reduction sums them and applies the epilogue.
@@ -345,9 +296,8 @@ typename Partial::Arguments partial_arguments(const tc_conv_args& a, void* parti
 template <typename Partial, typename Reduction>
 int32_t split_k_can_implement(const tc_args_header* header, char* error, size_t capacity,
                               int max_k) {
-  std::string block_error;
-  const tc_conv_args* args = conv_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_conv_args* args = conv_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   const tc_conv_args& a = *args;
   if (a.mode != TC_CONV_MODE_SPLIT_K_PARALLEL) {
     return fail(
@@ -356,51 +306,45 @@ int32_t split_k_can_implement(const tc_args_header* header, char* error, size_t 
   }
   using Output = typename Reduction::OutputOp;
   std::string why = check_activation<Output>(a, max_k, a.conv);
-  if (why.empty()) why = check_problem<Partial>(a, Output::kCount, true);
+  if (why.empty()) why = check_problem<Partial>(a, Output::kCount);
   if (why.empty() && a.conv.kind == 1 &&
       Partial::kStrideSupport == cutlass::conv::StrideSupport::kStrided) {
-    why = kStridedDgradHasNoParallelSplitK;
+    why =
+        "split_k_mode Parallel: CUTLASS's strided dgrad kernel has no parallel split-K (its "
+        "slices would all write the same output); use SplitKMode.Serial, or a dgrad kernel of "
+        "stride_support unity for unit strides";
   }
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  cutlass::Status status = Partial::can_implement(partial_arguments<Partial>(a, nullptr));
-  if (status != cutlass::Status::kSuccess) {
-    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                cutlass_refused(" (split-K partials)", status, a.conv));
-  }
-  return TC_OK;
+  return cutlass_verdict(
+      Partial::can_implement(partial_arguments<Partial>(a, nullptr)),
+      problem_text(a.conv) + ": CUTLASS ImplicitGemmConvolution::can_implement (split-K partials)",
+      error, capacity);
 }
 
 template <typename Partial>
 size_t split_k_workspace_size(const tc_args_header* header) {
-  std::string block_error;
-  const tc_conv_args* args = conv_block(header, &block_error);
-  if (args == nullptr) return 0;
-  return partials_bytes<Partial>(*args);
+  const tc_conv_args* args = conv_block(header, nullptr, 0);
+  return args == nullptr ? 0 : partials_bytes<Partial>(*args);
 }
 
 template <typename Partial, typename Reduction>
 int32_t split_k_run(const tc_args_header* header, void* workspace, void* stream, char* error,
                     size_t capacity, const char* partial_name, const char* reduction_name) {
-  std::string block_error;
-  const tc_conv_args* args = conv_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_conv_args* args = conv_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   const tc_conv_args& a = *args;
   using Output = typename Reduction::OutputOp;
   using ElementOutput = typename Output::ElementOutput;
   std::string why =
       check_output_pointers(a, cutlass::sizeof_bits<ElementOutput>::value / 8 * Output::kCount);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  const tc_image::Kernel& partial_kernel =
+  const tc_image::Kernel& partial =
       tc_image::kernel<typename Partial::UnderlyingKernel>(partial_name);
-  if (partial_kernel.handle == nullptr) {
-    return fail(TC_ERROR_CUDA, error, capacity, partial_kernel.error);
-  }
-  const tc_image::Kernel& reduction_kernel =
+  if (partial.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, partial.error);
+  const tc_image::Kernel& reduction =
       tc_image::kernel<typename Reduction::ReductionKernel>(reduction_name);
-  if (reduction_kernel.handle == nullptr) {
-    return fail(TC_ERROR_CUDA, error, capacity, reduction_kernel.error);
-  }
-  tc_image::HostAdapter adapter({&partial_kernel, &reduction_kernel});
+  if (reduction.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, reduction.error);
+  tc_image::HostAdapter adapter({&partial, &reduction});
   if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % 16 != 0) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
                 "parallel split-K needs a 16-byte aligned workspace of " +

@@ -70,17 +70,6 @@ inline std::string check_visitor_mode(const tc_gemm_args& a) {
   return {};
 }
 
-template <typename Layout>
-struct TransposedLayout;
-template <>
-struct TransposedLayout<cutlass::layout::RowMajor> {
-  using type = cutlass::layout::ColumnMajor;
-};
-template <>
-struct TransposedLayout<cutlass::layout::ColumnMajor> {
-  using type = cutlass::layout::RowMajor;
-};
-
 // The caller's problem as the checks above see a Gemm: the kernel's own (row-major D), or, for a
 // column-major D (kTransposed), the transpose of the kernel's, whose A and B are the kernel's B
 // and A transposed.
@@ -101,10 +90,10 @@ struct VisitorProblem {
 template <typename Gemm>
 struct VisitorProblem<Gemm, true> : VisitorProblem<Gemm, false> {
   using ElementA = typename Gemm::ElementB;
-  using LayoutA = typename TransposedLayout<typename Gemm::LayoutB>::type;
+  using LayoutA = typename cutlass::layout::LayoutTranspose<typename Gemm::LayoutB>::type;
   static constexpr int kAlignmentA = Gemm::kAlignmentB;
   using ElementB = typename Gemm::ElementA;
-  using LayoutB = typename TransposedLayout<typename Gemm::LayoutA>::type;
+  using LayoutB = typename cutlass::layout::LayoutTranspose<typename Gemm::LayoutA>::type;
   static constexpr int kAlignmentB = Gemm::kAlignmentA;
   using LayoutC = cutlass::layout::ColumnMajor;  // check_grid transposes it back
 };
@@ -121,10 +110,8 @@ std::string check_visitor_args(const tc_gemm_args& a, const VisitorTraits& t) {
   }
   if (why.empty()) why = check_problem<Problem>(a);
   if (why.empty()) {
-    why = check_operand<typename Problem::LayoutC>(
-        a,
-        {"D", "M", a.m, "N", a.n, "N", a.n, a.ldd, a.D,
-         cutlass::sizeof_bits<typename Problem::ElementC>::value / 8},
+    why = check_mn_operand<typename Problem::LayoutC>(
+        a, "D", a.ldd, a.D, cutlass::sizeof_bits<typename Problem::ElementC>::value / 8,
         Problem::kAlignmentC);
   }
   if (why.empty()) why = check_grid<Problem>(a);
@@ -158,27 +145,21 @@ typename Gemm::Arguments visitor_arguments(const tc_gemm_args& a, Fill fill) {
 template <typename Gemm, bool kTransposed, typename Fill>
 int32_t visitor_can_implement(const tc_args_header* header, char* error, size_t capacity,
                               const VisitorTraits& t, Fill fill) {
-  std::string block_error;
-  const tc_gemm_args* args = gemm_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_gemm_args* args = gemm_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   std::string why = check_visitor_args<Gemm, kTransposed>(*args, t);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  cutlass::Status status = Gemm::can_implement(visitor_arguments<Gemm, kTransposed>(*args, fill));
-  if (status != cutlass::Status::kSuccess) {
-    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                problem_text(*args) +
-                    ": CUTLASS GemmUniversal::can_implement (epilogue visitor): " +
-                    cutlass::cutlassGetStatusString(status));
-  }
-  return TC_OK;
+  return cutlass_verdict(
+      Gemm::can_implement(visitor_arguments<Gemm, kTransposed>(*args, fill)),
+      problem_text(*args) + ": CUTLASS GemmUniversal::can_implement (epilogue visitor)", error,
+      capacity);
 }
 
 // 0 when the arguments are refused or the kernel cannot be loaded: run() then says why.
 template <typename Gemm, bool kTransposed, typename Fill>
 size_t visitor_workspace_size(const tc_args_header* header, const char* kernel_name,
                               const VisitorTraits& t, Fill fill) {
-  std::string block_error;
-  const tc_gemm_args* args = gemm_block(header, &block_error);
+  const tc_gemm_args* args = gemm_block(header, nullptr, 0);
   if (args == nullptr || !check_visitor_args<Gemm, kTransposed>(*args, t).empty()) return 0;
   const tc_image::Kernel& kernel = gemm_kernel<Gemm>(kernel_name);
   if (kernel.handle == nullptr) return 0;
@@ -214,9 +195,8 @@ inline cutlass::Status reset_outputs(const tc_gemm_args& a, const VisitorTraits&
 template <typename Gemm, bool kTransposed, typename Fill>
 int32_t visitor_run(const tc_args_header* header, void* workspace, void* stream, char* error,
                     size_t capacity, const char* kernel_name, const VisitorTraits& t, Fill fill) {
-  std::string block_error;
-  const tc_gemm_args* args = gemm_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_gemm_args* args = gemm_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   const tc_gemm_args& a = *args;
   std::string why = check_pointers(a);
   if (why.empty()) why = check_visitor_mode(a);
@@ -241,10 +221,7 @@ int32_t visitor_run(const tc_args_header* header, void* workspace, void* stream,
                         capacity);
   }
   status = gemm.run(cuda_stream, &adapter);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("GemmUniversal::run (epilogue visitor)", status, adapter, error, capacity);
-  }
-  return TC_OK;
+  return cuda_result("GemmUniversal::run (epilogue visitor)", status, adapter, error, capacity);
 }
 
 }  // namespace tc_gemm

@@ -10,40 +10,31 @@
 
 namespace tc_gemm {
 
-// The GEMM block of an entry's arguments, or null with the reason.
-inline const tc_gemm_args* gemm_block(const tc_args_header* h, std::string* why) {
-  return tc_image::block(h, tc_gemm_args_of, TC_FAMILY_GEMM, TC_GEMM_ARGS_VERSION, why);
+inline const tc_gemm_args* gemm_block(const tc_args_header* h, char* error, size_t capacity) {
+  return tc_image::block(h, tc_gemm_args_of, TC_FAMILY_GEMM, TC_GEMM_ARGS_VERSION, error, capacity);
 }
 
 using tc_image::problem_text;
 
 // What CUTLASS's layouts make contiguous, and what their interleaving demands.
+template <bool kRow, int kInterleaved>
+struct LayoutTraits {
+  static constexpr bool kRowContiguous = kRow;
+  static constexpr int kInterleave = kInterleaved;
+  static std::string name() {
+    return std::string(kRow ? "row-major" : "column-major") + (kInterleaved ? " interleaved" : "");
+  }
+};
 template <typename Layout>
 struct LayoutInfo;
 template <>
-struct LayoutInfo<cutlass::layout::RowMajor> {
-  static constexpr bool kRowContiguous = true;
-  static constexpr int kInterleave = 0;
-  static const char* name() { return "row-major"; }
-};
+struct LayoutInfo<cutlass::layout::RowMajor> : LayoutTraits<true, 0> {};
 template <>
-struct LayoutInfo<cutlass::layout::ColumnMajor> {
-  static constexpr bool kRowContiguous = false;
-  static constexpr int kInterleave = 0;
-  static const char* name() { return "column-major"; }
-};
+struct LayoutInfo<cutlass::layout::ColumnMajor> : LayoutTraits<false, 0> {};
 template <int I>
-struct LayoutInfo<cutlass::layout::RowMajorInterleaved<I>> {
-  static constexpr bool kRowContiguous = true;
-  static constexpr int kInterleave = I;
-  static const char* name() { return "row-major interleaved"; }
-};
+struct LayoutInfo<cutlass::layout::RowMajorInterleaved<I>> : LayoutTraits<true, I> {};
 template <int I>
-struct LayoutInfo<cutlass::layout::ColumnMajorInterleaved<I>> {
-  static constexpr bool kRowContiguous = false;
-  static constexpr int kInterleave = I;
-  static const char* name() { return "column-major interleaved"; }
-};
+struct LayoutInfo<cutlass::layout::ColumnMajorInterleaved<I>> : LayoutTraits<false, I> {};
 
 // One operand's view of the problem: its extents and the one the kernel vectorizes along.
 struct Operand {
@@ -68,27 +59,23 @@ std::string check_operand(const tc_gemm_args& a, const Operand& op, int alignmen
       interleaved ? op.interleaved_name : (Info::kRowContiguous ? op.cols_name : op.rows_name);
   const int64_t extent =
       interleaved ? op.interleaved_extent : (Info::kRowContiguous ? op.cols : op.rows);
-  const std::string shape = std::string(Info::name()) + " " + op.rows_name + "x" + op.cols_name;
+  const std::string shape = Info::name() + " " + op.rows_name + "x" + op.cols_name;
   if (extent % align != 0) {
     return problem_text(a) + ": " + extent_name + "=" + std::to_string(extent) +
            " is not a multiple of the " + std::to_string(align) + "-element alignment of " +
            op.name + " (" + shape + ")";
   }
-  if (op.ld <= 0) {
-    return std::string(op.name) + ": leading dimension " + std::to_string(op.ld) +
-           " must be positive";
-  }
+  const std::string ld_text = std::string(op.name) + ": leading dimension " + std::to_string(op.ld);
+  if (op.ld <= 0) return ld_text + " must be positive";
   if (op.ld % align != 0) {
-    return std::string(op.name) + ": leading dimension " + std::to_string(op.ld) +
-           " is not a multiple of the " + std::to_string(align) + "-element alignment";
+    return ld_text + " is not a multiple of the " + std::to_string(align) + "-element alignment";
   }
   // Interleaved layouts keep Interleave rows (or columns) of the other extent per stride.
   const char* other_name = Info::kRowContiguous ? op.cols_name : op.rows_name;
   const int64_t min_ld =
       interleaved ? int64_t(align) * (Info::kRowContiguous ? op.cols : op.rows) : extent;
   if (op.ld < min_ld) {
-    return std::string(op.name) + ": leading dimension " + std::to_string(op.ld) +
-           " is smaller than " +
+    return ld_text + " is smaller than " +
            (interleaved ? std::to_string(align) + "*" + other_name : std::string(extent_name)) +
            "=" + std::to_string(min_ld) + " of the " + shape + " matrix";
   }
@@ -101,19 +88,12 @@ std::string check_operand(const tc_gemm_args& a, const Operand& op, int alignmen
   return {};
 }
 
-template <typename Op>
-std::string check_epilogue(const tc_gemm_args& a, int max_k) {
-  const int expected = HasLeakyAlpha<typename Op::Params>::value ? 1 : 0;
-  if (a.header.num_activation_args != expected) {
-    return "epilogue: expected " + std::to_string(expected) + " activation argument" +
-           (expected == 1 ? " (leaky_relu's slope)" : "s") + ", got " +
-           std::to_string(a.header.num_activation_args);
-  }
-  if (max_k > 0 && a.k > max_k) {
-    return problem_text(a) + ": K=" + std::to_string(a.k) +
-           " exceeds FastLinearCombinationClamp's limit of " + std::to_string(max_k);
-  }
-  return {};
+// An M x N operand: C or D.
+template <typename Layout>
+std::string check_mn_operand(const tc_gemm_args& a, const char* name, int64_t ld,
+                             const void* pointer, int element_bytes, int alignment) {
+  return check_operand<Layout>(a, {name, "M", a.m, "N", a.n, "N", a.n, ld, pointer, element_bytes},
+                               alignment);
 }
 
 // The checks every entry shares, on the GEMM that reads A and B.
@@ -136,17 +116,6 @@ std::string check_problem(const tc_gemm_args& a) {
   return why;
 }
 
-template <typename LayoutC>
-std::string check_output(const tc_gemm_args& a, int alignment, int bytes) {
-  std::string why =
-      check_operand<LayoutC>(a, {"C", "M", a.m, "N", a.n, "N", a.n, a.ldc, a.C, bytes}, alignment);
-  if (why.empty()) {
-    why = check_operand<LayoutC>(a, {"D", "M", a.m, "N", a.n, "N", a.n, a.ldd, a.D, bytes},
-                                 alignment);
-  }
-  return why;
-}
-
 // CUDA's grid limits, computed as the kernel will (column-major C runs the transposed problem).
 template <typename Gemm>
 std::string check_grid(const tc_gemm_args& a) {
@@ -162,6 +131,19 @@ std::string check_grid(const tc_gemm_args& a) {
            " threadblocks; CUDA allows at most 65535 in y and z";
   }
   return {};
+}
+
+// What an entry that writes D (and may read C) through the epilogue Output needs: the epilogue's
+// arguments, the operands and the grid.
+template <typename Gemm, typename Output, typename LayoutC>
+std::string check_gemm(const tc_gemm_args& a, int max_k, int alignment_c) {
+  const int bytes = cutlass::sizeof_bits<typename Output::ElementOutput>::value / 8;
+  std::string why = check_activation_args<Output>(a.header);
+  if (why.empty()) why = check_max_k(a.k, max_k, problem_text(a) + ": K=");
+  if (why.empty()) why = check_problem<Gemm>(a);
+  if (why.empty()) why = check_mn_operand<LayoutC>(a, "C", a.ldc, a.C, bytes, alignment_c);
+  if (why.empty()) why = check_mn_operand<LayoutC>(a, "D", a.ldd, a.D, bytes, alignment_c);
+  return why.empty() ? check_grid<Gemm>(a) : why;
 }
 
 inline std::string check_pointers(const tc_gemm_args& a) {
@@ -181,32 +163,25 @@ inline std::string check_pointers(const tc_gemm_args& a) {
 
 template <typename Gemm>
 typename Gemm::Arguments universal_arguments(const tc_gemm_args& a) {
-  cutlass::gemm::GemmUniversalMode mode = cutlass::gemm::GemmUniversalMode::kGemm;
-  const void* ptr_a = a.A;
-  const void* ptr_b = a.B;
-  const void* ptr_c = a.C;
-  void* ptr_d = a.D;
-  if (a.mode == TC_GEMM_MODE_BATCHED) {
-    mode = cutlass::gemm::GemmUniversalMode::kBatched;
-  } else if (a.mode == TC_GEMM_MODE_ARRAY) {
-    mode = cutlass::gemm::GemmUniversalMode::kArray;
-    ptr_a = a.A_array;
-    ptr_b = a.B_array;
-    ptr_c = a.C_array;
-    ptr_d = const_cast<void**>(a.D_array);
-  }
+  using Mode = cutlass::gemm::GemmUniversalMode;
+  const bool array = a.mode == TC_GEMM_MODE_ARRAY;  // arrays of pointers in place of A, B, C, D
+  const Mode mode =
+      array ? Mode::kArray : (a.mode == TC_GEMM_MODE_BATCHED ? Mode::kBatched : Mode::kGemm);
   return typename Gemm::Arguments(mode, cutlass::gemm::GemmCoord(a.m, a.n, a.k), a.batch_count,
-                                  epilogue_params<typename Gemm::EpilogueOutputOp>(a), ptr_a, ptr_b,
-                                  ptr_c, ptr_d, a.batch_stride_A, a.batch_stride_B,
-                                  a.batch_stride_C, a.batch_stride_D, a.lda, a.ldb, a.ldc, a.ldd);
+                                  epilogue_params<typename Gemm::EpilogueOutputOp>(a),
+                                  array ? static_cast<const void*>(a.A_array) : a.A,
+                                  array ? static_cast<const void*>(a.B_array) : a.B,
+                                  array ? static_cast<const void*>(a.C_array) : a.C,
+                                  array ? static_cast<void*>(const_cast<void**>(a.D_array)) : a.D,
+                                  a.batch_stride_A, a.batch_stride_B, a.batch_stride_C,
+                                  a.batch_stride_D, a.lda, a.ldb, a.ldc, a.ldd);
 }
 
 template <typename Gemm>
 int32_t universal_can_implement(const tc_args_header* header, char* error, size_t capacity,
                                 int max_k) {
-  std::string block_error;
-  const tc_gemm_args* args = gemm_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_gemm_args* args = gemm_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   const tc_gemm_args& a = *args;
   if (a.mode == TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
@@ -218,29 +193,18 @@ int32_t universal_can_implement(const tc_args_header* header, char* error, size_
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
                 "mode " + std::to_string(a.mode) + " is not a tc_gemm_mode");
   }
-  using Output = typename Gemm::EpilogueOutputOp;
-  std::string why = check_epilogue<Output>(a, max_k);
-  if (why.empty()) why = check_problem<Gemm>(a);
-  if (why.empty()) {
-    why = check_output<typename Gemm::LayoutC>(
-        a, Gemm::kAlignmentC, cutlass::sizeof_bits<typename Output::ElementOutput>::value / 8);
-  }
-  if (why.empty()) why = check_grid<Gemm>(a);
+  std::string why = check_gemm<Gemm, typename Gemm::EpilogueOutputOp, typename Gemm::LayoutC>(
+      a, max_k, Gemm::kAlignmentC);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  cutlass::Status status = Gemm::can_implement(universal_arguments<Gemm>(a));
-  if (status != cutlass::Status::kSuccess) {
-    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                problem_text(a) + ": CUTLASS GemmUniversal::can_implement: " +
-                    cutlass::cutlassGetStatusString(status));
-  }
-  return TC_OK;
+  return cutlass_verdict(Gemm::can_implement(universal_arguments<Gemm>(a)),
+                         problem_text(a) + ": CUTLASS GemmUniversal::can_implement", error,
+                         capacity);
 }
 
 // 0 when the kernel cannot be loaded (no GPU): run() then says why.
 template <typename Gemm>
 size_t universal_workspace_size(const tc_args_header* header, const char* kernel_name) {
-  std::string block_error;
-  const tc_gemm_args* args = gemm_block(header, &block_error);
+  const tc_gemm_args* args = gemm_block(header, nullptr, 0);
   if (args == nullptr) return 0;
   const tc_image::Kernel& kernel = gemm_kernel<Gemm>(kernel_name);
   if (kernel.handle == nullptr) return 0;
@@ -252,9 +216,8 @@ size_t universal_workspace_size(const tc_args_header* header, const char* kernel
 template <typename Gemm>
 int32_t universal_run(const tc_args_header* header, void* workspace, void* stream, char* error,
                       size_t capacity, const char* kernel_name) {
-  std::string block_error;
-  const tc_gemm_args* args = gemm_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_gemm_args* args = gemm_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   const tc_gemm_args& a = *args;
   std::string why = check_pointers(a);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
@@ -277,11 +240,8 @@ int32_t universal_run(const tc_args_header* header, void* workspace, void* strea
   if (status != cutlass::Status::kSuccess) {
     return cuda_failure("GemmUniversal::initialize", status, adapter, error, capacity);
   }
-  status = gemm.run(cuda_stream, &adapter);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("GemmUniversal::run", status, adapter, error, capacity);
-  }
-  return TC_OK;
+  return cuda_result("GemmUniversal::run", gemm.run(cuda_stream, &adapter), adapter, error,
+                     capacity);
 }
 
 }  // namespace tc_gemm

@@ -16,13 +16,10 @@ namespace tc_grouped {
 
 using tc_gemm::fail;
 
-// The grouped block of an entry's arguments, or null with the reason.
-inline const tc_grouped_args* grouped_block(const tc_args_header* h, std::string* why) {
-  return tc_image::block(h, tc_grouped_args_of, TC_FAMILY_GROUPED, TC_GROUPED_ARGS_VERSION, why);
+inline const tc_grouped_args* grouped_block(const tc_args_header* h, char* error, size_t capacity) {
+  return tc_image::block(h, tc_grouped_args_of, TC_FAMILY_GROUPED, TC_GROUPED_ARGS_VERSION, error,
+                         capacity);
 }
-
-// The ABI's (m, n, k) int32 triples are CUTLASS's GemmCoord, read in place.
-static_assert(sizeof(cutlass::gemm::GemmCoord) == 3 * sizeof(int32_t), "GemmCoord layout");
 
 template <typename Kernel>
 constexpr bool kHostSchedule = Kernel::ProblemVisitor::kRequiresPrecomputation;
@@ -36,39 +33,29 @@ std::string check(const tc_grouped_args& a, int max_k) {
            "host and needs the problem sizes there; none were given (build the operation with "
            "SchedulerMode.Device for sizes known only on the device)";
   }
-  const int expected = tc_gemm::HasLeakyAlpha<typename Kernel::EpilogueOutputOp::Params>::value;
-  if (a.header.num_activation_args != expected) {
-    return "epilogue: expected " + std::to_string(expected) + " activation argument(s), got " +
-           std::to_string(a.header.num_activation_args);
-  }
-  if (max_k > 0 && a.max_k > max_k) {
-    return "K=" + std::to_string(a.max_k) + " exceeds FastLinearCombinationClamp's limit of " +
-           std::to_string(max_k);
-  }
-  return {};
+  why = tc_image::check_activation_count(
+      a.header, tc_gemm::HasLeakyAlpha<typename Kernel::EpilogueOutputOp::Params>::value);
+  return why.empty() ? tc_gemm::check_max_k(a.max_k, max_k, "K=") : why;
 }
 
 template <typename Kernel>
 typename Kernel::Arguments arguments(const tc_grouped_args& a, int threadblock_count) {
+  // The ABI's arrays are read in place: (m, n, k) int32 triples are CUTLASS's GemmCoord, and
+  // leading dimensions are 64-bit.
+  using tc_image::in_place;
   using Coord = cutlass::gemm::GemmCoord;
   using LongA = typename Kernel::LayoutA::Stride::LongIndex;
   using LongB = typename Kernel::LayoutB::Stride::LongIndex;
   using LongC = typename Kernel::LayoutC::Stride::LongIndex;
-  static_assert(sizeof(LongA) == sizeof(int64_t) && sizeof(LongB) == sizeof(int64_t) &&
-                    sizeof(LongC) == sizeof(int64_t),
-                "leading dimensions are 64-bit");
   return typename Kernel::Arguments(
-      reinterpret_cast<Coord*>(const_cast<int32_t*>(a.problem_sizes)), a.problem_count,
-      threadblock_count, tc_gemm::epilogue_params<typename Kernel::EpilogueOutputOp>(a),
-      reinterpret_cast<typename Kernel::ElementA**>(const_cast<void**>(a.A_array)),
-      reinterpret_cast<typename Kernel::ElementB**>(const_cast<void**>(a.B_array)),
-      reinterpret_cast<typename Kernel::ElementC**>(const_cast<void**>(a.C_array)),
-      reinterpret_cast<typename Kernel::ElementC**>(const_cast<void**>(a.D_array)),
-      reinterpret_cast<LongA*>(const_cast<int64_t*>(a.lda_array)),
-      reinterpret_cast<LongB*>(const_cast<int64_t*>(a.ldb_array)),
-      reinterpret_cast<LongC*>(const_cast<int64_t*>(a.ldc_array)),
-      reinterpret_cast<LongC*>(const_cast<int64_t*>(a.ldd_array)),
-      reinterpret_cast<Coord*>(const_cast<int32_t*>(a.host_problem_sizes)));
+      in_place<Coord, 3>(a.problem_sizes), a.problem_count, threadblock_count,
+      tc_gemm::epilogue_params<typename Kernel::EpilogueOutputOp>(a),
+      in_place<typename Kernel::ElementA*>(a.A_array),
+      in_place<typename Kernel::ElementB*>(a.B_array),
+      in_place<typename Kernel::ElementC*>(a.C_array),
+      in_place<typename Kernel::ElementC*>(a.D_array), in_place<LongA>(a.lda_array),
+      in_place<LongB>(a.ldb_array), in_place<LongC>(a.ldc_array), in_place<LongC>(a.ldd_array),
+      in_place<Coord, 3>(a.host_problem_sizes));
 }
 
 // Tiles of all problems, as the kernel's problem visitor counts them (host sizes needed).
@@ -107,26 +94,20 @@ int threadblock_count(const tc_grouped_args& a, const tc_image::Kernel& kernel,
 
 template <typename Kernel>
 int32_t can_implement(const tc_args_header* header, char* error, size_t capacity, int max_k) {
-  std::string block_error;
-  const tc_grouped_args* args = grouped_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_grouped_args* args = grouped_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   std::string why = check<Kernel>(*args, max_k);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  cutlass::Status status = Kernel::can_implement(arguments<Kernel>(*args, 1));
-  if (status != cutlass::Status::kSuccess) {
-    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                std::to_string(args->problem_count) +
-                    " grouped problems: CUTLASS GemmGrouped::can_implement: " +
-                    cutlass::cutlassGetStatusString(status));
-  }
-  return TC_OK;
+  return tc_gemm::cutlass_verdict(
+      Kernel::can_implement(arguments<Kernel>(*args, 1)),
+      std::to_string(args->problem_count) + " grouped problems: CUTLASS GemmGrouped::can_implement",
+      error, capacity);
 }
 
 // The Host scheduler's precomputed schedule; 0 for the Device scheduler (or without a GPU).
 template <typename Kernel>
 size_t workspace_size(const tc_args_header* header, const char* kernel_name) {
-  std::string block_error;
-  const tc_grouped_args* args = grouped_block(header, &block_error);
+  const tc_grouped_args* args = grouped_block(header, nullptr, 0);
   if (args == nullptr || !kHostSchedule<Kernel> || args->host_problem_sizes == nullptr) return 0;
   const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(kernel_name);
   if (kernel.handle == nullptr) return 0;
@@ -141,9 +122,8 @@ size_t workspace_size(const tc_args_header* header, const char* kernel_name) {
 template <typename Kernel>
 int32_t run(const tc_args_header* header, void* workspace, void* stream, char* error,
             size_t capacity, const char* kernel_name, int max_k) {
-  std::string block_error;
-  const tc_grouped_args* args = grouped_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_grouped_args* args = grouped_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   const tc_grouped_args& a = *args;
   std::string why = check<Kernel>(a, max_k);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
@@ -182,12 +162,7 @@ int32_t run(const tc_args_header* header, void* workspace, void* stream, char* e
   const int smem = int(sizeof(typename Kernel::SharedStorage));
   cudaError_t e = tc_image::launch(kernel, dim3(blocks, 1, 1), dim3(Kernel::kThreadCount, 1, 1),
                                    dim3(1, 1, 1), size_t(smem), s, launch_params, false);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return fail(TC_ERROR_CUDA, error, capacity,
-                "launching " + kernel.name + " failed: " + tc_image::cuda_text(e));
-  }
-  return TC_OK;
+  return tc_image::launched(kernel, e, error, capacity);
 }
 
 }  // namespace tc_grouped

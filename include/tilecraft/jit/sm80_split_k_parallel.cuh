@@ -42,9 +42,8 @@ typename Partial::Arguments partial_arguments(const tc_gemm_args& a, void* parti
 template <typename Partial, typename Reduction>
 int32_t split_k_can_implement(const tc_args_header* header, char* error, size_t capacity,
                               int max_k) {
-  std::string block_error;
-  const tc_gemm_args* args = gemm_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_gemm_args* args = gemm_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   const tc_gemm_args& a = *args;
   if (a.mode != TC_GEMM_MODE_GEMM_SPLIT_K_PARALLEL) {
     return fail(
@@ -52,57 +51,39 @@ int32_t split_k_can_implement(const tc_args_header* header, char* error, size_t 
         "mode " + std::to_string(a.mode) + ": this entry runs only GemmSplitKParallel (mode 1)");
   }
   using Output = typename Reduction::OutputOp;
-  constexpr int kCount = Output::kCount;
   using LayoutC =
       typename std::conditional<SplitKLayout<Partial>::kRowMajor, cutlass::layout::RowMajor,
                                 cutlass::layout::ColumnMajor>::type;
-  std::string why = check_epilogue<Output>(a, max_k);
-  if (why.empty()) why = check_problem<Partial>(a);
-  if (why.empty()) {
-    why = check_output<LayoutC>(a, kCount,
-                                cutlass::sizeof_bits<typename Output::ElementOutput>::value / 8);
-  }
-  if (why.empty()) why = check_grid<Partial>(a);
+  std::string why = check_gemm<Partial, Output, LayoutC>(a, max_k, Output::kCount);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  cutlass::Status status = Partial::can_implement(partial_arguments<Partial>(a, nullptr));
-  if (status != cutlass::Status::kSuccess) {
-    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                problem_text(a) + ": CUTLASS GemmUniversal::can_implement (split-K partials): " +
-                    cutlass::cutlassGetStatusString(status));
-  }
-  return TC_OK;
+  return cutlass_verdict(
+      Partial::can_implement(partial_arguments<Partial>(a, nullptr)),
+      problem_text(a) + ": CUTLASS GemmUniversal::can_implement (split-K partials)", error,
+      capacity);
 }
 
-// The partial slices, then whatever the partial GEMM itself asks for. In kGemmSplitKParallel
-// mode GemmUniversal's own initialize() takes no workspace (it only counts the partials it
-// expects D to hold), so the second term is zero by construction.
+// The partial slices only: in kGemmSplitKParallel mode GemmUniversal's initialize() takes no
+// workspace (it only counts the partials it expects D to hold).
 template <typename Partial>
 size_t split_k_workspace_size(const tc_args_header* header) {
-  std::string block_error;
-  const tc_gemm_args* args = gemm_block(header, &block_error);
-  if (args == nullptr) return 0;
-  return partials_bytes<Partial>(*args);
+  const tc_gemm_args* args = gemm_block(header, nullptr, 0);
+  return args == nullptr ? 0 : partials_bytes<Partial>(*args);
 }
 
 template <typename Partial, typename Reduction>
 int32_t split_k_run(const tc_args_header* header, void* workspace, void* stream, char* error,
                     size_t capacity, const char* partial_name, const char* reduction_name) {
-  std::string block_error;
-  const tc_gemm_args* args = gemm_block(header, &block_error);
-  if (args == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, block_error);
+  const tc_gemm_args* args = gemm_block(header, error, capacity);
+  if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
   const tc_gemm_args& a = *args;
   std::string why = check_pointers(a);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  const tc_image::Kernel& partial_kernel = gemm_kernel<Partial>(partial_name);
-  if (partial_kernel.handle == nullptr) {
-    return fail(TC_ERROR_CUDA, error, capacity, partial_kernel.error);
-  }
-  const tc_image::Kernel& reduction_kernel =
+  const tc_image::Kernel& partial = gemm_kernel<Partial>(partial_name);
+  if (partial.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, partial.error);
+  const tc_image::Kernel& reduction =
       tc_image::kernel<typename Reduction::ReductionKernel>(reduction_name);
-  if (reduction_kernel.handle == nullptr) {
-    return fail(TC_ERROR_CUDA, error, capacity, reduction_kernel.error);
-  }
-  tc_image::HostAdapter adapter({&partial_kernel, &reduction_kernel});
+  if (reduction.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, reduction.error);
+  tc_image::HostAdapter adapter({&partial, &reduction});
   if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % 16 != 0) {
     return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
                 "GemmSplitKParallel needs a 16-byte aligned workspace of " +

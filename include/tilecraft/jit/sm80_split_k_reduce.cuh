@@ -14,7 +14,7 @@ namespace tc_gemm {
 
 // Sums `partitions` slices of rows x columns accumulators (row-major, `slice` elements apart) from
 // the workspace into D (leading dimension ldd) through the epilogue, reading C with ldc (0: one
-// value per column). The second launch of a split-K-parallel entry, GEMM's and convolution's.
+// value per column).
 template <typename Reduction, typename Args>
 int32_t reduce_split_k(const Args& a, void* workspace, int rows, int columns, int partitions,
                        size_t slice, int64_t ldd, int64_t ldc, cudaStream_t stream,
@@ -31,10 +31,7 @@ int32_t reduce_split_k(const Args& a, void* workspace, int rows, int columns, in
   Reduction reduction;
   cutlass::Status status = reduction.initialize(reduction_args, nullptr, stream);
   if (status == cutlass::Status::kSuccess) status = reduction.run(stream, &adapter, 1);
-  if (status != cutlass::Status::kSuccess) {
-    return cuda_failure("ReduceSplitK::run", status, adapter, error, capacity);
-  }
-  return TC_OK;
+  return cuda_result("ReduceSplitK::run", status, adapter, error, capacity);
 }
 
 }  // namespace tc_gemm

@@ -66,16 +66,14 @@ Stride make_stride(int64_t ld, int64_t batch) {
   return s;
 }
 
-// Multiprocessor count of a device, asked once.
+// Multiprocessor count of a device, asked once (for the first 64 devices).
 inline int sm_count(int device) {
   static std::atomic<int> counts[64] = {};
-  if (device < 0 || device >= 64) {
-    return cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
-  }
-  int count = counts[device].load(std::memory_order_relaxed);
+  const bool cached = device >= 0 && device < 64;
+  int count = cached ? counts[device].load(std::memory_order_relaxed) : 0;
   if (count == 0) {
     count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
-    counts[device].store(count, std::memory_order_relaxed);
+    if (cached) counts[device].store(count, std::memory_order_relaxed);
   }
   return count;
 }
@@ -158,14 +156,10 @@ int32_t can_implement(const tc_args_header* h, const EntryTraits& t, Fill fill, 
   std::string why;
   const typename A::Args* a = checked_block<Gemm>(h, t, &why);
   if (a == nullptr) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
-  auto arguments = A::template make<Gemm>(*a, t, fill, current_device());
-  cutlass::Status status = Gemm::can_implement(arguments);
-  if (status != cutlass::Status::kSuccess) {
-    return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
-                A::problem_text(*a) + ": CUTLASS can_implement: " +
-                    cutlass::cutlassGetStatusString(status) + " (" + A::kRefusalHint + ")");
-  }
-  return TC_OK;
+  return tc_image::cutlass_verdict(
+      Gemm::can_implement(A::template make<Gemm>(*a, t, fill, current_device())),
+      A::problem_text(*a) + ": CUTLASS can_implement", error, capacity,
+      std::string(" (") + A::kRefusalHint + ")");
 }
 
 template <class Gemm, class Fill>
@@ -189,37 +183,28 @@ struct Prepared {
   tc_epilogue_tensor tensors[16];  // the custom epilogue's operands the key points to
   double scalars[16];
   Gemm gemm;
-  template <class Args>
-  bool same_operands(const Args& a) const {
-    return a.header.num_epilogue_tensors <= 16 && a.header.num_epilogue_scalars <= 16 &&
-           (a.header.num_epilogue_tensors == 0 ||
-            std::memcmp(tensors, a.header.epilogue_tensors,
-                        sizeof(tc_epilogue_tensor) * size_t(a.header.num_epilogue_tensors)) == 0) &&
-           (a.header.num_epilogue_scalars == 0 ||
-            std::memcmp(scalars, a.header.epilogue_scalars,
-                        sizeof(double) * size_t(a.header.num_epilogue_scalars)) == 0);
+  static bool fits(const tc_args_header& h) {
+    return h.num_epilogue_tensors <= 16 && h.num_epilogue_scalars <= 16;
   }
-  template <class Args>
-  void keep_operands(const Args& a) {
-    if (a.header.num_epilogue_tensors > 0) {
-      std::memcpy(tensors, a.header.epilogue_tensors,
-                  sizeof(tc_epilogue_tensor) * size_t(a.header.num_epilogue_tensors));
+  bool same_operands(const tc_args_header& h) const {
+    return fits(h) &&
+           (h.num_epilogue_tensors == 0 ||
+            std::memcmp(tensors, h.epilogue_tensors,
+                        sizeof(tc_epilogue_tensor) * size_t(h.num_epilogue_tensors)) == 0) &&
+           (h.num_epilogue_scalars == 0 ||
+            std::memcmp(scalars, h.epilogue_scalars,
+                        sizeof(double) * size_t(h.num_epilogue_scalars)) == 0);
+  }
+  void keep_operands(const tc_args_header& h) {
+    if (h.num_epilogue_tensors > 0) {
+      std::memcpy(tensors, h.epilogue_tensors,
+                  sizeof(tc_epilogue_tensor) * size_t(h.num_epilogue_tensors));
     }
-    if (a.header.num_epilogue_scalars > 0) {
-      std::memcpy(scalars, a.header.epilogue_scalars,
-                  sizeof(double) * size_t(a.header.num_epilogue_scalars));
+    if (h.num_epilogue_scalars > 0) {
+      std::memcpy(scalars, h.epilogue_scalars, sizeof(double) * size_t(h.num_epilogue_scalars));
     }
   }
 };
-
-inline std::string cutlass_failure(const char* what, cutlass::Status status,
-                                   const tc_image::HostAdapter& adapter) {
-  std::string text = std::string(what) + " failed: " + cutlass::cutlassGetStatusString(status);
-  if (!adapter.error().empty()) text += ": " + adapter.error();
-  cudaError_t cuda = cudaGetLastError();
-  if (cuda != cudaSuccess) text += ": " + tc_image::cuda_text(cuda);
-  return text;
-}
 
 template <class Gemm, class Fill>
 int32_t run(const tc_args_header* h, const EntryTraits& t, Fill fill, void* workspace, void* stream,
@@ -242,7 +227,8 @@ int32_t run(const tc_args_header* h, const EntryTraits& t, Fill fill, void* work
   // Reductions reset their outputs in initialize: never reused.
   const bool reuse = prepared.valid && !t.reduces && prepared.device == device &&
                      prepared.workspace == workspace &&
-                     std::memcmp(&prepared.key, a, sizeof(*a)) == 0 && prepared.same_operands(*a);
+                     std::memcmp(&prepared.key, a, sizeof(*a)) == 0 &&
+                     prepared.same_operands(a->header);
   if (!reuse) {
     prepared.valid = false;
     auto arguments = A::template make<Gemm>(*a, t, fill, device);
@@ -251,11 +237,10 @@ int32_t run(const tc_args_header* h, const EntryTraits& t, Fill fill, void* work
     if (status != cutlass::Status::kSuccess) {
       return fail(
           status == cutlass::Status::kErrorInternal ? TC_ERROR_CUDA : TC_ERROR_INVALID_ARGUMENT,
-          error, capacity, cutlass_failure("initialize", status, adapter));
+          error, capacity, tc_image::failure_text("initialize", status, adapter));
     }
-    if (Gemm::get_workspace_size(arguments) == 0 && a->header.num_epilogue_tensors <= 16 &&
-        a->header.num_epilogue_scalars <= 16) {
-      prepared.keep_operands(*a);
+    if (Gemm::get_workspace_size(arguments) == 0 && Prepared<Gemm>::fits(a->header)) {
+      prepared.keep_operands(a->header);
       prepared.valid = true;
       prepared.device = device;
       prepared.workspace = workspace;
@@ -271,13 +256,8 @@ int32_t run(const tc_args_header* h, const EntryTraits& t, Fill fill, void* work
   cudaError_t cuda =
       tc_image::launch(kernel, grid, Kernel::get_block_shape(), cluster, size_t(smem_bytes), s,
                        launch_params, a->header.launch_with_pdl != 0);
-  if (cuda != cudaSuccess) {
-    cudaGetLastError();
-    prepared.valid = false;
-    return fail(TC_ERROR_CUDA, error, capacity,
-                "launching " + kernel.name + " failed: " + tc_image::cuda_text(cuda));
-  }
-  return TC_OK;
+  if (cuda != cudaSuccess) prepared.valid = false;
+  return tc_image::launched(kernel, cuda, error, capacity);
 }
 
 }  // namespace tc_sm90

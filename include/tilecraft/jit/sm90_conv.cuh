@@ -47,13 +47,7 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
       return "mode " + std::to_string(a.mode) +
              ": SM90 convolutions run mode 0 (parallel split-K is an arch=80 mode)";
     }
-    if (c.kind != kKind) {
-      return std::string("conv kind: this entry computes ") + kind_name(kKind) + ", got " +
-             kind_name(c.kind);
-    }
-    std::string why = check_shape(c);
-    if (why.empty()) why = check_dimensions(c, 2);
-    if (why.empty()) why = check_groups(c, 0, 0);  // ungrouped
+    std::string why = check_problem_fits(c, kKind, 2, 0, 0);  // 2-D, ungrouped
     if (!why.empty()) return why;
     if (c.mode != 0) {
       return "mode convolution: SM90 kernels compute cross-correlation only (CUTLASS 3.x's "
@@ -92,10 +86,8 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
       return std::string(a.A == nullptr ? "A" : a.B == nullptr ? "B" : "D") + ": null pointer";
     }
     if (a.C == nullptr && a.header.beta != 0.0) return "C: null pointer while beta is not 0";
-    if (a.header.num_activation_args != t.num_activation_args) {
-      return "epilogue: expected " + std::to_string(t.num_activation_args) +
-             " activation argument(s), got " + std::to_string(a.header.num_activation_args);
-    }
+    why = tc_image::check_activation_count(a.header, t.num_activation_args);
+    if (!why.empty()) return why;
     if (t.needs_bias && a.bias == nullptr) {
       return "bias: the kernel adds a bias of one value per output channel; got none";
     }

@@ -46,10 +46,8 @@ struct Adapter<K, cute::enable_if_t<!IsGrouped<K>::value && !IsConv<K>::value>> 
       return "split_k_slices " + std::to_string(a.batch_count) +
              ": serial split-K on SM90 needs a kernel built with tile_scheduler StreamK";
     }
-    if (a.header.num_activation_args != t.num_activation_args) {
-      return "epilogue: expected " + std::to_string(t.num_activation_args) +
-             " activation argument(s), got " + std::to_string(a.header.num_activation_args);
-    }
+    std::string why = tc_image::check_activation_count(a.header, t.num_activation_args);
+    if (!why.empty()) return why;
     if (t.needs_bias && a.bias == nullptr) return "bias: the kernel adds a bias vector; got none";
     if (t.needs_aux && a.aux == nullptr) return "aux: the kernel writes an aux output; got none";
     return tc_evt_args::check(a.header, t.num_epilogue_tensors, t.num_epilogue_scalars);
@@ -59,26 +57,22 @@ struct Adapter<K, cute::enable_if_t<!IsGrouped<K>::value && !IsConv<K>::value>> 
   static typename Gemm::Arguments make(const tc_gemm_args& a, const EntryTraits& t, Fill fill,
                                        int device) {
     using Kernel = KernelOf<Gemm>;
-    using ElementA = typename Kernel::ElementA;
-    using ElementB = typename Kernel::ElementB;
-    using ElementC = typename Kernel::ElementC;
-    using ElementD = typename Kernel::ElementD;
     const bool batched = a.mode == TC_GEMM_MODE_BATCHED;
     const int l = batched ? a.batch_count : 1;
     typename Gemm::Arguments arguments{};
     arguments.mode = batched ? cutlass::gemm::GemmUniversalMode::kBatched
                              : cutlass::gemm::GemmUniversalMode::kGemm;
     arguments.problem_shape = {a.m, a.n, a.k, l};
-    arguments.mainloop.ptr_A = static_cast<const ElementA*>(a.A);
+    arguments.mainloop.ptr_A = static_cast<const typename Kernel::ElementA*>(a.A);
     arguments.mainloop.dA = make_stride<typename Kernel::StrideA>(a.lda, a.batch_stride_A);
-    arguments.mainloop.ptr_B = static_cast<const ElementB*>(a.B);
+    arguments.mainloop.ptr_B = static_cast<const typename Kernel::ElementB*>(a.B);
     arguments.mainloop.dB = make_stride<typename Kernel::StrideB>(a.ldb, a.batch_stride_B);
     // Without C (beta == 0) the epilogue is given D's address; it does not read it.
     const bool has_c = a.C != nullptr;
-    arguments.epilogue.ptr_C = static_cast<const ElementC*>(has_c ? a.C : a.D);
+    arguments.epilogue.ptr_C = static_cast<const typename Kernel::ElementC*>(has_c ? a.C : a.D);
     arguments.epilogue.dC = make_stride<typename Kernel::StrideC>(
         has_c ? a.ldc : a.ldd, has_c ? a.batch_stride_C : a.batch_stride_D);
-    arguments.epilogue.ptr_D = static_cast<ElementD*>(a.D);
+    arguments.epilogue.ptr_D = static_cast<typename Kernel::ElementD*>(a.D);
     arguments.epilogue.dD = make_stride<typename Kernel::StrideD>(a.ldd, a.batch_stride_D);
     fill(arguments.epilogue.thread, a);
     set_device_and_order(arguments, t, device);

@@ -29,11 +29,8 @@ struct Adapter<K, cute::enable_if_t<IsGrouped<K>::value && !IsConv<K>::value>> {
 
   static std::string check(const tc_grouped_args& a, const EntryTraits& t) {
     std::string why = tc_grouped_checks::check(a);
+    if (why.empty()) why = tc_image::check_activation_count(a.header, t.num_activation_args);
     if (!why.empty()) return why;
-    if (a.header.num_activation_args != t.num_activation_args) {
-      return "epilogue: expected " + std::to_string(t.num_activation_args) +
-             " activation argument(s), got " + std::to_string(a.header.num_activation_args);
-    }
     if (t.needs_bias && a.bias_array == nullptr) {
       return "bias: the kernel adds a bias of N values per problem; got no bias_array";
     }
@@ -50,34 +47,20 @@ struct Adapter<K, cute::enable_if_t<IsGrouped<K>::value && !IsConv<K>::value>> {
     using Shape = typename Kernel::ProblemShape::UnderlyingProblemShape;
     // The ABI's arrays are read in place: (m, n, k) int32 triples are CUTLASS's problem shapes,
     // and a leading dimension is all that a packed cute stride stores.
-    static_assert(sizeof(Shape) == 3 * sizeof(int32_t), "problem shape is not three ints");
-    static_assert(sizeof(typename Kernel::InternalStrideA) == sizeof(int64_t), "stride A");
-    static_assert(sizeof(typename Kernel::InternalStrideB) == sizeof(int64_t), "stride B");
-    static_assert(sizeof(typename Kernel::InternalStrideC) == sizeof(int64_t), "stride C");
-    static_assert(sizeof(typename Kernel::InternalStrideD) == sizeof(int64_t), "stride D");
+    using tc_image::in_place;
     typename Gemm::Arguments arguments{};
     arguments.mode = cutlass::gemm::GemmUniversalMode::kGrouped;
     arguments.problem_shape.num_groups = a.problem_count;
-    arguments.problem_shape.problem_shapes =
-        reinterpret_cast<Shape*>(const_cast<int32_t*>(a.problem_sizes));
-    arguments.problem_shape.host_problem_shapes =
-        reinterpret_cast<const Shape*>(a.host_problem_sizes);
-    using PtrA = typename Kernel::ElementA const**;
-    using PtrB = typename Kernel::ElementB const**;
-    using PtrC = typename Kernel::ElementC const**;
-    using PtrD = typename Kernel::ElementD**;
-    arguments.mainloop.ptr_A = reinterpret_cast<PtrA>(const_cast<void const**>(a.A_array));
-    arguments.mainloop.dA =
-        reinterpret_cast<typename Kernel::InternalStrideA*>(const_cast<int64_t*>(a.lda_array));
-    arguments.mainloop.ptr_B = reinterpret_cast<PtrB>(const_cast<void const**>(a.B_array));
-    arguments.mainloop.dB =
-        reinterpret_cast<typename Kernel::InternalStrideB*>(const_cast<int64_t*>(a.ldb_array));
-    arguments.epilogue.ptr_C = reinterpret_cast<PtrC>(const_cast<void const**>(a.C_array));
-    arguments.epilogue.dC =
-        reinterpret_cast<typename Kernel::InternalStrideC*>(const_cast<int64_t*>(a.ldc_array));
-    arguments.epilogue.ptr_D = reinterpret_cast<PtrD>(const_cast<void**>(a.D_array));
-    arguments.epilogue.dD =
-        reinterpret_cast<typename Kernel::InternalStrideD*>(const_cast<int64_t*>(a.ldd_array));
+    arguments.problem_shape.problem_shapes = in_place<Shape, 3>(a.problem_sizes);
+    arguments.problem_shape.host_problem_shapes = in_place<Shape, 3>(a.host_problem_sizes);
+    arguments.mainloop.ptr_A = in_place<typename Kernel::ElementA const*>(a.A_array);
+    arguments.mainloop.dA = in_place<typename Kernel::InternalStrideA>(a.lda_array);
+    arguments.mainloop.ptr_B = in_place<typename Kernel::ElementB const*>(a.B_array);
+    arguments.mainloop.dB = in_place<typename Kernel::InternalStrideB>(a.ldb_array);
+    arguments.epilogue.ptr_C = in_place<typename Kernel::ElementC const*>(a.C_array);
+    arguments.epilogue.dC = in_place<typename Kernel::InternalStrideC>(a.ldc_array);
+    arguments.epilogue.ptr_D = in_place<typename Kernel::ElementD*>(a.D_array);
+    arguments.epilogue.dD = in_place<typename Kernel::InternalStrideD>(a.ldd_array);
     fill(arguments.epilogue.thread, a);
     arguments.hw_info.device_id = device;
     arguments.hw_info.sm_count = sm_count(device);
