@@ -22,13 +22,6 @@ FamilyEmitterRegistration::FamilyEmitterRegistration(const FamilyEmitter& family
   });
 }
 
-const FamilyEmitter* family_emitter(const GemmDescription& description) {
-  for (const FamilyEmitter& family : registry()) {
-    if (family.takes(description)) return &family;
-  }
-  return nullptr;
-}
-
 const std::vector<FamilyEmitter>& family_emitters() { return registry(); }
 
 }  // namespace tilecraft::emit

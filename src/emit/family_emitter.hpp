@@ -1,7 +1,9 @@
 // The text a kind of kernel writes where it differs from a plain GEMM's: a family (convolutions,
 // grouped GEMMs) or an epilogue option (epilogue graphs). Each registers its hooks once, from its
 // own folder (a FamilyEmitterRegistration at namespace scope); the shared SM80 and SM90 emitters
-// ask family_emitter(description) and never name one. A hook left null means "as a GEMM".
+// ask emitter_with(description, hook) and never name one. A description may be of a family and
+// take an epilogue option at once: each hook comes from the first kind (by name) that takes the
+// description and has it; where none has it, the text is a GEMM's.
 #pragma once
 
 #include <string>
@@ -44,9 +46,17 @@ struct FamilyEmitterRegistration {
   explicit FamilyEmitterRegistration(const FamilyEmitter& family);
 };
 
-// The registered kind of kernel the description is, or null for a plain GEMM.
-const FamilyEmitter* family_emitter(const GemmDescription& description);
 // Every registered kind, by name.
 const std::vector<FamilyEmitter>& family_emitters();
+
+// The first registered kind that takes the description and has `hook` (a member such as
+// &FamilyEmitter::sm90_fusion), or null.
+template <class Hook>
+const FamilyEmitter* emitter_with(const GemmDescription& description, Hook FamilyEmitter::*hook) {
+  for (const FamilyEmitter& kind : family_emitters()) {
+    if (kind.*hook && kind.takes(description)) return &kind;
+  }
+  return nullptr;
+}
 
 }  // namespace tilecraft::emit

@@ -20,8 +20,9 @@ std::string entry_name(const GemmEntry& entry) {
 }
 
 std::string universal_entry_text(const GemmEntry& entry, int index) {
-  const FamilyEmitter* family = family_emitter(entry.description);
-  if (family != nullptr && family->sm80_entry != nullptr) return family->sm80_entry(entry, index);
+  if (const FamilyEmitter* kind = emitter_with(entry.description, &FamilyEmitter::sm80_entry)) {
+    return kind->sm80_entry(entry, index);
+  }
   const std::string i = std::to_string(index);
   const GemmDescription& d = entry.description;
   const std::string gemm = "TcGemm" + i;
@@ -47,9 +48,8 @@ std::string sm80_entry_text(const GemmEntry& entry, int index) {
 }
 
 std::string sm80_entry_kernels(const GemmEntry& entry, int index) {
-  const FamilyEmitter* family = family_emitter(entry.description);
-  if (family != nullptr && family->sm80_kernels != nullptr) {
-    return family->sm80_kernels(entry, index);
+  if (const FamilyEmitter* kind = emitter_with(entry.description, &FamilyEmitter::sm80_kernels)) {
+    return kind->sm80_kernels(entry, index);
   }
   const std::string i = std::to_string(index);
   if (entry.kind == GemmEntryKind::kUniversal) {
@@ -80,8 +80,10 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
     }
   }
   if (arch == 90) return emit_sm90_gemm_module(entries);  // GEMMs and convolutions alike
-  const FamilyEmitter* first = family_emitter(entries.front().description);
-  if (first != nullptr && first->sm80_module != nullptr) return first->sm80_module(entries);
+  if (const FamilyEmitter* kind =
+          emitter_with(entries.front().description, &FamilyEmitter::sm80_module)) {
+    return kind->sm80_module(entries);
+  }
   const auto split_k = [](const GemmEntry& e) { return e.kind == GemmEntryKind::kSplitKParallel; };
   for (const GemmEntry& entry : entries) {
     if (split_k(entry) && entry.description.has_epilogue_graph()) {
@@ -93,8 +95,8 @@ std::string emit_gemm_module(const std::vector<GemmEntry>& entries) {
   }
   std::vector<std::string> headers;
   if (std::ranges::any_of(entries, [](const GemmEntry& entry) {
-        const FamilyEmitter* family = family_emitter(entry.description);
-        return family == nullptr || family->sm80_on_gemm;
+        const FamilyEmitter* kind = emitter_with(entry.description, &FamilyEmitter::sm80_entry);
+        return kind == nullptr || kind->sm80_on_gemm;
       })) {
     headers.push_back("sm80_gemm.cuh");
   }

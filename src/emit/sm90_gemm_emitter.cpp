@@ -191,9 +191,8 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
     out += "using ElementC = " + cutlass_element(d.C.element) + ";\n";
     out += "using ElementD = ElementC;\n";
   }
-  const FamilyEmitter* family = family_emitter(d);
-  out += "using LayoutC = " +
-         (family && family->sm90_layout_c ? family->sm90_layout_c(d) : cutlass_layout(d.C.layout)) +
+  const FamilyEmitter* layout = emitter_with(d, &FamilyEmitter::sm90_layout_c);
+  out += "using LayoutC = " + (layout ? layout->sm90_layout_c(d) : cutlass_layout(d.C.layout)) +
          array + ";\n";
   out += "constexpr int AlignmentC = " + std::to_string(d.C.alignment) + ";\n";
   out += "using ElementAccumulator = " + cutlass_element(math.element_accumulator) + ";\n";
@@ -205,13 +204,12 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   if (e.fusion.aux_output) {
     out += "using ElementAux = " + cutlass_element(e.fusion.element_aux) + ";\n";
   }
+  const FamilyEmitter* tile = emitter_with(d, &FamilyEmitter::sm90_tile_shape);
   out += "using TileShape = " +
-         (family && family->sm90_tile_shape ? family->sm90_tile_shape(d)
-                                            : static_shape(d.tile.threadblock_shape)) +
-         ";\n";
+         (tile ? tile->sm90_tile_shape(d) : static_shape(d.tile.threadblock_shape)) + ";\n";
   out += "using ClusterShape = " + static_shape(d.tile.cluster_shape) + ";\n";
-  if (family && family->sm90_fusion) {
-    out += family->sm90_fusion(d, epilogue_schedule_type(d));
+  if (const FamilyEmitter* fusion = emitter_with(d, &FamilyEmitter::sm90_fusion)) {
+    out += fusion->sm90_fusion(d, epilogue_schedule_type(d));
   } else {
     out += "using FusionOp = " + sm90_fusion_type(d) + ";\n";
   }
@@ -221,8 +219,8 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
       "    cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, ElementCompute,\n"
       "    ElementC, LayoutC, AlignmentC, ElementD, LayoutC, AlignmentC,\n    " +
       epilogue_schedule_type(d) + ", FusionOp>::CollectiveOp;\n";
-  if (family && family->sm90_kernel) {
-    out += family->sm90_kernel(d, stages);
+  if (const FamilyEmitter* kernel = emitter_with(d, &FamilyEmitter::sm90_kernel)) {
+    out += kernel->sm90_kernel(d, stages);
   } else {
     out +=
         "using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
@@ -250,7 +248,8 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
                      (e.fusion.aux_output ? "true" : "false") + ", " +
                      std::to_string(activation_argument_count(e.activation)) + ", \"" + kernel +
                      "\"" + graph_traits_text(d) + "};\n";
-  host += family && family->sm90_fill ? family->sm90_fill(d) : fill_fusion_text(d);
+  const FamilyEmitter* fill = emitter_with(d, &FamilyEmitter::sm90_fill);
+  host += fill ? fill->sm90_fill(d) : fill_fusion_text(d);
   const std::string common = ns + "Gemm>(args, " + ns + "kTraits, &" + ns + "fill_fusion";
   host += close +
           abi_functions_text(i, "tc_sm90::can_implement<" + common + ", error, capacity)",
@@ -308,9 +307,11 @@ std::string emit_sm90_gemm_module(const std::vector<GemmEntry>& entries) {
   };
   for (const GemmEntry& entry : entries) {
     early_trigger = early_trigger && triggers_dependent_launch_early(entry.description);
-    const FamilyEmitter* family = family_emitter(entry.description);
-    add(headers, family && family->sm90_header ? family->sm90_header : "sm90_gemm.cuh");
-    if (family) add(extra_headers, family->sm90_extra_header);
+    const FamilyEmitter* adapter = emitter_with(entry.description, &FamilyEmitter::sm90_header);
+    add(headers, adapter ? adapter->sm90_header : "sm90_gemm.cuh");
+    for (const FamilyEmitter& kind : family_emitters()) {
+      if (kind.takes(entry.description)) add(extra_headers, kind.sm90_extra_header);
+    }
   }
   headers.insert(headers.end(), extra_headers.begin(), extra_headers.end());
   const bool conv = entries.front().description.is_conv();
