@@ -133,7 +133,6 @@ wait
 mkdir -p "$RUN_DIR/out/cache" && cp -a "$RUN_DIR/cache-1/." "$RUN_DIR/out/cache/" 2>/dev/null &&
   cp "$RUN_DIR/state-1/signing-key" "$RUN_DIR/out/" 2>/dev/null &&
   tar -czf "$OUT/kernel-cache.tgz" -C "$RUN_DIR/out" cache signing-key &&
-  mkdir -p .gpu-cache && cp "$OUT/kernel-cache.tgz" .gpu-cache/kernel-cache.tgz &&
   [ "$(stat -c %s "$OUT/kernel-cache.tgz")" -le $((16 << 20)) ] || rm -f "$OUT/kernel-cache.tgz"
 grep -ahE "^(FAILED|ERROR)|mismatch|Traceback" "$OUT"/*.log | head -n 40
 ! grep -q "rc=[1-9]" "$OUT/summary.txt"

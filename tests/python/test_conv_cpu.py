@@ -636,3 +636,19 @@ def test_conv2d_refuses_a_bad_tuning_mode_first():
     x = torch.zeros(1, 8, 4, 4)
     with pytest.raises(ValueError, match=r"tuning: expected None or one of .*got 'fast'"):
         cutlass.conv2d(x, x, tuning="fast")
+
+
+def test_each_family_operation_refuses_arguments_of_another_kind_by_name():
+    """One run for every family's operation: what is not that family's arguments is refused,
+    naming the argument and what it expected, before anything is launched."""
+    tile, A, B, C, epilogue = f16_parts()
+    row, col = cutlass.RowMajor, cutlass.ColumnMajor
+    grouped = GemmOperationGrouped(80, tile, TensorDescription(F16, row, 8),
+                                   TensorDescription(F16, col, 8), TensorDescription(F16, row, 8),
+                                   epilogue, cutlass.IdentitySwizzle1,
+                                   cutlass.SchedulerMode.Device)
+    for op, expected in ((conv(), "tilecraft.Conv2dArguments"),
+                         (grouped, "tilecraft.GemmGroupedArguments")):
+        for wrong in ("a string", None, 3):
+            with pytest.raises(TypeError, match=f"arguments: expected a {expected}, got "):
+                op.run(wrong)
