@@ -8,11 +8,13 @@
 # A STREAM is parts joined by commas, run one after another; streams run side by side, each with
 # a kernel cache of its own (default: one stream of every part but sanitizer). A stream written
 # gpuN:PARTS runs on GPU N alone, gpuN,M:PARTS on those two (CUDA_VISIBLE_DEVICES). Parts:
-#   tests      ctest, and pytest of tests/python without the suite folders below
+#   tests      ctest, then pytest (each a part of its own too): pytest runs tests/python without
+#              the suite folders below; pytest=K/N runs only its K-th shard of N (0-based)
 #   gpu90 grouped evt conv multi
 #              a GPU suite (tests/python/gpu90, gpu_grouped, gpu_evt, gpu_conv, gpu_multi); grouped
 #              and conv also compile every module their C++ compile tests know
-#              (TILECRAFT_COMPILE_TESTS=full) and run their family's seed example
+#              (TILECRAFT_COMPILE_TESTS=full) and run their family's seed example; conv is
+#              conv_modules (those compiles) then conv_suite (the suite and the examples)
 #   examples   the C++ and Python examples (each checks its result against float64)
 #   sanitizer  compute-sanitizer memcheck over every suite's `sanitizer` subset
 #   bench      bench/compare_builds.sh against the tree in .scratch/base (another commit's,
@@ -63,9 +65,13 @@ sanitized() {
 
 part() {
   case $1 in
-    tests)
-      run ctest ctest --test-dir "$BUILD" --output-on-failure -j 12
-      run pytest python3 -X faulthandler -m pytest tests/python -rs -v --durations=10 \
+    tests) part ctest; part pytest ;;
+    ctest) run ctest ctest --test-dir "$BUILD" --output-on-failure -j 12 ;;
+    pytest | pytest=*)
+      local shard=${1#pytest}
+      shard=${shard#=}
+      TILECRAFT_TEST_SHARD=$shard run "pytest${shard:+-${shard/\//of}}" python3 -X faulthandler \
+        -m pytest tests/python -rs -v --durations=10 \
         $(for s in $SUITES; do echo "--ignore=tests/python/$s"; done) ${PYTEST_ARGS:-} ;;
     gpu90) suite gpu90 ;;
     evt) suite gpu_evt ;;
@@ -75,9 +81,11 @@ part() {
         --gtest_filter='Grouped*'
       suite gpu_grouped
       run example_grouped python3 examples/python/seed002_grouped.py ;;
-    conv)
+    conv) part conv_modules; part conv_suite ;;
+    conv_modules)
       TILECRAFT_COMPILE_TESTS=full run conv_compile "$BUILD/tests/cpp/tilecraft_tests" \
-        --gtest_filter='ConvModuleCompile.*'
+        --gtest_filter='ConvModuleCompile.*' ;;
+    conv_suite)
       run conv_prewarm python3 tests/python/gpu_conv/prewarm_api_kernels.py
       suite gpu_conv
       run example_conv python3 -X faulthandler examples/python/seed002_conv.py
@@ -94,8 +102,10 @@ part() {
       local benches
       IFS=';' read -r -a benches <<<"${BENCHES:-bench_sm90_gemm.py --own-only;bench_grouped.py --set moe;bench_conv.py --set resnet50 --kind fprop}"
       run bench bash bench/compare_builds.sh .scratch/base "$OUT/bench" "${benches[@]}" ;;
-    *) echo "unknown part '$1': expected tests, gpu90, grouped, evt, conv, multi, examples," \
-         "sanitizer or bench" | tee -a "$OUT/summary.txt"; return 2 ;;
+    *) echo "unknown part '$1': expected tests, ctest, pytest[=K/N], gpu90, grouped, evt," \
+         "conv, conv_modules, conv_suite, multi, examples, sanitizer or bench" |
+      tee -a "$OUT/summary.txt"
+      return 2 ;;
   esac
 }
 
