@@ -489,7 +489,7 @@ def unsupported_reason(args, allow_tf32=True, cc=None, what="these arguments"):
     capability, names = _core.tune.candidates(args, 1, bool(allow_tf32), cc)
     if names:
         return None
-    # Alignment is what odd extents take away (f16 1023x1023x1023: rows of 1023 elements).
+    # Alignment is what odd extents take away (int8 1023x1023x1023: rows of 1023 elements).
     a, b, out = args._native.alignments
     return (f"no kernel supports {what}{'' if allow_tf32 else ' without tf32'} on compute "
             f"capability {capability} (A, B and out aligned to {a}, {b} and {out} elements)")

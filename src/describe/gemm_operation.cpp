@@ -243,6 +243,13 @@ Status GemmDescription::validate() const {
   }
   TILECRAFT_RETURN_IF_ERROR(check_parts_agree(*this));
   if (epilogue_graph) TILECRAFT_RETURN_IF_ERROR(check_epilogue_graph(*this));
+  if (arch == 80 && tile.stages == 2 && tile.math_instruction.opcode_class == OpClass::TensorOp &&
+      (kind != GemmKind::Universal || epilogue_graph)) {
+    return Status::unsupported(
+        "tile_description: the two-stage tensor-op mainloop (stages = 2) is offered for GEMM "
+        "kernels with epilogue functors; " +
+        std::string(epilogue_graph ? "epilogue graphs" : to_string(kind)) + " take stages >= 3");
+  }
   if (kind == GemmKind::Conv2d) return validate_conv2d(*this);
   if (arch == 90) return validate_sm90_gemm(*this);
   const MathInstruction& math = tile.math_instruction;
@@ -252,16 +259,18 @@ Status GemmDescription::validate() const {
         "operands " +
         spelled(math.element_a));
   }
-  if (math.opcode_class == OpClass::TensorOp) {
-    // cp.async copies 4, 8 or 16 bytes: A and B accesses must be at least 32 bits wide.
+  if (math.opcode_class == OpClass::TensorOp && tile.stages > 2) {
+    // cp.async copies 4, 8 or 16 bytes: A and B accesses must be at least 32 bits wide. The
+    // two-stage mainloop loads through registers, in accesses of any width.
     for (const auto& [which, operand] : {std::pair{"A", &A}, std::pair{"B", &B}}) {
       const int64_t bits = int64_t{operand->alignment} * size_in_bits(operand->element);
       if (bits < 32) {
         return Status::invalid(
             std::string(which) + ": alignment " + std::to_string(operand->alignment) + " of " +
             spelled(operand->element) + " is " + std::to_string(bits) +
-            " bits; SM80 tensor-op mainloops copy at least 32 bits (alignment >= " +
-            std::to_string(32 / size_in_bits(operand->element)) + ")");
+            " bits; SM80 multistage tensor-op mainloops copy at least 32 bits (alignment >= " +
+            std::to_string(32 / size_in_bits(operand->element)) +
+            "); the two-stage mainloop (stages = 2) takes narrower accesses");
       }
     }
   }

@@ -124,11 +124,14 @@ Status TileDescription::validate() const {
           describe::triple_text(inst) + " in " + dims[i]);
     }
   }
-  if (math_instruction.opcode_class == OpClass::TensorOp && stages < 3) {
+  const bool sixteen_bit = size_in_bits(math_instruction.element_a) == 16 &&
+                           size_in_bits(math_instruction.element_b) == 16;
+  if (math_instruction.opcode_class == OpClass::TensorOp && stages < 3 &&
+      !(stages == 2 && sixteen_bit)) {
     return Status::unsupported(
-        "TileDescription: SM80 tensor-op kernels use the multistage (cp.async) mainloop; expected "
-        "stages >= 3, got " +
-        std::to_string(stages));
+        "TileDescription: SM80 tensor-op kernels use the multistage (cp.async) mainloop, stages "
+        ">= 3, or for 16-bit operands the two-stage mainloop, stages = 2; got stages " +
+        std::to_string(stages) + " with " + spelled(math_instruction.element_a) + " operands");
   }
   if (math_instruction.opcode_class == OpClass::Simt) {
     // CUTLASS's SM80 SIMT mainloop (default_mma_core_sm80.h) spreads a warp's 32 threads 4 x 8

@@ -53,14 +53,16 @@ std::vector<TypeFamily> type_families(int arch) {
   };
 }
 
-// SM90 operands need 16-byte alignment (TMA); SM80 kernels also come in narrower accesses, down
-// to the 32 bits their cp.async mainloops copy at least, for extents that are not multiples of
-// 16 bytes.
+// SM90 operands need 16-byte alignment (TMA); SM80 kernels also come in narrower accesses, for
+// extents that are not multiples of 16 bytes: down to the 32 bits their cp.async mainloops copy
+// at least, and for 16-bit types down to one element (the two-stage mainloop).
 std::vector<int> alignments(int arch, const TypeFamily& family) {
   const DataType a = family.a;
   // CUDA-core and f64 kernels load one element at a time (CUTLASS's generator lists alignment 1).
   if (family.math != MathFamily::tensor_op) return {1};
-  const int narrowest = arch == 90 ? max_alignment(a) : std::max(1, 32 / size_in_bits(a));
+  const int narrowest = arch == 90              ? max_alignment(a)
+                        : size_in_bits(a) == 16 ? 1
+                                                : std::max(1, 32 / size_in_bits(a));
   std::vector<int> out;
   for (int alignment = max_alignment(a); alignment >= narrowest; alignment /= 2) {
     out.push_back(alignment);
@@ -192,7 +194,8 @@ std::vector<GemmDesign> sm80_designs() {
   }
   for (const Shape& s : shapes) {
     for (int k_bytes : {64, 128}) {
-      for (int stages : {3, 4, 5}) {
+      for (int stages : {2, 3, 4, 5}) {
+        if (stages == 2 && k_bytes != 64) continue;  // the two-stage tiles of CUTLASS's generator
         for (Swizzle swizzle : {Swizzle::IdentitySwizzle1, Swizzle::IdentitySwizzle8}) {
           GemmDesign d;
           d.tile_mn_kbytes = {s.m, s.n, k_bytes};
@@ -247,6 +250,11 @@ Result<GemmDescription> make_description(int arch, const GemmOperands& o, const 
   const int k = d.tile_mn_kbytes[2] * 8 / size_in_bits(o.a);
   if (o.math == MathFamily::simt && k != 8) {
     return Status::invalid("CUDA-core tiles take 8 elements of K (CUTLASS's generator)");
+  }
+  const bool narrow = o.alignment_a * size_in_bits(o.a) < 32;
+  if (arch == 80 && o.math == MathFamily::tensor_op && narrow != (d.stages == 2)) {
+    return Status::invalid(
+        "the two-stage mainloop is in the space for accesses narrower than 32 bits only");
   }
   TileDescription tile;
   if (arch == 90 && o.a == tf32 && d.tile_mn_kbytes[1] < 32) {

@@ -298,13 +298,14 @@ def test_cache_list_prints_names_from_files_with_escapes_only(monkeypatch, capsy
 
 # ---- problems that cannot run: reported, and the others done ----------------------------------
 
-PROBLEMS = "1024x1024x1024 f16\n1023x1023x1023 f16 none odd\n512x512x512 bf16\n"
+PROBLEMS = "1024x1024x1024 f16\n1023x1023x1023 int8 none odd\n512x512x512 bf16\n"
 
 
 @pytest.fixture
 def no_gpu_work(monkeypatch):
-    """The GPU steps replaced: f16 1023x1023x1023 is refused as no kernel supports it (what the
-    kernel spaces say, test_no_kernel_supports_an_odd_f16_problem below), the others tune."""
+    """The GPU steps replaced: int8 1023x1023x1023 is refused as no kernel supports it (what the
+    kernel spaces say, test_odd_f16_problems_run_and_odd_int8_ones_have_no_kernel below), the
+    others tune."""
     done = []
 
     def refuse_or(result):
@@ -333,42 +334,42 @@ def test_tune_goes_on_past_a_problem_no_kernel_supports(tmp_path, no_gpu_work, c
     problems = tmp_path / "problems.txt"
     problems.write_text(PROBLEMS)
     assert cli.main(["tune", "--file", str(problems)]) == 1
-    assert no_gpu_work == ["f16 1024x1024x1024", "f16 1023x1023x1023 odd", "bf16 512x512x512"]
+    assert no_gpu_work == ["f16 1024x1024x1024", "int8 1023x1023x1023 odd", "bf16 512x512x512"]
     captured = capsys.readouterr()
     table = captured.out.splitlines()
     assert len(table) == 4 and "kernel_for_f16" in table[1] and "kernel_for_bf16" in table[3]
-    assert "could not tune: no kernel supports f16 1023x1023x1023 on compute" in table[2]
-    assert ("tilecraft tune: could not tune 1 of 3 problems:\n    f16 1023x1023x1023 odd: no "
-            "kernel supports f16 1023x1023x1023 on compute capability 90") in captured.err
-    assert "    could not tune it: no kernel supports f16 1023x1023x1023" in captured.err
+    assert "could not tune: no kernel supports int8 1023x1023x1023 on compute" in table[2]
+    assert ("tilecraft tune: could not tune 1 of 3 problems:\n    int8 1023x1023x1023 odd: no "
+            "kernel supports int8 1023x1023x1023 on compute capability 90") in captured.err
+    assert "    could not tune it: no kernel supports int8 1023x1023x1023" in captured.err
 
     assert cli.main(["tune", "--file", str(problems), "--json"]) == 1
     rows = json.loads(capsys.readouterr().out)
     assert [r["kernel"] for r in rows] == ["kernel_for_f16", None, "kernel_for_bf16"]
-    assert rows[1]["failed"].startswith("no kernel supports f16 1023x1023x1023")
+    assert rows[1]["failed"].startswith("no kernel supports int8 1023x1023x1023")
 
 
 def test_profile_goes_on_past_a_problem_no_kernel_supports(tmp_path, no_gpu_work, capsys):
     problems = tmp_path / "problems.json"
-    problems.write_text(json.dumps([{"m": 1023, "n": 1023, "k": 1023, "dtype": "f16"},
+    problems.write_text(json.dumps([{"m": 1023, "n": 1023, "k": 1023, "dtype": "int8"},
                                     {"m": 256, "n": 256, "k": 256}]))
     out = tmp_path / "out"
     assert cli.main(["profile", "--file", str(problems), "--out", str(out)]) == 1
     records = json.loads((out / "profile.json").read_text())
-    assert [r["problem"] for r in records] == ["f16 1023x1023x1023", "bf16 256x256x256"]
-    assert "no kernel supports f16 1023x1023x1023" in records[0]["failed"]
+    assert [r["problem"] for r in records] == ["int8 1023x1023x1023", "bf16 256x256x256"]
+    assert "no kernel supports int8 1023x1023x1023" in records[0]["failed"]
     assert "ratio" not in records[0]
     assert records[1]["ratio"] == 1.1
     assert (out / "profile.png").read_bytes()[:4] == b"\x89PNG"
     assert "failed" in (out / "profile.csv").read_text().splitlines()[0]
     err = capsys.readouterr().err
-    assert "could not profile it: no kernel supports f16 1023x1023x1023" in err
+    assert "could not profile it: no kernel supports int8 1023x1023x1023" in err
     assert "tilecraft profile: could not profile 1 of 2 problems" in err
 
 
 def test_nothing_is_written_when_every_problem_fails(tmp_path, no_gpu_work, capsys):
     out = tmp_path / "out"
-    assert cli.main(["profile", "--shape", "1023x1023x1023", "--dtype", "f16",
+    assert cli.main(["profile", "--shape", "1023x1023x1023", "--dtype", "int8",
                      "--out", str(out)]) == 1
     assert list(out.iterdir()) == []
     assert "could not profile 1 of 1 problems" in capsys.readouterr().err
@@ -394,20 +395,25 @@ def _fake_args(m, n, k, dtype="float16"):
 
     A = FakeCudaTensor((m, k), dtype)
     B = FakeCudaTensor((n, k), dtype).t()  # column-major (K, N), as profiling's problems are
-    out = FakeCudaTensor((m, n), dtype)
-    return GemmArguments(A, B, out, tilecraft.DataType.f32)
+    out = FakeCudaTensor((m, n), "int32" if dtype == "int8" else dtype)
+    accumulator = tilecraft.DataType.s32 if dtype == "int8" else tilecraft.DataType.f32
+    return GemmArguments(A, B, out, accumulator)
 
 
-def test_no_kernel_supports_an_odd_f16_problem():
-    """The check tune and profile make before anything compiles, on the kernel spaces alone."""
-    assert profiling.unsupported_reason(_fake_args(1024, 1024, 1024), cc=90) is None
-    assert profiling.unsupported_reason(_fake_args(1023, 1024, 1024), cc=90) is None
-    assert profiling.unsupported_reason(_fake_args(1023, 1023, 1023), cc=90) == (
+def test_odd_f16_problems_run_and_odd_int8_ones_have_no_kernel():
+    """The check tune and profile make before anything compiles, on the kernel spaces alone:
+    f16 rows of an odd number of elements run on the two-stage SM80 mainloop (as torch.matmul
+    runs them); int8 ones have no kernel (nor does torch._int_mm take them)."""
+    for cc in (80, 90):
+        for shape in ((1024, 1024, 1024), (1023, 1024, 1024), (1023, 1023, 1023), (1, 3, 5)):
+            assert profiling.unsupported_reason(_fake_args(*shape), cc=cc) is None, (cc, shape)
+    assert profiling.unsupported_reason(_fake_args(1023, 1024, 1024, "int8"), cc=90) is None
+    assert profiling.unsupported_reason(_fake_args(1023, 1023, 1023, "int8"), cc=90) == (
         "no kernel supports these arguments on compute capability 90 (A, B and out aligned to "
         "1, 1 and 1 elements)")
-    assert profiling.unsupported_reason(_fake_args(1023, 1023, 1023), cc=80,
-                                        what="f16 1023x1023x1023") == (
-        "no kernel supports f16 1023x1023x1023 on compute capability 80 (A, B and out aligned "
+    assert profiling.unsupported_reason(_fake_args(1023, 1023, 1023, "int8"), cc=80,
+                                        what="int8 1023x1023x1023") == (
+        "no kernel supports int8 1023x1023x1023 on compute capability 80 (A, B and out aligned "
         "to 1, 1 and 1 elements)")
 
 

@@ -44,7 +44,8 @@ class DesignMetadata:
 
 @dataclass(slots=True)
 class Sm80DesignMetadata(DesignMetadata):
-    """A CUTLASS 2.x tensor-op kernel (mma.sync, cp.async multistage): runs on SM80 and later."""
+    """A CUTLASS 2.x tensor-op kernel (mma.sync; a cp.async multistage mainloop, or for 16-bit
+    operands of any alignment a two-stage one): runs on SM80 and later."""
     tile_shape: Tuple[int, int, int]
     warp_count: Tuple[int, int, int]
     instruction_shape: Tuple[int, int, int]

@@ -50,9 +50,20 @@ TEST(TileDescription, RejectsTooMuchSharedMemory) {
 
 TEST(TileDescription, RejectsBadStagesAndTooManyThreads) {
   EXPECT_FALSE(TileDescription::make({128, 128, 32}, 1, {2, 2, 1}, f16_inst()));
-  EXPECT_FALSE(TileDescription::make({128, 128, 32}, 2, {2, 2, 1}, f16_inst()));
   EXPECT_FALSE(TileDescription::make({256, 256, 8}, 3, {8, 8, 1}, simt_f32()));
   EXPECT_FALSE(TileDescription::make({128, 128, 32}, 3, {2, 2, 2}, f16_inst()));
+}
+
+TEST(TileDescription, TwoStagesAreTheMainloopOf16BitOperandsOnly) {
+  EXPECT_TRUE(TileDescription::make({128, 128, 32}, 2, {2, 2, 1}, f16_inst()));
+  auto tf32 = MathInstruction::make({16, 8, 8}, DataType::tf32, DataType::tf32, f32,
+                                    OpClass::TensorOp, MathOperation::multiply_add)
+                  .value();
+  auto tile = TileDescription::make({128, 128, 16}, 2, {2, 2, 1}, tf32);
+  ASSERT_FALSE(tile);
+  EXPECT_NE(message_of(tile.status()).find("got stages 2 with tfloat32 operands"),
+            std::string::npos)
+      << message_of(tile.status());
 }
 
 TEST(TensorDescription, Validation) {
@@ -108,6 +119,16 @@ TEST_F(OperationFixture, RejectsMismatches) {
   auto narrow = GemmDescription::make(80, tile, a1, b, c, epi, Swizzle::IdentitySwizzle1);
   ASSERT_FALSE(narrow);
   EXPECT_NE(message_of(narrow.status()).find("copy at least 32 bits"), std::string::npos);
+  auto two_stages = TileDescription::make({128, 128, 32}, 2, {2, 2, 1}, f16_inst()).value();
+  auto c1 = TensorDescription::make(f16, Layout::RowMajor, 1).value();
+  auto e1 = EpilogueFunctor::linear_combination(f16, 1, f32, f32).value();
+  EXPECT_TRUE(GemmDescription::make(80, two_stages, a1, a1, c1, e1, Swizzle::IdentitySwizzle1))
+      << "the two-stage mainloop loads any alignment";
+  auto grouped = GemmDescription::make_grouped(80, two_stages, a1, a1, c1, e1,
+                                               Swizzle::IdentitySwizzle1, SchedulerMode::Device);
+  ASSERT_FALSE(grouped);
+  EXPECT_NE(message_of(grouped.status()).find("take stages >= 3"), std::string::npos)
+      << message_of(grouped.status());
   auto nhwc = TensorDescription::make(f16, Layout::TensorNHWC, 8).value();
   EXPECT_FALSE(GemmDescription::make(80, tile, nhwc, b, c, epi, Swizzle::IdentitySwizzle1));
   auto e32 = EpilogueFunctor::linear_combination(f16, 8, f16, f16).value();

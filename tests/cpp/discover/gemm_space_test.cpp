@@ -67,7 +67,18 @@ TEST(GemmSpace, Sm80OffersNarrowAlignments) {
   for (const GemmOperands& o : space.operand_sets()) {
     if (o.a == f16) alignments.insert(o.alignment_a);
   }
-  EXPECT_EQ(alignments, (std::set<int>{2, 4, 8}));  // cp.async copies >= 32 bits
+  EXPECT_EQ(alignments, (std::set<int>{1, 2, 4, 8}));
+  size_t narrow = 0;
+  for (size_t i = 0; i < space.size(); ++i) {
+    const GemmOperands& o = space.operands_of(i);
+    if (o.math != MathFamily::tensor_op) continue;
+    // cp.async copies >= 32 bits; narrower accesses run on the two-stage mainloop only.
+    const bool below_32_bits = o.alignment_a * size_in_bits(o.a) < 32;
+    EXPECT_EQ(below_32_bits, space.design_of(i).stages == 2)
+        << space.description(i).procedural_name();
+    narrow += below_32_bits;
+  }
+  EXPECT_GT(narrow, 0u);
 }
 
 TEST(GemmSpace, RejectsOtherArchitectures) { EXPECT_THROW(GemmSpace::of(75), Error); }

@@ -105,6 +105,11 @@ for _swz, _l in zip(SWIZZLES[1:], ("rcr", "crr", "rrr", "ccc", "rcc")):
 _add(F16, "f16_rcc_f32out", layouts="rcc", out="f32", align_c=4)
 _add(F16, "f16_rrr_t64x64x64", layouts="rrr", tile=(64, 64, 64), stages=5)
 _add(F16, "f16_rcr_align2", align_ab=2, align_c=2)
+# The two-stage mainloop (loads through registers): any alignment, for odd extents.
+_add(F16, "f16_rcr_align1_s2", stages=2, align_ab=1, align_c=1)
+_add(F16, "f16_crc_align1_s2", layouts="crc", tile=(256, 128, 32), warps=(4, 2, 1), stages=2,
+     align_ab=1, align_c=1)
+_add(F16, "f16_ccr_s2", layouts="ccr", stages=2)
 
 # ---- f16 operands, f32 accumulation, [16, 8, 8] -------------------------------------------
 F16_K8 = replace(F16, inst=(16, 8, 8))
@@ -122,6 +127,8 @@ _add(F16ACC, "f16acc_rrc_relu", layouts="rrc", epilogue="LinearCombinationGeneri
 BF16 = replace(F16, element="bf16", out="bf16")
 for _l in ("rrr", "rcr", "crc", "ccc"):
     _add(BF16, f"bf16_{_l}", layouts=_l)
+_add(BF16, "bf16_rrr_align1_s2", layouts="rrr", tile=(64, 128, 32), stages=2, align_ab=1,
+     align_c=1)
 _add(BF16, "bf16_silu", layouts="rcr", epilogue="LinearCombinationGeneric", activation="silu")
 _add(BF16, "bf16_gelu", layouts="crr", epilogue="LinearCombinationGeneric", activation="gelu")
 BF16_K8 = replace(BF16, inst=(16, 8, 8))
