@@ -325,7 +325,8 @@ Status Conv2dArguments::check(const Kernel& kernel) const {
   return tilecraft::detail::check_kernel_indexes(kernel.description(), indexing_of(args));
 }
 
-Result<std::unique_ptr<PreparedLaunch>> Conv2dArguments::prepare(const GemmOperation& operation,
+Result<std::unique_ptr<PreparedLaunch>> Conv2dArguments::prepare(const Kernel&,
+                                                                 const GemmOperation& operation,
                                                                  void* workspace,
                                                                  size_t workspace_bytes) const {
   return detail::prepared_launch<tilecraft::Conv2dArguments>(
@@ -336,7 +337,7 @@ Status Conv2dArguments::launch(const Kernel& kernel, const GemmOperation& operat
                                void* workspace, size_t workspace_bytes) const {
   return prepared_->run(kernel.metadata().kernel_name, operation, stream, workspace,
                         workspace_bytes,
-                        [&] { return prepare(operation, workspace, workspace_bytes); });
+                        [&] { return prepare(kernel, operation, workspace, workspace_bytes); });
 }
 
 std::vector<Kernel> Conv2dArguments::kernels(const MetadataFilter& metadata_filter,

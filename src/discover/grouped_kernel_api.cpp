@@ -156,7 +156,7 @@ Status GroupedGemmArguments::check(const Kernel& kernel) const {
 }
 
 Result<std::unique_ptr<PreparedLaunch>> GroupedGemmArguments::prepare(
-    const GemmOperation& operation, void* workspace, size_t workspace_bytes) const {
+    const Kernel&, const GemmOperation& operation, void* workspace, size_t workspace_bytes) const {
   return detail::prepared_launch<tilecraft::GroupedGemmArguments>(
       operation, problem_for(*this, operation), workspace, workspace_bytes);
 }
@@ -165,7 +165,7 @@ Status GroupedGemmArguments::launch(const Kernel& kernel, const GemmOperation& o
                                     void* stream, void* workspace, size_t workspace_bytes) const {
   return prepared_->run(kernel.metadata().kernel_name, operation, stream, workspace,
                         workspace_bytes,
-                        [&] { return prepare(operation, workspace, workspace_bytes); });
+                        [&] { return prepare(kernel, operation, workspace, workspace_bytes); });
 }
 
 std::vector<Kernel> GroupedGemmArguments::kernels(const MetadataFilter& metadata_filter,

@@ -160,7 +160,8 @@ tilecraft::detail::IndexedProblem indexing_of(const GemmArguments& args) {
   return p;
 }
 
-Result<GemmProblem> problem_for(const GemmArguments& args, const GemmOperation& operation) {
+Result<GemmProblem> problem_for(const GemmArguments& args, const GemmOperation& operation,
+                                int split_k) {
   const EpilogueArguments& e = args.epilogue();
   auto output_op = operation.epilogue_type(e.alpha, e.beta, e.activation_args);
   if (!output_op) return output_op.status();
@@ -176,6 +177,7 @@ Result<GemmProblem> problem_for(const GemmArguments& args, const GemmOperation& 
   p.epilogue = e.operands;
   p.batch = static_cast<int>(args.batch());
   p.mode = args.batch() > 1 ? GemmMode::Batched : GemmMode::Gemm;
+  p.split_k_slices = split_k;
   if (operation.description().epilogue.fusion.per_tensor_scales) {
     for (ScaleArgument* scale : {&p.scale_a, &p.scale_b, &p.scale_c, &p.scale_d}) {
       scale->given = true;
@@ -223,11 +225,13 @@ Status GemmArguments::check(const Kernel& kernel) const {
   return tilecraft::detail::check_kernel_indexes(kernel.description(), detail::indexing_of(args));
 }
 
-Result<std::unique_ptr<PreparedLaunch>> GemmArguments::prepare(const GemmOperation& operation,
+Result<std::unique_ptr<PreparedLaunch>> GemmArguments::prepare(const Kernel& kernel,
+                                                               const GemmOperation& operation,
                                                                void* workspace,
                                                                size_t workspace_bytes) const {
   return detail::prepared_launch<tilecraft::GemmArguments>(
-      operation, detail::problem_for(*this, operation), workspace, workspace_bytes);
+      operation, detail::problem_for(*this, operation, kernel.metadata().design.split_k_slices),
+      workspace, workspace_bytes);
 }
 
 // GEMM arguments are values made anew for each call: the kernel keeps the launch it prepared last
@@ -247,7 +251,8 @@ Status GemmArguments::launch(const Kernel& kernel, const GemmOperation& operatio
     }
   }
   auto made = detail::make_prepared<tilecraft::GemmArguments>(
-      operation, detail::problem_for(*this, operation), workspace, workspace_bytes);
+      operation, detail::problem_for(*this, operation, kernel.metadata().design.split_k_slices),
+      workspace, workspace_bytes);
   if (!made) return made.status();
   prepared = {*this, std::move(*made), stream, workspace, workspace_bytes};
   return operation.run(*prepared.abi, stream);
@@ -269,7 +274,7 @@ Result<size_t> Kernel::get_workspace_size(const KernelArguments& args) const {
   TILECRAFT_RETURN_IF_ERROR(supports(args));
   auto operation = state_->get_operation();
   if (!operation) return operation.status();
-  auto prepared = args.prepare(**operation, nullptr, 0);
+  auto prepared = args.prepare(*this, **operation, nullptr, 0);
   if (!prepared) return prepared.status();
   return (*prepared)->workspace_bytes();
 }
@@ -358,6 +363,10 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
         if (!fused) return;  // this kernel cannot fuse what the arguments ask for
         // A kernel that cannot index the problem (supports() says why) is not listed.
         if (!tilecraft::detail::check_kernel_indexes(*fused, indexing)) return;
+        for (int splits : discover::split_k_choices(*fused, shape, traits)) {
+          const auto split = discover::estimate_split_k(*fused, shape, splits, traits);
+          add(Kernel::listed(space.arch(), instance, split.score, split.explain(), *fused, splits));
+        }
         const auto estimate = discover::estimate(*fused, shape, traits);
         add(Kernel::listed(space.arch(), instance, estimate.score, estimate.explain(),
                            std::move(*fused)));

@@ -110,6 +110,7 @@ inline Result<GemmDescription> fused_description(const discover::GemmSpace& spac
 struct Kernel::State {
   int arch = 90;
   size_t instance = 0;
+  int split_k = 1;  // K slices of each launch (CUTLASS 2.x serial split-K); 1: none
   std::once_flag described;
   GemmDescription description;
   KernelMetadata metadata;
@@ -143,13 +144,15 @@ struct Kernel::State {
         discover::kernel_facts(description, metadata.kernel_name, detail::traits_for(arch));
     metadata.score = score;
     metadata.score_explain = std::move(explain);
+    metadata.design.split_k_slices = split_k;
+    if (split_k > 1) metadata.kernel_name += "_splitk" + std::to_string(split_k);
   }
 
   // The operation, running the artifact's kernel when one is given (it must be this kernel's).
   Result<std::shared_ptr<GemmOperation>> operation_using(const CompiledArtifact* artifact) {
     auto made = get_operation();
     if (!made || artifact == nullptr) return made;
-    if (artifact->kernel_name() != metadata.kernel_name) {
+    if (artifact->kernel_name() != description.procedural_name()) {
       return Status::invalid("compiled_artifact: compiled for " + artifact->kernel_name() +
                              ", not for this kernel (" + metadata.kernel_name + ")");
     }
@@ -175,11 +178,12 @@ struct Kernel::State {
 };
 
 inline Kernel Kernel::listed(int arch, size_t instance, double score, std::string score_explain,
-                             std::optional<GemmDescription> described) {
+                             std::optional<GemmDescription> described, int split_k) {
   Kernel kernel;
   kernel.state_ = std::make_shared<Kernel::State>();
   kernel.state_->arch = arch;
   kernel.state_->instance = instance;
+  kernel.state_->split_k = split_k;
   kernel.state_->metadata.score = score;
   kernel.state_->metadata.score_explain = std::move(score_explain);
   if (described) {  // get_kernels built it to rank the kernel: keep it

@@ -37,7 +37,8 @@ struct GemmPlan::Impl {
   Status use(const api::Kernel& kernel, std::string reason, bool tuned) {
     auto op = kernel.operation();
     if (!op) return op.status();
-    auto problem = api::detail::problem_for(made_for, **op);
+    auto problem =
+        api::detail::problem_for(made_for, **op, kernel.metadata().design.split_k_slices);
     if (!problem) return problem.status();
     auto made = tilecraft::GemmArguments::make(**op, *problem);  // compiles on first use
     if (!made) return made.status();

@@ -59,10 +59,19 @@ std::vector<api::Kernel> tuning_candidates(const api::GemmArguments& args,
                                            const TuningOptions& options, int cc) {
   std::vector<api::Kernel> candidates;
   std::set<std::string> seen;
+  // Split-K variants take at most half the places (rounded up): the best kernels that run K
+  // whole are measured too, whatever the model thinks of splitting.
+  const int max_split = (options.max_candidates + 1) / 2;
+  int splits = 0;
   for (api::Kernel& kernel : api::get_kernels(&args, {}, cc)) {
     if (static_cast<int>(candidates.size()) == options.max_candidates) break;
     if (!admits(options, kernel.metadata())) continue;
-    if (seen.insert(kernel.metadata().kernel_name).second) candidates.push_back(kernel);
+    const bool split = kernel.metadata().design.split_k_slices > 1;
+    if (split && splits == max_split) continue;
+    if (seen.insert(kernel.metadata().kernel_name).second) {
+      candidates.push_back(kernel);
+      splits += split;
+    }
   }
   return candidates;
 }
@@ -71,7 +80,7 @@ Status precompile_candidates(const std::vector<const api::GemmArguments*>& probl
                              const TuningOptions& options, const compile::ProgressFn& progress) {
   TILECRAFT_RETURN_IF_ERROR(validate(options));
   std::vector<std::shared_ptr<GemmOperation>> operations;
-  std::map<std::string, std::shared_ptr<GemmOperation>> by_name;
+  std::map<std::string, std::shared_ptr<GemmOperation>> by_name, by_kernel;
   std::vector<std::pair<ProblemSignature, std::vector<std::string>>> families;
   for (size_t i = 0; i < problems.size(); ++i) {
     if (problems[i] == nullptr) {
@@ -86,10 +95,15 @@ Status precompile_candidates(const std::vector<const api::GemmArguments*>& probl
          tuning_candidates(*problems[i], options, info->compute_capability)) {
       names.push_back(kernel.metadata().kernel_name);
       if (by_name.count(names.back())) continue;
-      auto operation = kernel.operation();
-      if (!operation) return operation.status();
-      operations.push_back(*operation);
-      by_name[names.back()] = *operation;
+      // Candidates that differ only in their K slices share one kernel: it compiles once.
+      std::shared_ptr<GemmOperation>& same = by_kernel[kernel.description().procedural_name()];
+      if (!same) {
+        auto operation = kernel.operation();
+        if (!operation) return operation.status();
+        same = *operation;
+        operations.push_back(same);
+      }
+      by_name[names.back()] = same;
     }
     families.emplace_back(*signature, std::move(names));
   }
@@ -142,6 +156,9 @@ Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptio
   {
     std::vector<std::shared_ptr<GemmOperation>> to_compile;
     std::vector<size_t> index;
+    // Candidates that differ only in their K slices share one kernel: it compiles once.
+    std::map<std::string, size_t> first_of;
+    std::vector<std::pair<size_t, size_t>> same_kernel;
     for (size_t c = 0; c < candidates.size(); ++c) {
       auto operation = candidates[c].operation();
       if (!operation) {
@@ -149,12 +166,19 @@ Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptio
         continue;
       }
       operations[c] = *operation;
+      const auto [first, added] =
+          first_of.emplace(candidates[c].description().procedural_name(), c);
+      if (!added) {
+        same_kernel.emplace_back(c, first->second);
+        continue;
+      }
       to_compile.push_back(*operation);
       index.push_back(c);
     }
     compile::InterruptScope budget(deadline_passed);
     auto statuses = compile_each_operation(to_compile, progress, /*one_kernel_per_module=*/true);
     for (size_t i = 0; i < statuses.size(); ++i) compiled[index[i]] = std::move(statuses[i]);
+    for (const auto& [c, first] : same_kernel) compiled[c] = compiled[first];
   }
   std::vector<std::string> compiled_names;
   for (size_t c = 0; c < candidates.size(); ++c) {

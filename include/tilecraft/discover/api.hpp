@@ -61,6 +61,10 @@ struct DesignMetadata {
   EpilogueSchedule epilogue_schedule = EpilogueSchedule::Auto;
   TileScheduler tile_scheduler = TileScheduler::Persistent;
   Swizzle swizzle = Swizzle::IdentitySwizzle1;
+  // K slices of each launch (SM80: serial split-K, the partial sums meeting in out one after
+  // another; SM90 stream-K kernels: split-K reduced in a workspace). The kernel's name ends in
+  // _splitk<n> when it is more than 1.
+  int split_k_slices = 1;
 };
 
 struct EpilogueMetadata {
@@ -118,8 +122,9 @@ class KernelArguments {
                                          std::optional<int>);
   // Ok, or the first requirement of these arguments that `kernel` misses.
   virtual Status check(const Kernel& kernel) const = 0;
-  // These arguments prepared for the ABI of `operation` (the kernel's), with the given workspace.
-  virtual Result<std::unique_ptr<PreparedLaunch>> prepare(const GemmOperation& operation,
+  // These arguments prepared for the ABI of `operation` (`kernel`'s), with the given workspace.
+  virtual Result<std::unique_ptr<PreparedLaunch>> prepare(const Kernel& kernel,
+                                                          const GemmOperation& operation,
                                                           void* workspace,
                                                           size_t workspace_bytes) const = 0;
   // Launches `operation` (`kernel`'s) on `stream`: with these arguments prepared, or with those
@@ -197,7 +202,8 @@ class GemmArguments : public KernelArguments {
 
  private:
   Status check(const Kernel& kernel) const override;
-  Result<std::unique_ptr<PreparedLaunch>> prepare(const GemmOperation& operation, void* workspace,
+  Result<std::unique_ptr<PreparedLaunch>> prepare(const Kernel& kernel,
+                                                  const GemmOperation& operation, void* workspace,
                                                   size_t workspace_bytes) const override;
   Status launch(const Kernel& kernel, const GemmOperation& operation, void* stream, void* workspace,
                 size_t workspace_bytes) const override;
@@ -257,9 +263,10 @@ class Kernel {
   friend Status compile_kernels(const std::vector<Kernel>&);
   friend class GemmArguments;  // its launches reuse the kernel's last prepared arguments
   // A listed kernel: instance `instance` of the arch's space, scored, its description built
-  // already (get_kernels builds one to rank it) or, without one, on first use.
+  // already (get_kernels builds one to rank it) or, without one, on first use; each launch split
+  // into `split_k` K slices.
   static Kernel listed(int arch, size_t instance, double score, std::string score_explain,
-                       std::optional<GemmDescription> described);
+                       std::optional<GemmDescription> described, int split_k = 1);
   struct State;
   std::shared_ptr<State> state_;
 };

@@ -73,7 +73,8 @@ class GroupedGemmArguments : public KernelArguments {
                                                    DataType accumulator_type,
                                                    const GroupedEpilogueArguments& epilogue);
   Status check(const Kernel& kernel) const override;
-  Result<std::unique_ptr<PreparedLaunch>> prepare(const GemmOperation& operation, void* workspace,
+  Result<std::unique_ptr<PreparedLaunch>> prepare(const Kernel& kernel,
+                                                  const GemmOperation& operation, void* workspace,
                                                   size_t workspace_bytes) const override;
   Status launch(const Kernel& kernel, const GemmOperation& operation, void* stream, void* workspace,
                 size_t workspace_bytes) const override;

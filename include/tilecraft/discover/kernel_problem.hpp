@@ -7,8 +7,10 @@
 
 namespace tilecraft::api::detail {
 
-// The operation-level problem for arguments-first arguments (fp8 scales default to 1).
-Result<GemmProblem> problem_for(const GemmArguments& args, const GemmOperation& operation);
+// The operation-level problem for arguments-first arguments (fp8 scales default to 1), each
+// launch split into `split_k` K slices (the kernel's design.split_k_slices).
+Result<GemmProblem> problem_for(const GemmArguments& args, const GemmOperation& operation,
+                                int split_k);
 
 // Whether arguments prepared for `a` serve `b` once their tensor pointers are swapped: the same
 // shapes, strides, types, devices, scalars and scale tensors.

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tilecraft/compile/kernel_facts.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
@@ -44,6 +45,21 @@ struct PerformanceEstimate {
 // empty problem scores 0 and takes the launch overhead. Allocation-free and deterministic.
 PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
                              const DeviceTraits& device);
+
+// The largest number of K slices split_k_choices offers.
+inline constexpr int kMaxSplitK = 16;
+
+// The estimate for `d` on `shape` with K split into `splits` slices (CUTLASS 2.x serial split-K:
+// the slices meet in the output, one after another; SM90 stream-K kernels: in a workspace).
+PerformanceEstimate estimate_split_k(const GemmDescription& d, const GemmShape& shape, int splits,
+                                     const DeviceTraits& device);
+
+// The decomposition heuristic: the slice counts (powers of two up to kMaxSplitK) worth offering
+// for `d` on `shape`, for GEMM kernels whose slices meet exactly (SM80 kernels whose output holds
+// the accumulator's type, SM90 stream-K kernels), on one problem whose tiles leave the GPU partly
+// idle and whose K leaves each slice at least four k-tiles; none otherwise.
+std::vector<int> split_k_choices(const GemmDescription& d, const GemmShape& shape,
+                                 const DeviceTraits& device);
 
 // Thread blocks of the tile resident on one SM by the model (shared memory, threads, estimated
 // registers); 0 when the device cannot run it.

@@ -51,6 +51,9 @@ class Sm80DesignMetadata(DesignMetadata):
     instruction_shape: Tuple[int, int, int]
     stages: int
     swizzle: Swizzle
+    # K slices of each launch (serial split-K: the partial sums meet in out, which holds the
+    # accumulator's type); the kernel's name ends in _splitk<n> when it is more than 1.
+    split_k_slices: int = 1
 
 
 @dataclass(slots=True)
@@ -64,6 +67,9 @@ class Sm90DesignMetadata(DesignMetadata):
     epilogue_schedule: EpilogueScheduleType
     tile_scheduler: TileSchedulerType
     swizzle: Swizzle
+    # Stream-K kernels: K slices of each launch (split-K reduced in a workspace of the
+    # accumulator's type); the kernel's name ends in _splitk<n> when it is more than 1.
+    split_k_slices: int = 1
 
 
 @dataclass(slots=True)
@@ -130,13 +136,13 @@ def from_fields(fields, kernel_classes):
     """The Python view of a C++ tilecraft::api::KernelMetadata, from Kernel.metadata_fields."""
     name, kernel_class, min_cc, operands, design, epilogue, score, explain, facts, conv = fields
     a, b, out, accumulator, fast_accum = operands
-    arch, tile, cluster, warps, instruction, stages, kernel, epi, scheduler, swizzle = design
+    arch, tile, cluster, warps, instruction, stages, kernel, epi, scheduler, swizzle, split_k = design
     if arch == 90:
         design = Sm90DesignMetadata(tuple(tile), tuple(cluster), tuple(instruction), stages,
-                                    kernel, epi, scheduler, swizzle)
+                                    kernel, epi, scheduler, swizzle, split_k)
     else:
         design = Sm80DesignMetadata(tuple(tile), tuple(warps), tuple(instruction), stages,
-                                    swizzle)
+                                    swizzle, split_k)
     return KernelMetadata(
         kernel_name=name, kernel_class=kernel_classes[kernel_class], min_cc=min_cc,
         operands=GemmOperandsMetadata(OperandMetadata(*a), OperandMetadata(*b),

@@ -83,6 +83,47 @@ def test_gemm_makes_its_output_and_follows_torch_dtypes():
     assert ((out.double() - want).abs() <= 2e-2 * want.abs().max()).all()
 
 
+@pytest.mark.parametrize("shape,out_dtype", [((777, 333, 4099), "float32"),
+                                             ((64, 64, 8192), "float32"),
+                                             ((512, 256, 8192), "float16")])
+def test_split_k_kernels_match_float64_in_every_element(shape, out_dtype):
+    """Each K-slice count get_kernels offers for a small output with a long K (SM80 serial split-K
+    into an f32 output; SM90 stream-K split-K reduced in an f32 workspace), on the kernel of the
+    first split variant (one compile), run twice (the slices' semaphores and workspace must be
+    left ready for the next launch)."""
+    import tilecraft.api as api
+
+    m, n, k = shape
+    dtype = getattr(torch, out_dtype)
+    A = torch.rand(m, k, device="cuda", dtype=torch.float16) - 0.5
+    B = (torch.rand(n, k, device="cuda", dtype=torch.float16) - 0.5).t()
+    want = A.double() @ B.double()
+    # f32 accumulation, and for f16 outputs one rounding of the result.
+    tolerance = 1e-5 * want.abs().max() * k ** 0.5 + (2.0 ** -10 if dtype == torch.float16
+                                                      else 0.0) * want.abs()
+    args = api.arguments.GemmArguments(A=A, B=B, out=torch.empty(m, n, device="cuda", dtype=dtype),
+                                       accumulator_type=torch.float32)
+    by_splits, base = {}, None
+    for kernel in api.get_kernels(args):
+        splits = getattr(kernel.metadata.design, "split_k_slices", 1)
+        name = kernel.metadata.kernel_name.rsplit("_splitk", 1)[0]
+        if splits > 1 and base in (None, name):
+            base = name
+            by_splits.setdefault(splits, kernel)
+    assert by_splits, "no split-K kernel offered"
+    for splits, kernel in sorted(by_splits.items()):
+        assert kernel.metadata.kernel_name.endswith(f"_splitk{splits}")
+        for _ in range(2):
+            out = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+            kernel.run(api.arguments.GemmArguments(A=A, B=B, out=out,
+                                                   accumulator_type=torch.float32))
+            torch.cuda.synchronize()
+            error = (out.double() - want).abs()
+            bad = int((~(error <= tolerance)).sum())
+            assert bad == 0, (f"{kernel.metadata.kernel_name}: {bad} of {out.numel()} elements "
+                              f"off (max error {error.max().item():.3g})")
+
+
 def test_bad_input_is_refused_and_nothing_runs():
     A = torch.randn(64, 32, device="cuda", dtype=torch.float16)
     B = torch.randn(48, 64, device="cuda", dtype=torch.float16)
