@@ -298,14 +298,8 @@ Result<GemmDescription> make_description(int arch, const GemmOperands& o, const 
 GemmSpace::GemmSpace(int arch) : arch_(arch) {
   operands_ = all_operand_sets(arch);
   designs_ = arch == 90 ? sm90_designs() : sm80_designs();
+  found_ = std::make_unique<std::once_flag[]>(operands_.size());
   by_operand_set_.resize(operands_.size());
-  for (size_t o = 0; o < operands_.size(); ++o) {
-    for (size_t d = 0; d < designs_.size(); ++d) {
-      if (!make_description(arch, operands_[o], designs_[d])) continue;
-      by_operand_set_[o].push_back(static_cast<uint32_t>(instances_.size()));
-      instances_.push_back({static_cast<uint16_t>(o), static_cast<uint16_t>(d)});
-    }
-  }
 }
 
 const GemmSpace& GemmSpace::of(int arch) {
@@ -321,27 +315,61 @@ const GemmSpace& GemmSpace::of(int arch) {
   return *space80;
 }
 
+size_t GemmSpace::set_of(size_t instance) const {
+  const size_t set = instance / designs_.size();
+  if (set >= operands_.size()) {
+    throw Error(Status::invalid("instance: expected one of the space's instances, got " +
+                                std::to_string(instance)));
+  }
+  return set;
+}
+
+size_t GemmSpace::design_index_of(size_t instance) const {
+  set_of(instance);
+  return instance % designs_.size();
+}
+
 const GemmOperands& GemmSpace::operands_of(size_t instance) const {
-  return operands_.at(instances_.at(instance).operand_set);
+  return operands_[set_of(instance)];
 }
 
 const GemmDesign& GemmSpace::design_of(size_t instance) const {
-  return designs_.at(instances_.at(instance).design);
+  return designs_[design_index_of(instance)];
 }
 
 GemmDescription GemmSpace::description(size_t instance) const {
-  const Instance& i = instances_.at(instance);
-  return make_description(arch_, operands_[i.operand_set], designs_[i.design]).value();
+  return make_description(arch_, operands_of(instance), design_of(instance)).value();
 }
 
 Result<GemmDescription> GemmSpace::description(size_t instance,
                                                const GemmEpilogue& epilogue) const {
-  const Instance& i = instances_.at(instance);
-  return make_description(arch_, operands_[i.operand_set], designs_[i.design], epilogue);
+  return make_description(arch_, operands_of(instance), design_of(instance), epilogue);
 }
 
 const std::vector<uint32_t>& GemmSpace::instances_of(size_t operand_set) const {
-  return by_operand_set_.at(operand_set);
+  if (operand_set >= operands_.size()) {
+    throw Error(Status::invalid("operand_set: expected one of the space's " +
+                                std::to_string(operands_.size()) + ", got " +
+                                std::to_string(operand_set)));
+  }
+  std::call_once(found_[operand_set], [&] {
+    for (size_t d = 0; d < designs_.size(); ++d) {
+      if (!make_description(arch_, operands_[operand_set], designs_[d])) continue;
+      by_operand_set_[operand_set].push_back(
+          static_cast<uint32_t>(operand_set * designs_.size() + d));
+    }
+  });
+  return by_operand_set_[operand_set];
+}
+
+const std::vector<uint32_t>& GemmSpace::all_instances() const {
+  std::call_once(all_found_, [&] {
+    for (size_t set = 0; set < operands_.size(); ++set) {
+      const std::vector<uint32_t>& found = instances_of(set);
+      all_.insert(all_.end(), found.begin(), found.end());
+    }
+  });
+  return all_;
 }
 
 }  // namespace tilecraft::discover

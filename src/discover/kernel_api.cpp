@@ -334,7 +334,7 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
   if (args == nullptr) {
     std::vector<Kernel> kernels;
     for (int arch : detail::architectures_for(cc)) {
-      for (size_t i = 0; i < discover::GemmSpace::of(arch).size(); ++i) {
+      for (uint32_t i : discover::GemmSpace::of(arch).all_instances()) {
         Kernel kernel = Kernel::listed(arch, i, 0.0, {}, {});
         if (!metadata_filter || metadata_filter(kernel.metadata()))
           kernels.push_back(std::move(kernel));

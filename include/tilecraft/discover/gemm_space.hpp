@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "tilecraft/core/types.hpp"
@@ -57,12 +59,18 @@ struct GemmDesign {
 class GemmSpace {
  public:
   // The space of an architecture: 80 (CUTLASS 2.x tensor-op kernels, which also run on Hopper)
-  // or 90 (CUTLASS 3.x TMA + wgmma kernels). Built on first use, then shared; thread-safe.
+  // or 90 (CUTLASS 3.x TMA + wgmma kernels). Built on first use, then shared; thread-safe. An
+  // operand set's instances are found on first use too: ranking one problem validates only the
+  // designs of the operand sets that match it.
   static const GemmSpace& of(int arch);
 
   int arch() const { return arch_; }
-  size_t size() const { return instances_.size(); }
+  // Every instance (this finds the instances of every operand set).
+  size_t size() const { return all_instances().size(); }
+  const std::vector<uint32_t>& all_instances() const;
   const std::vector<GemmOperands>& operand_sets() const { return operands_; }
+  // An instance is a number that names its operand set and its design (stable for the space's
+  // lists): the valid ones are those all_instances() and instances_of() give.
   const GemmOperands& operands_of(size_t instance) const;
   // The valid description of instance i (validated again on the way out).
   GemmDescription description(size_t instance) const;
@@ -75,15 +83,15 @@ class GemmSpace {
 
  private:
   explicit GemmSpace(int arch);
-  struct Instance {
-    uint16_t operand_set;
-    uint16_t design;
-  };
+  size_t set_of(size_t instance) const;
+  size_t design_index_of(size_t instance) const;
   int arch_;
   std::vector<GemmOperands> operands_;
   std::vector<GemmDesign> designs_;
-  std::vector<Instance> instances_;
-  std::vector<std::vector<uint32_t>> by_operand_set_;
+  mutable std::unique_ptr<std::once_flag[]> found_;  // per operand set
+  mutable std::vector<std::vector<uint32_t>> by_operand_set_;
+  mutable std::once_flag all_found_;
+  mutable std::vector<uint32_t> all_;
 };
 
 // Builds the description of one (operands, design) pair; Status::invalid when the pair is not a

@@ -427,7 +427,8 @@ Result<EpilogueFunctor> make_epilogue(const Fields& f) {
 void run_case(Random& r, Tally& tally) {
   const int arch = r.chance(0.5) ? 80 : 90;
   const discover::GemmSpace& space = discover::GemmSpace::of(arch);
-  const size_t instance = static_cast<size_t>(r.below(static_cast<int>(space.size())));
+  const size_t instance =
+      space.all_instances()[static_cast<size_t>(r.below(static_cast<int>(space.size())))];
   const GemmDescription base = space.description(instance);
   Fields f = Fields::of(base);
   const int mutations = 1 + r.below(3);

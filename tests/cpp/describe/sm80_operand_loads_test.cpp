@@ -142,7 +142,7 @@ TEST(Sm80OperandLoads, ClampedOutputsAreTypesCutlassKnowsTheRangeOf) {
 TEST(Sm80OperandLoads, EveryGeneratorTileStillPasses) {
   const discover::GemmSpace& space = discover::GemmSpace::of(80);
   EXPECT_EQ(space.size(), 13656u);
-  for (size_t i = 0; i < space.size(); ++i) {
+  for (uint32_t i : space.all_instances()) {
     const GemmDescription d = space.description(i);
     ASSERT_TRUE(d.validate()) << d.procedural_name() << ": " << d.validate().message();
   }

@@ -23,7 +23,7 @@ TEST(GemmSpace, EveryInstanceIsValidAndNamedUniquely) {
   for (int arch : {80, 90}) {
     const GemmSpace& space = GemmSpace::of(arch);
     std::set<std::string> names;
-    for (size_t i = 0; i < space.size(); ++i) {
+    for (uint32_t i : space.all_instances()) {
       const GemmDescription d = space.description(i);  // throws if invalid
       ASSERT_EQ(d.arch, arch);
       ASSERT_TRUE(names.insert(d.procedural_name()).second)
@@ -69,7 +69,7 @@ TEST(GemmSpace, Sm80OffersNarrowAlignments) {
   }
   EXPECT_EQ(alignments, (std::set<int>{1, 2, 4, 8}));
   size_t narrow = 0;
-  for (size_t i = 0; i < space.size(); ++i) {
+  for (uint32_t i : space.all_instances()) {
     const GemmOperands& o = space.operands_of(i);
     if (o.math != MathFamily::tensor_op) continue;
     // cp.async copies >= 32 bits; narrower accesses run on the two-stage mainloop only.
@@ -79,6 +79,17 @@ TEST(GemmSpace, Sm80OffersNarrowAlignments) {
     narrow += below_32_bits;
   }
   EXPECT_GT(narrow, 0u);
+}
+
+TEST(GemmSpace, InstanceNumbersNameTheirOperandSetAndAreCheckedOnTheWayIn) {
+  const GemmSpace& space = GemmSpace::of(80);
+  const size_t last_set = space.operand_sets().size() - 1;
+  for (uint32_t i : space.instances_of(last_set)) {
+    EXPECT_EQ(space.operands_of(i), space.operand_sets()[last_set]);
+  }
+  const uint32_t past = space.instances_of(last_set).back() + 1000000;
+  EXPECT_THROW(space.description(past), Error);
+  EXPECT_THROW(space.instances_of(last_set + 1), Error);
 }
 
 TEST(GemmSpace, RejectsOtherArchitectures) { EXPECT_THROW(GemmSpace::of(75), Error); }

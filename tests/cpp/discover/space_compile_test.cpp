@@ -29,10 +29,11 @@ unsigned sample_seed() {
 
 std::vector<std::shared_ptr<GemmOperation>> sample(int arch, size_t count, std::mt19937& rng) {
   const GemmSpace& space = GemmSpace::of(arch);
-  std::uniform_int_distribution<size_t> pick(0, space.size() - 1);
+  const std::vector<uint32_t>& all = space.all_instances();
+  std::uniform_int_distribution<size_t> pick(0, all.size() - 1);
   std::vector<std::shared_ptr<GemmOperation>> operations;
   for (size_t i = 0; i < count; ++i) {
-    operations.push_back(GemmOperation::make(space.description(pick(rng))).value());
+    operations.push_back(GemmOperation::make(space.description(all[pick(rng)])).value());
   }
   return operations;
 }
@@ -72,7 +73,7 @@ TEST(SpaceCompile, EverySm80MathFamily) {
        {std::pair{MathFamily::simt, DataType::f32}, std::pair{MathFamily::simt, DataType::f64},
         std::pair{MathFamily::tensor_op_f64, DataType::f64}}) {
     std::vector<size_t> instances;
-    for (size_t i = 0; i < space.size(); ++i) {
+    for (uint32_t i : space.all_instances()) {
       const GemmOperands& o = space.operands_of(i);
       if (o.math == math && o.a == element) instances.push_back(i);
     }
