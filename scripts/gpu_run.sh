@@ -17,6 +17,9 @@
 #              conv_modules (those compiles) then conv_suite (the suite and the examples)
 #   examples   the C++ and Python examples (each checks its result against float64)
 #   sanitizer  compute-sanitizer memcheck over every suite's `sanitizer` subset
+#   profile=FILE
+#              `tilecraft profile --file FILE` (e.g. bench/problems/issue29_gemm.txt): each problem
+#              tuned (PROFILE_CANDIDATES, default 8) and timed beside cuBLAS, in OUT/profile-<name>
 #   bench      bench/compare_builds.sh against the tree in .scratch/base (another commit's,
 #              carried), for each benchmark in BENCHES (';'-separated; default: bench_sm90_gemm,
 #              the MoE set of bench_grouped, the ResNet-50 fprop set of bench_conv)
@@ -98,12 +101,17 @@ part() {
         run "example_$e" python3 -W always "examples/python/$e.py"
       done ;;
     sanitizer) for s in $SUITES; do sanitized "$s"; done ;;
+    profile=*)
+      local file=${1#profile=} name
+      name=$(basename "$file" .txt)
+      run "profile-$name" python3 -m tilecraft.cli profile --file "$file" \
+        --max-candidates "${PROFILE_CANDIDATES:-8}" --out "$OUT/profile-$name" ;;
     bench)
       local benches
       IFS=';' read -r -a benches <<<"${BENCHES:-bench_sm90_gemm.py --own-only;bench_grouped.py --set moe;bench_conv.py --set resnet50 --kind fprop}"
       run bench bash bench/compare_builds.sh .scratch/base "$OUT/bench" "${benches[@]}" ;;
     *) echo "unknown part '$1': expected tests, ctest, pytest[=K/N], gpu90, grouped, evt," \
-         "conv, conv_modules, conv_suite, multi, examples, sanitizer or bench" |
+         "conv, conv_modules, conv_suite, multi, examples, sanitizer, profile=FILE or bench" |
       tee -a "$OUT/summary.txt"
       return 2 ;;
   esac

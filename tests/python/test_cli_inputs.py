@@ -5,6 +5,7 @@ cannot run and say so at the end (exit status 1). Runs without a GPU."""
 
 import json
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -425,3 +426,14 @@ def test_a_reader_that_goes_away_ends_the_listing_quietly():
     err = child.stderr.read().decode()
     assert child.wait(timeout=120) == 1
     assert "Traceback" not in err and "Exception ignored" not in err, err
+
+
+def test_the_benchmark_problem_files_read():
+    """bench/problems/*.txt are what `tilecraft profile --file` is given on the GPU machine."""
+    folder = pathlib.Path(__file__).resolve().parents[2] / "bench" / "problems"
+    files = sorted(folder.glob("*.txt"))
+    assert files, folder
+    for path in files:
+        problems = profiling.problems_of_file(str(path))
+        assert problems, path
+        assert len({p.label for p in problems}) == len(problems), f"{path}: a problem twice"
