@@ -176,7 +176,10 @@ Result<GemmProblem> problem_for(const GemmArguments& args, const GemmOperation& 
   p.output_op = *output_op;
   p.epilogue = e.operands;
   p.batch = static_cast<int>(args.batch());
-  p.mode = args.batch() > 1 ? GemmMode::Batched : GemmMode::Gemm;
+  p.mode = args.batch() > 1 ? GemmMode::Batched
+           : split_k > 1 && discover::split_k_parallel(operation.description())
+               ? GemmMode::GemmSplitKParallel
+               : GemmMode::Gemm;
   p.split_k_slices = split_k;
   if (operation.description().epilogue.fusion.per_tensor_scales) {
     for (ScaleArgument* scale : {&p.scale_a, &p.scale_b, &p.scale_c, &p.scale_d}) {

@@ -145,7 +145,9 @@ struct Kernel::State {
     metadata.score = score;
     metadata.score_explain = std::move(explain);
     metadata.design.split_k_slices = split_k;
+    metadata.design.split_k_parallel = split_k > 1 && discover::split_k_parallel(description);
     if (split_k > 1) metadata.kernel_name += "_splitk" + std::to_string(split_k);
+    if (metadata.design.split_k_parallel) metadata.kernel_name += "_parallel";
   }
 
   // The operation, running the artifact's kernel when one is given (it must be this kernel's).

@@ -560,9 +560,15 @@ PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
   return e;
 }
 
+bool split_k_parallel(const GemmDescription& d) {
+  return !d.tile.is_sm90() &&
+         d.epilogue.element_output != d.tile.math_instruction.element_accumulator;
+}
+
 // Split-K: the slices run as `splits` problems, each over its share of K, and meet in the output
 // (CUTLASS 2.x serial split-K: each slice but the first reads the partial sum the one before wrote
-// there, in turn) or, on SM90 stream-K kernels, in a workspace of the accumulator's type.
+// there, in turn), in a workspace of the accumulator's type (SM90 stream-K kernels), or in one
+// slice of accumulators each that a second kernel sums into the output (2.x parallel split-K).
 PerformanceEstimate estimate_split_k(const GemmDescription& d, const GemmShape& shape, int splits,
                                      const DeviceTraits& device) {
   if (splits <= 1) return estimate(d, shape, device);
@@ -570,12 +576,15 @@ PerformanceEstimate estimate_split_k(const GemmDescription& d, const GemmShape& 
                         shape.batch * splits};
   PerformanceEstimate e = estimate(d, slice, device);
   if (e.score <= 0) return e;
-  const double partial_bytes = d.tile.is_sm90()
-                                   ? storage_bytes(d.tile.math_instruction.element_accumulator)
-                                   : output_bytes_per_element(d);
-  const double partials = 2.0 * (splits - 1) * static_cast<double>(shape.m) *
-                          static_cast<double>(shape.n) * partial_bytes;
-  e.seconds += partials / dram_bytes_per_second(device);
+  const double accumulator = storage_bytes(d.tile.math_instruction.element_accumulator);
+  const double mn = static_cast<double>(shape.m) * static_cast<double>(shape.n);
+  if (split_k_parallel(d)) {  // every slice written and read back, and a second launch
+    e.seconds +=
+        2.0 * splits * mn * accumulator / dram_bytes_per_second(device) + launch_seconds(d.tile);
+  } else {
+    const double partial_bytes = d.tile.is_sm90() ? accumulator : output_bytes_per_element(d);
+    e.seconds += 2.0 * (splits - 1) * mn * partial_bytes / dram_bytes_per_second(device);
+  }
   const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
                        static_cast<double>(shape.k) * static_cast<double>(shape.batch);
   e.score = flops / e.seconds / 1e12;
@@ -585,13 +594,12 @@ PerformanceEstimate estimate_split_k(const GemmDescription& d, const GemmShape& 
 std::vector<int> split_k_choices(const GemmDescription& d, const GemmShape& shape,
                                  const DeviceTraits& device) {
   std::vector<int> splits;
-  // SM80: the slices' partial sums pass through the output, so only where it holds the
-  // accumulator's type (f16 or bf16 partials of an f32 accumulation were 1-5% off on the H100).
-  // SM90: stream-K kernels reduce the slices in a workspace of the accumulator's type.
-  const bool exact_partials =
-      d.tile.is_sm90() ? d.tile.tile_scheduler == TileScheduler::StreamK
-                       : d.epilogue.element_output == d.tile.math_instruction.element_accumulator;
-  if (!exact_partials || d.kind != GemmKind::Universal || d.epilogue_graph || shape.batch != 1) {
+  // The slices meet exactly: SM90 stream-K kernels reduce them in a workspace of the
+  // accumulator's type, SM80 ones in the output where it holds that type and otherwise in
+  // parallel (f16 or bf16 partial sums of an f32 accumulation were 1-5% off on the H100).
+  const bool exact = !d.tile.is_sm90() || d.tile.tile_scheduler == TileScheduler::StreamK;
+  if (!exact || d.kind != GemmKind::Universal || d.epilogue_graph || shape.batch != 1 ||
+      !is_matrix_layout(d.C.layout) || is_interleaved(d.C.layout)) {
     return splits;
   }
   const Residency r = residency(d.tile, device);

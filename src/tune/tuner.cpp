@@ -53,6 +53,29 @@ class DeviceGuard {
   int previous_ = 0;
 };
 
+// The second module of each parallel split-K candidate whose kernel compiled (its partials and
+// reduction kernels), all at once; a candidate whose companion fails takes that failure.
+void compile_parallel_companions(const std::vector<api::Kernel>& candidates,
+                                 const std::vector<std::shared_ptr<GemmOperation>>& operations,
+                                 std::vector<Status>* compiled,
+                                 const compile::ProgressFn& progress) {
+  std::vector<std::shared_ptr<GemmOperation>> companions;
+  std::set<std::string> seen;
+  std::vector<size_t> parallel;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    if (!(*compiled)[c] || !candidates[c].metadata().design.split_k_parallel) continue;
+    parallel.push_back(c);
+    if (seen.insert(candidates[c].description().procedural_name()).second) {
+      companions.push_back(operations[c]);
+    }
+  }
+  if (companions.empty()) return;
+  const Status built = compile_split_k_parallel(companions, progress);
+  if (!built) {
+    for (size_t c : parallel) (*compiled)[c] = built;
+  }
+}
+
 }  // namespace
 
 std::vector<api::Kernel> tuning_candidates(const api::GemmArguments& args,
@@ -179,6 +202,7 @@ Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptio
     auto statuses = compile_each_operation(to_compile, progress, /*one_kernel_per_module=*/true);
     for (size_t i = 0; i < statuses.size(); ++i) compiled[index[i]] = std::move(statuses[i]);
     for (const auto& [c, first] : same_kernel) compiled[c] = compiled[first];
+    compile_parallel_companions(candidates, operations, &compiled, progress);
   }
   std::vector<std::string> compiled_names;
   for (size_t c = 0; c < candidates.size(); ++c) {

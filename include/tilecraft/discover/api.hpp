@@ -62,9 +62,11 @@ struct DesignMetadata {
   TileScheduler tile_scheduler = TileScheduler::Persistent;
   Swizzle swizzle = Swizzle::IdentitySwizzle1;
   // K slices of each launch (SM80: serial split-K, the partial sums meeting in out one after
-  // another; SM90 stream-K kernels: split-K reduced in a workspace). The kernel's name ends in
-  // _splitk<n> when it is more than 1.
+  // another, or with split_k_parallel a slice of accumulators each in a workspace that a second
+  // kernel sums into out; SM90 stream-K kernels: split-K reduced in a workspace). The kernel's
+  // name ends in _splitk<n> (and _parallel) when it is more than 1.
   int split_k_slices = 1;
+  bool split_k_parallel = false;
 };
 
 struct EpilogueMetadata {

@@ -49,15 +49,19 @@ PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
 // The largest number of K slices split_k_choices offers.
 inline constexpr int kMaxSplitK = 16;
 
-// The estimate for `d` on `shape` with K split into `splits` slices (CUTLASS 2.x serial split-K:
-// the slices meet in the output, one after another; SM90 stream-K kernels: in a workspace).
+// Whether `d` splits K in parallel (CUTLASS 2.x GemmSplitKParallel: a slice of accumulators each,
+// then a reduction kernel into the output): SM80 kernels whose output is narrower than the
+// accumulator, whose partial sums the output would round. Others split serially.
+bool split_k_parallel(const GemmDescription& d);
+
+// The estimate for `d` on `shape` with K split into `splits` slices (serial split-K: the slices
+// meet in the output, or on SM90 stream-K kernels in a workspace; parallel: see above).
 PerformanceEstimate estimate_split_k(const GemmDescription& d, const GemmShape& shape, int splits,
                                      const DeviceTraits& device);
 
 // The decomposition heuristic: the slice counts (powers of two up to kMaxSplitK) worth offering
-// for `d` on `shape`, for GEMM kernels whose slices meet exactly (SM80 kernels whose output holds
-// the accumulator's type, SM90 stream-K kernels), on one problem whose tiles leave the GPU partly
-// idle and whose K leaves each slice at least four k-tiles; none otherwise.
+// for `d` on `shape`, for SM80 GEMM kernels and SM90 stream-K ones, on one problem whose tiles
+// leave the GPU partly idle and whose K leaves each slice at least four k-tiles; none otherwise.
 std::vector<int> split_k_choices(const GemmDescription& d, const GemmShape& shape,
                                  const DeviceTraits& device);
 

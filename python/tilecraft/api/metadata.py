@@ -51,9 +51,12 @@ class Sm80DesignMetadata(DesignMetadata):
     instruction_shape: Tuple[int, int, int]
     stages: int
     swizzle: Swizzle
-    # K slices of each launch (serial split-K: the partial sums meet in out, which holds the
-    # accumulator's type); the kernel's name ends in _splitk<n> when it is more than 1.
+    # K slices of each launch: serial split-K (the partial sums meet in out, which holds the
+    # accumulator's type) or, with split_k_parallel, parallel split-K (a slice of accumulators each
+    # in a workspace, summed into out by a second kernel); the kernel's name ends in _splitk<n>
+    # (and _parallel) when it is more than 1.
     split_k_slices: int = 1
+    split_k_parallel: bool = False
 
 
 @dataclass(slots=True)
@@ -136,13 +139,14 @@ def from_fields(fields, kernel_classes):
     """The Python view of a C++ tilecraft::api::KernelMetadata, from Kernel.metadata_fields."""
     name, kernel_class, min_cc, operands, design, epilogue, score, explain, facts, conv = fields
     a, b, out, accumulator, fast_accum = operands
-    arch, tile, cluster, warps, instruction, stages, kernel, epi, scheduler, swizzle, split_k = design
+    (arch, tile, cluster, warps, instruction, stages, kernel, epi, scheduler, swizzle, split_k,
+     split_k_parallel) = design
     if arch == 90:
         design = Sm90DesignMetadata(tuple(tile), tuple(cluster), tuple(instruction), stages,
                                     kernel, epi, scheduler, swizzle, split_k)
     else:
         design = Sm80DesignMetadata(tuple(tile), tuple(warps), tuple(instruction), stages,
-                                    swizzle, split_k)
+                                    swizzle, split_k, split_k_parallel)
     return KernelMetadata(
         kernel_name=name, kernel_class=kernel_classes[kernel_class], min_cc=min_cc,
         operands=GemmOperandsMetadata(OperandMetadata(*a), OperandMetadata(*b),

@@ -84,13 +84,14 @@ def test_gemm_makes_its_output_and_follows_torch_dtypes():
 
 
 @pytest.mark.parametrize("shape,out_dtype", [((777, 333, 4099), "float32"),
+                                             ((777, 333, 4099), "float16"),
                                              ((64, 64, 8192), "float32"),
                                              ((512, 256, 8192), "float16")])
 def test_split_k_kernels_match_float64_in_every_element(shape, out_dtype):
     """Each K-slice count get_kernels offers for a small output with a long K (SM80 serial split-K
-    into an f32 output; SM90 stream-K split-K reduced in an f32 workspace), on the kernel of the
-    first split variant (one compile), run twice (the slices' semaphores and workspace must be
-    left ready for the next launch)."""
+    into an f32 output, SM80 parallel split-K into an f16 one, SM90 stream-K split-K reduced in an
+    f32 workspace), on the kernel of the first split variant (one compile, and one for a parallel
+    companion), run twice (semaphores and workspace must be left ready for the next launch)."""
     import tilecraft.api as api
 
     m, n, k = shape
