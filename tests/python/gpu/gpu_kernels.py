@@ -216,7 +216,7 @@ SERIAL_SPLIT_K = ("f16_rcc_f32out", "f16_rcr", "f16acc_crr", "f16k8_ccc_f32out",
                   "simt32_rrr", "simt32_ccr", "simt64_crc", "i8_rcr_s32",
                   "f16_IdentitySwizzle2", "f16_HorizontalSwizzle", "simt32_HorizontalSwizzle")
 # Parallel split-K compiles a companion module per operation on first use: keep this short.
-PARALLEL_SPLIT_K = ("f16_rcc", "i8_rcr_clamp", "simt32_rrr")
+PARALLEL_SPLIT_K = ("f16_rcc", "i8_rcr_clamp", "simt32_rrr", "f16_crc_align1_s2")
 BATCHED = ("f16_rcr", "f16_ccc", "f16_BatchedIdentitySwizzle", "f16_IdentitySwizzle4",
            "f16acc_crr", "bf16_rrr", "tf32_crc", "f32x3_rcc", "f64_rcc", "simt32_rrr",
            "simt32_BatchedIdentitySwizzle", "simt64_rrr", "i8_rcr_clamp", "i8_rcc_clamp",
