@@ -110,7 +110,7 @@ inline Result<GemmDescription> fused_description(const discover::GemmSpace& spac
 struct Kernel::State {
   int arch = 90;
   size_t instance = 0;
-  int split_k = 1;  // K slices of each launch (CUTLASS 2.x serial split-K); 1: none
+  int split_k = 1;  // K slices of each launch (design.split_k_slices); 1: none
   std::once_flag described;
   GemmDescription description;
   KernelMetadata metadata;

@@ -129,6 +129,14 @@ TEST_F(OperationFixture, RejectsMismatches) {
   ASSERT_FALSE(grouped);
   EXPECT_NE(message_of(grouped.status()).find("take stages >= 3"), std::string::npos)
       << message_of(grouped.status());
+  auto x = TensorDescription::make(f16, Layout::TensorNHWC, 8).value();
+  auto e8 = EpilogueFunctor::linear_combination(f16, 8, f32, f32).value();
+  auto conv =
+      GemmDescription::make_conv2d(ConvKind::Fprop, IteratorAlgorithm::Optimized, 80, two_stages, x,
+                                   x, x, StrideSupport::Strided, e8, Swizzle::IdentitySwizzle1);
+  ASSERT_FALSE(conv);
+  EXPECT_NE(message_of(conv.status()).find("Conv2d take stages >= 3"), std::string::npos)
+      << message_of(conv.status());
   auto nhwc = TensorDescription::make(f16, Layout::TensorNHWC, 8).value();
   EXPECT_FALSE(GemmDescription::make(80, tile, nhwc, b, c, epi, Swizzle::IdentitySwizzle1));
   auto e32 = EpilogueFunctor::linear_combination(f16, 8, f16, f16).value();
