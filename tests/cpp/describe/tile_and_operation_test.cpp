@@ -129,6 +129,14 @@ TEST_F(OperationFixture, RejectsMismatches) {
   ASSERT_FALSE(grouped);
   EXPECT_NE(message_of(grouped.status()).find("take stages >= 3"), std::string::npos)
       << message_of(grouped.status());
+  EpilogueGraph graph;
+  graph.store(graph.accumulator(), "D", f16);
+  auto plain = GemmDescription::make(80, two_stages, a1, a1, c1, e1, Swizzle::IdentitySwizzle1);
+  auto with_graph = plain->with_epilogue_graph(graph);
+  ASSERT_FALSE(with_graph);
+  EXPECT_NE(message_of(with_graph.status()).find("epilogue graphs take stages >= 3"),
+            std::string::npos)
+      << message_of(with_graph.status());
   auto x = TensorDescription::make(f16, Layout::TensorNHWC, 8).value();
   auto e8 = EpilogueFunctor::linear_combination(f16, 8, f32, f32).value();
   auto conv =
