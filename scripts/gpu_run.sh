@@ -17,6 +17,7 @@
 #              conv_modules (those compiles) then conv_suite (the suite and the examples)
 #   examples   the C++ and Python examples (each checks its result against float64)
 #   sanitizer  compute-sanitizer memcheck over every suite's `sanitizer` subset
+#   py=PATH    pytest on one path (a file, a folder, or file::test), in OUT/py-<name>.log
 #   profile=FILE
 #              `tilecraft profile --file FILE` (e.g. bench/problems/issue29_gemm.txt): each problem
 #              tuned (PROFILE_CANDIDATES, default 8) and timed beside cuBLAS, in OUT/profile-<name>
@@ -101,6 +102,10 @@ part() {
         run "example_$e" python3 -W always "examples/python/$e.py"
       done ;;
     sanitizer) for s in $SUITES; do sanitized "$s"; done ;;
+    py=*)
+      local path=${1#py=}
+      run "py-$(basename "${path%%::*}" .py)" python3 -X faulthandler -m pytest "$path" -rs -v \
+        --durations=10 ${PYTEST_ARGS:-} ;;
     profile=*)
       local file=${1#profile=} name
       name=$(basename "$file" .txt)
@@ -111,7 +116,7 @@ part() {
       IFS=';' read -r -a benches <<<"${BENCHES:-bench_sm90_gemm.py --own-only;bench_grouped.py --set moe;bench_conv.py --set resnet50 --kind fprop}"
       run bench bash bench/compare_builds.sh .scratch/base "$OUT/bench" "${benches[@]}" ;;
     *) echo "unknown part '$1': expected tests, ctest, pytest[=K/N], gpu90, grouped, evt," \
-         "conv, conv_modules, conv_suite, multi, examples, sanitizer, profile=FILE or bench" |
+         "conv, conv_modules, conv_suite, multi, examples, sanitizer, py=PATH, profile=FILE or bench" |
       tee -a "$OUT/summary.txt"
       return 2 ;;
   esac
