@@ -17,6 +17,8 @@
 #              conv_modules (those compiles) then conv_suite (the suite and the examples)
 #   examples   the C++ and Python examples (each checks its result against float64)
 #   sanitizer  compute-sanitizer memcheck over every suite's `sanitizer` subset
+#   gtest=FILTER
+#              the C++ tests whose names match FILTER (gtest's --gtest_filter), in OUT/gtest.log
 #   py=PATH    pytest on one path (a file, a folder, or file::test), in OUT/py-<name>.log
 #   profile=FILE
 #              `tilecraft profile --file FILE` (e.g. bench/problems/issue29_gemm.txt): each problem
@@ -102,6 +104,9 @@ part() {
         run "example_$e" python3 -W always "examples/python/$e.py"
       done ;;
     sanitizer) for s in $SUITES; do sanitized "$s"; done ;;
+    gtest=*)
+      TILECRAFT_COMPILE_TESTS=full run gtest "$BUILD/tests/cpp/tilecraft_tests" \
+        --gtest_filter="${1#gtest=}" ;;
     py=*)
       local path=${1#py=}
       run "py-$(basename "${path%%::*}" .py)" python3 -X faulthandler -m pytest "$path" -rs -v \
@@ -116,7 +121,7 @@ part() {
       IFS=';' read -r -a benches <<<"${BENCHES:-bench_sm90_gemm.py --own-only;bench_grouped.py --set moe;bench_conv.py --set resnet50 --kind fprop}"
       run bench bash bench/compare_builds.sh .scratch/base "$OUT/bench" "${benches[@]}" ;;
     *) echo "unknown part '$1': expected tests, ctest, pytest[=K/N], gpu90, grouped, evt," \
-         "conv, conv_modules, conv_suite, multi, examples, sanitizer, py=PATH, profile=FILE or bench" |
+         "conv, conv_modules, conv_suite, multi, examples, sanitizer, gtest=FILTER, py=PATH, profile=FILE or bench" |
       tee -a "$OUT/summary.txt"
       return 2 ;;
   esac

@@ -12,7 +12,7 @@ import re
 import sys
 import time
 
-from tilecraft import profiling
+from tilecraft import family_problems, profiling
 
 
 class UsageError(Exception):
@@ -354,6 +354,13 @@ def _check_out(folder):
             raise UsageError(f"--out: {error}") from None
 
 
+def _problem_fields(p):
+    if hasattr(p, "family"):
+        return p.record_base()
+    return {"problem": p.label, "dtype": p.dtype, "epilogue": p.epilogue, "m": p.m, "n": p.n,
+            "k": p.k, "batch": p.batch}
+
+
 def cmd_profile(args):
     problems = _problems(args)
     _check_out(args.out)
@@ -369,8 +376,9 @@ def cmd_profile(args):
     def profile(problem):
         nonlocal timer
         timer = timer or profiling.Timer()
-        record = profiling.profile_problem(problem, args.top, args.max_candidates,
-                                           args.max_seconds, args.force, args.repeats, timer)
+        side = family_problems if hasattr(problem, "family") else profiling
+        record = side.profile_problem(problem, args.top, args.max_candidates, args.max_seconds,
+                                      args.force, args.repeats, timer)
         print(f"    tilecraft {record['tilecraft_tflops']:8.1f} TFLOP/s  cuBLAS "
               f"{record['cublas_tflops']:8.1f} TFLOP/s  ratio {record['ratio']:.3f}  "
               f"error {record['error']:.2e} (cuBLAS {record['cublas_error']:.2e})  "
@@ -382,8 +390,7 @@ def cmd_profile(args):
     if records:
         # The problems that failed stay in the files, with their reason and no timing.
         everything = [record if record is not None else
-                      {"problem": p.label, "dtype": p.dtype, "epilogue": p.epilogue, "m": p.m,
-                       "n": p.n, "k": p.k, "batch": p.batch, "failed": failure["message"]}
+                      dict(_problem_fields(p), failed=failure["message"])
                       for p, record, failure in outcomes]
         stem = os.path.join(args.out, "profile")
         try:
@@ -403,8 +410,8 @@ def cmd_tune(args):
     _need_gpu()
     profiling.precompile(problems, args.max_candidates, args.force)
     outcomes = _each_problem(
-        problems, lambda p: profiling.tune_problem(p, args.max_candidates, args.max_seconds,
-                                                   args.force), "tune")
+        problems, lambda p: (family_problems if hasattr(p, "family") else profiling).tune_problem(
+            p, args.max_candidates, args.max_seconds, args.force), "tune")
     rows = [row if row is not None else
             {"problem": p.label, "kernel": None, "reason": None, "failed": failure["message"]}
             for p, row, failure in outcomes]
@@ -423,8 +430,12 @@ def _problem_options(p):
                    help="a problem (LxMxNxK for a batch); repeat for more")
     p.add_argument("--file", metavar="PATH",
                    help="problems: JSON list of {m, n, k, batch, dtype, epilogue, name}, or lines "
-                        "'MxNxK [dtype] [epilogue] [name]' ('#' comments); a regular UTF-8 file "
-                        f"of at most {profiling.MAX_FILE_BYTES} bytes")
+                        "'MxNxK [dtype] [epilogue] [name]', 'grouped DTYPE groups=G tokens=T "
+                        "n=N k=K [routing=random|balanced|skewed] [name]' or 'conv2d KIND DTYPE "
+                        "n= c= h= w= k= r= s= [stride=] [pad=] [dilation=] "
+                        "[epilogue=none|bias_relu] [name]' ('#' comments; grouped GEMMs are timed "
+                        "beside torch._grouped_mm, convolutions beside cuDNN); a regular UTF-8 "
+                        f"file of at most {profiling.MAX_FILE_BYTES} bytes")
     p.add_argument("--dtype", action="append", choices=profiling.DTYPES,
                    help="dtype of --shape problems (repeat for several; default bf16)")
     p.add_argument("--epilogue", default="none", choices=profiling.EPILOGUES)
@@ -455,7 +466,8 @@ def parser():
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_list)
 
-    p = sub.add_parser("profile", help="tune each problem and time it beside cuBLAS: CSV, JSON, PNG")
+    p = sub.add_parser("profile", help="tune each problem and time it beside cuBLAS, "
+                       "torch._grouped_mm or cuDNN: CSV, JSON, PNG")
     _problem_options(p)
     p.add_argument("--top", type=_int_in(1, 64), default=3,
                    help="the tuner's measured candidates to keep per problem")

@@ -1,12 +1,15 @@
 """``tilecraft.conv2d`` and ``conv3d``: a convolution of channels-last torch tensors in one call.
 
 A 1x1 convolution of unit stride and no padding is the GEMM ``x[N*H*W, C] @ w[K, C]^T`` on the
-same memory (channels-last), so it runs through ``tilecraft.gemm`` and its tuning (``tuning=``,
-as for ``gemm``: by default the ranked first pick serves while candidates are timed in the
-background). Any other convolution runs the performance model's first ranked convolution kernel
-that compiles (compiled on the first call of a problem, a minute or so; cached on disk
-afterwards), remembered per problem for the process; those are not tuned by measurement yet.
-``last_conv_pick()`` says which kernel ran and why.
+same memory (channels-last), so it runs through ``tilecraft.gemm`` and its tuning. Any other
+convolution is tuned by measurement through the same tuner, per signature (the kind, dtypes,
+alignments, epilogue and layer; the batch in buckets). ``tuning=`` (default: the environment's
+``TILECRAFT_TUNING``, else ``"auto"``), as for ``gemm``: ``"auto"`` serves a stored winner, or a
+kernel compiled earlier for the layer, or the ranked first pick compiled now (a minute or so;
+cached on disk afterwards) while the top candidates tune in the background, and the winner
+takes over once stored; ``"blocking"`` tunes a signature without a winner before returning;
+``"force"`` tunes again; ``"off"`` runs the ranked first pick. ``last_conv_pick()`` says which
+kernel ran and why.
 """
 
 from tilecraft import _core, interop
@@ -53,8 +56,8 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
     ``groups``: a grouped fprop, w (K, C // groups, R, S) (C == K == groups: depthwise).
     ``activation``: None, "relu", "gelu", "silu", ... (the epilogue's). Returns ``out`` (N, K,
     P, Q), channels-last, of x's dtype (allocated unless given). A channels-first tensor is
-    refused with the fix in the message; nothing is launched on bad input. ``tuning``: for a
-    1x1 convolution run as a GEMM, as ``tilecraft.gemm``'s (see the module's documentation)."""
+    refused with the fix in the message; nothing is launched on bad input. ``tuning``: as
+    ``tilecraft.gemm``'s (see the module's documentation)."""
     check_tuning_options(tuning, None, None, None)
     torch = interop.torch()
     args, out, accumulator_type = _fprop_arguments(
@@ -74,7 +77,7 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
         _last_pick.clear()
         _last_pick["plan_key"] = plan._key
         return out
-    _run_ranked_pick(args, stream)
+    _run_served_pick(args, stream, tuning)
     return out
 
 
@@ -104,8 +107,8 @@ def _fprop_arguments(arguments_class, memory_format, order, x, w, out, extent, a
     return args, out, accumulator_type
 
 
-def _run_ranked_pick(args, stream):
-    name, reason = _core.api.conv2d(args._native, interop.stream_handle(stream, args))
+def _run_served_pick(args, stream, tuning=None):
+    name, reason = _core.api.conv2d(args._native, interop.stream_handle(stream, args), tuning)
     _last_pick.clear()
     _last_pick.update(kernel_name=name, reason=reason)
 
@@ -123,21 +126,22 @@ def _output_extent_3d(x, w, stride, padding, dilation):
 
 
 def conv3d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activation=None,
-           activation_args=(), out=None, accumulator_type=None, stream=None):
+           activation_args=(), out=None, accumulator_type=None, stream=None, tuning=None):
     """``activation(conv3d(x, w) + bias)`` in one kernel, as ``torch.nn.functional.conv3d``
     computes it, for CUDA tensors in ``torch.channels_last_3d`` memory format: ``x`` (N, C, D, H,
     W), ``w`` (K, C, T, R, S), ``bias`` (K,) or None. ``stride`` and ``dilation``: an int or
     three (depth, rows, columns); ``padding``: an int, three, or six (front, back, top, bottom,
-    left, right). Runs the performance model's first ranked 3-D kernel that compiles (CUTLASS
-    2.x Conv3d, arch 80: C and K multiples of 8 halves / 4 floats on tensor cores). Returns
-    ``out`` (N, K, Z, P, Q), channels-last-3d, of x's dtype (allocated unless given)."""
+    left, right). Runs CUTLASS 2.x Conv3d kernels (arch 80: C and K multiples of 8 halves / 4
+    floats on tensor cores), tuned as ``conv2d``'s (``tuning=``). Returns ``out`` (N, K, Z, P,
+    Q), channels-last-3d, of x's dtype (allocated unless given)."""
+    check_tuning_options(tuning, None, None, None)
     torch = interop.torch()
     args, out, _ = _fprop_arguments(
         Conv3dArguments, torch.channels_last_3d, "(N, C, D, H, W) and (K, C, T, R, S)", x, w,
         out, lambda: _output_extent_3d(x, w, stride, padding, dilation), accumulator_type, bias,
         activation, activation_args, stride=stride, padding=padding, dilation=dilation,
         groups=groups)
-    _run_ranked_pick(args, stream)
+    _run_served_pick(args, stream, tuning)
     return out
 
 

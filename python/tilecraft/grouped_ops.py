@@ -1,19 +1,25 @@
 """``tilecraft.grouped_gemm``: many GEMMs in one launch, in one call.
 
-The kernel is the performance model's first ranked grouped kernel that compiles (compiled on the
-first call of a problem family, minutes on a slow machine; cached on disk afterwards), remembered
-per family for the process. Grouped kernels are not tuned by measurement yet.
+Grouped kernels are tuned by measurement through the same tuner as GEMMs, per signature (dtypes,
+layouts, alignments, epilogue; the rows per group, N, K and the group count in buckets).
+``tuning=`` (default: the environment's ``TILECRAFT_TUNING``, else ``"auto"``): ``"auto"``
+serves a stored winner, or a kernel compiled earlier for the family, or the ranked first pick
+compiled now (minutes on a slow machine; cached on disk afterwards) while the top candidates tune
+in the background, and the winner takes over once stored; ``"blocking"`` tunes a signature
+without a winner before returning; ``"force"`` tunes again; ``"off"`` runs the ranked first pick.
+``last_grouped_pick()`` says which kernel ran and why.
 """
 
 from tilecraft import _core, interop
 from tilecraft.api.arguments import GroupedGemmArguments
+from tilecraft.tuning import check_tuning_options
 
 _last_pick = {}
 
 
 def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias=None,
                  activation=None, activation_args=(), accumulator_type=None, out_dtype=None,
-                 stream=None):
+                 stream=None, tuning=None):
     """``out[g] = activation(alpha * (A[g] @ B[g]) + beta * C[g] + bias[g])`` for every problem.
 
     Lists: ``A``, ``B`` (and ``C``, ``out``) are lists of 2-D CUDA tensors; returns the list of
@@ -23,8 +29,10 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
     ``bias``: a list of N-vectors, or (groups, N) in the stacked form (SM90 kernels fuse it).
     Missing outputs are allocated (torch tensors of A's dtype, or ``out_dtype``). Offsets on the
     device are read back to the host (one synchronization per call; make
-    ``api.GroupedGemmArguments`` once and run a kernel on it to pay that once).
+    ``api.GroupedGemmArguments`` once and run a kernel on it to pay that once). ``tuning``: see
+    the module's documentation.
     """
+    check_tuning_options(tuning, None, None, None)
     torch = interop.torch()
     stacked = offsets is not None
     if out is None:
@@ -49,7 +57,7 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
     args = GroupedGemmArguments(A, B, out, accumulator_type, C=C, alpha=alpha, beta=beta,
                                 offsets=offsets, activation=activation,
                                 activation_args=activation_args, bias=bias)
-    name, reason = _core.api.grouped_gemm(args, interop.stream_handle(stream, args))
+    name, reason = _core.api.grouped_gemm(args, interop.stream_handle(stream, args), tuning)
     _last_pick["kernel_name"], _last_pick["reason"] = name, reason
     return out
 

@@ -16,7 +16,7 @@ import stat
 import statistics
 import time
 
-from tilecraft import interop
+from tilecraft import family_problems, interop
 
 DTYPES = ("bf16", "f16", "tf32", "f32", "f64", "int8", "e4m3", "e4m3-fast")
 EPILOGUES = ("none", "bias_gelu")
@@ -199,7 +199,8 @@ def read_problem_file(path):
 
 def problems_of_file(path, dtype="bf16", epilogue="none"):
     """Problems from a file: JSON (a list of objects with m, n, k and optional batch, dtype,
-    epilogue, name) or text (one ``MxNxK [dtype] [epilogue] [name]`` per line, ``#`` comments).
+    epilogue, name) or text (one ``MxNxK [dtype] [epilogue] [name]`` per line, ``#`` comments;
+    grouped GEMM and convolution lines as ``family_problems`` says).
     ``dtype`` and ``epilogue`` are the defaults of problems that do not say. ValueError names the
     file, the line or item, and what is wrong."""
     text = read_problem_file(path)
@@ -238,6 +239,10 @@ def problems_of_file(path, dtype="bf16", epilogue="none"):
                 continue
             fields = line.split()
             try:
+                family = family_problems.parse_line(fields)
+                if family is not None:
+                    problems.append(family)
+                    continue
                 batch, m, n, k = parse_shape(fields[0])
                 problem_dtype = fields[1] if len(fields) > 1 else dtype
                 epi = fields[2] if len(fields) > 2 else epilogue
@@ -448,14 +453,14 @@ def profile_problem(problem, top=3, max_candidates=None, max_seconds=None, force
     tuned = tuning_module.find_tuned(args, allow_tf32=problem.dtype != "f32")
     candidates = []
     if tuned:
-        measured = [c for c in tuned["candidates"] if c["outcome"] == "ok"]
+        measured = [c for c in tuned["candidates"] if c["outcome"] == "measured"]
         measured.sort(key=lambda c: c["median_us"])
         for c in measured[:top]:
             candidates.append({"kernel": c["kernel_name"], "us": c["median_us"],
                                "tflops": c["tflops"]})
         record["skipped"] = [{"kernel": c["kernel_name"], "outcome": c["outcome"],
                               "reason": c["reason"]}
-                             for c in tuned["candidates"] if c["outcome"] != "ok"]
+                             for c in tuned["candidates"] if c["outcome"] != "measured"]
         record["clocks"] = tuned["clocks"]
     record["candidates"] = candidates
     return record
@@ -536,8 +541,11 @@ def precompile(problems, max_candidates=None, force=False):
         args = []
         for problem in group:
             try:
-                A, B, extra = operands(problem)
-                made = arguments(problem, A, B, extra, output(problem, A, B))
+                if hasattr(problem, "family"):  # grouped GEMM, convolution
+                    made = problem.arguments(problem.operands())
+                else:
+                    A, B, extra = operands(problem)
+                    made = arguments(problem, A, B, extra, output(problem, A, B))
                 if force or tuning.find_tuned(made, allow_tf32) is None:
                     args.append(made)
             except PROBLEM_ERRORS:
@@ -605,7 +613,7 @@ def write_csv(records, path):
 
     fields = ["problem", "dtype", "epilogue", "batch", "m", "n", "k", "kernel", "tilecraft_us",
               "cublas_us", "tilecraft_tflops", "cublas_tflops", "ratio", "error", "cublas_error",
-              "reason", "device", "failed"]
+              "reason", "device", "baseline", "failed"]
     with open_output(path) as f:
         writer = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()

@@ -37,13 +37,14 @@ def check_tuning_options(tuning, max_candidates, max_seconds, allow_tf32):
 
 
 def tune(args, max_candidates=None, max_seconds=None, repeats=25, allow_tf32=None):
-    """Tunes ``args`` (a tilecraft.api.arguments.GemmArguments; its tensors are only looked at)
-    now and stores the winner. Returns a dict: device, signature, candidates (kernel_name,
+    """Tunes ``args`` (tilecraft.api.arguments GemmArguments, GroupedGemmArguments,
+    Conv2dArguments or Conv3dArguments: one tuner for every family; the tensors are only looked
+    at) now and stores the winner. Returns a dict: device, signature, candidates (kernel_name,
     outcome, median_us, tflops, repeats, reason), winner, clocks, seconds, stored."""
     check_tuning_options(None, max_candidates, max_seconds, allow_tf32)
     if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or not 1 <= repeats <= 1000:
         raise ValueError(f"repeats: expected an integer from 1 to 1000, got {repeats!r}")
-    return _core.tune.tune_gemm(args, max_candidates,
+    return _core.tune.tune(args, max_candidates,
                                 None if max_seconds is None else float(max_seconds), int(repeats),
                                 allow_tf32)
 

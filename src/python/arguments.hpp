@@ -209,6 +209,17 @@ struct Arg<std::shared_ptr<T>> {
   }
 };
 
+// A str.
+template <>
+struct Arg<std::string> {
+  static std::string hint() { return "str"; }
+  static std::string expected() { return "a str"; }
+  static std::string from(const std::string& name, nb::handle v, const std::string& expected) {
+    if (!nb::isinstance<nb::str>(v)) wrong_type(name, expected, v);
+    return nb::cast<std::string>(v);
+  }
+};
+
 // None, or a T.
 template <typename T>
 struct Arg<std::optional<T>> {

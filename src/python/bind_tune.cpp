@@ -32,6 +32,31 @@ api::GemmArguments& gemm_arguments(nb::handle args, const std::string& name = "a
   return *a;
 }
 
+// Calls fn with the C++ arguments of the family behind `args` (GemmArguments,
+// GroupedGemmArguments, Conv2dArguments); a TypeError names `name` and what it got otherwise.
+template <typename Fn>
+auto dispatch(api::KernelArguments& any, Fn fn, const std::string& name = "args") {
+  if (auto* gemm = dynamic_cast<api::GemmArguments*>(&any)) return fn(*gemm);
+  if (auto* grouped = dynamic_cast<api::GroupedGemmArguments*>(&any)) return fn(*grouped);
+  if (auto* conv = dynamic_cast<api::Conv2dArguments*>(&any)) return fn(*conv);
+  throw nb::type_error((name + ": expected " + Described<api::KernelArguments>::expected +
+                        ", got another kind of arguments")
+                           .c_str());
+}
+template <typename Fn>
+auto with_arguments(nb::handle args, Fn fn, const std::string& name = "args") {
+  return dispatch(
+      *Arg<Ref<api::KernelArguments>>::from(name, args, Described<api::KernelArguments>::expected),
+      fn, name);
+}
+
+// The device of any family's arguments.
+int device_of(const api::GemmArguments& a) { return a.A().device_id; }
+template <typename Args>
+int device_of(const Args& a) {
+  return a.device();
+}
+
 nb::dict candidate_dict(const tune::CandidateResult& c) {
   nb::dict d;
   d["kernel_name"] = c.kernel_name;
@@ -86,46 +111,62 @@ void bind_tune(nb::module_& root) {
   m.def("shape_bucket", &tune::shape_bucket);
   def_checked(
       m, "signature", "signature",
-      [](Ref<GemmArguments> a, bool allow_tf32) {
-        auto s = unwrap(tune::signature_of(*a, allow_tf32));
-        return nb::make_tuple(s.device_model, s.text(), s.key());
-      },
-      required<Ref<GemmArguments>>("args"), optional<bool>("allow_tf32", true, "True"));
-  m.def("tune_gemm",
-        [](nb::handle args, std::optional<int> max_candidates, std::optional<double> max_seconds,
-           int repeats, std::optional<bool> allow_tf32) {
-          auto options = options_from("force", max_candidates, max_seconds, repeats, allow_tf32);
-          GemmArguments& a = gemm_arguments(args);
-          return report_dict(unwrap(interruptible([&] { return tune::tune_gemm(a, options); })));
+      [](Ref<api::KernelArguments> a, bool allow_tf32) {
+        return dispatch(*a, [&](auto& args) {
+          auto s = unwrap(tune::signature_of(args, allow_tf32));
+          return nb::make_tuple(s.device_model, s.text(), s.key());
         });
+      },
+      required<Ref<api::KernelArguments>>("args"), optional<bool>("allow_tf32", true, "True"));
+  // One tuner for every family: GEMM, grouped GEMM, convolution arguments.
+  m.def("tune", [](nb::handle args, std::optional<int> max_candidates,
+                   std::optional<double> max_seconds, int repeats, std::optional<bool> allow_tf32) {
+    auto options = options_from("force", max_candidates, max_seconds, repeats, allow_tf32);
+    return with_arguments(args, [&](auto& a) {
+      using Args = std::decay_t<decltype(a)>;
+      return report_dict(unwrap(interruptible([&]() -> Result<tune::TuningReport> {
+        if constexpr (std::is_same_v<Args, api::GemmArguments>) {
+          return tune::tune_gemm(a, options);
+        } else if constexpr (std::is_same_v<Args, api::GroupedGemmArguments>) {
+          return tune::tune_grouped_gemm(a, options);
+        } else {
+          return tune::tune_conv2d(a, options);
+        }
+      })));
+    });
+  });
   m.def("precompile",
         [](nb::list problems, std::optional<int> max_candidates, std::optional<bool> allow_tf32) {
           auto options = options_from("force", max_candidates, std::nullopt, 25, allow_tf32);
-          std::vector<const GemmArguments*> args;
+          std::vector<const api::KernelArguments*> args;
           for (size_t i = 0; i < problems.size(); ++i) {
-            args.push_back(&gemm_arguments(problems[i], "problems[" + std::to_string(i) + "]"));
+            args.push_back(with_arguments(
+                problems[i], [](auto& a) -> const api::KernelArguments* { return &a; },
+                "problems[" + std::to_string(i) + "]"));
           }
           check(interruptible([&] { return tune::precompile_candidates(args, options); }));
         });
-  // (cc, names): the kernels tune_gemm would compile and time for `args` on compute capability
+  // (cc, names): the kernels tuning would compile and time for `args` on compute capability
   // `cc` (default: that of the device of args' tensors), best first; none: no kernel can run them.
   m.def(
       "candidates",
       [](nb::handle args, std::optional<int> max_candidates, std::optional<bool> allow_tf32,
          std::optional<int> cc) {
         auto options = options_from("force", max_candidates, std::nullopt, 25, allow_tf32);
-        GemmArguments& a = gemm_arguments(args);
-        const int capability = cc ? *cc : unwrap(device_info(a.A().device_id)).compute_capability;
-        std::vector<std::string> names;
-        for (const api::Kernel& kernel : tune::tuning_candidates(a, options, capability)) {
-          names.push_back(kernel.metadata().kernel_name);
-        }
-        return nb::make_tuple(capability, names);
+        return with_arguments(args, [&](auto& a) {
+          const int capability = cc ? *cc : unwrap(device_info(device_of(a))).compute_capability;
+          std::vector<std::string> names;
+          for (const api::Kernel& kernel : tune::tuning_candidates(a, options, capability)) {
+            names.push_back(kernel.metadata().kernel_name);
+          }
+          return nb::make_tuple(capability, names);
+        });
       },
       nb::arg("args"), nb::arg("max_candidates").none(), nb::arg("allow_tf32").none(),
       nb::arg("cc").none());
   m.def("find_tuned", [](nb::handle args, bool allow_tf32) -> nb::object {
-    auto s = unwrap(tune::signature_of(gemm_arguments(args), allow_tf32));
+    auto s =
+        with_arguments(args, [&](auto& a) { return unwrap(tune::signature_of(a, allow_tf32)); });
     auto found = tune::find_tuned(s);
     if (!found) return nb::none();
     nb::dict d;

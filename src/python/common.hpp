@@ -18,6 +18,7 @@
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/discover/api.hpp"
 #include "tilecraft/runtime/gemm_operation.hpp"
+#include "tilecraft/tune/tuning.hpp"
 
 namespace tilecraft::python {
 
@@ -93,14 +94,23 @@ std::array<int, 3> alignments_of(const Arguments& a) {
 // A one-call launch (tilecraft.conv2d, tilecraft.grouped_gemm): `run` picks a kernel for the
 // arguments, compiles it on first use and launches it; Python gets (kernel name, reason).
 template <typename Arguments, typename Pick>
-void def_one_call(nb::module_& m, const char* name, Result<Pick> (*run)(const Arguments&, void*)) {
+void def_one_call(nb::module_& m, const char* name,
+                  Result<Pick> (*run)(const Arguments&, void*,
+                                      const std::optional<tune::TuningOptions>&)) {
   def_checked(
       m, name, name,
-      [run](Ref<Arguments> a, uint64_t stream) {
-        Pick pick = unwrap(interruptible([&] { return run(*a, as_pointer(stream)); }));
+      [run](Ref<Arguments> a, uint64_t stream, std::optional<std::string> tuning) {
+        std::optional<tune::TuningOptions> options;
+        if (tuning) {
+          options = unwrap(tune::tuning_options_from_environment());
+          options->mode = unwrap(tune::parse_tuning_mode(*tuning, "tuning"));
+        }
+        Pick pick = unwrap(interruptible([&] { return run(*a, as_pointer(stream), options); }));
         return nb::make_tuple(pick.kernel_name, pick.reason);
       },
-      required<Ref<Arguments>>("args"), stream_parameter());
+      required<Ref<Arguments>>("args"), stream_parameter(),
+      optional<std::optional<std::string>>("tuning", std::nullopt, "None",
+                                           "'auto', 'blocking', 'off', 'force' or None"));
 }
 
 void bind_types(nb::module_& m);

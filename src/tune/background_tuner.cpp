@@ -14,7 +14,7 @@ constexpr size_t kMaxQueuedJobs = 64;
 
 struct Queued {
   std::shared_ptr<TuningJob> job;
-  api::GemmArguments args;
+  TuningRun run;
   TuningOptions options;
 };
 
@@ -25,9 +25,8 @@ class Worker {
     return worker;
   }
 
-  std::shared_ptr<TuningJob> submit(const api::GemmArguments& args,
-                                    const ProblemSignature& signature, const TuningOptions& options,
-                                    std::string* why) {
+  std::shared_ptr<TuningJob> submit(const ProblemSignature& signature, const TuningOptions& options,
+                                    TuningRun run, std::string* why) {
     std::lock_guard lock(mutex_);
     const std::string key = signature.key();
     if (auto it = active_.find(key); it != active_.end()) return it->second;
@@ -39,7 +38,7 @@ class Worker {
     auto job = std::make_shared<TuningJob>();
     job->key = key;
     active_[key] = job;
-    queue_.push_back({job, args, options});
+    queue_.push_back({job, std::move(run), options});
     if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
     wake_.notify_one();
     return job;
@@ -74,7 +73,7 @@ class Worker {
       };
       TuningOptions options = next.options;
       options.mode = TuningMode::force;
-      auto report = tune_gemm(next.args, options, progress);
+      auto report = next.run(options, progress);
       {
         std::lock_guard lock(next.job->mutex);
         if (report && report->winner) {
@@ -100,10 +99,10 @@ class Worker {
 
 }  // namespace
 
-std::shared_ptr<TuningJob> tune_in_background(const api::GemmArguments& args,
-                                              const ProblemSignature& signature,
-                                              const TuningOptions& options, std::string* why) {
-  return Worker::instance().submit(args, signature, options, why);
+std::shared_ptr<TuningJob> tune_in_background(const ProblemSignature& signature,
+                                              const TuningOptions& options, TuningRun run,
+                                              std::string* why) {
+  return Worker::instance().submit(signature, options, std::move(run), why);
 }
 
 bool wait_for(const TuningJob& job, double timeout_seconds) {

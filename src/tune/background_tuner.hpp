@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -23,11 +24,16 @@ struct TuningJob {
   std::string error;   // why not, otherwise
 };
 
-// Queues tuning for args' signature (or returns the job already queued for it); nullptr when
-// the queue is full (kMaxQueuedJobs), with *why saying so.
-std::shared_ptr<TuningJob> tune_in_background(const api::GemmArguments& args,
-                                              const ProblemSignature& signature,
-                                              const TuningOptions& options, std::string* why);
+// One tuning run of some family's arguments (tune_gemm, tune_grouped_gemm, tune_conv2d on a
+// copy of the arguments: their shapes, never their tensors' contents).
+using TuningRun =
+    std::function<Result<TuningReport>(const TuningOptions&, const compile::ProgressFn&)>;
+
+// Queues `run` for `signature` (or returns the job already queued for it); nullptr when the
+// queue is full (kMaxQueuedJobs), with *why saying so. The run gets `options` in mode force.
+std::shared_ptr<TuningJob> tune_in_background(const ProblemSignature& signature,
+                                              const TuningOptions& options, TuningRun run,
+                                              std::string* why);
 
 // Waits for the job (true) or until timeout_seconds pass (false).
 bool wait_for(const TuningJob& job, double timeout_seconds);

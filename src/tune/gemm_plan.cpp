@@ -9,7 +9,7 @@
 #include "tilecraft/runtime/gemm_operation.hpp"
 #include "tune/background_tuner.hpp"
 #include "tune/family_index.hpp"
-#include "tune/ranked_pick.hpp"
+#include "tune/served_pick.hpp"
 
 namespace tilecraft {
 
@@ -186,7 +186,12 @@ Result<std::shared_ptr<GemmPlan>> GemmPlan::make(const api::GemmArguments& args,
   }
   // Queued only now, so that the first pick's compile does not share the CPU with the tuning's.
   std::string why_not_queued;
-  p.job = tune::tune_in_background(args, *signature, options, &why_not_queued);
+  p.job = tune::tune_in_background(
+      *signature, options,
+      [args](const tune::TuningOptions& o, const compile::ProgressFn& progress) {
+        return tune::tune_gemm(args, o, progress);
+      },
+      &why_not_queued);
   p.state.tuning = p.job != nullptr;
   p.state.reason += p.job ? "; the top " + std::to_string(options.max_candidates) +
                                 " candidates tune in the background"

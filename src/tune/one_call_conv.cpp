@@ -1,23 +1,16 @@
 #include <string>
 
 #include "tilecraft/tune/conv2d.hpp"
-#include "tune/ranked_pick.hpp"
+#include "tune/served_pick.hpp"
 #include "tune/text.hpp"
 
 namespace tilecraft {
 namespace {
 
-std::string conv_family(const api::Conv2dArguments& args, int cc) {
-  const Conv2dProblemSize& p = args.problem_size();
-  const api::EpilogueArguments& e = args.epilogue();
-  tune::Text key;
-  key << "conv;cc" << cc << ";" << to_string(args.kind()) << ";" << short_name(args.A().dtype)
-      << short_name(args.B().dtype) << short_name(args.out().dtype)
-      << short_name(args.accumulator_type()) << ";" << args.alignment_a() << "x"
-      << args.alignment_b() << "x" << args.alignment_out() << "x" << args.alignment_c() << ";"
-      << p.to_string() << ";" << to_string(e.activation) << (e.C.data ? ";C" : "")
-      << (e.bias.data ? ";bias_" + std::string(short_name(e.bias.dtype)) : "");
-  return key.str();
+Result<tune::TuningReport> tune_conv(const api::Conv2dArguments& args,
+                                     const tune::TuningOptions& options,
+                                     const compile::ProgressFn& progress) {
+  return tune::tune_conv2d(args, options, progress);
 }
 
 std::string groups_hint(const Conv2dProblemSize& p) {
@@ -33,8 +26,9 @@ std::string groups_hint(const Conv2dProblemSize& p) {
 
 }  // namespace
 
-Result<ConvPick> conv2d(const api::Conv2dArguments& args, void* stream) {
-  return tune::run_ranked_first_pick<ConvPick>(args, stream, "convolution", conv_family, [&] {
+Result<ConvPick> conv2d(const api::Conv2dArguments& args, void* stream,
+                        const std::optional<tune::TuningOptions>& tuning) {
+  return tune::run_served_kernel<ConvPick>(args, stream, tuning, "convolution", tune_conv, [&] {
     const Conv2dProblemSize& p = args.problem_size();
     return "conv2d: no " + std::string(to_string(args.kind())) + " kernel takes " +
            std::string(long_name(args.A().dtype)) + " operands with " +

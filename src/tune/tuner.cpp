@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -13,7 +14,7 @@
 #include "tilecraft/tune/tuning.hpp"
 #include "tune/family_index.hpp"
 #include "tune/launch_timer.hpp"
-#include "tune/scratch_problem.hpp"
+#include "tune/trial.hpp"
 
 namespace tilecraft::tune {
 namespace {
@@ -25,11 +26,47 @@ std::string first_line(const std::string& text) {
   return end == std::string::npos ? text : text.substr(0, end) + " [...]";
 }
 
-std::string shape_text(const api::GemmArguments& args) {
+// What one tuning run needs to know of its arguments, whatever their family.
+struct TuningProblem {
+  int device = 0;
+  ProblemSignature signature;
+  std::string shape_text;          // "1024x512x256", "32 groups of ...", a layer
+  std::array<int64_t, 4> shape{};  // what TunedChoice::shape records
+  double flops = 0;
+  std::vector<api::Kernel> candidates;
+  std::function<Result<std::unique_ptr<Trial>>()> make_trial;
+};
+
+Result<TuningReport> tune_problem(const TuningProblem& problem, const TuningOptions& options,
+                                  const compile::ProgressFn& progress);
+
+std::string gemm_shape_text(const api::GemmArguments& args) {
   std::string text =
       std::to_string(args.m()) + "x" + std::to_string(args.n()) + "x" + std::to_string(args.k());
   if (args.batch() > 1) text += " (batch " + std::to_string(args.batch()) + ")";
   return text;
+}
+
+// The top max_candidates kernels of get_kernels(args) that `options` admits; split-K variants
+// take at most half the places (rounded up): the best kernels that run K whole are measured
+// too, whatever the model thinks of splitting.
+std::vector<api::Kernel> top_candidates(const api::KernelArguments& args,
+                                        const TuningOptions& options, int cc) {
+  std::vector<api::Kernel> candidates;
+  std::set<std::string> seen;
+  const int max_split = (options.max_candidates + 1) / 2;
+  int splits = 0;
+  for (api::Kernel& kernel : api::get_kernels(args, {}, cc)) {
+    if (static_cast<int>(candidates.size()) == options.max_candidates) break;
+    if (!admits(options, kernel.metadata())) continue;
+    const bool split = kernel.metadata().design.split_k_slices > 1;
+    if (split && splits == max_split) continue;
+    if (seen.insert(kernel.metadata().kernel_name).second) {
+      candidates.push_back(kernel);
+      splits += split;
+    }
+  }
+  return candidates;
 }
 
 std::string tflops_text(double tflops) {
@@ -80,26 +117,38 @@ void compile_parallel_companions(const std::vector<api::Kernel>& candidates,
 
 std::vector<api::Kernel> tuning_candidates(const api::GemmArguments& args,
                                            const TuningOptions& options, int cc) {
-  std::vector<api::Kernel> candidates;
-  std::set<std::string> seen;
-  // Split-K variants take at most half the places (rounded up): the best kernels that run K
-  // whole are measured too, whatever the model thinks of splitting.
-  const int max_split = (options.max_candidates + 1) / 2;
-  int splits = 0;
-  for (api::Kernel& kernel : api::get_kernels(&args, {}, cc)) {
-    if (static_cast<int>(candidates.size()) == options.max_candidates) break;
-    if (!admits(options, kernel.metadata())) continue;
-    const bool split = kernel.metadata().design.split_k_slices > 1;
-    if (split && splits == max_split) continue;
-    if (seen.insert(kernel.metadata().kernel_name).second) {
-      candidates.push_back(kernel);
-      splits += split;
-    }
-  }
-  return candidates;
+  return top_candidates(args, options, cc);
+}
+std::vector<api::Kernel> tuning_candidates(const api::GroupedGemmArguments& args,
+                                           const TuningOptions& options, int cc) {
+  return top_candidates(args, options, cc);
+}
+std::vector<api::Kernel> tuning_candidates(const api::Conv2dArguments& args,
+                                           const TuningOptions& options, int cc) {
+  return top_candidates(args, options, cc);
 }
 
-Status precompile_candidates(const std::vector<const api::GemmArguments*>& problems,
+namespace {
+
+// fn(args) with the arguments' own family type, or an error naming problems[i].
+template <typename Fn>
+Status with_family(const api::KernelArguments& args, size_t i, Fn fn) {
+  if (auto* gemm = dynamic_cast<const api::GemmArguments*>(&args)) return fn(*gemm);
+  if (auto* grouped = dynamic_cast<const api::GroupedGemmArguments*>(&args)) return fn(*grouped);
+  if (auto* conv = dynamic_cast<const api::Conv2dArguments*>(&args)) return fn(*conv);
+  return Status::invalid("problems[" + std::to_string(i) +
+                         "]: expected GEMM, grouped GEMM or convolution arguments");
+}
+
+int device_of(const api::GemmArguments& args) { return args.A().device_id; }
+template <typename Args>
+int device_of(const Args& args) {
+  return args.device();
+}
+
+}  // namespace
+
+Status precompile_candidates(const std::vector<const api::KernelArguments*>& problems,
                              const TuningOptions& options, const compile::ProgressFn& progress) {
   TILECRAFT_RETURN_IF_ERROR(validate(options));
   std::vector<std::shared_ptr<GemmOperation>> operations;
@@ -109,26 +158,28 @@ Status precompile_candidates(const std::vector<const api::GemmArguments*>& probl
     if (problems[i] == nullptr) {
       return Status::invalid("problems[" + std::to_string(i) + "]: got no arguments");
     }
-    auto info = device_info(problems[i]->A().device_id);
-    if (!info) return info.status();
-    auto signature = signature_of(*problems[i], options.allow_tf32);
-    if (!signature) return signature.status();
-    std::vector<std::string> names;
-    for (const api::Kernel& kernel :
-         tuning_candidates(*problems[i], options, info->compute_capability)) {
-      names.push_back(kernel.metadata().kernel_name);
-      if (by_name.count(names.back())) continue;
-      // Candidates that differ only in their K slices share one kernel: it compiles once.
-      std::shared_ptr<GemmOperation>& same = by_kernel[kernel.description().procedural_name()];
-      if (!same) {
-        auto operation = kernel.operation();
-        if (!operation) return operation.status();
-        same = *operation;
-        operations.push_back(same);
+    TILECRAFT_RETURN_IF_ERROR(with_family(*problems[i], i, [&](const auto& args) -> Status {
+      auto info = device_info(device_of(args));
+      if (!info) return info.status();
+      auto signature = signature_of(args, options.allow_tf32);
+      if (!signature) return signature.status();
+      std::vector<std::string> names;
+      for (const api::Kernel& kernel : tuning_candidates(args, options, info->compute_capability)) {
+        names.push_back(kernel.metadata().kernel_name);
+        if (by_name.count(names.back())) continue;
+        // Candidates that differ only in their K slices share one kernel: it compiles once.
+        std::shared_ptr<GemmOperation>& same = by_kernel[kernel.description().procedural_name()];
+        if (!same) {
+          auto operation = kernel.operation();
+          if (!operation) return operation.status();
+          same = *operation;
+          operations.push_back(same);
+        }
+        by_name[names.back()] = same;
       }
-      by_name[names.back()] = same;
-    }
-    families.emplace_back(*signature, std::move(names));
+      families.emplace_back(*signature, std::move(names));
+      return Status::ok();
+    }));
   }
   if (progress) {
     progress("tilecraft: " + std::to_string(operations.size()) + " tuning candidates of " +
@@ -143,28 +194,83 @@ Status precompile_candidates(const std::vector<const api::GemmArguments*>& probl
   return Status::ok();
 }
 
+namespace {
+
+// The parts of a TuningProblem every family fills the same way.
+template <typename Args>
+Result<TuningProblem> problem_of(const Args& args, int device, const TuningOptions& options,
+                                 std::string shape_text, std::array<int64_t, 4> shape) {
+  TILECRAFT_RETURN_IF_ERROR(validate(options));
+  auto signature = signature_of(args, options.allow_tf32);
+  if (!signature) return signature.status();
+  auto info = device_info(device);
+  if (!info) return info.status();
+  TuningProblem problem;
+  problem.device = device;
+  problem.signature = *signature;
+  problem.shape_text = std::move(shape_text);
+  problem.shape = shape;
+  problem.candidates = tuning_candidates(args, options, info->compute_capability);
+  problem.make_trial = [&args] { return make_trial(args, /*seed=*/0x7c); };
+  return problem;
+}
+
+}  // namespace
+
 Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptions& options,
                                const compile::ProgressFn& progress) {
-  TILECRAFT_RETURN_IF_ERROR(validate(options));
+  DeviceGuard guard(args.A().device_id);
+  auto problem = problem_of(args, args.A().device_id, options, gemm_shape_text(args),
+                            {args.m(), args.n(), args.k(), args.batch()});
+  if (!problem) return problem.status();
+  problem->flops = 2.0 * args.m() * args.n() * args.k() * args.batch();
+  return tune_problem(*problem, options, progress);
+}
+
+Result<TuningReport> tune_grouped_gemm(const api::GroupedGemmArguments& args,
+                                       const TuningOptions& options,
+                                       const compile::ProgressFn& progress) {
+  DeviceGuard guard(args.device());
+  const GroupedShape s = grouped_shape(args);
+  auto problem = problem_of(args, args.device(), options, s.text, s.extents);
+  if (!problem) return problem.status();
+  problem->flops = args.flops();
+  return tune_problem(*problem, options, progress);
+}
+
+Result<TuningReport> tune_conv2d(const api::Conv2dArguments& args, const TuningOptions& options,
+                                 const compile::ProgressFn& progress) {
+  DeviceGuard guard(args.device());
+  const auto [m, n, k] = args.gemm_mnk();
+  auto problem =
+      problem_of(args, args.device(), options,
+                 std::string(to_string(args.kind())) + " " + args.problem_size().to_string(),
+                 {m, n, k, args.problem_size().n});
+  if (!problem) return problem.status();
+  problem->flops = args.flops();
+  return tune_problem(*problem, options, progress);
+}
+
+namespace {
+
+Result<TuningReport> tune_problem(const TuningProblem& problem, const TuningOptions& options,
+                                  const compile::ProgressFn& progress) {
   const auto start = Clock::now();
   const auto deadline_passed = [&] {
     return options.max_seconds > 0 && seconds_since(start) > options.max_seconds;
   };
-  auto signature = signature_of(args, options.allow_tf32);
-  if (!signature) return signature.status();
-  const int device = args.A().device_id;
-  DeviceGuard guard(device);
+  const int device = problem.device;
   auto info = device_info(device);
   if (!info) return info.status();
 
   TuningReport report;
-  report.signature = *signature;
-  std::vector<api::Kernel> candidates = tuning_candidates(args, options, info->compute_capability);
+  report.signature = problem.signature;
+  const std::vector<api::Kernel>& candidates = problem.candidates;
   if (candidates.empty()) {
-    return Status::unsupported("no kernel supports these arguments (" + shape_text(args) +
+    return Status::unsupported("no kernel supports these arguments (" + problem.shape_text +
                                "), so there is nothing to tune");
   }
-  const std::string what = "tilecraft: tuning " + shape_text(args) + " on " + info->name;
+  const std::string what = "tilecraft: tuning " + problem.shape_text + " on " + info->name;
   if (progress) {
     progress(what + ": " + std::to_string(candidates.size()) +
              " candidates compile (each in its own module), then run");
@@ -208,7 +314,7 @@ Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptio
   for (size_t c = 0; c < candidates.size(); ++c) {
     if (compiled[c]) compiled_names.push_back(report.candidates[c].kernel_name);
   }
-  note_compiled(*signature, compiled_names);
+  note_compiled(problem.signature, compiled_names);
   for (size_t c = 0; c < candidates.size(); ++c) {
     if (compiled[c]) continue;
     CandidateResult& r = report.candidates[c];
@@ -221,12 +327,12 @@ Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptio
   }
 
   // 2. Check each compiled candidate once on fresh random data, then time it.
-  auto scratch = ScratchProblem::make(args, /*seed=*/0x7c);
+  auto scratch = problem.make_trial();
   if (!scratch) return scratch.status();
   auto timer = LaunchTimer::make(device, info->l2_cache_bytes);
   if (!timer) return timer.status();
-  const api::GemmArguments& trial = (*scratch)->args();
-  const double flops = 2.0 * args.m() * args.n() * args.k() * args.batch();
+  const api::KernelArguments& trial = (*scratch)->arguments();
+  const double flops = problem.flops;
   std::string clocks;
   for (size_t c = 0; c < candidates.size(); ++c) {
     CandidateResult& r = report.candidates[c];
@@ -301,18 +407,18 @@ Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptio
           "\n  " + r.kernel_name + ": " + std::string(to_string(r.outcome)) + " (" + r.reason + ")";
     }
     return Status(StatusCode::kNotSupported,
-                  "tuning " + shape_text(args) + ": no candidate ran and verified:" + reasons);
+                  "tuning " + problem.shape_text + ": no candidate ran and verified:" + reasons);
   }
   const CandidateResult& best = report.candidates[*report.winner];
   TunedChoice choice;
   choice.kernel_name = best.kernel_name;
   choice.median_us = best.median_us;
   choice.tflops = best.tflops;
-  choice.shape = {args.m(), args.n(), args.k(), args.batch()};
+  choice.shape = problem.shape;
   choice.clocks = clocks;
   choice.tuned_at = static_cast<int64_t>(std::time(nullptr));
   choice.candidates = report.candidates;
-  Status stored = store_tuned(*signature, choice);
+  Status stored = store_tuned(problem.signature, choice);
   report.stored = static_cast<bool>(stored);
   if (progress) {
     progress(what + ": winner " + best.kernel_name + " at " + tflops_text(best.tflops) +
@@ -321,5 +427,7 @@ Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptio
   }
   return report;
 }
+
+}  // namespace
 
 }  // namespace tilecraft::tune

@@ -1,14 +1,17 @@
-// One-call grouped GEMM: tilecraft::grouped_gemm(args) picks a grouped kernel, compiles it on
-// first use and runs it. The pick is the performance model's first ranked kernel that compiles
-// (grouped kernels are not tuned by measurement yet); it is remembered for the process per
-// problem family (types, layouts, alignments, epilogue, and each (N, K) with its row count in
-// quarter-octave buckets), so later calls of the family pay no ranking.
+// One-call grouped GEMM: tilecraft::grouped_gemm(args) runs the kernel that serves the
+// arguments' signature (tune::signature_of: operands, epilogue, and the rows per group, N, K and
+// group count in buckets), chosen by the tuning mode (TILECRAFT_TUNING) as for GEMMs: a stored
+// tuned winner; else a kernel compiled earlier for the family or the ranked first pick, while the
+// candidates tune in the background (automatic); the winner of a tuning run made now (blocking,
+// force); or the ranked first pick (off). It is remembered for the process per signature.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/discover/grouped_api.hpp"
+#include "tilecraft/tune/tuning.hpp"
 
 namespace tilecraft {
 
@@ -17,6 +20,8 @@ struct GroupedPick {
   std::string reason;  // why this kernel serves (and which ranked kernels failed to compile)
 };
 
-Result<GroupedPick> grouped_gemm(const api::GroupedGemmArguments& args, void* stream = nullptr);
+// tuning: the mode and options; default: tuning_options_from_environment().
+Result<GroupedPick> grouped_gemm(const api::GroupedGemmArguments& args, void* stream = nullptr,
+                                 const std::optional<tune::TuningOptions>& tuning = std::nullopt);
 
 }  // namespace tilecraft

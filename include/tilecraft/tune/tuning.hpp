@@ -16,6 +16,8 @@
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/discover/api.hpp"
+#include "tilecraft/discover/conv_api.hpp"
+#include "tilecraft/discover/grouped_api.hpp"
 
 namespace tilecraft::tune {
 
@@ -63,6 +65,14 @@ struct ProblemSignature {
 // The signature of arguments on the device their tensors live on; allow_tf32 matters for f32
 // operands only.
 Result<ProblemSignature> signature_of(const api::GemmArguments& args, bool allow_tf32 = true);
+// Grouped GEMM: operands, layouts, alignments and epilogue; the rows per group in buckets (their
+// mean as M, their largest, and the share of empty groups), N, K and the group count. Problems
+// whose N and K differ name each distinct (N, K) bucket.
+Result<ProblemSignature> signature_of(const api::GroupedGemmArguments& args,
+                                      bool allow_tf32 = true);
+// Convolution: the kind, operands, alignments and epilogue, and the layer (channels, image,
+// filter, stride, padding, dilation, groups) exactly; the batch in buckets.
+Result<ProblemSignature> signature_of(const api::Conv2dArguments& args, bool allow_tf32 = true);
 
 // How one candidate fared.
 enum class Outcome { measured, compile_failed, run_failed, verify_failed, timed_out, skipped };
@@ -132,24 +142,34 @@ Result<size_t> prune_tuning_cache(int64_t max_bytes,
 
 // ---- the autotuner -------------------------------------------------------------------------
 
-// Tunes the arguments' signature on their device: the top `max_candidates` of
-// get_kernels(args) compile in parallel (each in its own module), each runs once on fresh random
-// data shaped like the arguments (their own tensors are neither read nor written) and is checked
-// against a float64 reference (sampled elements, and no element left unwritten), then is timed
-// (cold L2, warmed, median of `repeats`, clocks noted). The fastest verified candidate is stored.
-// A candidate that fails to compile, to run or to verify, or that the budget cuts off, is
-// reported with the reason and never chosen.
-// The candidates tune_gemm would compile and time for `args` on a device of capability cc.
+// Tunes the arguments' signature on their device (one tuner for every family: GEMM, grouped GEMM,
+// convolution): the top `max_candidates` of get_kernels(args) compile in parallel (each in its own
+// module), each runs once on fresh random data shaped like the arguments (their own tensors are
+// neither read nor written) and is checked against a float64 reference (sampled elements, and no
+// element left unwritten), then is timed (cold L2, warmed, median of `repeats`, clocks noted). The
+// fastest verified candidate is stored. A candidate that fails to compile, to run or to verify, or
+// that the budget cuts off, is reported with the reason and never chosen. The candidates tune_*
+// would compile and time for `args` on a device of capability cc.
 std::vector<api::Kernel> tuning_candidates(const api::GemmArguments& args,
+                                           const TuningOptions& options, int cc);
+std::vector<api::Kernel> tuning_candidates(const api::GroupedGemmArguments& args,
+                                           const TuningOptions& options, int cc);
+std::vector<api::Kernel> tuning_candidates(const api::Conv2dArguments& args,
                                            const TuningOptions& options, int cc);
 
 // Compiles the tuning candidates of many problems at once (one kernel per module, every compile
-// job busy), so that tuning them one after another only runs and times. Fails only on bad input.
-Status precompile_candidates(const std::vector<const api::GemmArguments*>& problems,
+// job busy), so that tuning them one after another only runs and times. The problems may be of
+// any family (GemmArguments, GroupedGemmArguments, Conv2dArguments). Fails only on bad input.
+Status precompile_candidates(const std::vector<const api::KernelArguments*>& problems,
                              const TuningOptions& options,
                              const compile::ProgressFn& progress = compile::default_progress);
 
 Result<TuningReport> tune_gemm(const api::GemmArguments& args, const TuningOptions& options,
                                const compile::ProgressFn& progress = compile::default_progress);
+Result<TuningReport> tune_grouped_gemm(
+    const api::GroupedGemmArguments& args, const TuningOptions& options,
+    const compile::ProgressFn& progress = compile::default_progress);
+Result<TuningReport> tune_conv2d(const api::Conv2dArguments& args, const TuningOptions& options,
+                                 const compile::ProgressFn& progress = compile::default_progress);
 
 }  // namespace tilecraft::tune

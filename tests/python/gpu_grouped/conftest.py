@@ -9,9 +9,15 @@ the float64 reference's last steps and the element-wise tolerances are imported 
 and SM90 suites (tests/python/gpu/gpu_check.py, tests/python/gpu90/sm90_check.py), which this
 file puts on sys.path.
 
+The one-call ops run with TILECRAFT_TUNING=off unless the environment says otherwise: this suite
+checks kernels, and background tuning of every new shape would only add compiles to it (the
+tuning of the family is tested in tests/python/gpu_ops/test_family_tuning_gpu.py).
+
 Markers: ``sanitizer`` (the compute-sanitizer subset), ``sm90`` (needs compute capability 9.0),
 ``grouped_kernels(*keys)`` (kernel keys an item uses besides its parameters).
 """
+
+import os
 
 import pytest
 
@@ -24,6 +30,7 @@ SUITE = Suite(__file__, "tilecraft grouped GEMM suite", sm90_prefix="g90_",
               markers=["sm90: needs a compute capability 9.0 device",
                        "grouped_kernels(*keys): grouped kernels a test needs compiled"])
 globals().update(SUITE.hooks())
+os.environ.setdefault("TILECRAFT_TUNING", "off")
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,13 @@ the GEMM, grouped GEMM and convolution suites' own case runners put their data o
 Every operation and first-ranked kernel the items use is compiled once, in one ``add_module``
 and one ``api.compile_kernels`` (fixture ``kernels``).
 
+The one-call ops run with TILECRAFT_TUNING=off unless the environment says otherwise (the
+first-ranked kernels above serve; tuning is tested in tests/python/gpu_ops).
+
 Reproduce a run with TILECRAFT_GPU_TEST_SEED=<the seed printed in the header>.
 """
+
+import os
 
 import pytest
 
@@ -22,6 +27,7 @@ SUITE = Suite(__file__, "tilecraft two-GPU suite", sm90=True, devices=2, marker=
               device=OPERANDS,  # test_gpu_grouped, imported for its case runner, marks with:
               markers=["grouped_kernels(*keys): grouped kernels an item uses"])
 globals().update(SUITE.hooks())
+os.environ.setdefault("TILECRAFT_TUNING", "off")
 
 
 @pytest.fixture(autouse=True)
