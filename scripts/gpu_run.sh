@@ -20,6 +20,8 @@
 #   gtest=FILTER
 #              the C++ tests whose names match FILTER (gtest's --gtest_filter), in OUT/gtest.log
 #   py=PATH    pytest on one path (a file, a folder, or file::test), in OUT/py-<name>.log
+#   script=PATH
+#              a Python benchmark script (e.g. bench/bench_first_call.py), in OUT/script-<name>.log
 #   profile=FILE
 #              `tilecraft profile --file FILE` (e.g. bench/problems/issue29_gemm.txt): each problem
 #              tuned (PROFILE_CANDIDATES, default 8) and timed beside cuBLAS, in OUT/profile-<name>
@@ -111,6 +113,8 @@ part() {
       local path=${1#py=}
       run "py-$(basename "${path%%::*}" .py)" python3 -X faulthandler -m pytest "$path" -rs -v \
         --durations=10 ${PYTEST_ARGS:-} ;;
+    script=*)
+      run "script-$(basename "${1#script=}" .py)" python3 "${1#script=}" ;;
     profile=*)
       local file=${1#profile=} name
       name=$(basename "$file" .txt)
@@ -121,7 +125,7 @@ part() {
       IFS=';' read -r -a benches <<<"${BENCHES:-bench_sm90_gemm.py --own-only;bench_grouped.py --set moe;bench_conv.py --set resnet50 --kind fprop}"
       run bench bash bench/compare_builds.sh .scratch/base "$OUT/bench" "${benches[@]}" ;;
     *) echo "unknown part '$1': expected tests, ctest, pytest[=K/N], gpu90, grouped, evt," \
-         "conv, conv_modules, conv_suite, multi, examples, sanitizer, gtest=FILTER, py=PATH, profile=FILE or bench" |
+         "conv, conv_modules, conv_suite, multi, examples, sanitizer, gtest=FILTER, py=PATH, script=PATH, profile=FILE or bench" |
       tee -a "$OUT/summary.txt"
       return 2 ;;
   esac

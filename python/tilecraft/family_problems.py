@@ -239,6 +239,15 @@ class ConvProblem:
             return lambda: grad.conv2d_input(o["x"].shape, o["w"], o["dy"], **geometry)
         return lambda: grad.conv2d_weight(o["x"], o["w"].shape, o["dy"], **geometry)
 
+    def theirs_alone(self, o):
+        """cuDNN's convolution alone (no bias, no ReLU), for fprop with an epilogue: what the
+        convolution costs torch before the two extra launches; None otherwise."""
+        if self.kind != "fprop" or self.epilogue == "none":
+            return None
+        F = interop.torch().nn.functional
+        geometry = dict(stride=self.stride, padding=self.pad, dilation=self.dilation)
+        return lambda: F.conv2d(o["x"], o["w"], **geometry)
+
     def reference(self, o):
         torch = interop.torch()
         F = torch.nn.functional
@@ -332,11 +341,19 @@ def profile_problem(problem, top, max_candidates, max_seconds, force, repeats, t
     torch.cuda.synchronize()
     record["error"] = relative_error(o["out"], want)
     record["cublas_error"] = relative_error(theirs(), want)
-    ours_us, theirs_us = [], []
+    alone = problem.theirs_alone(o) if hasattr(problem, "theirs_alone") else None
+    ours_us, theirs_us, alone_us = [], [], []
     for _ in range(2):
         ours_us.append(timer.median_us(ours, repeats))
         theirs_us.append(timer.median_us(theirs, repeats))
+        if alone is not None:
+            alone_us.append(timer.median_us(alone, repeats))
     record["tilecraft_us"], record["cublas_us"] = min(ours_us), min(theirs_us)
+    if alone_us:
+        # The stricter baseline: the library's convolution without the epilogue it leaves to
+        # other launches.
+        record["baseline_alone_us"] = min(alone_us)
+        record["ratio_alone"] = record["baseline_alone_us"] / record["tilecraft_us"]
     record["tilecraft_tflops"] = problem.flops / record["tilecraft_us"] / 1e6
     record["cublas_tflops"] = problem.flops / record["cublas_us"] / 1e6
     record["ratio"] = record["cublas_us"] / record["tilecraft_us"]

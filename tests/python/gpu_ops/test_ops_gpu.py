@@ -113,7 +113,7 @@ def test_split_k_kernels_match_float64_in_every_element(shape, out_dtype):
             by_splits.setdefault(splits, kernel)
     assert by_splits, "no split-K kernel offered"
     for splits, kernel in sorted(by_splits.items()):
-        parallel = "_parallel" if kernel.metadata.design.split_k_parallel else ""
+        parallel = "_parallel" if getattr(kernel.metadata.design, "split_k_parallel", False) else ""
         assert kernel.metadata.kernel_name.endswith(f"_splitk{splits}{parallel}")
         for _ in range(2):
             out = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)

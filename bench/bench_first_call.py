@@ -1,0 +1,83 @@
+"""Serving latency of a new process with a warm cache: from ``import tilecraft`` to the first
+``tilecraft.gemm`` result (synchronized), for a problem whose kernel (tuning off) or tuned winner
+(tuning auto, stored) a first process compiled into the same cache. torch and the CUDA context are
+up before the import, as in any program that already holds its tensors.
+
+  python bench/bench_first_call.py [--repeats 5]
+
+Prints, per mode, the median over new processes of: the import, the first call (ranking, the
+module's load, the launch) and a second call of the same problem. Without a usable GPU it says
+why and exits 0.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+CHILD = r"""
+import json, sys, time
+import torch
+mode = sys.argv[1]
+a = torch.rand(1536, 1024, device="cuda", dtype=torch.bfloat16)
+b = torch.rand(1024, 2048, device="cuda", dtype=torch.bfloat16)
+torch.cuda.synchronize()
+t0 = time.perf_counter()
+import tilecraft
+t1 = time.perf_counter()
+out = tilecraft.gemm(a, b, tuning=mode, max_candidates=2)
+torch.cuda.synchronize()
+t2 = time.perf_counter()
+tilecraft.gemm(a, b, tuning=mode, max_candidates=2)
+torch.cuda.synchronize()
+t3 = time.perf_counter()
+error = float((out.double() - a.double() @ b.double()).abs().max())
+print(json.dumps({"import_ms": (t1 - t0) * 1e3, "first_ms": (t2 - t1) * 1e3,
+                  "second_ms": (t3 - t2) * 1e3, "error": error}))
+"""
+
+
+def skip_reason():
+    try:
+        import torch
+    except Exception as error:  # noqa: BLE001 - any import failure is a reason to skip
+        return f"torch is not importable ({type(error).__name__}: {error})"
+    if not torch.cuda.is_available():
+        return "torch sees no CUDA device"
+    return None
+
+
+def child(mode, env):
+    result = subprocess.run([sys.executable, "-c", CHILD, mode], env=env, capture_output=True,
+                            text=True, timeout=900)
+    if result.returncode != 0:
+        raise SystemExit(f"child ({mode}) failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    reason = skip_reason()
+    if reason:
+        print(f"bench_first_call: skipped ({reason})")
+        return 0
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, TILECRAFT_CACHE_DIR=cache,
+                   TILECRAFT_SIGNING_KEY_FILE=os.path.join(cache, "key"))
+        for mode, first in (("off", "off"), ("auto", "blocking")):
+            child(first, env)  # compiles (and for auto, tunes and stores the winner)
+            runs = [child(mode, env) for _ in range(args.repeats)]
+            summary = {key: round(statistics.median(r[key] for r in runs), 2)
+                       for key in ("import_ms", "first_ms", "second_ms")}
+            summary["max_error"] = max(r["error"] for r in runs)
+            print(f"tuning={mode}: {json.dumps(summary)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
