@@ -263,11 +263,34 @@ tilecraft::detail::IndexedProblem indexing_of(const Conv2dArguments& args) {
                                           names.y);
 }
 
+// The K-slice counts worth offering for `conv` (the decomposition heuristic on its implicit GEMM)
+// where CUTLASS 2.x splits exactly: arch-80 kernels without groups, a plain linear epilogue (no
+// bias, no C: an SM80 bias is a C of one value per channel, which the slices would add again),
+// and for parallel slices no strided dgrad (CUTLASS has no parallel form of it).
+std::vector<int> conv_split_k_choices(const GemmDescription& conv, const GemmDescription& implicit,
+                                      const discover::GemmShape& shape,
+                                      const discover::DeviceTraits& traits,
+                                      const Conv2dArguments& args) {
+  const EpilogueArguments& e = args.epilogue();
+  if (conv.arch != 80 || conv.conv.group_mode != GroupMode::None || e.bias.data || e.C.data ||
+      e.activation != Activation::identity) {
+    return {};
+  }
+  if (discover::split_k_parallel(conv) && !check_parallel_split_k(conv)) return {};
+  return discover::split_k_choices(implicit, shape, traits);
+}
+
+// `split_k` K slices: serial (they meet in the output, which holds the accumulator's type) or,
+// for a narrower output, parallel (discover::split_k_parallel).
 Result<tilecraft::Conv2dProblem> problem_for(const Conv2dArguments& args,
-                                             const GemmOperation& operation) {
+                                             const GemmOperation& operation, int split_k = 1) {
   const EpilogueArguments& e = args.epilogue();
   tilecraft::Conv2dProblem p;
   p.problem_size = args.problem_size();
+  p.problem_size.split_k_slices = split_k;
+  p.split_k_mode = split_k > 1 && discover::split_k_parallel(operation.description())
+                       ? SplitKMode::Parallel
+                       : SplitKMode::Serial;
   p.A = args.A();
   p.B = args.B();
   p.D = args.out();
@@ -325,12 +348,13 @@ Status Conv2dArguments::check(const Kernel& kernel) const {
   return tilecraft::detail::check_kernel_indexes(kernel.description(), indexing_of(args));
 }
 
-Result<std::unique_ptr<PreparedLaunch>> Conv2dArguments::prepare(const Kernel&,
+Result<std::unique_ptr<PreparedLaunch>> Conv2dArguments::prepare(const Kernel& kernel,
                                                                  const GemmOperation& operation,
                                                                  void* workspace,
                                                                  size_t workspace_bytes) const {
   return detail::prepared_launch<tilecraft::Conv2dArguments>(
-      operation, problem_for(*this, operation), workspace, workspace_bytes);
+      operation, problem_for(*this, operation, kernel.metadata().design.split_k_slices), workspace,
+      workspace_bytes);
 }
 
 Status Conv2dArguments::launch(const Kernel& kernel, const GemmOperation& operation, void* stream,
@@ -382,8 +406,13 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
               !depthwise_listed.insert(conv->procedural_name()).second) {
             continue;
           }
-          const auto estimate =
-              discover::estimate(implicit_gemm_of(*conv), {mnk[0], mnk[1], mnk[2], 1}, traits);
+          const GemmDescription implicit = implicit_gemm_of(*conv);
+          const discover::GemmShape problem{mnk[0], mnk[1], mnk[2], 1};
+          for (int splits : conv_split_k_choices(*conv, implicit, problem, traits, args)) {
+            const auto split = discover::estimate_split_k(implicit, problem, splits, traits);
+            add(Kernel::listed(arch, instance, split.score, split.explain(), *conv, splits));
+          }
+          const auto estimate = discover::estimate(implicit, problem, traits);
           add(Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(*conv)));
         }
       });

@@ -47,9 +47,18 @@ std::string gemm_shape_text(const api::GemmArguments& args) {
   return text;
 }
 
-// The top max_candidates kernels of get_kernels(args) that `options` admits; split-K variants
-// take at most half the places (rounded up): the best kernels that run K whole are measured
-// too, whatever the model thinks of splitting.
+// A kernel's design with its accesses left out: kernels that differ only in how wide they read
+// and write compute alike, and the widest the arguments admit is the fastest.
+std::string design_without_alignment(const api::Kernel& kernel) {
+  GemmDescription d = kernel.description();
+  d.A.alignment = d.B.alignment = d.C.alignment = 1;
+  return d.procedural_name() + "/" + std::to_string(kernel.metadata().design.split_k_slices);
+}
+
+// The top max_candidates kernels of get_kernels(args) that `options` admits, each design once (a
+// narrower-access twin of a design already taken is left out); split-K variants take at most
+// half the places (rounded up): the best kernels that run K whole are measured too, whatever
+// the model thinks of splitting.
 std::vector<api::Kernel> top_candidates(const api::KernelArguments& args,
                                         const TuningOptions& options, int cc) {
   std::vector<api::Kernel> candidates;
@@ -61,7 +70,7 @@ std::vector<api::Kernel> top_candidates(const api::KernelArguments& args,
     if (!admits(options, kernel.metadata())) continue;
     const bool split = kernel.metadata().design.split_k_slices > 1;
     if (split && splits == max_split) continue;
-    if (seen.insert(kernel.metadata().kernel_name).second) {
+    if (seen.insert(design_without_alignment(kernel)).second) {
       candidates.push_back(kernel);
       splits += split;
     }

@@ -119,6 +119,23 @@ TEST(SplitK, TheTunerMeasuresAtMostHalfItsCandidatesAsSplits) {
   }
 }
 
+TEST(SplitK, TheTunerTakesEachDesignOnceAtItsWidestAccess) {
+  // Aligned operands: every design is listed at alignments 8, 4, 2 (and 1); the twins compute
+  // alike and the widest access is the fastest, so a narrower twin would waste a place.
+  const GemmArguments args = args_of(1024, 1024, 1024);
+  tune::TuningOptions options;
+  options.max_candidates = 16;
+  std::set<std::string> designs;
+  for (const Kernel& kernel : tune::tuning_candidates(args, options, 90)) {
+    GemmDescription d = kernel.description();
+    EXPECT_EQ(d.A.alignment, 8) << kernel.metadata().kernel_name;
+    d.A.alignment = d.B.alignment = d.C.alignment = 1;
+    EXPECT_TRUE(designs.insert(d.procedural_name() + "/" + std::to_string(split_of(kernel))).second)
+        << "a design twice: " << kernel.metadata().kernel_name;
+  }
+  EXPECT_EQ(designs.size(), 16u);
+}
+
 }  // namespace TILECRAFT_TEST_FILE
 }  // namespace
 }  // namespace tilecraft::api

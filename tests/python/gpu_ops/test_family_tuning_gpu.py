@@ -106,3 +106,40 @@ def test_conv2d_one_call_takes_a_tuning_mode_and_refuses_a_bad_one():
     want = F.conv2d(x.double(), w.double(), padding=1)
     _check(out, want, F.conv2d(x.double().abs(), w.double().abs(), padding=1), 2 ** -9,
            "conv2d f16 tuning off")
+
+
+@pytest.mark.parametrize("out_dtype", ["float16", "float32"])
+def test_conv_wgrad_split_k_kernels_match_float64(out_dtype):
+    """The K-slice counts get_kernels offers for a wgrad with a long reduction (parallel slices
+    summed by a reduction kernel into an f16 filter gradient; serial ones meeting in an f32 one),
+    on one kernel, each run twice (the workspace and semaphores must be ready for the next
+    launch), every element against float64."""
+    from tilecraft import api
+
+    g = torch.Generator(device="cuda").manual_seed(13)
+    cl = torch.channels_last
+    dy = torch.rand(16, 64, 28, 28, generator=g, device="cuda").sub(0.5).half().contiguous(
+        memory_format=cl)
+    x = torch.rand(16, 64, 28, 28, generator=g, device="cuda").sub(0.5).half().contiguous(
+        memory_format=cl)
+    dtype = getattr(torch, out_dtype)
+    out = torch.empty(64, 64, 3, 3, dtype=dtype, device="cuda").contiguous(memory_format=cl)
+    args = Conv2dArguments(dy, x, out, torch.float32, kind="wgrad", padding=1)
+    by_splits, base = {}, None
+    for kernel in api.get_kernels(args):
+        splits = kernel.metadata.design.split_k_slices
+        name = kernel.metadata.kernel_name.rsplit("_splitk", 1)[0]
+        if splits > 1 and base in (None, name):
+            base = name
+            by_splits.setdefault(splits, kernel)
+    assert by_splits, "no split-K kernel offered"
+    want = torch.nn.grad.conv2d_weight(x.double(), out.shape, dy.double(), padding=1)
+    scale = torch.nn.grad.conv2d_weight(x.double().abs(), out.shape, dy.double().abs(), padding=1)
+    for splits, kernel in sorted(by_splits.items()):
+        assert kernel.metadata.design.split_k_parallel is (out_dtype == "float16")
+        for attempt in range(2):
+            out.fill_(float("nan"))
+            kernel.run(args)
+            torch.cuda.synchronize()
+            _check(out, want, scale, 2 ** -9 if out_dtype == "float16" else 1e-5,
+                   f"wgrad {out_dtype} {splits} slices, run {attempt + 1}")
