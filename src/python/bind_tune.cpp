@@ -94,6 +94,8 @@ nb::dict state_dict(const PlanState& s) {
   d["tuning"] = s.tuning;
   d["tuning_error"] = s.tuning_error;
   d["calls"] = s.calls;
+  d["rank_ms"] = s.rank_ms;
+  d["ready_ms"] = s.ready_ms;
   return d;
 }
 

@@ -1,5 +1,6 @@
 #include "tilecraft/tune/gemm_plan.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <mutex>
 
@@ -115,9 +116,22 @@ Result<std::shared_ptr<GemmPlan>> GemmPlan::make(const api::GemmArguments& args,
   Impl& p = *plan->impl_;
   p.made_for = args;
   p.options = options;
+  const auto ranking = std::chrono::steady_clock::now();
   for (api::Kernel& kernel : api::get_kernels(&args, {}, info->compute_capability)) {
     if (tune::admits(options, kernel.metadata())) p.ranked.push_back(std::move(kernel));
   }
+  const auto ranked = std::chrono::steady_clock::now();
+  p.state.rank_ms = std::chrono::duration<double, std::milli>(ranked - ranking).count();
+  // Every return below has made the serving kernel ready (or failed).
+  struct ReadyClock {
+    PlanState& state;
+    std::chrono::steady_clock::time_point since;
+    ~ReadyClock() {
+      state.ready_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
+              .count();
+    }
+  } ready_clock{p.state, ranked};
   if (p.ranked.empty()) {
     return Status::unsupported(
         "no kernel supports these arguments on " + info->name +

@@ -29,6 +29,11 @@ struct PlanState {
   bool tuning = false;       // a background tuning run for this signature is queued or running
   std::string tuning_error;  // why the last background tuning run found no winner, if it did not
   uint64_t calls = 0;
+  // What making the plan cost, in milliseconds: listing and ranking the kernels, and making the
+  // serving kernel ready (its module found in the cache and loaded, or compiled; or a tuning run
+  // in blocking and force modes).
+  double rank_ms = 0;
+  double ready_ms = 0;
 };
 
 class GemmPlan {

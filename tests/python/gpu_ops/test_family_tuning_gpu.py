@@ -143,3 +143,40 @@ def test_conv_wgrad_split_k_kernels_match_float64(out_dtype):
             torch.cuda.synchronize()
             _check(out, want, scale, 2 ** -9 if out_dtype == "float16" else 1e-5,
                    f"wgrad {out_dtype} {splits} slices, run {attempt + 1}")
+
+
+def test_grouped_auto_serves_at_once_and_the_background_winner_takes_over():
+    """The default mode: a new signature runs at once on the ranked first pick (or a kernel
+    compiled earlier for the family) while its candidates tune in the background; a later call
+    of the same signature runs the measured winner, and every call's output is right."""
+    import time
+
+    g = torch.Generator(device="cuda").manual_seed(17)
+    rows = [40, 0, 120, 7, 300, 64]
+    k, n = 328, 136  # a signature no other test tunes
+    x = torch.rand(sum(rows), k, generator=g, device="cuda").sub(0.5).half()
+    w = torch.rand(len(rows), n, k, generator=g, device="cuda").sub(0.5).half()
+    offs = torch.tensor(list(itertools.accumulate(rows)), dtype=torch.int32, device="cuda")
+    want = torch.empty(sum(rows), n, dtype=torch.float64, device="cuda")
+    scale = torch.empty_like(want)
+    start = 0
+    for e, end in enumerate(itertools.accumulate(rows)):
+        a, b = x[start:end].double(), w[e].double().t()
+        want[start:end], scale[start:end] = a @ b, a.abs() @ b.abs()
+        start = end
+    reasons = []
+    deadline = time.monotonic() + 900
+    while True:
+        out = torch.full((sum(rows), n), float("nan"), dtype=torch.half, device="cuda")
+        tilecraft.grouped_gemm(x, w.transpose(-2, -1), offsets=offs, out=out, tuning="auto")
+        _check(out, want, scale, 2 ** -9, f"grouped f16, call {len(reasons) + 1}")
+        name, reason = tilecraft.grouped_ops.last_grouped_pick()
+        reasons.append(reason)
+        if "measured in the background" in reason or "no winner" in reason:
+            break
+        assert time.monotonic() < deadline, f"no background winner after 900 s: {reasons[-1]}"
+        time.sleep(2)
+    assert "tune in the background" in reasons[0], reasons[0]
+    assert reasons[-1] == "tuned winner (measured in the background)", reasons[-1]
+    assert tuning.find_tuned(GroupedGemmArguments(x, w.transpose(-2, -1), out, torch.float32,
+                                                  offsets=offs))["kernel_name"] == name
