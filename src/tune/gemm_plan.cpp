@@ -181,17 +181,7 @@ Result<std::shared_ptr<GemmPlan>> GemmPlan::make(const api::GemmArguments& args,
   }
   // automatic: serve at once with a kernel that is ready, or compile the first pick; tune in the
   // background either way.
-  const std::set<std::string> family = tune::compiled_in_family(*signature);
-  const api::Kernel* ready = nullptr;
-  for (const api::Kernel& kernel : p.ranked) {
-    const GemmDescription& d = kernel.description();
-    if (kernel_is_loaded(d) ||
-        (family.count(kernel.metadata().kernel_name) && kernel_is_ready(d))) {
-      ready = &kernel;
-      break;
-    }
-  }
-  if (ready) {
+  if (const api::Kernel* ready = tune::first_ready_kernel(p.ranked, *signature)) {
     TILECRAFT_RETURN_IF_ERROR(
         p.use(*ready, "compiled earlier for this problem family, serves at once" + stale, false));
   } else {

@@ -83,6 +83,21 @@ Status run_first_that_builds(const Args& args, void* stream, const std::vector<a
   return last;
 }
 
+// The best ranked kernel that serves at once: its module is loaded in this process, or it was
+// compiled for the signature's family (family_index) and its module waits in the cache.
+inline const api::Kernel* first_ready_kernel(const std::vector<api::Kernel>& ranked,
+                                             const ProblemSignature& signature) {
+  const std::set<std::string> family = compiled_in_family(signature);
+  for (const api::Kernel& kernel : ranked) {
+    const GemmDescription& d = kernel.description();
+    if (kernel_is_loaded(d) ||
+        (family.count(kernel.metadata().kernel_name) && kernel_is_ready(d))) {
+      return &kernel;
+    }
+  }
+  return nullptr;
+}
+
 inline const api::Kernel* find_kernel(const std::vector<api::Kernel>& ranked,
                                       const std::string& name) {
   for (const api::Kernel& kernel : ranked) {
@@ -190,17 +205,7 @@ Result<Pick> run_served_kernel(const Args& args, void* stream,
   } else if (served.reason.empty()) {
     // automatic: a kernel that is ready serves at once, or the first pick compiles; the
     // candidates tune in the background either way.
-    const std::set<std::string> family = compiled_in_family(*signature);
-    const api::Kernel* ready = nullptr;
-    for (const api::Kernel& kernel : ranked) {
-      const GemmDescription& d = kernel.description();
-      if (kernel_is_loaded(d) ||
-          (family.count(kernel.metadata().kernel_name) && kernel_is_ready(d))) {
-        ready = &kernel;
-        break;
-      }
-    }
-    if (ready) {
+    if (const api::Kernel* ready = first_ready_kernel(ranked, *signature)) {
       TILECRAFT_RETURN_IF_ERROR(ready->run(args, nullptr, stream));
       served.kernel = *ready;
       served.reason = "compiled earlier for this problem family, serves at once" + stale;

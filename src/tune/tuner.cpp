@@ -55,25 +55,55 @@ std::string design_without_alignment(const api::Kernel& kernel) {
   return d.procedural_name() + "/" + std::to_string(kernel.metadata().design.split_k_slices);
 }
 
-// The top max_candidates kernels of get_kernels(args) that `options` admits, each design once (a
-// narrower-access twin of a design already taken is left out); split-K variants take at most
-// half the places (rounded up): the best kernels that run K whole are measured too, whatever
-// the model thinks of splitting.
+// A kernel's tile and schedule (and slices): the model often ranks a tile's cluster and swizzle
+// variants side by side, which would fill the places with one tile.
+std::string tile_family(const api::Kernel& kernel) {
+  const TileDescription& t = kernel.description().tile;
+  return std::to_string(kernel.description().arch) + ":" + std::to_string(t.threadblock_shape[0]) +
+         "x" + std::to_string(t.threadblock_shape[1]) + "x" +
+         std::to_string(t.threadblock_shape[2]) + ":" +
+         std::to_string(static_cast<int>(t.kernel_schedule)) + ":" +
+         std::to_string(kernel.metadata().design.split_k_slices);
+}
+
+// Variants of one tile family measured before every family had its turn.
+constexpr int kPerTileFamily = 2;
+
+// The top max_candidates kernels of get_kernels(args) that `options` admits, best first: each
+// design once (a narrower-access twin of a design already taken is left out), at most
+// kPerTileFamily of a tile family while later families are still to take (then the best of the
+// rest fill the places left), and split-K variants in at most half the places (rounded up): the
+// best kernels that run K whole are measured too, whatever the model thinks of splitting.
 std::vector<api::Kernel> top_candidates(const api::KernelArguments& args,
                                         const TuningOptions& options, int cc) {
-  std::vector<api::Kernel> candidates;
-  std::set<std::string> seen;
-  const int max_split = (options.max_candidates + 1) / 2;
-  int splits = 0;
+  std::vector<api::Kernel> ranked;
   for (api::Kernel& kernel : api::get_kernels(args, {}, cc)) {
-    if (static_cast<int>(candidates.size()) == options.max_candidates) break;
-    if (!admits(options, kernel.metadata())) continue;
-    const bool split = kernel.metadata().design.split_k_slices > 1;
-    if (split && splits == max_split) continue;
-    if (seen.insert(design_without_alignment(kernel)).second) {
-      candidates.push_back(kernel);
+    if (admits(options, kernel.metadata())) ranked.push_back(std::move(kernel));
+  }
+  const size_t places = static_cast<size_t>(options.max_candidates);
+  const int max_split = (options.max_candidates + 1) / 2;
+  std::vector<bool> taken(ranked.size(), false);
+  std::set<std::string> designs;
+  std::map<std::string, int> per_family;
+  int splits = 0;
+  size_t count = 0;
+  for (const bool spread : {true, false}) {
+    for (size_t i = 0; i < ranked.size() && count < places; ++i) {
+      if (taken[i]) continue;
+      const bool split = ranked[i].metadata().design.split_k_slices > 1;
+      if (split && splits == max_split) continue;
+      const std::string family = tile_family(ranked[i]);
+      if (spread && per_family[family] == kPerTileFamily) continue;
+      if (!designs.insert(design_without_alignment(ranked[i])).second) continue;
+      taken[i] = true;
+      ++per_family[family];
       splits += split;
+      ++count;
     }
+  }
+  std::vector<api::Kernel> candidates;
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    if (taken[i]) candidates.push_back(std::move(ranked[i]));
   }
   return candidates;
 }

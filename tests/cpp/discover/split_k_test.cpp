@@ -2,6 +2,7 @@
 // many of them the tuner measures. TensorViews point at fake device addresses.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -117,6 +118,25 @@ TEST(SplitK, TheTunerMeasuresAtMostHalfItsCandidatesAsSplits) {
     EXPECT_LE(splits, (max + 1) / 2);
     EXPECT_GE(splits, 1) << "the model ranks a split first for this problem";
   }
+}
+
+TEST(SplitK, TheTunerSpreadsItsPlacesOverTileShapes) {
+  // The model ranks a tile's cluster and swizzle variants side by side (1536^3: twelve 128x192
+  // variants first); the tuner measures at most two of a tile and schedule while other tiles wait.
+  const GemmArguments args = args_of(1536, 1536, 1536, 1, f16);
+  tune::TuningOptions options;
+  options.max_candidates = 8;
+  std::map<std::string, int> per_tile;
+  for (const Kernel& kernel : tune::tuning_candidates(args, options, 90)) {
+    const TileDescription& t = kernel.description().tile;
+    const std::string tile = std::to_string(t.threadblock_shape[0]) + "x" +
+                             std::to_string(t.threadblock_shape[1]) + "x" +
+                             std::to_string(t.threadblock_shape[2]) + "/" +
+                             std::to_string(static_cast<int>(t.kernel_schedule)) + "/" +
+                             std::to_string(split_of(kernel));
+    EXPECT_LE(++per_tile[tile], 2) << kernel.metadata().kernel_name;
+  }
+  EXPECT_GE(per_tile.size(), 4u);
 }
 
 TEST(SplitK, TheTunerTakesEachDesignOnceAtItsWidestAccess) {

@@ -24,6 +24,18 @@ def _check(got, want, scale, tolerance, what):
                            f"{tuple(bad.nonzero()[0].tolist())}")
 
 
+def _grouped_reference(x, w, rows):
+    """out[rows of group e] = x[those rows] @ w[e]^T in float64, and the same of magnitudes."""
+    want = torch.empty(x.shape[0], w.shape[1], dtype=torch.float64, device="cuda")
+    scale = torch.empty_like(want)
+    start = 0
+    for e, end in enumerate(itertools.accumulate(rows)):
+        a, b = x[start:end].double(), w[e].double().t()
+        want[start:end], scale[start:end] = a @ b, a.abs() @ b.abs()
+        start = end
+    return want, scale
+
+
 def _assert_tuned(report):
     assert report["stored"] and report["winner"], report
     measured = [c for c in report["candidates"] if c["outcome"] == "measured"]
@@ -47,13 +59,7 @@ def test_grouped_moe_tunes_and_the_one_call_serves_the_winner():
     tilecraft.grouped_gemm(x, w.transpose(-2, -1), offsets=offs, out=out, tuning="blocking")
     name, reason = tilecraft.grouped_ops.last_grouped_pick()
     assert name == report["winner"] and "tuned winner from the tuning cache" in reason, reason
-    want = torch.empty(sum(rows), n, dtype=torch.float64, device="cuda")
-    scale = torch.empty_like(want)
-    start = 0
-    for e, end in enumerate(itertools.accumulate(rows)):
-        a, b = x[start:end].double(), w[e].double().t()
-        want[start:end], scale[start:end] = a @ b, a.abs() @ b.abs()
-        start = end
+    want, scale = _grouped_reference(x, w, rows)
     _check(out, want, scale, 2 ** -7, "grouped bf16")
 
 
@@ -157,13 +163,7 @@ def test_grouped_auto_serves_at_once_and_the_background_winner_takes_over():
     x = torch.rand(sum(rows), k, generator=g, device="cuda").sub(0.5).half()
     w = torch.rand(len(rows), n, k, generator=g, device="cuda").sub(0.5).half()
     offs = torch.tensor(list(itertools.accumulate(rows)), dtype=torch.int32, device="cuda")
-    want = torch.empty(sum(rows), n, dtype=torch.float64, device="cuda")
-    scale = torch.empty_like(want)
-    start = 0
-    for e, end in enumerate(itertools.accumulate(rows)):
-        a, b = x[start:end].double(), w[e].double().t()
-        want[start:end], scale[start:end] = a @ b, a.abs() @ b.abs()
-        start = end
+    want, scale = _grouped_reference(x, w, rows)
     reasons = []
     deadline = time.monotonic() + 900
     while True:
