@@ -77,6 +77,38 @@ Status check_epilogue(const GemmDescription& d) {
 
 }  // namespace
 
+// The longest promotion interval offered: 64 k-blocks (2048 fp8 products at K 32 a block).
+constexpr int kMaxPromotionInterval = 64;
+
+// mma_promotion_interval: fp8 kernels that promote (not fast accumulation), single GEMMs (the
+// grouped and convolution adapters leave CUTLASS's default), a multiple of the wgmma k-blocks of
+// one k-tile (CUTLASS's can_implement), at most kMaxPromotionInterval.
+Status check_promotion_interval(const GemmDescription& d) {
+  const int interval = d.tile.mma_promotion_interval;
+  if (interval == 0) return Status::ok();
+  const MathInstruction& math = d.tile.math_instruction;
+  const std::string what = "mma_promotion_interval " + std::to_string(interval);
+  if (!is_fp8(math.element_a) || math.math_operation == MathOperation::multiply_add_fast_accum) {
+    return Status::invalid(what +
+                           ": only fp8 kernels with f32 promotion (not fast accumulation) "
+                           "promote their partial sums; this kernel multiplies " +
+                           spelled(math.element_a) +
+                           (is_fp8(math.element_a) ? " with fast accumulation" : ""));
+  }
+  if (d.kind != GemmKind::Universal) {
+    return Status::unsupported(what + ": grouped and convolution kernels keep CUTLASS's default");
+  }
+  const int blocks = d.tile.threadblock_shape[2] / math.instruction_shape[2];
+  if (interval < 0 || interval > kMaxPromotionInterval || blocks <= 0 || interval % blocks != 0) {
+    return Status::invalid(what + ": expected a multiple of the " + std::to_string(blocks) +
+                           " wgmma k-blocks of a k-tile (tile K " +
+                           std::to_string(d.tile.threadblock_shape[2]) + " / instruction K " +
+                           std::to_string(math.instruction_shape[2]) + "), at most " +
+                           std::to_string(kMaxPromotionInterval));
+  }
+  return Status::ok();
+}
+
 Status validate_sm90_gemm(const GemmDescription& d) {
   const MathInstruction& math = d.tile.math_instruction;
   if (!d.tile.is_sm90()) {
@@ -105,6 +137,7 @@ Status validate_sm90_gemm(const GemmDescription& d) {
   }
   TILECRAFT_RETURN_IF_ERROR(check_output_type(d));
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(d));
+  TILECRAFT_RETURN_IF_ERROR(check_promotion_interval(d));
   if (d.swizzle == Swizzle::BatchedIdentitySwizzle &&
       d.tile.tile_scheduler == TileScheduler::StreamK) {
     return Status::unsupported(

@@ -79,11 +79,12 @@ Status TileDescription::validate() const {
   if (is_sm90()) return validate_sm90_tile(*this);
   TILECRAFT_RETURN_IF_ERROR(math_instruction.validate());
   if (cluster_shape != std::array<int, 3>{1, 1, 1} || kernel_schedule != KernelSchedule::Auto ||
-      epilogue_schedule != EpilogueSchedule::Auto || tile_scheduler != TileScheduler::Persistent) {
+      epilogue_schedule != EpilogueSchedule::Auto || tile_scheduler != TileScheduler::Persistent ||
+      mma_promotion_interval != 0) {
     return Status::invalid(
-        "TileDescription: cluster_shape, kernel_schedule, epilogue_schedule and tile_scheduler are "
-        "SM90 settings; this tile's math instruction is an SM80 mma.sync shape (SM90 tiles use a "
-        "wgmma shape [64, N, K])");
+        "TileDescription: cluster_shape, kernel_schedule, epilogue_schedule, tile_scheduler and "
+        "mma_promotion_interval are SM90 settings; this tile's math instruction is an SM80 "
+        "mma.sync shape (SM90 tiles use a wgmma shape [64, N, K])");
   }
   // Bounds first: every size computed below is then small.
   TILECRAFT_RETURN_IF_ERROR(
@@ -206,6 +207,7 @@ std::string TileDescription::procedural_name() const {
           : kernel_schedule == KernelSchedule::TmaWarpSpecializedPingpong  ? "_pingpong"
                                                                            : "_ws";
   if (tile_scheduler == TileScheduler::StreamK) name += "_streamk";
+  if (mma_promotion_interval > 0) name += "_promo" + std::to_string(mma_promotion_interval);
   return name;
 }
 

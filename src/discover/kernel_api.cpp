@@ -42,6 +42,7 @@ KernelMetadata metadata_of(const GemmDescription& d) {
   m.design.kernel_schedule = d.tile.kernel_schedule;
   m.design.epilogue_schedule = d.tile.epilogue_schedule;
   m.design.tile_scheduler = d.tile.tile_scheduler;
+  m.design.mma_promotion_interval = d.tile.mma_promotion_interval;
   m.design.swizzle = d.swizzle;
   m.epilogue.kind = d.epilogue.kind;
   m.epilogue.activation = d.epilogue.activation;
@@ -371,6 +372,15 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
           add(Kernel::listed(space.arch(), instance, split.score, split.explain(), *fused, splits));
         }
         const auto estimate = discover::estimate(*fused, shape, traits);
+        // Longer fp8 promotion intervals rank just after CUTLASS's default (the model does not
+        // tell them apart), so that the first pick keeps the default's accuracy and the tuner
+        // measures them beside it.
+        for (int interval : discover::promotion_interval_choices(*fused)) {
+          GemmDescription promoted = *fused;
+          promoted.tile.mma_promotion_interval = interval;
+          add(Kernel::listed(space.arch(), instance, estimate.score * (1.0 - 1e-6 * interval),
+                             estimate.explain(), std::move(promoted)));
+        }
         add(Kernel::listed(space.arch(), instance, estimate.score, estimate.explain(),
                            std::move(*fused)));
       });

@@ -156,10 +156,14 @@ double rate_vs_16bit_peak(const MathInstruction& math) {
   }
 }
 
-double accumulation_factor(const MathInstruction& math) {
+// CUTLASS promotes every 4 k-blocks by default; the cost falls with the promotions' share.
+double accumulation_factor(const TileDescription& tile) {
+  const MathInstruction& math = tile.math_instruction;
   const bool promotes =
       is_fp8(math.element_a) && math.math_operation != MathOperation::multiply_add_fast_accum;
-  return promotes ? kFp8PromotionFactor : 1.0;
+  if (!promotes) return 1.0;
+  const double interval = tile.mma_promotion_interval > 0 ? tile.mma_promotion_interval : 4.0;
+  return 1.0 - (1.0 - kFp8PromotionFactor) * 4.0 / interval;
 }
 
 // Access width below 128 bits makes more, smaller loads and stores (SM80 only: TMA needs 16 B).
@@ -303,7 +307,7 @@ double sm90_instruction_efficiency(const TileDescription& tile) {
   double e = efficiency_by_area(kWgmmaByArea, static_cast<double>(s[0]) * s[1]);
   if (s[1] < 64) e *= kNarrowNFactor;
   if (!is_persistent(tile)) e *= kBasicSm90ScheduleFactor;
-  e *= sm90_stage_factor(tile.stages) * accumulation_factor(tile.math_instruction);
+  e *= sm90_stage_factor(tile.stages) * accumulation_factor(tile);
   return std::min(e, 1.0);
 }
 
@@ -610,6 +614,21 @@ std::vector<int> split_k_choices(const GemmDescription& d, const GemmShape& shap
     splits.push_back(s);
   }
   return splits;
+}
+
+std::vector<int> promotion_interval_choices(const GemmDescription& d) {
+  const MathInstruction& math = d.tile.math_instruction;
+  if (!d.tile.is_sm90() || d.kind != GemmKind::Universal || d.epilogue_graph ||
+      !is_fp8(math.element_a) || math.math_operation == MathOperation::multiply_add_fast_accum ||
+      d.tile.mma_promotion_interval != 0) {
+    return {};
+  }
+  const int blocks = d.tile.threadblock_shape[2] / math.instruction_shape[2];
+  std::vector<int> intervals;
+  for (int interval : {8, 16}) {
+    if (blocks > 0 && interval % blocks == 0) intervals.push_back(interval);
+  }
+  return intervals;
 }
 
 int model_ctas_per_sm(const TileDescription& tile, const DeviceTraits& device) {

@@ -104,13 +104,19 @@ std::string fill_fusion_text(const GemmDescription& d) {
 }
 
 // What the adapter checks of a custom epilogue's operands (EntryTraits' last fields).
+// EntryTraits' last fields: the custom epilogue's operands, and the fp8 promotion interval (each
+// written only where it is not the default, the ones before it then too).
 std::string graph_traits_text(const GemmDescription& d) {
-  if (!d.has_epilogue_graph()) return "";
+  const int promotion = d.tile.mma_promotion_interval;
+  if (!d.has_epilogue_graph()) {
+    return promotion > 0 ? ", 0, 0, false, " + std::to_string(promotion) : "";
+  }
   const EpilogueGraph& graph = *d.epilogue_graph;
   const bool reduces = std::ranges::any_of(
       graph.nodes(), [](const EpilogueNode& n) { return n.kind == EpilogueNodeKind::reduce; });
   return ", " + std::to_string(graph.operand_nodes().size()) + ", " +
-         std::to_string(graph.scalar_nodes().size()) + ", " + (reduces ? "true" : "false");
+         std::to_string(graph.scalar_nodes().size()) + ", " + (reduces ? "true" : "false") +
+         (promotion > 0 ? ", " + std::to_string(promotion) : "");
 }
 
 }  // namespace

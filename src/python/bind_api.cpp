@@ -70,6 +70,7 @@ void bind_api(nb::module_& root) {
       .def_ro("tile_scheduler", &DesignMetadata::tile_scheduler)
       .def_ro("split_k_slices", &DesignMetadata::split_k_slices)
       .def_ro("split_k_parallel", &DesignMetadata::split_k_parallel)
+      .def_ro("mma_promotion_interval", &DesignMetadata::mma_promotion_interval)
       .def_ro("swizzle", &DesignMetadata::swizzle);
   nb::class_<EpilogueMetadata>(m, "EpilogueMetadata")
       .def_ro("kind", &EpilogueMetadata::kind)
@@ -180,7 +181,8 @@ void bind_api(nb::module_& root) {
                            m.operands.accumulator, m.operands.fast_accum),
             nb::make_tuple(d.arch, d.tile_shape, d.cluster_shape, d.warp_count, d.instruction_shape,
                            d.stages, d.kernel_schedule, d.epilogue_schedule, d.tile_scheduler,
-                           d.swizzle, d.split_k_slices, d.split_k_parallel),
+                           d.swizzle, d.split_k_slices, d.split_k_parallel,
+                           d.mma_promotion_interval),
             nb::make_tuple(e.kind, e.activation, e.compute, e.per_tensor_scales, e.bias,
                            e.bias_dtype),
             m.score, m.score_explain,

@@ -149,7 +149,10 @@ double activate(Activation a, double x, const std::vector<double>& args) {
 }
 
 RoundingBound::RoundingBound(const api::KernelMetadata& kernel, DataType out) {
-  const bool fast_accum = kernel.kernel_name.find("fastaccum") != std::string::npos;
+  // Fast accumulation, and fp8 promotion intervals longer than CUTLASS's default, keep partial
+  // sums in the tensor cores' narrower accumulator for longer: the fast bound covers both.
+  const bool fast_accum = kernel.kernel_name.find("fastaccum") != std::string::npos ||
+                          kernel.design.mma_promotion_interval > 0;
   u_acc_ = fast_accum ? std::ldexp(1.0, -10) : unit_roundoff(kernel.operands.accumulator);
   u_product_ = 2 * product_roundoff(kernel.operands.A.dtype);
   u_out_ = unit_roundoff(out);

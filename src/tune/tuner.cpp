@@ -66,13 +66,18 @@ std::string tile_family(const api::Kernel& kernel) {
          std::to_string(kernel.metadata().design.split_k_slices);
 }
 
-// Variants of one tile family measured before every family had its turn.
+// Variants of one tile family measured before every family had its turn: two of its clusters and
+// swizzles, and one of each longer fp8 promotion interval.
 constexpr int kPerTileFamily = 2;
+
+int family_share(const api::Kernel& kernel) {
+  return kernel.metadata().design.mma_promotion_interval > 0 ? 1 : kPerTileFamily;
+}
 
 // The top max_candidates kernels of get_kernels(args) that `options` admits, best first: each
 // design once (a narrower-access twin of a design already taken is left out), at most
-// kPerTileFamily of a tile family while later families are still to take (then the best of the
-// rest fill the places left), and split-K variants in at most half the places (rounded up): the
+// kPerTileFamily of a tile family (and one of each longer fp8 promotion interval) while later
+// families are still to take (then the best of the rest fill the places left), and split-K variants in at most half the places (rounded up): the
 // best kernels that run K whole are measured too, whatever the model thinks of splitting.
 std::vector<api::Kernel> top_candidates(const api::KernelArguments& args,
                                         const TuningOptions& options, int cc) {
@@ -92,8 +97,10 @@ std::vector<api::Kernel> top_candidates(const api::KernelArguments& args,
       if (taken[i]) continue;
       const bool split = ranked[i].metadata().design.split_k_slices > 1;
       if (split && splits == max_split) continue;
-      const std::string family = tile_family(ranked[i]);
-      if (spread && per_family[family] == kPerTileFamily) continue;
+      const std::string family =
+          tile_family(ranked[i]) + "/" +
+          std::to_string(ranked[i].metadata().design.mma_promotion_interval);
+      if (spread && per_family[family] == family_share(ranked[i])) continue;
       if (!designs.insert(design_without_alignment(ranked[i])).second) continue;
       taken[i] = true;
       ++per_family[family];

@@ -231,8 +231,8 @@ DESCRIPTION_CASES = [
      lambda: TileDescription([128, 128, 32], 3, [2, 2, 1],
                              MathInstruction([16, 8, 16], BF16, BF16, F32, TC, MA),
                              cluster_shape=[2, 1, 1]),
-     ValueError, "cluster_shape, kernel_schedule, epilogue_schedule and tile_scheduler are SM90 "
-                 "settings"),
+     ValueError, "cluster_shape, kernel_schedule, epilogue_schedule, tile_scheduler and "
+                 "mma_promotion_interval are SM90 settings"),
 ]
 
 

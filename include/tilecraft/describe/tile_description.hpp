@@ -39,6 +39,9 @@ struct TileDescription {
   KernelSchedule kernel_schedule = KernelSchedule::Auto;
   EpilogueSchedule epilogue_schedule = EpilogueSchedule::Auto;
   TileScheduler tile_scheduler = TileScheduler::Persistent;
+  // SM90 fp8 with f32 promotion (not fast accumulation): the wgmma k-blocks between promotions of
+  // the partial sums to f32; 0: CUTLASS's default (4). Longer intervals promote less often.
+  int mma_promotion_interval = 0;
 
   static Result<TileDescription> make(std::array<int, 3> threadblock_shape, int stages,
                                       std::array<int, 3> warp_count, const MathInstruction& math);

@@ -67,6 +67,9 @@ struct DesignMetadata {
   // name ends in _splitk<n> (and _parallel) when it is more than 1.
   int split_k_slices = 1;
   bool split_k_parallel = false;
+  // SM90 fp8 with f32 promotion: wgmma k-blocks between promotions (0: CUTLASS's 4); the
+  // kernel's name ends in _promo<n> when it is set.
+  int mma_promotion_interval = 0;
 };
 
 struct EpilogueMetadata {

@@ -65,6 +65,11 @@ PerformanceEstimate estimate_split_k(const GemmDescription& d, const GemmShape& 
 std::vector<int> split_k_choices(const GemmDescription& d, const GemmShape& shape,
                                  const DeviceTraits& device);
 
+// The fp8 promotion intervals worth measuring for `d` beside CUTLASS's default (4 k-blocks):
+// SM90 single-GEMM kernels of fp8 operands that promote to f32 (not fast accumulation), 8 and 16
+// k-blocks where the tile's k-blocks divide them; none otherwise.
+std::vector<int> promotion_interval_choices(const GemmDescription& d);
+
 // Thread blocks of the tile resident on one SM by the model (shared memory, threads, estimated
 // registers); 0 when the device cannot run it.
 int model_ctas_per_sm(const TileDescription& tile, const DeviceTraits& device);

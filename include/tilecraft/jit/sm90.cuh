@@ -47,6 +47,8 @@ struct EntryTraits {
   int num_epilogue_tensors = 0;
   int num_epilogue_scalars = 0;
   bool reduces = false;
+  // fp8 with f32 promotion: wgmma k-blocks between promotions; 0 keeps CUTLASS's default.
+  int mma_promotion_interval = 0;
 };
 // A cute stride for an operand with leading dimension ld and batch stride: the static unit
 // stride stays where the layout put it.
@@ -115,6 +117,12 @@ struct KernelOfT<Op, cute::void_t<typename Op::ConvKernel>> {
 };
 template <class Op>
 using KernelOf = typename KernelOfT<Op>::type;
+
+template <class T, class = void>
+struct HasPromotionInterval : cute::false_type {};
+template <class T>
+struct HasPromotionInterval<T, cute::void_t<decltype(cute::declval<T&>().mma_promotion_interval)>>
+    : cute::true_type {};
 
 template <class T, class = void>
 struct HasSplits : cute::false_type {};

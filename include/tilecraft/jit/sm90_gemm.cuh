@@ -67,6 +67,11 @@ struct Adapter<K, cute::enable_if_t<!IsGrouped<K>::value && !IsConv<K>::value>> 
     arguments.mainloop.dA = make_stride<typename Kernel::StrideA>(a.lda, a.batch_stride_A);
     arguments.mainloop.ptr_B = static_cast<const typename Kernel::ElementB*>(a.B);
     arguments.mainloop.dB = make_stride<typename Kernel::StrideB>(a.ldb, a.batch_stride_B);
+    if constexpr (HasPromotionInterval<decltype(arguments.mainloop)>::value) {
+      if (t.mma_promotion_interval > 0) {
+        arguments.mainloop.mma_promotion_interval = t.mma_promotion_interval;
+      }
+    }
     // Without C (beta == 0) the epilogue is given D's address; it does not read it.
     const bool has_c = a.C != nullptr;
     arguments.epilogue.ptr_C = static_cast<const typename Kernel::ElementC*>(has_c ? a.C : a.D);

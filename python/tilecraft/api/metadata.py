@@ -73,6 +73,9 @@ class Sm90DesignMetadata(DesignMetadata):
     # Stream-K kernels: K slices of each launch (split-K reduced in a workspace of the
     # accumulator's type); the kernel's name ends in _splitk<n> when it is more than 1.
     split_k_slices: int = 1
+    # fp8 with f32 promotion: wgmma k-blocks between promotions of the partial sums (0:
+    # CUTLASS's 4); the kernel's name ends in _promo<n> when it is set.
+    mma_promotion_interval: int = 0
 
 
 @dataclass(slots=True)
@@ -140,10 +143,10 @@ def from_fields(fields, kernel_classes):
     name, kernel_class, min_cc, operands, design, epilogue, score, explain, facts, conv = fields
     a, b, out, accumulator, fast_accum = operands
     (arch, tile, cluster, warps, instruction, stages, kernel, epi, scheduler, swizzle, split_k,
-     split_k_parallel) = design
+     split_k_parallel, promotion) = design
     if arch == 90:
         design = Sm90DesignMetadata(tuple(tile), tuple(cluster), tuple(instruction), stages,
-                                    kernel, epi, scheduler, swizzle, split_k)
+                                    kernel, epi, scheduler, swizzle, split_k, promotion)
     else:
         design = Sm80DesignMetadata(tuple(tile), tuple(warps), tuple(instruction), stages,
                                     swizzle, split_k, split_k_parallel)

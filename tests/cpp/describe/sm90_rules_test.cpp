@@ -807,7 +807,8 @@ std::vector<BadCase> bad_cases() {
          return t.validate();
        },
        invalid,
-       {"cluster_shape, kernel_schedule, epilogue_schedule and tile_scheduler are SM90"}},
+       {"cluster_shape, kernel_schedule, epilogue_schedule, tile_scheduler and "
+        "mma_promotion_interval are SM90"}},
       {"arch_89",
        [] {
          return gemm_status(89, bf16_tile(), tma(bf16, R), tma(bf16, C), tma(bf16, R),
