@@ -77,8 +77,9 @@ int family_share(const api::Kernel& kernel) {
 // The top max_candidates kernels of get_kernels(args) that `options` admits, best first: each
 // design once (a narrower-access twin of a design already taken is left out), at most
 // kPerTileFamily of a tile family (and one of each longer fp8 promotion interval) while later
-// families are still to take (then the best of the rest fill the places left), and split-K variants in at most half the places (rounded up): the
-// best kernels that run K whole are measured too, whatever the model thinks of splitting.
+// families are still to take (then the best of the rest fill the places left), and split-K
+// variants in at most half the places (rounded up): the best kernels that run K whole are
+// measured too, whatever the model thinks of splitting.
 std::vector<api::Kernel> top_candidates(const api::KernelArguments& args,
                                         const TuningOptions& options, int cc) {
   std::vector<api::Kernel> ranked;
