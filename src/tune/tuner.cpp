@@ -98,9 +98,8 @@ std::vector<api::Kernel> top_candidates(const api::KernelArguments& args,
       if (taken[i]) continue;
       const bool split = ranked[i].metadata().design.split_k_slices > 1;
       if (split && splits == max_split) continue;
-      const std::string family =
-          tile_family(ranked[i]) + "/" +
-          std::to_string(ranked[i].metadata().design.mma_promotion_interval);
+      const std::string family = tile_family(ranked[i]) + "/" +
+                                 std::to_string(ranked[i].metadata().design.mma_promotion_interval);
       if (spread && per_family[family] == family_share(ranked[i])) continue;
       if (!designs.insert(design_without_alignment(ranked[i])).second) continue;
       taken[i] = true;
