@@ -353,7 +353,7 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
       detail::fusion_for(e.activation, e.bias.data ? std::optional(e.bias.dtype) : std::nullopt,
                          e.bias_per_row ? BiasKind::per_row : BiasKind::per_column);
   std::set<std::string> graph_names;
-  return detail::ranked_kernels(
+  std::vector<Kernel> kernels = detail::ranked_kernels(
       cc, args->device(), metadata_filter,
       [&](const discover::GemmOperands& operands) { return operands_match(operands, *args); },
       [&](const discover::GemmSpace& space, const discover::DeviceTraits& traits,
@@ -372,6 +372,14 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
           add(Kernel::listed(space.arch(), instance, split.score, split.explain(), *fused, splits));
         }
         const auto estimate = discover::estimate(*fused, shape, traits);
+        // Tiles fitted to N, where the model expects them faster than the tile they narrow.
+        for (const TileDescription& tile : discover::fitted_n_tiles(*fused, shape, traits)) {
+          GemmDescription fitted = *fused;
+          fitted.tile = tile;
+          const auto narrowed = discover::estimate(fitted, shape, traits);
+          add(Kernel::listed(space.arch(), instance, narrowed.score, narrowed.explain(),
+                             std::move(fitted)));
+        }
         // Longer fp8 promotion intervals rank just after CUTLASS's default (the model does not
         // tell them apart), so that the first pick keeps the default's accuracy and the tuner
         // measures them beside it.
@@ -384,6 +392,14 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
         add(Kernel::listed(space.arch(), instance, estimate.score, estimate.explain(),
                            std::move(*fused)));
       });
+  // The first pick (what serves untuned) is a tile of the space; fitted tiles are measured
+  // by the tuner before they serve.
+  const auto of_space = std::ranges::find_if(kernels, [](const Kernel& k) {
+    return k.metadata().design.arch != 90 ||
+           discover::is_space_tile_n(k.metadata().design.tile_shape[1]);
+  });
+  if (of_space != kernels.end()) std::rotate(kernels.begin(), of_space, of_space + 1);
+  return kernels;
 }
 
 Status compile_kernels(const std::vector<Kernel>& kernels) {

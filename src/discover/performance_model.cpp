@@ -616,6 +616,36 @@ std::vector<int> split_k_choices(const GemmDescription& d, const GemmShape& shap
   return splits;
 }
 
+bool is_space_tile_n(int n) {
+  for (int listed : {16, 32, 64, 128, 192, 256}) {
+    if (n == listed) return true;
+  }
+  return false;
+}
+
+std::vector<TileDescription> fitted_n_tiles(const GemmDescription& d, const GemmShape& shape,
+                                            const DeviceTraits& device) {
+  std::vector<TileDescription> tiles;
+  const int tile_n = d.tile.threadblock_shape[1];
+  if (!d.tile.is_sm90() || d.kind != GemmKind::Universal || d.epilogue_graph ||
+      (tile_n != 192 && tile_n != 256) || shape.n < 2 * int64_t{tile_n} || shape.n % tile_n == 0) {
+    return tiles;
+  }
+  const int64_t count = (shape.n + tile_n - 1) / tile_n + 1;
+  const int fitted = static_cast<int>(((shape.n + count - 1) / count + 15) / 16 * 16);
+  if (fitted >= tile_n || fitted < 64 || is_space_tile_n(fitted)) return tiles;
+  TileDescription tile = d.tile;
+  tile.threadblock_shape[1] = fitted;
+  tile.math_instruction.instruction_shape[1] = fitted;
+  GemmDescription narrowed = d;
+  narrowed.tile = tile;
+  if (!narrowed.validate()) return tiles;
+  if (estimate(narrowed, shape, device).score > estimate(d, shape, device).score) {
+    tiles.push_back(tile);
+  }
+  return tiles;
+}
+
 std::vector<int> promotion_interval_choices(const GemmDescription& d) {
   const MathInstruction& math = d.tile.math_instruction;
   if (!d.tile.is_sm90() || d.kind != GemmKind::Universal || d.epilogue_graph ||

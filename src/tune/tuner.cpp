@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "tilecraft/discover/performance_model.hpp"
 #include "tilecraft/runtime/device.hpp"
 #include "tilecraft/tune/tuning.hpp"
 #include "tune/family_index.hpp"
@@ -71,7 +72,10 @@ std::string tile_family(const api::Kernel& kernel) {
 constexpr int kPerTileFamily = 2;
 
 int family_share(const api::Kernel& kernel) {
-  return kernel.metadata().design.mma_promotion_interval > 0 ? 1 : kPerTileFamily;
+  const api::DesignMetadata& d = kernel.metadata().design;
+  const bool derived =
+      d.mma_promotion_interval > 0 || (d.arch == 90 && !discover::is_space_tile_n(d.tile_shape[1]));
+  return derived ? 1 : kPerTileFamily;
 }
 
 // The top max_candidates kernels of get_kernels(args) that `options` admits, best first: each
