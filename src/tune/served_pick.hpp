@@ -83,15 +83,14 @@ Status run_first_that_builds(const Args& args, void* stream, const std::vector<a
   return last;
 }
 
-// The best ranked kernel that serves at once: its module is loaded in this process, or it was
-// compiled for the signature's family (family_index) and its module waits in the cache.
+// The best ranked kernel that serves at once: one the tuner checked for the signature's family
+// (or a first pick compiled for it; family_index) whose module waits in the cache. A kernel
+// merely loaded in this process does not count: a tuning run loads candidates its check refuses.
 inline const api::Kernel* first_ready_kernel(const std::vector<api::Kernel>& ranked,
                                              const ProblemSignature& signature) {
   const std::set<std::string> family = compiled_in_family(signature);
   for (const api::Kernel& kernel : ranked) {
-    const GemmDescription& d = kernel.description();
-    if (kernel_is_loaded(d) ||
-        (family.count(kernel.metadata().kernel_name) && kernel_is_ready(d))) {
+    if (family.count(kernel.metadata().kernel_name) && kernel_is_ready(kernel.description())) {
       return &kernel;
     }
   }

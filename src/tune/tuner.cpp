@@ -202,8 +202,7 @@ Status precompile_candidates(const std::vector<const api::KernelArguments*>& pro
                              const TuningOptions& options, const compile::ProgressFn& progress) {
   TILECRAFT_RETURN_IF_ERROR(validate(options));
   std::vector<std::shared_ptr<GemmOperation>> operations;
-  std::map<std::string, std::shared_ptr<GemmOperation>> by_name, by_kernel;
-  std::vector<std::pair<ProblemSignature, std::vector<std::string>>> families;
+  std::map<std::string, std::shared_ptr<GemmOperation>> by_kernel;
   for (size_t i = 0; i < problems.size(); ++i) {
     if (problems[i] == nullptr) {
       return Status::invalid("problems[" + std::to_string(i) + "]: got no arguments");
@@ -211,12 +210,10 @@ Status precompile_candidates(const std::vector<const api::KernelArguments*>& pro
     TILECRAFT_RETURN_IF_ERROR(with_family(*problems[i], i, [&](const auto& args) -> Status {
       auto info = device_info(device_of(args));
       if (!info) return info.status();
+      // Arguments whose signature cannot be made cannot tune: refused here already.
       auto signature = signature_of(args, options.allow_tf32);
       if (!signature) return signature.status();
-      std::vector<std::string> names;
       for (const api::Kernel& kernel : tuning_candidates(args, options, info->compute_capability)) {
-        names.push_back(kernel.metadata().kernel_name);
-        if (by_name.count(names.back())) continue;
         // Candidates that differ only in their K slices share one kernel: it compiles once.
         std::shared_ptr<GemmOperation>& same = by_kernel[kernel.description().procedural_name()];
         if (!same) {
@@ -225,9 +222,7 @@ Status precompile_candidates(const std::vector<const api::KernelArguments*>& pro
           same = *operation;
           operations.push_back(same);
         }
-        by_name[names.back()] = same;
       }
-      families.emplace_back(*signature, std::move(names));
       return Status::ok();
     }));
   }
@@ -235,12 +230,9 @@ Status precompile_candidates(const std::vector<const api::KernelArguments*>& pro
     progress("tilecraft: " + std::to_string(operations.size()) + " tuning candidates of " +
              std::to_string(problems.size()) + " problems compile (each in its own module)");
   }
-  // A candidate that fails to compile here fails again, with its reason, when its problem tunes.
+  // A candidate that fails to compile here fails again, with its reason, when its problem tunes;
+  // the family index learns of the others when their tuning has checked them.
   (void)compile_each_operation(operations, progress, /*one_kernel_per_module=*/true);
-  for (auto& [signature, names] : families) {
-    std::erase_if(names, [&](const std::string& name) { return !by_name[name]->is_compiled(); });
-    note_compiled(signature, names);
-  }
   return Status::ok();
 }
 
@@ -360,11 +352,6 @@ Result<TuningReport> tune_problem(const TuningProblem& problem, const TuningOpti
     for (const auto& [c, first] : same_kernel) compiled[c] = compiled[first];
     compile_parallel_companions(candidates, operations, &compiled, progress);
   }
-  std::vector<std::string> compiled_names;
-  for (size_t c = 0; c < candidates.size(); ++c) {
-    if (compiled[c]) compiled_names.push_back(report.candidates[c].kernel_name);
-  }
-  note_compiled(problem.signature, compiled_names);
   for (size_t c = 0; c < candidates.size(); ++c) {
     if (compiled[c]) continue;
     CandidateResult& r = report.candidates[c];
@@ -442,6 +429,12 @@ Result<TuningReport> tune_problem(const TuningProblem& problem, const TuningOpti
     }
   }
   report.clocks = clocks;
+  // The family index serves new shapes of the family at once: only kernels checked right here.
+  std::vector<std::string> verified;
+  for (const CandidateResult& r : report.candidates) {
+    if (r.outcome == Outcome::measured) verified.push_back(r.kernel_name);
+  }
+  note_compiled(problem.signature, verified);
   for (size_t c = 0; c < report.candidates.size(); ++c) {
     const CandidateResult& r = report.candidates[c];
     if (r.outcome != Outcome::measured) continue;
