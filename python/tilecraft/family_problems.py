@@ -14,7 +14,8 @@ expert, w (G, N, K) contiguous used as ``w.transpose(-2, -1)``, int32 end offset
 router's) or ``skewed`` (Zipf-like, a few experts take most tokens), drawn from a seed of the line.
 conv2d: KIND fprop, dgrad or wgrad on channels-last f16 or bf16 tensors; ``stride``, ``pad``,
 ``dilation`` one int each (rows and columns alike); epilogue ``bias_relu`` (fprop only) adds a
-bias per channel and a ReLU.
+bias per channel and a ReLU. A 1x1, unit-stride, unpadded fprop is what ``tilecraft.conv2d`` runs
+as a GEMM on the same memory: it is tuned and timed that way (its plan's candidates).
 """
 
 import itertools
@@ -177,6 +178,22 @@ class ConvProblem:
     def flops(self):
         return 2.0 * self.n * self.p * self.q * self.k * self.c * self.r * self.s
 
+    @property
+    def gemm_route(self):
+        """A 1x1, unit-stride, unpadded fprop: ``tilecraft.conv2d`` runs it as a tuned GEMM."""
+        return (self.kind == "fprop" and self.r == 1 and self.s == 1 and self.stride == 1
+                and self.pad == 0)
+
+    def op_call(self, o, tuning):
+        """``tilecraft.conv2d`` on the problem's tensors, as a user calls it."""
+        import tilecraft
+
+        kwargs = dict(stride=self.stride, padding=self.pad, dilation=self.dilation,
+                      out=o["out"], tuning=tuning)
+        if self.epilogue == "bias_relu":
+            kwargs.update(bias=o["bias"], activation="relu")
+        return lambda: tilecraft.conv2d(o["x"], o["w"], **kwargs)
+
     def record_base(self):
         m, n, k = {"fprop": (self.n * self.p * self.q, self.k, self.c * self.r * self.s),
                    "dgrad": (self.n * self.h * self.w, self.c, self.k * self.r * self.s),
@@ -308,6 +325,12 @@ def tune_problem(problem, max_candidates=None, max_seconds=None, force=False):
     from tilecraft import tuning
 
     o = problem.operands()
+    if getattr(problem, "gemm_route", False):  # tilecraft.conv2d's GEMM, tuned by its plan
+        import tilecraft
+
+        problem.op_call(o, "force" if force else "blocking")()
+        name, reason = tilecraft.conv_ops.last_conv_pick()
+        return {"problem": problem.label, "kernel": name, "reason": reason}
     args = problem.arguments(o)
     if force or tuning.find_tuned(args) is None:
         tuning.tune(args, max_candidates, max_seconds)
@@ -327,13 +350,22 @@ def profile_problem(problem, top, max_candidates, max_seconds, force, repeats, t
     record["device"] = torch.cuda.get_device_name()
     args = problem.arguments(o)
     started = time.perf_counter()
-    if force or tuning.find_tuned(args) is None:
-        tuning.tune(args, max_candidates, max_seconds)
-    name, reason = problem.one_call(o, "blocking")
+    if getattr(problem, "gemm_route", False):
+        # What tilecraft.conv2d runs: the GEMM on the same memory, tuned as GEMMs are (its
+        # candidates as TILECRAFT_TUNING_CANDIDATES says).
+        import tilecraft
+
+        problem.op_call(o, "force" if force else "blocking")()
+        name, reason = tilecraft.conv_ops.last_conv_pick()
+        ours = problem.op_call(o, "blocking")
+    else:
+        if force or tuning.find_tuned(args) is None:
+            tuning.tune(args, max_candidates, max_seconds)
+        name, reason = problem.one_call(o, "blocking")
+        kernel = _served_kernel(problem, args, name)
+        ours = lambda: kernel.run(args, assume_supported_args=True)  # noqa: E731
     record["plan_seconds"] = round(time.perf_counter() - started, 3)
     record["kernel"], record["reason"] = name, reason
-    kernel = _served_kernel(problem, args, name)
-    ours = lambda: kernel.run(args, assume_supported_args=True)  # noqa: E731
     theirs = problem.theirs(o)
     want = problem.reference(o)
     o["out"].fill_(float("nan"))

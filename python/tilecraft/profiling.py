@@ -541,6 +541,8 @@ def precompile(problems, max_candidates=None, force=False):
         args = []
         for problem in group:
             try:
+                if getattr(problem, "gemm_route", False):
+                    continue  # tilecraft.conv2d runs it as a GEMM: tuned by its plan
                 if hasattr(problem, "family"):  # grouped GEMM, convolution
                     made = problem.arguments(problem.operands())
                 else:

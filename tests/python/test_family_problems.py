@@ -51,3 +51,9 @@ def test_routing_is_the_same_on_every_read(tmp_path):
 def test_bad_lines_are_refused_by_name(tmp_path, line, message):
     with pytest.raises(ValueError, match=message):
         _read(tmp_path, line + "\n")
+
+
+def test_a_one_by_one_fprop_is_profiled_as_the_gemm_conv2d_runs(tmp_path):
+    one, three = _read(tmp_path, "conv2d fprop f16 n=8 c=32 h=20 w=20 k=64 r=1 s=1\n"
+                                 "conv2d fprop f16 n=8 c=32 h=20 w=20 k=64 r=3 s=3 pad=1\n")
+    assert one.gemm_route and not three.gemm_route
