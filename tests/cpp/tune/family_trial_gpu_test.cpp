@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tilecraft/tilecraft.hpp"
@@ -111,6 +112,45 @@ TEST_F(FamilyTrialGpu, AGroupedTrialCatchesWrongAndUnwrittenElementsByProblem) {
   EXPECT_NE(last.data, out[2].data);
   expect_check_catches(**trial, last, 0, "problem 2: output element (0, 0, 0) is", 5 * 40 + 7,
                        "problem 2: output element (0, 5, 7) was never written");
+}
+
+TEST_F(FamilyTrialGpu, SignaturesBucketWhatMayShareAWinnerAndSplitWhatMayNot) {
+  // Grouped, in the MoE form's lists: rows per group in buckets, N and K too.
+  auto grouped = [&](std::vector<int64_t> rows, int64_t n, int64_t k) {
+    std::vector<TensorView> A, B, out;
+    for (int64_t m : rows) {
+      A.push_back(TensorView::cuda_contiguous(buffer(m * k + 1), DataType::f16, {m, k}));
+      B.push_back(TensorView::cuda_contiguous(buffer(k * n), DataType::f16, {k, n}));
+      out.push_back(TensorView::cuda_contiguous(buffer(m * n + 1), DataType::f16, {m, n}));
+    }
+    auto args = api::GroupedGemmArguments::make(A, B, out, DataType::f32);
+    EXPECT_TRUE(args) << args.status().message();
+    auto signature = tune::signature_of(*args);
+    EXPECT_TRUE(signature) << signature.status().message();
+    return signature->text();
+  };
+  const std::string moe = grouped({100, 120, 90, 110}, 256, 512);
+  EXPECT_EQ(moe.rfind("grouped;", 0), 0u) << moe;
+  EXPECT_EQ(grouped({101, 119, 91, 109}, 256, 512), moe);  // the same buckets
+  EXPECT_NE(grouped({100, 120, 90, 110}, 512, 512), moe);  // another N
+  EXPECT_NE(grouped({100, 0, 0, 330}, 256, 512), moe);     // empty groups, a larger largest
+  // Convolutions: the layer exactly, the batch in buckets.
+  auto conv = [&](int64_t n, int64_t c) {
+    api::Conv2dGeometry geometry;
+    geometry.padding = {1, 1, 1, 1};
+    auto args = api::Conv2dArguments::make(ConvKind::Fprop, activation(n, c, 14, 14),
+                                           activation(32, c, 3, 3), activation(n, 32, 14, 14),
+                                           DataType::f32, geometry);
+    EXPECT_TRUE(args) << args.status().message();
+    auto signature = tune::signature_of(*args);
+    EXPECT_TRUE(signature) << signature.status().message();
+    return signature->text();
+  };
+  const std::string layer = conv(30, 16);
+  EXPECT_EQ(layer.rfind("conv;fprop;", 0), 0u) << layer;
+  EXPECT_EQ(conv(32, 16), layer);  // 30 and 32 share a bucket
+  EXPECT_NE(conv(64, 16), layer);
+  EXPECT_NE(conv(32, 24), layer);  // another layer
 }
 
 }  // namespace TILECRAFT_TEST_FILE
