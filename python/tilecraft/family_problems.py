@@ -9,7 +9,9 @@ A problem file's line (``#`` comments) is a GEMM (see ``profiling.problems_of_fi
                      [epilogue=none|bias_relu] [NAME...]
 
 grouped: a mixture-of-experts layer as ``torch._grouped_mm`` takes it: x (T, K) tokens sorted by
-expert, w (G, N, K) contiguous used as ``w.transpose(-2, -1)``, int32 end offsets; bf16 or f16.
+expert, w (G, N, K) contiguous used as ``w.transpose(-2, -1)``, int32 end offsets; bf16, f16, or
+e4m3 (bf16 out, per-tensor scales 0.5 and 2, with f32 promotion; beside
+``torch._scaled_grouped_mm`` with the same scales row- and column-wise).
 ``routing``: ``balanced`` (T / G each), ``random`` (the default: gamma-distributed loads, as a
 router's) or ``skewed`` (Zipf-like, a few experts take most tokens), drawn from a seed of the line.
 conv2d: KIND fprop, dgrad or wgrad on channels-last f16 or bf16 tensors; ``stride``, ``pad``,
@@ -25,7 +27,9 @@ import time
 from tilecraft import interop
 
 MAX_EXTENT = 2**31 - 1
-GROUPED_DTYPES = ("bf16", "f16")
+GROUPED_DTYPES = ("bf16", "f16", "e4m3")
+# fp8 grouped problems: per-tensor scales of ours, the same values row- and column-wise of torch's.
+FP8_SCALES = (0.5, 2.0)
 CONV_DTYPES = ("f16", "bf16")
 CONV_KINDS = ("fprop", "dgrad", "wgrad")
 ROUTINGS = ("random", "balanced", "skewed")
@@ -93,20 +97,26 @@ class GroupedProblem:
     def flops(self):
         return 2.0 * self.tokens * self.n * self.k
 
+    @property
+    def fp8(self):
+        return self.dtype == "e4m3"
+
     def record_base(self):
         return {"problem": self.label, "dtype": self.dtype, "epilogue": "none",
                 "m": self.tokens, "n": self.n, "k": self.k, "batch": self.groups,
-                "baseline": "torch._grouped_mm"}
+                "baseline": "torch._scaled_grouped_mm" if self.fp8 else "torch._grouped_mm"}
 
     def operands(self):
         torch = interop.torch()
-        dtype = torch.bfloat16 if self.dtype == "bf16" else torch.float16
+        dtype = {"bf16": torch.bfloat16, "f16": torch.float16}.get(self.dtype, torch.bfloat16)
         g = torch.Generator(device="cuda")
         g.manual_seed(7)
         x = torch.empty(self.tokens, self.k, dtype=dtype, device="cuda").uniform_(-1, 1,
                                                                                  generator=g)
         w = torch.empty(self.groups, self.n, self.k, dtype=dtype,
                         device="cuda").uniform_(-1, 1, generator=g)
+        if self.fp8:  # drawn in bf16, then rounded to e4m3 (outputs stay bf16)
+            x, w = x.to(torch.float8_e4m3fn), w.to(torch.float8_e4m3fn)
         offs = torch.tensor(list(itertools.accumulate(self.rows_per_group)), dtype=torch.int32,
                             device="cuda")
         out = torch.empty(self.tokens, self.n, dtype=dtype, device="cuda")
@@ -116,16 +126,29 @@ class GroupedProblem:
         from tilecraft.api.arguments import GroupedGemmArguments
 
         torch = interop.torch()
-        return GroupedGemmArguments(o["x"], o["w_t"], o["out"], torch.float32, offsets=o["offs"])
+        scales = dict(zip(("scale_a", "scale_b"), FP8_SCALES)) if self.fp8 else {}
+        return GroupedGemmArguments(o["x"], o["w_t"], o["out"], torch.float32, offsets=o["offs"],
+                                    **scales)
 
     def one_call(self, o, tuning):
         import tilecraft
 
+        if self.fp8:  # the scales are the arguments' own: the api's one call takes them
+            args = self.arguments(o)
+            return tilecraft._core.api.grouped_gemm(args, 0, tuning)
         tilecraft.grouped_gemm(o["x"], o["w_t"], offsets=o["offs"], out=o["out"], tuning=tuning)
         return tilecraft.grouped_ops.last_grouped_pick()
 
     def theirs(self, o):
         torch = interop.torch()
+        if self.fp8:
+            if not hasattr(torch, "_scaled_grouped_mm"):
+                raise RuntimeError(f"torch {torch.__version__} has no _scaled_grouped_mm to "
+                                   f"compare with")
+            scale_a = torch.full((self.tokens,), FP8_SCALES[0], device="cuda")
+            scale_b = torch.full((self.groups, self.n), FP8_SCALES[1], device="cuda")
+            return lambda: torch._scaled_grouped_mm(o["x"], o["w_t"], scale_a, scale_b,
+                                                    offs=o["offs"], out_dtype=torch.bfloat16)
         if not hasattr(torch, "_grouped_mm"):
             raise RuntimeError(f"torch {torch.__version__} has no _grouped_mm to compare with")
         return lambda: torch._grouped_mm(o["x"], o["w_t"], offs=o["offs"])
@@ -133,9 +156,10 @@ class GroupedProblem:
     def reference(self, o):
         torch = interop.torch()
         want = torch.empty(self.tokens, self.n, dtype=torch.float64, device="cuda")
+        scale = FP8_SCALES[0] * FP8_SCALES[1] if self.fp8 else 1.0
         start = 0
         for g, end in enumerate(itertools.accumulate(self.rows_per_group)):
-            want[start:end] = o["x"][start:end].double() @ o["w_t"][g].double()
+            want[start:end] = (o["x"][start:end].double() @ o["w_t"][g].double()) * scale
             start = end
         return want
 

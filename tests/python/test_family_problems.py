@@ -37,7 +37,7 @@ def test_routing_is_the_same_on_every_read(tmp_path):
 
 @pytest.mark.parametrize("line,message", [
     ("grouped bf16 groups=8 tokens=100 n=64", r"problems.txt:1: missing k"),
-    ("grouped e4m3 groups=8 tokens=100 n=64 k=64", r"grouped dtype: expected one of"),
+    ("grouped e5m2 groups=8 tokens=100 n=64 k=64", r"grouped dtype: expected one of"),
     ("grouped bf16 groups=0 tokens=100 n=64 k=64", r"groups: expected an integer from 1"),
     ("grouped bf16 groups=8 tokens=100 n=64 k=64 routing=zipf", r"routing: expected one of"),
     ("grouped bf16 groups=8 tokens=100 n=64 k=64 top=2", r"unknown field 'top'"),
@@ -57,3 +57,8 @@ def test_a_one_by_one_fprop_is_profiled_as_the_gemm_conv2d_runs(tmp_path):
     one, three = _read(tmp_path, "conv2d fprop f16 n=8 c=32 h=20 w=20 k=64 r=1 s=1\n"
                                  "conv2d fprop f16 n=8 c=32 h=20 w=20 k=64 r=3 s=3 pad=1\n")
     assert one.gemm_route and not three.gemm_route
+
+
+def test_fp8_grouped_lines_compare_with_the_scaled_grouped_mm(tmp_path):
+    (fp8,) = _read(tmp_path, "grouped e4m3 groups=16 tokens=2048 n=1024 k=1024\n")
+    assert fp8.fp8 and fp8.record_base()["baseline"] == "torch._scaled_grouped_mm"
