@@ -374,6 +374,7 @@ def profile_problem(problem, top, max_candidates, max_seconds, force, repeats, t
     record["device"] = torch.cuda.get_device_name()
     args = problem.arguments(o)
     started = time.perf_counter()
+    first_run = None
     if getattr(problem, "gemm_route", False):
         # What tilecraft.conv2d runs: the GEMM on the same memory, tuned as GEMMs are (its
         # candidates as TILECRAFT_TUNING_CANDIDATES says).
@@ -388,6 +389,13 @@ def profile_problem(problem, top, max_candidates, max_seconds, force, repeats, t
         name, reason = problem.one_call(o, "blocking")
         kernel = _served_kernel(problem, args, name)
         ours = lambda: kernel.run(args, assume_supported_args=True)  # noqa: E731
+        # The ranked first pick, what serves before tuning (timed too when it is another kernel).
+        from tilecraft import api
+
+        first = api.get_kernels(args)[0]
+        record["first_kernel"] = first.metadata.kernel_name
+        if first.metadata.kernel_name != name:
+            first_run = lambda: first.run(args, assume_supported_args=True)  # noqa: E731
     record["plan_seconds"] = round(time.perf_counter() - started, 3)
     record["kernel"], record["reason"] = name, reason
     theirs = problem.theirs(o)
@@ -405,6 +413,13 @@ def profile_problem(problem, top, max_candidates, max_seconds, force, repeats, t
         if alone is not None:
             alone_us.append(timer.median_us(alone, repeats))
     record["tilecraft_us"], record["cublas_us"] = min(ours_us), min(theirs_us)
+    if "first_kernel" in record:
+        try:
+            record["first_us"] = (record["tilecraft_us"] if first_run is None
+                                  else min(timer.median_us(first_run, repeats) for _ in range(2)))
+            record["first_ratio"] = record["cublas_us"] / record["first_us"]
+        except (RuntimeError, ValueError) as error:  # the record keeps the tuned timing
+            record["first_failed"] = str(error).splitlines()[0]
     if alone_us:
         # The stricter baseline: the library's convolution without the epilogue it leaves to
         # other launches.

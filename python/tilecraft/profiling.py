@@ -615,7 +615,8 @@ def write_csv(records, path):
 
     fields = ["problem", "dtype", "epilogue", "batch", "m", "n", "k", "kernel", "tilecraft_us",
               "cublas_us", "tilecraft_tflops", "cublas_tflops", "ratio", "error", "cublas_error",
-              "reason", "device", "baseline", "baseline_alone_us", "ratio_alone", "failed"]
+              "reason", "device", "baseline", "baseline_alone_us", "ratio_alone", "first_kernel",
+              "first_us", "first_ratio", "failed"]
     with open_output(path) as f:
         writer = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()
