@@ -373,12 +373,9 @@ std::vector<Kernel> get_kernels(const GemmArguments* args, const MetadataFilter&
         }
         const auto estimate = discover::estimate(*fused, shape, traits);
         // Tiles fitted to N, where the model expects them faster than the tile they narrow.
-        for (const TileDescription& tile : discover::fitted_n_tiles(*fused, shape, traits)) {
-          GemmDescription fitted = *fused;
-          fitted.tile = tile;
-          const auto narrowed = discover::estimate(fitted, shape, traits);
-          add(Kernel::listed(space.arch(), instance, narrowed.score, narrowed.explain(),
-                             std::move(fitted)));
+        for (auto& fitted : discover::fitted_n_kernels(*fused, estimate, shape, traits)) {
+          add(Kernel::listed(space.arch(), instance, fitted.estimate.score,
+                             fitted.estimate.explain(), std::move(fitted.description)));
         }
         // Longer fp8 promotion intervals rank just after CUTLASS's default (the model does not
         // tell them apart), so that the first pick keeps the default's accuracy and the tuner

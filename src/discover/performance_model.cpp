@@ -623,27 +623,27 @@ bool is_space_tile_n(int n) {
   return false;
 }
 
-std::vector<TileDescription> fitted_n_tiles(const GemmDescription& d, const GemmShape& shape,
-                                            const DeviceTraits& device) {
-  std::vector<TileDescription> tiles;
+std::vector<FittedKernel> fitted_n_kernels(const GemmDescription& d,
+                                           const PerformanceEstimate& d_estimate,
+                                           const GemmShape& shape, const DeviceTraits& device) {
+  std::vector<FittedKernel> fitted;
   const int tile_n = d.tile.threadblock_shape[1];
   if (!d.tile.is_sm90() || d.kind != GemmKind::Universal || d.epilogue_graph ||
       (tile_n != 192 && tile_n != 256) || shape.n < 2 * int64_t{tile_n} || shape.n % tile_n == 0) {
-    return tiles;
+    return fitted;
   }
   const int64_t count = (shape.n + tile_n - 1) / tile_n + 1;
-  const int fitted = static_cast<int>(((shape.n + count - 1) / count + 15) / 16 * 16);
-  if (fitted >= tile_n || fitted < 64 || is_space_tile_n(fitted)) return tiles;
-  TileDescription tile = d.tile;
-  tile.threadblock_shape[1] = fitted;
-  tile.math_instruction.instruction_shape[1] = fitted;
+  const int narrow = static_cast<int>(((shape.n + count - 1) / count + 15) / 16 * 16);
+  if (narrow >= tile_n || narrow < 64 || is_space_tile_n(narrow)) return fitted;
   GemmDescription narrowed = d;
-  narrowed.tile = tile;
-  if (!narrowed.validate()) return tiles;
-  if (estimate(narrowed, shape, device).score > estimate(d, shape, device).score) {
-    tiles.push_back(tile);
+  narrowed.tile.threadblock_shape[1] = narrow;
+  narrowed.tile.math_instruction.instruction_shape[1] = narrow;
+  if (!narrowed.validate()) return fitted;
+  PerformanceEstimate narrowed_estimate = estimate(narrowed, shape, device);
+  if (narrowed_estimate.score > d_estimate.score) {
+    fitted.push_back({std::move(narrowed), std::move(narrowed_estimate)});
   }
-  return tiles;
+  return fitted;
 }
 
 std::vector<int> promotion_interval_choices(const GemmDescription& d) {

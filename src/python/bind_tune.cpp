@@ -35,26 +35,18 @@ api::GemmArguments& gemm_arguments(nb::handle args, const std::string& name = "a
 // Calls fn with the C++ arguments of the family behind `args` (GemmArguments,
 // GroupedGemmArguments, Conv2dArguments); a TypeError names `name` and what it got otherwise.
 template <typename Fn>
-auto dispatch(api::KernelArguments& any, Fn fn, const std::string& name = "args") {
-  if (auto* gemm = dynamic_cast<api::GemmArguments*>(&any)) return fn(*gemm);
-  if (auto* grouped = dynamic_cast<api::GroupedGemmArguments*>(&any)) return fn(*grouped);
-  if (auto* conv = dynamic_cast<api::Conv2dArguments*>(&any)) return fn(*conv);
-  throw nb::type_error((name + ": expected " + Described<api::KernelArguments>::expected +
-                        ", got another kind of arguments")
-                           .c_str());
+auto dispatch(const api::KernelArguments& any, Fn fn, const std::string& name = "args") {
+  return tune::visit_family(any, fn, [&]() -> decltype(fn(std::declval<api::GemmArguments&>())) {
+    throw nb::type_error((name + ": expected " + Described<api::KernelArguments>::expected +
+                          ", got another kind of arguments")
+                             .c_str());
+  });
 }
 template <typename Fn>
 auto with_arguments(nb::handle args, Fn fn, const std::string& name = "args") {
   return dispatch(
       *Arg<Ref<api::KernelArguments>>::from(name, args, Described<api::KernelArguments>::expected),
       fn, name);
-}
-
-// The device of any family's arguments.
-int device_of(const api::GemmArguments& a) { return a.A().device_id; }
-template <typename Args>
-int device_of(const Args& a) {
-  return a.device();
 }
 
 nb::dict candidate_dict(const tune::CandidateResult& c) {
@@ -156,7 +148,7 @@ void bind_tune(nb::module_& root) {
          std::optional<int> cc) {
         auto options = options_from("force", max_candidates, std::nullopt, 25, allow_tf32);
         return with_arguments(args, [&](auto& a) {
-          const int capability = cc ? *cc : unwrap(device_info(device_of(a))).compute_capability;
+          const int capability = cc ? *cc : unwrap(device_info(a.device())).compute_capability;
           std::vector<std::string> names;
           for (const api::Kernel& kernel : tune::tuning_candidates(a, options, capability)) {
             names.push_back(kernel.metadata().kernel_name);

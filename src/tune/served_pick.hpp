@@ -162,7 +162,8 @@ Result<Pick> run_served_kernel(const Args& args, void* stream,
   // A problem of the signature that the remembered kernel cannot run (a bucketed extent) picks
   // for itself below.
   if (remembered && remembered->kernel.supports(args)) {
-    TILECRAFT_RETURN_IF_ERROR(remembered->kernel.run(args, nullptr, stream));
+    TILECRAFT_RETURN_IF_ERROR(
+        remembered->kernel.run(args, nullptr, stream, /*assume_supported_args=*/true));
     return Pick{remembered->kernel.metadata().kernel_name, remembered->reason};
   }
   rank();

@@ -183,17 +183,10 @@ namespace {
 // fn(args) with the arguments' own family type, or an error naming problems[i].
 template <typename Fn>
 Status with_family(const api::KernelArguments& args, size_t i, Fn fn) {
-  if (auto* gemm = dynamic_cast<const api::GemmArguments*>(&args)) return fn(*gemm);
-  if (auto* grouped = dynamic_cast<const api::GroupedGemmArguments*>(&args)) return fn(*grouped);
-  if (auto* conv = dynamic_cast<const api::Conv2dArguments*>(&args)) return fn(*conv);
-  return Status::invalid("problems[" + std::to_string(i) +
-                         "]: expected GEMM, grouped GEMM or convolution arguments");
-}
-
-int device_of(const api::GemmArguments& args) { return args.A().device_id; }
-template <typename Args>
-int device_of(const Args& args) {
-  return args.device();
+  return visit_family(args, fn, [i] {
+    return Status::invalid("problems[" + std::to_string(i) +
+                           "]: expected GEMM, grouped GEMM or convolution arguments");
+  });
 }
 
 }  // namespace
@@ -208,7 +201,7 @@ Status precompile_candidates(const std::vector<const api::KernelArguments*>& pro
       return Status::invalid("problems[" + std::to_string(i) + "]: got no arguments");
     }
     TILECRAFT_RETURN_IF_ERROR(with_family(*problems[i], i, [&](const auto& args) -> Status {
-      auto info = device_info(device_of(args));
+      auto info = device_info(args.device());
       if (!info) return info.status();
       // Arguments whose signature cannot be made cannot tune: refused here already.
       auto signature = signature_of(args, options.allow_tf32);

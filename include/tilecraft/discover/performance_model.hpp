@@ -73,13 +73,18 @@ std::vector<int> promotion_interval_choices(const GemmDescription& d);
 // The tile N extents the space lists (every SM90 tile is one of these wide).
 bool is_space_tile_n(int n);
 
-// Tiles fitted to the problem's N for `d`: an SM90 single-GEMM tile of N 192 or 256 over an N of
-// at least two such tiles, narrowed (in steps of 16, wgmma and the epilogue's) to split N into
-// one more tile than it needs, where the model expects that faster (the tiles' waves fill the
-// GPU better); the tile descriptions, none otherwise. CUTLASS 4.2 builds such tiles (176 and 208
-// compiled here).
-std::vector<TileDescription> fitted_n_tiles(const GemmDescription& d, const GemmShape& shape,
-                                            const DeviceTraits& device);
+// Kernels fitted to the problem's N from `d`: an SM90 single-GEMM tile of N 192 or 256 over an N
+// of at least two such tiles, narrowed (in steps of 16, wgmma and the epilogue's) to split N into
+// one more tile than it needs, where the model expects it faster than `d`'s estimate
+// `d_estimate` (the tiles' waves fill the GPU better); each with its own estimate, none
+// otherwise. CUTLASS 4.2 builds such tiles (176 and 208 compiled here).
+struct FittedKernel {
+  GemmDescription description;
+  PerformanceEstimate estimate;
+};
+std::vector<FittedKernel> fitted_n_kernels(const GemmDescription& d,
+                                           const PerformanceEstimate& d_estimate,
+                                           const GemmShape& shape, const DeviceTraits& device);
 
 // Thread blocks of the tile resident on one SM by the model (shared memory, threads, estimated
 // registers); 0 when the device cannot run it.

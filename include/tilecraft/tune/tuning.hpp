@@ -65,6 +65,16 @@ struct ProblemSignature {
 // The signature of arguments on the device their tensors live on; allow_tf32 matters for f32
 // operands only.
 Result<ProblemSignature> signature_of(const api::GemmArguments& args, bool allow_tf32 = true);
+// fn(args) with the arguments' own family (GemmArguments, GroupedGemmArguments, Conv2dArguments),
+// or otherwise(): arguments of another kind. fn returns the same type for every family.
+template <typename Fn, typename Otherwise>
+auto visit_family(const api::KernelArguments& args, Fn&& fn, Otherwise&& otherwise) {
+  if (auto* gemm = dynamic_cast<const api::GemmArguments*>(&args)) return fn(*gemm);
+  if (auto* grouped = dynamic_cast<const api::GroupedGemmArguments*>(&args)) return fn(*grouped);
+  if (auto* conv = dynamic_cast<const api::Conv2dArguments*>(&args)) return fn(*conv);
+  return otherwise();
+}
+
 // Grouped GEMM: operands, layouts, alignments and epilogue; the rows per group in buckets (their
 // mean as M, their largest, and the share of empty groups), N, K and the group count. Problems
 // whose N and K differ name each distinct (N, K) bucket.
