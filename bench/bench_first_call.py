@@ -7,7 +7,9 @@ up before the import, as in any program that already holds its tensors.
 
 Prints, per mode, the median over new processes of: the import, the first call, the plan's own
 account of it (``rank_ms``: listing and ranking the kernels; ``ready_ms``: finding and loading
-the serving kernel's module), and a second call of the same problem. Without a usable GPU it says
+the serving kernel's module), the plan's making as a whole (``plan_ms``), the first launch
+(``launch_ms``: the module's kernel loaded onto the GPU) and the wait for its result
+(``sync_ms``), and a second call of the same problem. Without a usable GPU it says
 why and exits 0.
 """
 
@@ -29,15 +31,19 @@ torch.cuda.synchronize()
 t0 = time.perf_counter()
 import tilecraft
 t1 = time.perf_counter()
+state = tilecraft.plan_gemm(a, b, tuning=mode, max_candidates=2).state
+t_plan = time.perf_counter()
 out = tilecraft.gemm(a, b, tuning=mode, max_candidates=2)
+t_launch = time.perf_counter()
 torch.cuda.synchronize()
 t2 = time.perf_counter()
 tilecraft.gemm(a, b, tuning=mode, max_candidates=2)
 torch.cuda.synchronize()
 t3 = time.perf_counter()
 error = float((out.double() - a.double() @ b.double()).abs().max())
-state = tilecraft.plan_gemm(a, b, tuning=mode, max_candidates=2).state
 print(json.dumps({"import_ms": (t1 - t0) * 1e3, "first_ms": (t2 - t1) * 1e3,
+                  "plan_ms": (t_plan - t1) * 1e3, "launch_ms": (t_launch - t_plan) * 1e3,
+                  "sync_ms": (t2 - t_launch) * 1e3,
                   "second_ms": (t3 - t2) * 1e3, "rank_ms": state["rank_ms"],
                   "ready_ms": state["ready_ms"], "error": error, "reason": state["reason"]}))
 """
@@ -76,7 +82,8 @@ def main():
             child(first, env)  # compiles (and for auto, tunes and stores the winner)
             runs = [child(mode, env) for _ in range(args.repeats)]
             summary = {key: round(statistics.median(r[key] for r in runs), 2)
-                       for key in ("import_ms", "first_ms", "rank_ms", "ready_ms", "second_ms")}
+                       for key in ("import_ms", "first_ms", "plan_ms", "rank_ms", "ready_ms",
+                                   "launch_ms", "sync_ms", "second_ms")}
             summary["reason"] = runs[-1]["reason"]
             summary["max_error"] = max(r["error"] for r in runs)
             print(f"tuning={mode}: {json.dumps(summary)}")

@@ -39,7 +39,8 @@ Result<std::vector<HeaderFile>> list_files(const std::vector<std::string>& roots
       HeaderFile file;
       file.path = it->path().string();
       if (stat(file.path.c_str(), &file.info) != 0 || !S_ISREG(file.info.st_mode)) continue;
-      file.name = std::to_string(r) + "/" + fs::relative(it->path(), roots[r]).string();
+      // Lexical: fs::relative resolves every component of both paths, a dozen system calls a file.
+      file.name = std::to_string(r) + "/" + it->path().lexically_relative(roots[r]).string();
       files.push_back(std::move(file));
     }
   }

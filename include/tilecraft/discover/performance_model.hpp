@@ -47,7 +47,7 @@ PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
                              const DeviceTraits& device);
 
 // The largest number of K slices split_k_choices offers.
-inline constexpr int kMaxSplitK = 16;
+inline constexpr int kMaxSplitK = 64;
 
 // Whether `d` splits K in parallel (CUTLASS 2.x GemmSplitKParallel: a slice of accumulators each,
 // then a reduction kernel into the output): SM80 kernels whose output is narrower than the
