@@ -372,6 +372,8 @@ def cmd_profile(args):
                          f"{error.strerror}") from None
     profiling.precompile(problems, args.max_candidates, args.force)
     timer = None
+    stem = os.path.join(args.out, "profile")
+    so_far = []
 
     def profile(problem):
         nonlocal timer
@@ -379,10 +381,20 @@ def cmd_profile(args):
         side = family_problems if hasattr(problem, "family") else profiling
         record = side.profile_problem(problem, args.top, args.max_candidates, args.max_seconds,
                                       args.force, args.repeats, timer)
+        first = (f"  first pick {record['first_ratio']:.3f}"
+                 if record.get("first_ratio") is not None else "")
         print(f"    tilecraft {record['tilecraft_tflops']:8.1f} TFLOP/s  cuBLAS "
-              f"{record['cublas_tflops']:8.1f} TFLOP/s  ratio {record['ratio']:.3f}  "
+              f"{record['cublas_tflops']:8.1f} TFLOP/s  ratio {record['ratio']:.3f}{first}  "
               f"error {record['error']:.2e} (cuBLAS {record['cublas_error']:.2e})  "
               f"{record['kernel']}", file=sys.stderr, flush=True)
+        # The rows so far, so that a run stopped part way still leaves them (the final files,
+        # with the failures and the chart, replace these).
+        so_far.append(record)
+        try:
+            profiling.write_csv(so_far, stem + ".csv")
+            profiling.write_json(so_far, stem + ".json")
+        except ValueError as error:
+            raise UsageError(f"--out: {error}") from None
         return record
 
     outcomes = _each_problem(problems, profile, "profile")
@@ -392,7 +404,6 @@ def cmd_profile(args):
         everything = [record if record is not None else
                       dict(_problem_fields(p), failed=failure["message"])
                       for p, record, failure in outcomes]
-        stem = os.path.join(args.out, "profile")
         try:
             profiling.write_csv(everything, stem + ".csv")
             profiling.write_json(everything, stem + ".json")

@@ -375,7 +375,7 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
   const std::array<int64_t, 3> mnk = args.gemm_mnk();
   const tilecraft::detail::IndexedProblem indexing = indexing_of(args);
   std::set<std::string> depthwise_listed;
-  std::vector<Kernel> kernels = detail::ranked_kernels(
+  return detail::ranked_kernels(
       cc, args.device(), metadata_filter,
       [&](const discover::GemmOperands& operands) { return operands_match(operands, args); },
       [&](const discover::GemmSpace& space, const discover::DeviceTraits& traits,
@@ -416,12 +416,6 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
           add(Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(*conv)));
         }
       });
-  // Until the split-K path of these arguments has run on a GPU, the first pick (what serves
-  // untuned) runs K whole; the tuner measures the split variants, and its check guards them.
-  const auto whole = std::ranges::find_if(
-      kernels, [](const Kernel& k) { return k.metadata().design.split_k_slices == 1; });
-  if (whole != kernels.end()) std::rotate(kernels.begin(), whole, whole + 1);
-  return kernels;
 }
 
 }  // namespace tilecraft::api

@@ -368,6 +368,24 @@ def test_profile_goes_on_past_a_problem_no_kernel_supports(tmp_path, no_gpu_work
     assert "tilecraft profile: could not profile 1 of 2 problems" in err
 
 
+def test_a_run_stopped_part_way_keeps_the_rows_it_finished(tmp_path, no_gpu_work, monkeypatch):
+    finished = profiling.profile_problem
+
+    def stop_at_the_second(problem, *args, **kwargs):
+        if no_gpu_work:
+            raise KeyboardInterrupt
+        return finished(problem, *args, **kwargs)
+
+    monkeypatch.setattr(profiling, "profile_problem", stop_at_the_second)
+    out = tmp_path / "out"
+    assert cli.main(["profile", "--shape", "256x256x256", "--shape", "512x512x512", "--out",
+                     str(out)]) == 130
+    records = json.loads((out / "profile.json").read_text())
+    assert [(r["problem"], r["ratio"]) for r in records] == [("bf16 256x256x256", 1.1)]
+    rows = (out / "profile.csv").read_text().splitlines()
+    assert len(rows) == 2 and rows[1].startswith("bf16 256x256x256,bf16,none,1,256,256,256,k,")
+
+
 def test_nothing_is_written_when_every_problem_fails(tmp_path, no_gpu_work, capsys):
     out = tmp_path / "out"
     assert cli.main(["profile", "--shape", "1023x1023x1023", "--dtype", "int8",

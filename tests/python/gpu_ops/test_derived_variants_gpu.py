@@ -26,7 +26,7 @@ def test_longer_promotion_intervals_match_float64_in_every_element():
     for kernel in api.get_kernels(args):
         design = kernel.metadata.design
         name = kernel.metadata.kernel_name.replace(f"_promo{design.mma_promotion_interval}", "")
-        if base in (None, name) and design.arch == 90:
+        if base in (None, name) and kernel.metadata.min_cc == 90:
             base = name
             by_interval.setdefault(design.mma_promotion_interval, kernel)
     assert set(by_interval) == {0, 8, 16}, sorted(by_interval)
