@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "compile/memo_file.hpp"
 #include "compile/sha256.hpp"
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/compile/file_util.hpp"
@@ -76,22 +77,6 @@ Result<std::string> content_digest(const std::vector<HeaderFile>& files) {
     hasher.update(bytes);
   }
   return to_hex(hasher.finish());
-}
-
-std::string read_memo(const std::string& path) {
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  std::string text;
-  if (!fd.valid() || !read_all(fd.get(), path, &text)) return "";
-  return text;
-}
-
-void write_memo(const std::string& path, const std::string& text) {
-  std::string temp = path + ".tmp-XXXXXX";
-  UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));
-  if (!fd.valid()) return;
-  bool written = write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  fd.reset();
-  if (!written || rename(temp.c_str(), path.c_str()) != 0) unlink(temp.c_str());
 }
 
 }  // namespace

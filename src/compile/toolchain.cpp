@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "compile/header_digest.hpp"
+#include "compile/memo_file.hpp"
 #include "compile/process.hpp"
 #include "compile/sha256.hpp"
 #include "tilecraft/abi/module_abi.h"
@@ -101,23 +102,51 @@ std::string define_value(const std::string& header, const std::string& name) {
   return header.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
+// The text a version memo holds for the program file `identity` (its path and stat facts) that
+// answered --version with `output`.
+std::string version_memo_text(const std::string& identity, const std::string& output) {
+  return "tilecraft-version-memo v1\n" + std::to_string(identity.size()) + "\n" + identity + "\n" +
+         output;
+}
+
 // What `program --version` did: run once per process for each program file (its path and
 // identity: a file replaced or edited in place is asked again), failures included, so that a
-// program that hangs costs its time limit once.
-Result<ProcessResult> version_run(const std::string& program) {
+// program that hangs costs its time limit once. A clean answer is also kept in memo_dir (when not
+// empty) for the next process: starting two programs from a process holding a GPU context (a
+// fork copies its page tables) cost more than the rest of a cached kernel's first load.
+Result<ProcessResult> version_run(const std::string& program, const std::string& memo_dir) {
   static std::mutex mutex;
   static std::map<std::string, Result<ProcessResult>> runs;
   struct stat info {};
   std::string memo_key = program;
-  if (stat(program.c_str(), &info) == 0) {
+  const bool identified = stat(program.c_str(), &info) == 0;
+  if (identified) {
     memo_key += '\n' + std::to_string(info.st_dev) + ':' + std::to_string(info.st_ino) + ':' +
                 std::to_string(info.st_size) + ':' + std::to_string(info.st_mtim.tv_sec) + '.' +
-                std::to_string(info.st_mtim.tv_nsec);
+                std::to_string(info.st_mtim.tv_nsec) + ':' + std::to_string(info.st_ctim.tv_sec) +
+                '.' + std::to_string(info.st_ctim.tv_nsec);
   }
   std::lock_guard lock(mutex);
   if (auto found = runs.find(memo_key); found != runs.end()) return found->second;
+  const std::string memo = identified && !memo_dir.empty()
+                               ? memo_dir + "/version-" + sha256_hex(memo_key).substr(0, 32)
+                               : std::string();
+  if (!memo.empty()) {
+    const std::string text = read_memo(memo);
+    const std::string prefix = version_memo_text(memo_key, "");
+    if (text.size() > prefix.size() && text.rfind(prefix, 0) == 0) {
+      ProcessResult remembered;
+      remembered.output = text.substr(prefix.size());
+      runs.emplace(memo_key, remembered);
+      return remembered;
+    }
+  }
   Result<ProcessResult> run = run_process({program, "--version"}, {}, nullptr, kVersionTimeLimit);
   runs.emplace(memo_key, run);
+  if (!memo.empty() && run && !run->timed_out && run->exit_code == 0 && !run->output.empty() &&
+      ensure_own_dir(memo_dir)) {
+    write_memo(memo, version_memo_text(memo_key, run->output));
+  }
   return run;
 }
 
@@ -130,10 +159,10 @@ std::string exited_and_printed(const ProcessResult& run) {
          " and printed: " + run.output.substr(0, 500);
 }
 
-Result<std::string> identify_nvcc(const std::string& nvcc) {
+Result<std::string> identify_nvcc(const std::string& nvcc, const std::string& memo_dir) {
   const std::string expected =
       "TILECRAFT_NVCC: expected an nvcc that answers --version, got '" + nvcc + "', which ";
-  Result<ProcessResult> run = version_run(nvcc);
+  Result<ProcessResult> run = version_run(nvcc, memo_dir);
   if (!run) return run.status();
   if (run->timed_out) return Status::unsupported(expected + did_not_answer());
   if (run->exit_code != 0 || run->output.find("Cuda compilation tools") == std::string::npos) {
@@ -144,10 +173,11 @@ Result<std::string> identify_nvcc(const std::string& nvcc) {
 
 // The host compiler's identity for the key: what it says to --version, without the lines that
 // name folders of this machine (clang's InstalledDir and configuration file), at most a few lines.
-Result<std::string> identify_host_compiler(const std::string& compiler, const std::string& origin) {
+Result<std::string> identify_host_compiler(const std::string& compiler, const std::string& origin,
+                                           const std::string& memo_dir) {
   const std::string expected =
       origin + ": expected a host compiler that answers --version, got '" + compiler + "', which ";
-  Result<ProcessResult> run = version_run(compiler);
+  Result<ProcessResult> run = version_run(compiler, memo_dir);
   if (!run) return Status::unsupported(expected + "could not run: " + run.status().message());
   if (run->timed_out) return Status::unsupported(expected + did_not_answer());
   std::string identity;
@@ -183,8 +213,9 @@ std::string cutlass_origin(const Settings& s) {
   return "the CUTLASS headers tilecraft was built with";
 }
 
-// <cache>/v1/headers when the cache's v1 folder is there and private to this user, else "".
-std::string header_memo_dir(const Settings& s) {
+// Where the toolchain's memos go (header digests, --version answers): <cache>/v1/headers when the
+// cache's v1 folder is there and private to this user, else "".
+std::string toolchain_memo_dir(const Settings& s) {
   std::string v1 = s.cache_dir + "/v1";
   if (s.cache_dir.empty() || s.cache_dir.front() != '/' ||
       !private_dir_problem(s.cache_dir).empty() || !private_dir_problem(v1).empty()) {
@@ -223,7 +254,8 @@ Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& s) {
 
   auto toolchain = std::make_shared<Toolchain>();
   toolchain->nvcc = s.nvcc;
-  Result<std::string> version = identify_nvcc(s.nvcc);
+  const std::string memo_dir = toolchain_memo_dir(s);
+  Result<std::string> version = identify_nvcc(s.nvcc, memo_dir);
   if (!version) return version.status();
   toolchain->nvcc_version = *version;
   toolchain->host_compiler = host.path;
@@ -241,7 +273,7 @@ Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& s) {
                                  "compiler itself, such as /usr/bin/g++-12)");
     }
     toolchain->host_compiler_real = fs::weakly_canonical(host.path, error).string();
-    Result<std::string> identity = identify_host_compiler(host.path, host.origin);
+    Result<std::string> identity = identify_host_compiler(host.path, host.origin, memo_dir);
     if (!identity) return identity.status();
     toolchain->host_compiler_version = std::move(*identity);
   }
@@ -254,7 +286,7 @@ Result<std::shared_ptr<const Toolchain>> find_toolchain(const Settings& s) {
   toolchain->cutlass_version = define_value(header, "CUTLASS_MAJOR") + "." +
                                define_value(header, "CUTLASS_MINOR") + "." +
                                define_value(header, "CUTLASS_PATCH");
-  Result<std::string> digest = header_tree_digest(include_roots(s.cutlass_dir), header_memo_dir(s));
+  Result<std::string> digest = header_tree_digest(include_roots(s.cutlass_dir), memo_dir);
   if (!digest) return Status::unsupported(cutlass_origin(s) + ": " + digest.status().message());
   toolchain->cutlass_headers_sha256 = std::move(*digest);
   Result<JitHeaders> jit =

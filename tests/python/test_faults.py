@@ -152,3 +152,30 @@ def test_relative_cache_dir_is_resolved_once_and_said(tmp_path):
     assert run.stdout.strip() == str(tmp_path / "here" / "cache")
     assert f"TILECRAFT_CACHE_DIR='here/cache' is a relative path: using {tmp_path}/here/cache" \
         in run.stderr
+
+
+def test_the_compilers_version_answer_is_remembered_for_the_next_process(tmp_path):
+    # A cached kernel's first load in a new process asks no compiler for its version (two process
+    # starts from a process holding a GPU context); an edited compiler is asked again.
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_bytes(FAKE_NVCC.read_bytes())
+    nvcc.chmod(0o700)
+    log = tmp_path / "version-calls"
+    env = dict(os.environ, TILECRAFT_CACHE_DIR=str(tmp_path / "cache"),
+               TILECRAFT_SIGNING_KEY_FILE=str(tmp_path / "state" / "signing-key"),
+               TILECRAFT_NVCC=str(nvcc), TILECRAFT_FAKE_NVCC_MODE="ok",
+               TILECRAFT_FAKE_NVCC_VERSION_LOG=str(log))
+
+    def compile_in_a_new_process():
+        run = subprocess.run([sys.executable, "-c", COMPILE_SCRIPT], env=env, text=True,
+                             capture_output=True, timeout=120)
+        assert "compiling" in run.stdout, run.stderr
+        return run
+
+    compile_in_a_new_process()
+    assert log.read_text() == "--version\n"
+    compile_in_a_new_process()
+    assert log.read_text() == "--version\n"
+    nvcc.write_text(nvcc.read_text() + "\n# edited\n")
+    compile_in_a_new_process()
+    assert log.read_text() == "--version\n--version\n"
