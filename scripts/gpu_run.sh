@@ -8,7 +8,9 @@
 # A STREAM is parts joined by commas, run one after another; streams run side by side, each with
 # a kernel cache of its own (default: one stream of every part but sanitizer). A stream written
 # gpuN:PARTS runs on GPU N alone, gpuN,M:PARTS on those two (CUDA_VISIBLE_DEVICES). Parts:
-#   tests      ctest, then pytest (each a part of its own too): pytest runs tests/python without
+#   tests      ctest, install, then pytest (each a part of its own too): install is
+#              scripts/check_install.sh (the C++ package installed, a find_package consumer built
+#              and run); pytest runs tests/python without
 #              the suite folders below; pytest=K/N runs only its K-th shard of N (0-based)
 #   gpu90 grouped evt conv multi
 #              a GPU suite (tests/python/gpu90, gpu_grouped, gpu_evt, gpu_conv, gpu_multi); grouped
@@ -73,8 +75,9 @@ sanitized() {
 
 part() {
   case $1 in
-    tests) part ctest; part pytest ;;
+    tests) part ctest; part install; part pytest ;;
     ctest) run ctest ctest --test-dir "$BUILD" --output-on-failure -j 12 ;;
+    install) TILECRAFT_TEST_JOBS=8 run install bash scripts/check_install.sh "$BUILD" ;;
     pytest | pytest=*)
       local shard=${1#pytest}
       shard=${shard#=}
@@ -124,7 +127,7 @@ part() {
       local benches
       IFS=';' read -r -a benches <<<"${BENCHES:-bench_sm90_gemm.py --own-only;bench_grouped.py --set moe;bench_conv.py --set resnet50 --kind fprop}"
       run bench bash bench/compare_builds.sh .scratch/base "$OUT/bench" "${benches[@]}" ;;
-    *) echo "unknown part '$1': expected tests, ctest, pytest[=K/N], gpu90, grouped, evt," \
+    *) echo "unknown part '$1': expected tests, ctest, install, pytest[=K/N], gpu90, grouped, evt," \
          "conv, conv_modules, conv_suite, multi, examples, sanitizer, gtest=FILTER, py=PATH, script=PATH, profile=FILE or bench" |
       tee -a "$OUT/summary.txt"
       return 2 ;;

@@ -37,6 +37,9 @@ echo "nvcc compile tests: TILECRAFT_COMPILE_TESTS=$TILECRAFT_COMPILE_TESTS (few,
 echo "== C++ tests (ctest -j $JOBS)"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
 
+echo "== the installed C++ package (scripts/check_install.sh: cmake --install, find_package)"
+bash scripts/check_install.sh "$BUILD_DIR"
+
 # pytest runs as $JOBS sessions side by side (TILECRAFT_TEST_SHARD=k/n: every n-th test), each with
 # a cache and key of its own; the first prints as it goes, the others when they end. A tilecraft
 # object that outlives its session fails it (tests/python/live_objects.py says what holds it).

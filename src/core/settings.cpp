@@ -30,12 +30,13 @@ std::filesystem::path library_dir() {
   return error ? std::filesystem::path() : library.parent_path();
 }
 
-// <folder of libtilecraft>/<folder> when it holds `marker`, or "".
+// <folder of libtilecraft>/<folder> (a path relative to it, such as ../include) when it holds
+// `marker`, or "".
 std::string beside_library(const char* folder, const char* marker) {
   const std::filesystem::path dir = library_dir();
-  if (dir.empty()) return "";
+  if (dir.empty() || *folder == '\0') return "";
   std::error_code error;
-  const std::filesystem::path candidate = dir / folder;
+  const std::filesystem::path candidate = (dir / folder).lexically_normal();
   return std::filesystem::is_regular_file(candidate / marker, error) ? candidate.string() : "";
 }
 
@@ -221,12 +222,18 @@ Settings settings_from_environment() {
     }
   }
   if (s.cutlass_dir_variable.empty()) {
-    // The Python package's wheel carries the pinned CUTLASS headers in tilecraft/cutlass.
-    const std::string bundled = beside_library("cutlass", "include/cutlass/version.h");
+    // The Python package's wheel carries the pinned CUTLASS headers in tilecraft/cutlass; an
+    // installed C++ package (cmake --install) in <prefix>/share/tilecraft/cutlass.
+    constexpr const char* kCutlassMarker = "include/cutlass/version.h";
+    std::string bundled = beside_library("cutlass", kCutlassMarker);
+    if (bundled.empty()) bundled = beside_library(TILECRAFT_INSTALLED_CUTLASS_DIR, kCutlassMarker);
     s.cutlass_dir = bundled.empty() ? std::string(TILECRAFT_DEFAULT_CUTLASS_DIR) : bundled;
   }
-  // The wheel carries them in tilecraft/include, beside the library.
-  const std::string jit = beside_library("include", "tilecraft/jit/module_prelude.cuh");
+  // The wheel carries them in tilecraft/include, beside the library; an installed C++ package in
+  // <prefix>/include.
+  constexpr const char* kJitMarker = "tilecraft/jit/module_prelude.cuh";
+  std::string jit = beside_library("include", kJitMarker);
+  if (jit.empty()) jit = beside_library(TILECRAFT_INSTALLED_INCLUDE_DIR, kJitMarker);
   s.jit_include_dir = jit.empty() ? std::string(TILECRAFT_DEFAULT_JIT_INCLUDE_DIR) : jit;
   s.nvcc = find_nvcc(&s);
   unsigned hardware = std::thread::hardware_concurrency();
