@@ -24,6 +24,7 @@ import torch
 
 import tilecraft
 from tilecraft import profiling
+from tilecraft._chart import ChartsUnavailable
 
 from common import device_line
 
@@ -218,7 +219,10 @@ def main():
     ratios = [r for r in records if "tilecraft_us" in r]
     if ratios:
         profiling.write_csv(ratios, stem + ".csv")
-        profiling.write_chart(ratios, stem + ".png")
+        try:
+            profiling.write_chart(ratios, stem + ".png")
+        except ChartsUnavailable as error:
+            print(f"no chart: {error}")
     by_dtype = {}
     for r in ratios:
         if "untuned" in r["problem"] or r.get("epilogue", "none") != "none":

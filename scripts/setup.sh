@@ -40,6 +40,12 @@ missing=()
 command -v cmake >/dev/null || missing+=("cmake>=3.22")
 command -v ninja >/dev/null || missing+=("ninja")
 if [ ${#missing[@]} -gt 0 ]; then say "pip install ${missing[*]}"; pip_install "${missing[@]}"; fi
+# Optional: matplotlib draws `tilecraft profile`'s chart (tilecraft[plot]); without it the chart
+# tests skip, saying so.
+if ! "$PY" -c "import matplotlib" 2>/dev/null && [ "${TILECRAFT_OFFLINE:-0}" != 1 ]; then
+  say "pip install matplotlib (optional: profile charts)"
+  pip_install matplotlib || say "matplotlib did not install: the chart tests will skip"
+fi
 
 # 3. GoogleTest, from Debian/Ubuntu packages, when CMake cannot find it.
 if ! ls /usr/lib/*/cmake/GTest/GTestConfig.cmake /usr/lib/cmake/GTest/GTestConfig.cmake >/dev/null 2>&1 \

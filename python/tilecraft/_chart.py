@@ -1,107 +1,72 @@
-"""A dependency-free PNG bar chart: each row a label, a bar of a ratio and its value, with a
-line at 1.0 (the baseline). Pixels are drawn with a built-in 5x7 font and written with zlib."""
+"""Bar charts of ratios (a baseline's time over tilecraft's: above 1.0, tilecraft is faster),
+drawn with matplotlib, an optional dependency: ``pip install 'tilecraft[plot]'``. Without it,
+``bar_chart`` raises ChartsUnavailable, whose message says how to get charts."""
 
-import struct
-import zlib
+import io
+import math
+import textwrap
 
-# 5x7 glyphs, one string of 7 rows of 5 bits each ('#' on).
-_FONT_ROWS = {
-    "0": " ### #   ##  ###   ###  ##   # ### ", "1": "  #   ##    #    #    #    #   ### ",
-    "2": " ### #   #    #   #   #   #   #####", "3": "#####   #   #     #    ##   # ### ",
-    "4": "   #   ##  # # #  # #####   #    # ", "5": "######    ####     #    ##   # ### ",
-    "6": "  ##  #   #    #### #   ##   # ### ", "7": "#####    #   #   #   #    #    #   ",
-    "8": " ### #   ##   # ### #   ##   # ### ", "9": " ### #   ##   # ####    #   #  ##  ",
-    "A": " ### #   ##   #######   ##   ##   #", "B": "#### #   ##   ##### #   ##   ##### ",
-    "C": " ### #   ##    #    #    #   # ### ", "D": "###  #  # #   ##   ##   ##  # ###  ",
-    "E": "######    #    #### #    #    #####", "F": "######    #    #### #    #    #    ",
-    "G": " ### #   ##    # ####   ##   # ####", "H": "#   ##   ##   #######   ##   ##   #",
-    "I": " ###   #    #    #    #    #   ### ", "J": "  ###   #    #    #    ##  # ##   ",
-    "K": "#   ##  # # #  ##   # #  #  # #   #", "L": "#    #    #    #    #    #    #####",
-    "M": "#   ### ### # ##   ##   ##   ##   #", "N": "#   ##   ###  ## # ##  ###   ##   #",
-    "O": " ### #   ##   ##   ##   ##   # ### ", "P": "#### #   ##   ##### #    #    #    ",
-    "Q": " ### #   ##   ##   ## # ##  #  ## #", "R": "#### #   ##   ##### # #  #  # #   #",
-    "S": " ####    #     ###     #    #####  ", "T": "#####  #    #    #    #    #    #  ",
-    "U": "#   ##   ##   ##   ##   ##   # ### ", "V": "#   ##   ##   ##   ##   # # #   #  ",
-    "W": "#   ##   ##   ## # ## # ## # # # # ", "X": "#   ##   # # #   #   # # #   ##   #",
-    "Y": "#   ##   # # #   #    #    #    #  ", "Z": "#####    #   #   #   #   #    #####",
-    ".": "                         ##   ##  ", "-": "               ###               ",
-    ":": "      ##   ##         ##   ##      ", "/": "    #    #   #   #   #   #    #    ",
-    "(": "   #   #   #    #    #     #     # ", ")": " #     #     #    #    #   #   #   ",
-    "=": "          #####     #####          ", "+": "       #    #  #####  #    #       ",
-    "_": "                              #####", ",": "                    ##    #   #   ",
-    " ": " " * 35,
-}
-_GLYPH_W, _GLYPH_H, _SCALE = 5, 7, 2
+HOW_TO_GET_CHARTS = "pip install 'tilecraft[plot]' (or pip install matplotlib)"
 
 
-def _glyph(ch):
-    rows = _FONT_ROWS.get(ch.upper(), _FONT_ROWS["-"]).ljust(35)[:35]
-    return [[rows[r * 5 + c] == "#" for c in range(5)] for r in range(7)]
+class ChartsUnavailable(RuntimeError):
+    """matplotlib cannot be imported, so no chart is drawn."""
 
 
-class _Canvas:
-    def __init__(self, width, height, background=(255, 255, 255)):
-        self.width, self.height = width, height
-        self.pixels = bytearray(bytes(background) * (width * height))
-
-    def rect(self, x0, y0, x1, y1, color):
-        x0, x1 = max(0, int(x0)), min(self.width, int(x1))
-        y0, y1 = max(0, int(y0)), min(self.height, int(y1))
-        row = bytes(color) * max(0, x1 - x0)
-        for y in range(y0, y1):
-            start = (y * self.width + x0) * 3
-            self.pixels[start:start + len(row)] = row
-
-    def text(self, x, y, text, color=(0, 0, 0), scale=_SCALE):
-        for ch in text:
-            for r, bits in enumerate(_glyph(ch)):
-                for c, on in enumerate(bits):
-                    if on:
-                        self.rect(x + c * scale, y + r * scale, x + (c + 1) * scale,
-                                  y + (r + 1) * scale, color)
-            x += (_GLYPH_W + 1) * scale
-
-    def png(self):
-        raw = b"".join(b"\x00" + bytes(self.pixels[y * self.width * 3:(y + 1) * self.width * 3])
-                       for y in range(self.height))
-
-        def chunk(kind, data):
-            body = kind + data
-            return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-        header = struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0)
-        return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9))
-                + chunk(b"IEND", b""))
+def _figure_class():
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ChartsUnavailable(f"charts need matplotlib, which cannot be imported ({error}): "
+                                f"{HOW_TO_GET_CHARTS}") from None
+    return Figure
 
 
-def text_width(text, scale=_SCALE):
-    return len(text) * (_GLYPH_W + 1) * scale
+def _color(ratio):
+    return "#2ea043" if ratio >= 1.0 else "#e68c1e" if ratio >= 0.9 else "#d23232"
+
+
+def figure(rows, title, baseline_label="1.0 = baseline"):
+    """The matplotlib Figure of ``rows``, (label, ratio) pairs in order, top to bottom: one
+    horizontal bar each (green at or above 1.0, orange from 0.9, red below; a ratio that is not
+    a finite number has no bar and reads "no result"), its value beside it, and a line at 1.0.
+    Drawn without pyplot, so no global state of the caller's matplotlib changes."""
+    if not rows:
+        raise ValueError("rows: expected at least one (label, ratio) pair, got none")
+    Figure = _figure_class()
+    labels = [str(label) for label, _ in rows]
+    ratios = [float(r) if r is not None else math.nan for _, r in rows]
+    finite = [r for r in ratios if math.isfinite(r)]
+    right = max([1.25] + [r * 1.15 for r in finite])
+    fig = Figure(figsize=(9.0, 1.3 + 0.32 * len(rows)), layout="constrained")
+    ax = fig.add_subplot()
+    positions = list(range(len(rows)))
+    for y, ratio in zip(positions, ratios):
+        if math.isfinite(ratio):
+            ax.barh(y, max(ratio, 0.0), color=_color(ratio), height=0.7)
+            ax.text(max(ratio, 0.0) + right * 0.01, y, f"{ratio:.2f}x", va="center", fontsize=8)
+        else:
+            ax.text(right * 0.01, y, "no result", va="center", fontsize=8, color="#666666")
+    ax.axvline(1.0, color="black", linewidth=1.0)
+    ax.set_yticks(positions, labels, fontsize=8)
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # the first row on top
+    ax.set_xlim(0, right)
+    ax.set_xlabel(baseline_label, fontsize=8)
+    ax.set_title(textwrap.fill(str(title), 80), fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    return fig
 
 
 def bar_chart(rows, title, baseline_label="1.0 = baseline", path=None):
-    """rows: (label, ratio) pairs. Bars are green at or above 1.0, orange from 0.9, red below.
-    Returns the PNG bytes (and writes them to ``path`` when given)."""
-    if not rows:
-        raise ValueError("rows: expected at least one (label, ratio) pair, got none")
-    label_w = max(text_width(label) for label, _ in rows) + 20
-    bar_w, row_h, top = 520, 26, 60
-    width = label_w + bar_w + 90
-    height = top + row_h * len(rows) + 40
-    top_ratio = max(1.25, max(r for _, r in rows if r == r) * 1.05)
-    canvas = _Canvas(width, height)
-    canvas.text(10, 12, title)
-    canvas.text(10, 34, baseline_label, color=(90, 90, 90))
-    for i, (label, ratio) in enumerate(rows):
-        y = top + i * row_h
-        canvas.text(10, y + 6, label)
-        value = 0.0 if ratio != ratio else max(0.0, ratio)
-        color = (46, 160, 67) if value >= 1.0 else (230, 140, 30) if value >= 0.9 else (210, 50, 50)
-        canvas.rect(label_w, y + 4, label_w + bar_w * min(value, top_ratio) / top_ratio, y + row_h - 4,
-                    color)
-        canvas.text(label_w + bar_w + 8, y + 6, "n/a" if ratio != ratio else f"{ratio:.2f}x")
-    one = label_w + bar_w / top_ratio
-    canvas.rect(one, top - 6, one + 2, top + row_h * len(rows) + 4, (0, 0, 0))
-    data = canvas.png()
+    """The PNG bytes of ``figure(rows, title, baseline_label)`` (also written to ``path`` when
+    given). Raises ChartsUnavailable without matplotlib, ValueError without rows."""
+    fig = figure(rows, title, baseline_label)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    data = buffer.getvalue()
     if path is not None:
         with open(path, "wb") as f:
             f.write(data)

@@ -13,6 +13,7 @@ import sys
 import time
 
 from tilecraft import family_problems, profiling
+from tilecraft._chart import ChartsUnavailable
 
 
 class UsageError(Exception):
@@ -404,15 +405,19 @@ def cmd_profile(args):
         everything = [record if record is not None else
                       dict(_problem_fields(p), failed=failure["message"])
                       for p, record, failure in outcomes]
+        written = [stem + ".csv", stem + ".json"]
         try:
             profiling.write_csv(everything, stem + ".csv")
             profiling.write_json(everything, stem + ".json")
             profiling.write_chart(everything, stem + ".png")
+            written.append(stem + ".png")
+        except ChartsUnavailable as error:
+            print(f"tilecraft profile: no chart: {error}", file=sys.stderr)
         except ValueError as error:
             raise UsageError(f"--out: {error}") from None
         ratios = [r["ratio"] for r in records]
         print(f"geometric mean ratio {profiling.geometric_mean(ratios):.3f} over {len(records)} "
-              f"problems; wrote {stem}.csv, {stem}.json, {stem}.png")
+              f"problems; wrote {', '.join(written)}")
     return _report_failures(outcomes, "profile")
 
 

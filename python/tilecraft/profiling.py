@@ -630,12 +630,16 @@ def write_json(records, path):
 
 
 def write_chart(records, path, title=None):
+    """Draws the records' ratios into the PNG ``path`` with matplotlib. Raises
+    tilecraft._chart.ChartsUnavailable (saying how to get charts) when matplotlib is missing,
+    before ``path`` is touched."""
     from tilecraft._chart import bar_chart
 
     device = next((r["device"] for r in records if r.get("device")), "")
+    baselines = sorted({r.get("baseline") or "cuBLAS (torch)" for r in records})
     rows = [(r["problem"], r.get("ratio", math.nan)) for r in records]
-    data = bar_chart(rows, title or f"TILECRAFT / CUBLAS (TORCH), {device}",
-                     "BAR: CUBLAS TIME / TILECRAFT TIME (LINE AT 1.0, HIGHER IS FASTER)")
+    data = bar_chart(rows, title or f"tilecraft against {', '.join(baselines)}, {device}",
+                     "bar: the baseline's time / tilecraft's (line at 1.0; longer is faster)")
     with open_output(path, "wb") as f:
         f.write(data)
 

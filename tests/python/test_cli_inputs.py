@@ -3,6 +3,7 @@ one line naming the flag or file, what was expected and what was given, with exi
 nothing run, hung on or read without bound; ``tune`` / ``profile`` go on past a problem they
 cannot run and say so at the end (exit status 1). Runs without a GPU."""
 
+import importlib.util
 import json
 import os
 import pathlib
@@ -361,7 +362,8 @@ def test_profile_goes_on_past_a_problem_no_kernel_supports(tmp_path, no_gpu_work
     assert "no kernel supports int8 1023x1023x1023" in records[0]["failed"]
     assert "ratio" not in records[0]
     assert records[1]["ratio"] == 1.1
-    assert (out / "profile.png").read_bytes()[:4] == b"\x89PNG"
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert (out / "profile.png").read_bytes()[:4] == b"\x89PNG"
     assert "failed" in (out / "profile.csv").read_text().splitlines()[0]
     err = capsys.readouterr().err
     assert "could not profile it: no kernel supports int8 1023x1023x1023" in err
@@ -384,6 +386,19 @@ def test_a_run_stopped_part_way_keeps_the_rows_it_finished(tmp_path, no_gpu_work
     assert [(r["problem"], r["ratio"]) for r in records] == [("bf16 256x256x256", 1.1)]
     rows = (out / "profile.csv").read_text().splitlines()
     assert len(rows) == 2 and rows[1].startswith("bf16 256x256x256,bf16,none,1,256,256,256,k,")
+
+
+def test_profile_without_matplotlib_writes_csv_and_json_and_says_how_to_get_charts(
+        tmp_path, no_gpu_work, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    out = tmp_path / "out"
+    assert cli.main(["profile", "--shape", "256x256x256", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["profile.csv", "profile.json"]
+    captured = capsys.readouterr()
+    assert "no chart: charts need matplotlib" in captured.err
+    assert "pip install 'tilecraft[plot]'" in captured.err
+    assert captured.out.strip().endswith(f"wrote {out}/profile.csv, {out}/profile.json")
 
 
 def test_nothing_is_written_when_every_problem_fails(tmp_path, no_gpu_work, capsys):

@@ -3,6 +3,7 @@ an error that names the argument, and nothing runs. Runs without a GPU."""
 
 import json
 import os
+import struct
 import subprocess
 import sys
 
@@ -10,8 +11,7 @@ import numpy as np
 import pytest
 
 import tilecraft
-from tilecraft import cli, profiling, tuning
-from tilecraft._chart import bar_chart
+from tilecraft import _chart, cli, profiling, tuning
 
 
 def run_cli(*argv, env=None):
@@ -89,23 +89,35 @@ def test_problem_files_are_read_and_checked(tmp_path):
         profiling.problems_from()
 
 
-def test_the_chart_is_a_png_with_one_bar_per_problem(tmp_path):
-    path = tmp_path / "chart.png"
-    data = bar_chart([("bf16 4096x4096x4096", 1.02), ("fp8 8192^3", 0.91), ("f64", float("nan"))],
-                     "tilecraft / cuBLAS", path=str(path))
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and path.read_bytes() == data
-    import struct
-    import zlib
+def test_the_chart_has_one_bar_per_result_and_a_line_at_one(tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib (tilecraft[plot]) is not installed")
+    rows = [("bf16 4096x4096x4096", 1.02), ("fp8 8192^3", 0.91), ("f64", float("nan"))]
+    fig = _chart.figure(rows, "tilecraft / cuBLAS")
+    ax = fig.axes[0]
+    bars = ax.patches
+    assert [round(bar.get_width(), 2) for bar in bars] == [1.02, 0.91]
+    assert [tick.get_text() for tick in ax.get_yticklabels()] == [label for label, _ in rows]
+    assert [bar.get_facecolor()[:3] for bar in bars][0] != bars[1].get_facecolor()[:3]
+    texts = [t.get_text() for t in ax.texts]
+    assert texts == ["1.02x", "0.91x", "no result"]
+    assert any(list(line.get_xdata()) == [1.0, 1.0] for line in ax.lines)
+    assert ax.get_title() == "tilecraft / cuBLAS"
 
+    path = tmp_path / "chart.png"
+    data = _chart.bar_chart(rows, "tilecraft / cuBLAS", path=str(path))
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and path.read_bytes() == data
     width, height = struct.unpack(">II", data[16:24])
     assert width > 500 and height > 100
-    # The IDAT decompresses to exactly one filter byte and three bytes per pixel per row.
-    start = data.index(b"IDAT") + 4
-    length = struct.unpack(">I", data[start - 8:start - 4])[0]
-    raw = zlib.decompress(data[start:start + length])
-    assert len(raw) == height * (1 + 3 * width)
     with pytest.raises(ValueError, match="rows"):
-        bar_chart([], "empty")
+        _chart.bar_chart([], "empty")
+    _chart.bar_chart([("all failed", float("nan"))], "none finite")
+
+
+def test_without_matplotlib_no_chart_is_drawn_and_the_message_says_how(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    with pytest.raises(_chart.ChartsUnavailable, match=r"pip install 'tilecraft\[plot\]'"):
+        _chart.bar_chart([("bf16 256x256x256", 1.1)], "title")
 
 
 def test_gemm_refuses_host_arrays_and_bad_tuning_settings():
