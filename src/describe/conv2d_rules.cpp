@@ -370,15 +370,18 @@ Status validate_conv2d(const GemmDescription& d) {
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(d));
   TILECRAFT_RETURN_IF_ERROR(check_swizzle(d));
   const GemmDescription gemm = implicit_gemm_of(d);
-  if (d.tile.math_instruction.opcode_class == OpClass::TensorOp) {
+  if (d.tile.math_instruction.opcode_class == OpClass::TensorOp && d.tile.stages > 2) {
+    // cp.async copies 4, 8 or 16 bytes; the two-stage mainloop loads through registers.
     for (const auto& [which, operand] : {std::pair{"A", &d.A}, std::pair{"B", &d.B}}) {
       const int64_t bits = int64_t{operand->alignment} * size_in_bits(operand->element);
       if (bits < 32) {
         return Status::invalid(
             std::string(which) + ": alignment " + std::to_string(operand->alignment) + " of " +
             spelled(operand->element) + " is " + std::to_string(bits) +
-            " bits; SM80 tensor-op mainloops copy at least 32 bits (alignment >= " +
-            std::to_string(32 / size_in_bits(operand->element)) + ")");
+            " bits; SM80 multistage tensor-op mainloops copy at least 32 bits (alignment >= " +
+            std::to_string(32 / size_in_bits(operand->element)) +
+            "); the two-stage mainloop (stages = 2, iterator_algorithm analytic) takes narrower "
+            "accesses");
       }
     }
   }

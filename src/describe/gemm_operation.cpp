@@ -243,12 +243,21 @@ Status GemmDescription::validate() const {
   }
   TILECRAFT_RETURN_IF_ERROR(check_parts_agree(*this));
   if (epilogue_graph) TILECRAFT_RETURN_IF_ERROR(check_epilogue_graph(*this));
+  // CUTLASS 2.x has two-stage forms of its 2-D convolutions (ImplicitGemmPipelined) for the
+  // analytic iterators, with accesses of any width: a layer of 3 channels, say.
+  const bool two_stage_conv = kind == GemmKind::Conv2d && conv.group_mode == GroupMode::None &&
+                              A.layout == Layout::TensorNHWC &&
+                              conv.iterator_algorithm == IteratorAlgorithm::Analytic;
   if (arch == 80 && tile.stages == 2 && tile.math_instruction.opcode_class == OpClass::TensorOp &&
-      (kind != GemmKind::Universal || epilogue_graph)) {
+      ((kind != GemmKind::Universal && !two_stage_conv) || epilogue_graph)) {
     return Status::unsupported(
         "tile_description: the two-stage tensor-op mainloop (stages = 2) is offered for GEMM "
-        "kernels with epilogue functors; " +
-        std::string(epilogue_graph ? "epilogue graphs" : to_string(kind)) + " take stages >= 3");
+        "kernels with epilogue functors and 2-D convolutions with the analytic iterator; " +
+        std::string(epilogue_graph ? "epilogue graphs" : to_string(kind)) +
+        (kind == GemmKind::Conv2d
+             ? " with iterator_algorithm " + std::string(to_string(conv.iterator_algorithm))
+             : std::string()) +
+        " take stages >= 3");
   }
   if (kind == GemmKind::Conv2d) return validate_conv2d(*this);
   if (arch == 90) return validate_sm90_gemm(*this);

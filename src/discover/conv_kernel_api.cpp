@@ -113,6 +113,12 @@ std::vector<ConvDescription> conv_variants(const Conv2dArguments& args, int arch
   StrideSupport stride = StrideSupport::Strided;
   if (kind == ConvKind::Dgrad && (unit_stride || arch == 90)) stride = StrideSupport::Unity;
   if (arch == 90) return {{kind, IteratorAlgorithm::Optimized, stride}};
+  // Accesses narrower than cp.async's 32 bits (3 channels of f16, say): the two-stage mainloop,
+  // whose CUTLASS forms take the analytic iterators.
+  if (o.math == discover::MathFamily::tensor_op &&
+      (o.alignment_a * size_in_bits(o.a) < 32 || o.alignment_b * size_in_bits(o.b) < 32)) {
+    return {{kind, IteratorAlgorithm::Analytic, stride}};
+  }
   std::vector<ConvDescription> out;
   const bool small_filter = p.r <= 32 && p.s <= 32;
   out.push_back(

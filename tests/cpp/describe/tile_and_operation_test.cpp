@@ -143,8 +143,24 @@ TEST_F(OperationFixture, RejectsMismatches) {
       GemmDescription::make_conv2d(ConvKind::Fprop, IteratorAlgorithm::Optimized, 80, two_stages, x,
                                    x, x, StrideSupport::Strided, e8, Swizzle::IdentitySwizzle1);
   ASSERT_FALSE(conv);
-  EXPECT_NE(message_of(conv.status()).find("Conv2d take stages >= 3"), std::string::npos)
+  EXPECT_NE(
+      message_of(conv.status()).find("Conv2d with iterator_algorithm optimized take stages >= 3"),
+      std::string::npos)
       << message_of(conv.status());
+  // The analytic iterator has two-stage forms, with accesses of one element (3 channels).
+  auto x1 = TensorDescription::make(f16, Layout::TensorNHWC, 1).value();
+  auto conv1 =
+      GemmDescription::make_conv2d(ConvKind::Fprop, IteratorAlgorithm::Analytic, 80, two_stages, x1,
+                                   x1, x1, StrideSupport::Strided, e1, Swizzle::IdentitySwizzle1);
+  EXPECT_TRUE(conv1) << message_of(conv1.status());
+  auto multistage1 =
+      GemmDescription::make_conv2d(ConvKind::Fprop, IteratorAlgorithm::Analytic, 80, tile, x1, x1,
+                                   x1, StrideSupport::Strided, e1, Swizzle::IdentitySwizzle1);
+  ASSERT_FALSE(multistage1);
+  EXPECT_NE(
+      message_of(multistage1.status()).find("multistage tensor-op mainloops copy at least 32"),
+      std::string::npos)
+      << message_of(multistage1.status());
   auto nhwc = TensorDescription::make(f16, Layout::TensorNHWC, 8).value();
   EXPECT_FALSE(GemmDescription::make(80, tile, nhwc, b, c, epi, Swizzle::IdentitySwizzle1));
   auto e32 = EpilogueFunctor::linear_combination(f16, 8, f16, f16).value();

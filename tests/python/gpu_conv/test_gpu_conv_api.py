@@ -142,6 +142,44 @@ def test_api_kernels_rank_compile_and_run(gen, kind, tmp_path):
     check(out, want, scale, f"api {kind} {kernel.metadata.kernel_name}")
 
 
+@pytest.mark.parametrize("kind", ["fprop", "dgrad", "wgrad"])
+def test_three_channels_run_on_the_two_stage_mainloop(gen, kind):
+    # A first layer of 3 channels (7x7, stride 2): no access wider than one f16 element divides
+    # C, so only the two-stage analytic kernels run it, with no copy; fprop with bias and ReLU
+    # through the one call, each kind's first two kernels through the API.
+    import tilecraft
+    import tilecraft.api as api
+
+    torch = _torch()
+    dtype = torch.float16
+    x = randn_cl((2, 3, 30, 26), dtype, gen)
+    w = randn_cl((16, 3, 7, 7), dtype, gen)
+    dy = randn_cl((2, 16, 15, 13), dtype, gen)
+    want = reference(kind, x, w, dy, 2, 3, 1)
+    scale = reference(kind, x.abs(), w.abs(), dy.abs(), 2, 3, 1)
+    if kind == "fprop":
+        bias = (torch.rand(16, generator=gen, device="cuda") * 2 - 1).half()
+        out = poisoned_like_cl((2, 16, 15, 13), dtype)
+        got = tilecraft.conv2d(x, w, bias=bias, stride=2, padding=3, activation="relu", out=out,
+                               tuning="off")
+        check(got, torch.relu(want + bias.double().view(1, -1, 1, 1)),
+              scale + bias.double().abs().view(1, -1, 1, 1), "conv2d C=3 7x7/2 + bias + relu")
+        name, _ = tilecraft.conv_ops.last_conv_pick()
+        assert "analytic" in name and "32x2" in name, name
+    a, b, out_shape = {"fprop": (x, w, (2, 16, 15, 13)), "dgrad": (dy, w, (2, 3, 30, 26)),
+                       "wgrad": (dy, x, (16, 3, 7, 7))}[kind]
+    out = poisoned_like_cl(out_shape, dtype)
+    args = api.Conv2dArguments(a, b, out, torch.float32, kind=kind, stride=2, padding=3)
+    kernels = api.get_kernels(args)
+    assert kernels, f"no {kind} kernel for 3 channels"
+    for kernel in kernels[:2]:
+        assert kernel.metadata.design.stages == 2, kernel.metadata.kernel_name
+        out.fill_(float("nan"))
+        kernel.run(args)
+        torch.cuda.synchronize()
+        check(out, want, scale, f"{kind} {kernel.metadata.kernel_name}")
+
+
 @pytest.mark.parametrize("dtype_name,groups,c,k", [
     ("float16", 4, 128, 256), ("float16", 8, 64, 64), ("bfloat16", 2, 96, 64),
     ("float32", 32, 32, 32), ("float32", 6, 48, 48)])
