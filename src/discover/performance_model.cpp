@@ -29,6 +29,11 @@ constexpr double kStreamKIterationEfficiency = 0.9;
 // Fitted to the H100's split runs at 1000^3, 16x4096x4096 and 512x512x16384.
 constexpr double kStreamKSeconds = 12e-6;
 constexpr double kCutlassMinItersPerStreamKUnit = 8;
+// A stream-K split's fixup: one CTA of each tile waits for its peers and adds their partial tiles
+// from the workspace, one after another, at what one SM reads. Fitted to the H100's SM90 split
+// runs of issue 29 (bench/RESULTS.md): 64x64x65536 in 64 slices (128x32 tile) and 256x256x32768
+// in 16 and 32 slices (128x64 and 128x128 tiles); checked on 512x512x16384 and 32x4096x11008.
+constexpr double kFixupBytesPerSecondPerSm = 50e9;
 // Fraction of the DRAM bandwidth streaming GEMM reads and writes reach.
 constexpr double kAchievableDramFraction = 0.85;
 // L2-to-SM bandwidth relative to DRAM bandwidth (roughly 3-5x on Ampere and Hopper).
@@ -37,6 +42,10 @@ constexpr double kL2ToDramBandwidthRatio = 4.0;
 constexpr double kL2ResidentFraction = 0.5;
 // The best mma.sync (SM80) kernels reach about 0.6 of Hopper's wgmma peak: 0.85 * 0.7.
 constexpr double kMmaSyncOnHopper = 0.70;
+// The reuse M*N/(M+N) of the two-stage mainloop's largest tile, 256x128, and how steeply a
+// smaller reuse slows narrow accesses (1 would be purely issue-bound).
+constexpr double kNarrowFullReuse = 256.0 * 128.0 / (256.0 + 128.0);
+constexpr double kNarrowReuseExponent = 0.75;
 // fp8 wgmma without fast accumulation promotes partial sums to f32 every few k-blocks.
 constexpr double kFp8PromotionFactor = 0.88;
 // wgmma tiles narrower than 64 in N reuse each A fragment over too few columns.
@@ -326,12 +335,31 @@ double sm80_stage_factor(int stages) {
   return stages == 3 ? 0.93 : 0.85;
 }
 
+// Accesses narrower than 32 bits (the two-stage mainloop's register loads, one or two 16-bit
+// elements each) are issue-bound: a tile's load instructions per k-tile grow with M + N while its
+// MMAs grow with M * N, so the tile's reuse M*N/(M+N) sets the pace, up to the largest tile's.
+// Fitted to the H100's 2-stage runs of issue 29 (bench/RESULTS.md): 2047x2049x2047 (128x64 at
+// 0.68 of 256x128: the exponent at least 0.6) and 3000x5001x3000 (128x128 at 0.90, 64x128 at
+// 0.62); checked on 4095x4097x4095, 1023^3 and 777x333x4099.
+double narrow_access_reuse_factor(const GemmDescription& d) {
+  const auto bits = [](const TensorDescription& t) {
+    return t.alignment * size_in_bits(t.element);
+  };
+  if (d.tile.math_instruction.opcode_class != OpClass::TensorOp ||
+      std::min(bits(d.A), bits(d.B)) >= 32) {
+    return 1.0;
+  }
+  const double m = d.tile.threadblock_shape[0], n = d.tile.threadblock_shape[1];
+  return std::pow(std::min(1.0, (m * n / (m + n)) / kNarrowFullReuse), kNarrowReuseExponent);
+}
+
 double sm80_instruction_efficiency(const GemmDescription& d, const DeviceTraits& device) {
   const TileDescription& tile = d.tile;
   const auto& s = tile.threadblock_shape;
   double e = efficiency_by_area(kMmaSyncByArea, static_cast<double>(s[0]) * s[1]);
   e *= sm80_warp_tile_factor(tile) * sm80_stage_factor(tile.stages);
   e *= std::min(alignment_factor(d.A), alignment_factor(d.B));
+  e *= narrow_access_reuse_factor(d);
   if (tile.math_instruction.opcode_class == OpClass::TensorOp && is_hopper(device)) {
     e *= kMmaSyncOnHopper;
   }
@@ -588,6 +616,11 @@ PerformanceEstimate estimate_split_k(const GemmDescription& d, const GemmShape& 
   } else {
     const double partial_bytes = d.tile.is_sm90() ? accumulator : output_bytes_per_element(d);
     e.seconds += 2.0 * (splits - 1) * mn * partial_bytes / dram_bytes_per_second(device);
+    if (d.tile.is_sm90()) {
+      const double tile_bytes = static_cast<double>(d.tile.threadblock_shape[0]) *
+                                d.tile.threadblock_shape[1] * accumulator;
+      e.seconds += (splits - 1) * tile_bytes / kFixupBytesPerSecondPerSm;
+    }
   }
   const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
                        static_cast<double>(shape.k) * static_cast<double>(shape.batch);

