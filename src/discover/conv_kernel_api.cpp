@@ -415,10 +415,12 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
           const GemmDescription implicit = implicit_gemm_of(*conv);
           const discover::GemmShape problem{mnk[0], mnk[1], mnk[2], 1};
           for (int splits : conv_split_k_choices(*conv, implicit, problem, traits, args)) {
-            const auto split = discover::estimate_split_k(implicit, problem, splits, traits);
+            const auto split = discover::for_convolution(
+                discover::estimate_split_k(implicit, problem, splits, traits), *conv, traits);
             add(Kernel::listed(arch, instance, split.score, split.explain(), *conv, splits));
           }
-          const auto estimate = discover::estimate(implicit, problem, traits);
+          const auto estimate = discover::for_convolution(
+              discover::estimate(implicit, problem, traits), *conv, traits);
           add(Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(*conv)));
         }
       });

@@ -46,6 +46,12 @@ constexpr double kMmaSyncOnHopper = 0.70;
 // smaller reuse slows narrow accesses (1 would be purely issue-bound).
 constexpr double kNarrowFullReuse = 256.0 * 128.0 / (256.0 + 128.0);
 constexpr double kNarrowReuseExponent = 0.75;
+// CUTLASS 2.x tensor-op convolutions on Hopper against the model's GEMM of the same tile, beside
+// the SM90 convolutions: fitted on the H100's fprop runs of issue 29 (bench/RESULTS.md) where both
+// kinds were measured (ResNet-50 conv4, conv3 stride 2, VGG-16 conv3, the VAE's up block: the
+// model's SM90-over-SM80 ratio low by 1.09x there); checked on ResNet-50 conv5, the VAE's middle
+// block, Inception's 5x5 and the ResNet-50 conv4 dgrad (low by 1.37x).
+constexpr double kSm80ConvOnHopper = 0.92;
 // fp8 wgmma without fast accumulation promotes partial sums to f32 every few k-blocks.
 constexpr double kFp8PromotionFactor = 0.88;
 // wgmma tiles narrower than 64 in N reuse each A fragment over too few columns.
@@ -589,6 +595,18 @@ PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
   e.tile_efficiency = t.tile_efficiency;
   e.wave_efficiency = s.wave_efficiency;
   e.arithmetic_intensity = flops / bytes;
+  return e;
+}
+
+PerformanceEstimate for_convolution(PerformanceEstimate e, const GemmDescription& conv,
+                                    const DeviceTraits& device) {
+  if (conv.arch != 80 || !is_hopper(device) || e.score <= 0 ||
+      conv.tile.math_instruction.opcode_class != OpClass::TensorOp) {
+    return e;
+  }
+  e.seconds /= kSm80ConvOnHopper;
+  e.score *= kSm80ConvOnHopper;
+  e.instruction_efficiency *= kSm80ConvOnHopper;
   return e;
 }
 

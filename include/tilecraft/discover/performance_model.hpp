@@ -46,6 +46,12 @@ struct PerformanceEstimate {
 PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
                              const DeviceTraits& device);
 
+// `e`, an estimate of a convolution's implicit GEMM, for the convolution `conv` itself: CUTLASS
+// 2.x implicit GEMMs (their activation iterators) run slower on Hopper than the GEMM of the same
+// tile, relative to the SM90 convolutions.
+PerformanceEstimate for_convolution(PerformanceEstimate e, const GemmDescription& conv,
+                                    const DeviceTraits& device);
+
 // The largest number of K slices split_k_choices offers.
 inline constexpr int kMaxSplitK = 64;
 
