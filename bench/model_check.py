@@ -2,17 +2,20 @@
 measured candidates (bench/data/issue29-candidates-h100.json), the candidates are put in the order
 get_kernels lists them now (fake CUDA tensors, compute capability 9.0, no GPU needed), and the
 first one's measured TFLOP/s is divided by the fastest's. Prints each problem and the geometric
-mean per family (GEMM and convolution problems; grouped ones and 1x1 convolutions run as GEMMs are
-skipped, saying so).
+mean per family (GEMM, grouped GEMM and convolution problems; batched GEMMs and 1x1 convolutions
+run as GEMMs are skipped, saying so).
 
   python bench/model_check.py [bench/data/issue29-candidates-h100.json]
 """
 
+import itertools
 import json
 import math
 import os
 import re
 import sys
+
+import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "python"))  # fakecuda: CUDA-like views, no GPU
@@ -21,11 +24,13 @@ from fakecuda import T  # noqa: E402
 import tilecraft  # noqa: E402
 from tilecraft import api  # noqa: E402
 from tilecraft.api.arguments import (Conv2dArguments, EpilogueArguments,  # noqa: E402
-                                     GemmArguments)
+                                     GemmArguments, GroupedGemmArguments)
+from tilecraft.family_problems import GroupedProblem  # noqa: E402
 
 GEMM = re.compile(r"(\w+) (?:(\d+)x)?(\d+)x(\d+)x(\d+)(?: (\S+))?$")
 CONV = re.compile(r"conv2d (\w+) f16 n(\d+) c(\d+) (\d+)x(\d+) k(\d+) (\d+)x(\d+)/(\d+)"
                   r"( \+bias_relu)?(?: (\S+))?$")
+GROUPED = re.compile(r"grouped (\w+) (\d+)x K=(\d+) N=(\d+) (\d+) tokens (\w+)(?: (\S+))?$")
 NAMES = {"bf16": "bfloat16", "f16": "float16"}
 
 
@@ -45,6 +50,23 @@ def gemm_arguments(label):
                              T(M, N, dtype="bfloat16"), tilecraft.DataType.f32,
                              EpilogueArguments(scale_a=scale, scale_b=scale))
     return None
+
+
+def grouped_arguments(label):
+    """The stacked (mixture-of-experts) form with the profile's routing, offsets on the host."""
+    m = GROUPED.match(label)
+    if not m:
+        return None
+    dtype, routing = m.group(1), m.group(6)
+    groups, k, n, tokens = map(int, m.group(2, 3, 4, 5))
+    rows = GroupedProblem(dtype, groups, tokens, n, k, routing).rows_per_group
+    offsets = np.array(list(itertools.accumulate(rows)), dtype=np.int32)
+    operand = "e4m3" if dtype == "e4m3" else NAMES[dtype]
+    scales = dict(scale_a=0.5, scale_b=0.5) if dtype == "e4m3" else {}
+    return GroupedGemmArguments(T(tokens, k, dtype=operand),
+                                T(groups, k, n, dtype=operand, strides=(n * k, 1, k)),
+                                T(tokens, n, dtype="bfloat16" if dtype == "e4m3" else operand),
+                                tilecraft.float32, offsets=offsets, **scales)
 
 
 def channels_last(n, c, h, w):
@@ -80,7 +102,8 @@ def main():
     by_family = {}
     for problem in problems:
         label = problem["problem"]
-        build = {"gemm": gemm_arguments, "conv": conv_arguments}.get(problem["family"])
+        build = {"gemm": gemm_arguments, "grouped": grouped_arguments,
+                 "conv": conv_arguments}.get(problem["family"])
         args = build(label) if build else None
         if args is None:
             print(f"skipped  {label}: not rebuilt as arguments here")
