@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+from gpu_skip import skip_reason
+
 CHILD = r"""
 import json, sys, time
 import torch
@@ -47,16 +49,6 @@ print(json.dumps({"import_ms": (t1 - t0) * 1e3, "first_ms": (t2 - t1) * 1e3,
                   "second_ms": (t3 - t2) * 1e3, "rank_ms": state["rank_ms"],
                   "ready_ms": state["ready_ms"], "error": error, "reason": state["reason"]}))
 """
-
-
-def skip_reason():
-    try:
-        import torch
-    except Exception as error:  # noqa: BLE001 - any import failure is a reason to skip
-        return f"torch is not importable ({type(error).__name__}: {error})"
-    if not torch.cuda.is_available():
-        return "torch sees no CUDA device"
-    return None
 
 
 def child(mode, env):

@@ -16,15 +16,7 @@ import argparse
 import json
 import sys
 
-
-def skip_reason():
-    try:
-        import torch
-    except Exception as error:  # noqa: BLE001 - any import failure is a reason to skip
-        return f"torch is not importable ({type(error).__name__}: {error})"
-    if not torch.cuda.is_available():
-        return "torch sees no CUDA device"
-    return None
+from gpu_skip import skip_reason
 
 
 def arguments_of(problem):

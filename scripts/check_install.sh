@@ -13,9 +13,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 cmake --install "$BUILD_DIR" --component cpp --prefix "$prefix" >"$work/install.log"
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
-cmake -S examples/consumer -B "$work/consumer" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+# The consumer is configured with the tools the build itself used (its generator and make
+# program, which pip may have installed off PATH; its compiler and CUDA toolkit).
+cached() { sed -n "s/^$1:[A-Z]*=//p" "$BUILD_DIR/CMakeCache.txt" | head -n 1; }
+tools=(-G "$(cached CMAKE_GENERATOR)" -DCMAKE_CXX_COMPILER="$(cached CMAKE_CXX_COMPILER)")
+[ -n "$(cached CMAKE_MAKE_PROGRAM)" ] && tools+=(-DCMAKE_MAKE_PROGRAM="$(cached CMAKE_MAKE_PROGRAM)")
+[ -n "$(cached CUDAToolkit_BIN_DIR)" ] && tools+=(-DCUDAToolkit_ROOT="$(dirname "$(cached CUDAToolkit_BIN_DIR)")")
+cmake -S examples/consumer -B "$work/consumer" "${tools[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure.log" ||
   { cat "$work/configure.log"; exit 1; }
 cmake --build "$work/consumer" -j "$JOBS" >"$work/build.log" || { cat "$work/build.log"; exit 1; }

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "compile/memo_file.hpp"
 #include "compile/sha256.hpp"
 #include "tilecraft/compile/compiler.hpp"
 #include "tilecraft/compile/file_util.hpp"
+#include "tilecraft/compile/signed_record.hpp"
 
 namespace tilecraft::compile {
 namespace {
@@ -92,7 +92,7 @@ Result<std::string> header_tree_digest(const std::vector<std::string>& roots,
       memo_dir.empty() ? "" : memo_dir + "/" + sha256_hex(roots_text).substr(0, 32);
   const std::string expected_prefix = "tilecraft-header-digest v1\nfingerprint " + print + "\n";
   if (!memo.empty()) {
-    std::string text = read_memo(memo);
+    std::string text = read_record_file(memo, 4096).value_or("");
     if (text.rfind(expected_prefix, 0) == 0 && text.size() == expected_prefix.size() + 7 + 64 + 1 &&
         text.compare(expected_prefix.size(), 7, "digest ") == 0) {
       return text.substr(expected_prefix.size() + 7, 64);
@@ -101,7 +101,7 @@ Result<std::string> header_tree_digest(const std::vector<std::string>& roots,
   Result<std::string> digest = content_digest(*files);
   if (!digest) return digest.status();
   if (!memo.empty() && ensure_own_dir(memo_dir)) {
-    write_memo(memo, expected_prefix + "digest " + *digest + "\n");
+    (void)write_record_file(memo, expected_prefix + "digest " + *digest + "\n");
   }
   return digest;
 }

@@ -8,15 +8,16 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <utility>
 
 #include "compile/header_digest.hpp"
-#include "compile/memo_file.hpp"
 #include "compile/process.hpp"
 #include "compile/sha256.hpp"
 #include "tilecraft/abi/module_abi.h"
 #include "tilecraft/compile/file_util.hpp"
+#include "tilecraft/compile/signed_record.hpp"
 #include "tilecraft/core/program_path.hpp"
 
 #ifndef TILECRAFT_VERSION
@@ -39,6 +40,8 @@ constexpr const char* kNvccEnvironment[] = {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_F
 
 // `nvcc --version` answers in milliseconds; one that hangs is broken, and is said to be.
 constexpr double kVersionTimeLimit = 30;
+// What a remembered --version answer may hold, at most.
+constexpr size_t kVersionMemoLimit = 64 * 1024;
 
 // The lines of the host compiler's --version that the key keeps (the compiler, its version, its
 // target and threading model; the rest is licence text).
@@ -131,21 +134,28 @@ Result<ProcessResult> version_run(const std::string& program, const std::string&
   const std::string memo = identified && !memo_dir.empty()
                                ? memo_dir + "/version-" + sha256_hex(memo_key).substr(0, 32)
                                : std::string();
-  if (!memo.empty()) {
-    const std::string text = read_memo(memo);
+  // The memo steers the cache key, so it is a signed record: one this user's key did not sign
+  // reads as absent.
+  const Result<std::string> signing_key =
+      memo.empty() ? Result<std::string>(Status::invalid("no memo")) : user_signing_key();
+  if (signing_key) {
+    const std::optional<std::string> text = read_record_file(memo, kVersionMemoLimit);
+    const std::optional<std::string> body =
+        text ? verified_body(*signing_key, *text) : std::nullopt;
     const std::string prefix = version_memo_text(memo_key, "");
-    if (text.size() > prefix.size() && text.rfind(prefix, 0) == 0) {
+    if (body && body->size() > prefix.size() && body->rfind(prefix, 0) == 0) {
       ProcessResult remembered;
-      remembered.output = text.substr(prefix.size());
+      remembered.output = body->substr(prefix.size());
       runs.emplace(memo_key, remembered);
       return remembered;
     }
   }
   Result<ProcessResult> run = run_process({program, "--version"}, {}, nullptr, kVersionTimeLimit);
   runs.emplace(memo_key, run);
-  if (!memo.empty() && run && !run->timed_out && run->exit_code == 0 && !run->output.empty() &&
+  if (signing_key && run && !run->timed_out && run->exit_code == 0 && !run->output.empty() &&
       ensure_own_dir(memo_dir)) {
-    write_memo(memo, version_memo_text(memo_key, run->output));
+    (void)write_record_file(memo,
+                            signed_record(*signing_key, version_memo_text(memo_key, run->output)));
   }
   return run;
 }

@@ -115,8 +115,7 @@ std::vector<ConvDescription> conv_variants(const Conv2dArguments& args, int arch
   if (arch == 90) return {{kind, IteratorAlgorithm::Optimized, stride}};
   // Accesses narrower than cp.async's 32 bits (3 channels of f16, say): the two-stage mainloop,
   // whose CUTLASS forms take the analytic iterators.
-  if (o.math == discover::MathFamily::tensor_op &&
-      (o.alignment_a * size_in_bits(o.a) < 32 || o.alignment_b * size_in_bits(o.b) < 32)) {
+  if (o.narrow_accesses()) {
     return {{kind, IteratorAlgorithm::Analytic, stride}};
   }
   std::vector<ConvDescription> out;

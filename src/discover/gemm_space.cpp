@@ -251,8 +251,7 @@ Result<GemmDescription> make_description(int arch, const GemmOperands& o, const 
   if (o.math == MathFamily::simt && k != 8) {
     return Status::invalid("CUDA-core tiles take 8 elements of K (CUTLASS's generator)");
   }
-  const bool narrow = o.alignment_a * size_in_bits(o.a) < 32;
-  if (arch == 80 && o.math == MathFamily::tensor_op && narrow != (d.stages == 2)) {
+  if (arch == 80 && o.math == MathFamily::tensor_op && o.narrow_accesses() != (d.stages == 2)) {
     return Status::invalid(
         "the two-stage mainloop is in the space for accesses narrower than 32 bits only");
   }

@@ -176,6 +176,12 @@ def test_the_compilers_version_answer_is_remembered_for_the_next_process(tmp_pat
     assert log.read_text() == "--version\n"
     compile_in_a_new_process()
     assert log.read_text() == "--version\n"
-    nvcc.write_text(nvcc.read_text() + "\n# edited\n")
+    # The memo is signed with this user's key: one edited without it reads as absent.
+    (memo,) = [m for m in (tmp_path / "cache" / "v1" / "headers").glob("version-*")
+               if "V13.0.0-fake" in m.read_text()]
+    memo.write_text(memo.read_text().replace("V13.0.0-fake", "V99.9.9-planted"))
     compile_in_a_new_process()
     assert log.read_text() == "--version\n--version\n"
+    nvcc.write_text(nvcc.read_text() + "\n# edited\n")
+    compile_in_a_new_process()
+    assert log.read_text() == "--version\n--version\n--version\n"

@@ -31,6 +31,11 @@ struct GemmOperands {
   // fp8 kernels that accumulate without promoting to f32 (listed only for use_fast_accum).
   bool fast_accum = false;
   friend bool operator==(const GemmOperands&, const GemmOperands&) = default;
+  // Tensor-core operands read in accesses narrower than cp.async's 32 bits (A's and B's accesses
+  // are the same width): the SM80 two-stage mainloop's, which loads through registers.
+  bool narrow_accesses() const {
+    return math == MathFamily::tensor_op && alignment_a * size_in_bits(a) < 32;
+  }
 };
 
 // The epilogue a kernel fuses beyond D = alpha * acc + beta * C. The spaces list the plain
