@@ -49,10 +49,24 @@ from tilecraft.conv import StrideSupport
 from tilecraft.memory import get_allocated_size, get_memory_pool
 from tilecraft import compiler, conv, gemm, tuning
 from tilecraft.ops import GemmPlan, clear_plans, plan_gemm
-from tilecraft.grouped_ops import grouped_gemm
-from tilecraft.conv_ops import conv2d, conv3d
+# The one-call ops: functions (torch.compile calls them), routed to torch ops where it traces.
+from tilecraft.calls import conv2d, gemm, grouped_gemm  # noqa: F811
+
+# ``tilecraft.gemm.GemmCoord`` and ``.Mode`` (``cutlass.gemm`` in the seeds) on the function too.
+gemm.GemmCoord = GemmCoord
+gemm.Mode = _core.GemmMode
+from tilecraft.conv_ops import conv3d
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    """``tilecraft.nn`` and ``tilecraft.torch_ops`` import torch: loaded on first use."""
+    if name in ("nn", "torch_ops"):
+        import importlib
+
+        return importlib.import_module(f"tilecraft.{name}")
+    raise AttributeError(f"module 'tilecraft' has no attribute {name!r}")
 
 __all__ = [
     "CompileError",

@@ -21,7 +21,7 @@ _last_pick = {}  # the last call's kernel_name and reason, or its GEMM plan's ke
 _GEMM_ROUTE = "1x1 unit-stride convolution run as the GEMM x[N*H*W, C] @ w[K, C]^T: "
 
 
-def _output_extent(x, w, stride, padding, dilation):
+def output_extent(x, w, stride, padding, dilation):
     (sh, sw), (dh, dw) = as_pair("stride", stride), as_pair("dilation", dilation)
     top, bottom, left, right = as_padding(padding)
     n, _, h, wd = x.shape
@@ -48,7 +48,8 @@ def _as_gemm_operands(x, w, out, stride, padding, groups):
 
 
 def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activation=None,
-           activation_args=(), out=None, accumulator_type=None, stream=None, tuning=None):
+           activation_args=(), out=None, accumulator_type=None, stream=None, tuning=None,
+           verify=None):
     """``activation(conv2d(x, w) + bias)`` in one kernel, as ``torch.nn.functional.conv2d``
     computes it (cross-correlation), for CUDA tensors in ``torch.channels_last`` memory format:
     ``x`` (N, C, H, W), ``w`` (K, C, R, S), ``bias`` (K,) or None. ``stride`` and ``dilation``:
@@ -57,12 +58,29 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
     ``activation``: None, "relu", "gelu", "silu", ... (the epilogue's). Returns ``out`` (N, K,
     P, Q), channels-last, of x's dtype (allocated unless given). A channels-first tensor is
     refused with the fix in the message; nothing is launched on bad input. ``tuning``: as
-    ``tilecraft.gemm``'s (see the module's documentation)."""
+    ``tilecraft.gemm``'s (see the module's documentation). This is the call on the tensors as
+    given; ``tilecraft.conv2d`` (``tilecraft.calls.conv2d``) takes the same arguments and goes
+    through the torch op inside ``torch.compile`` and autograd. ``verify``: also compute a
+    reference (torch's convolution) and raise on a mismatch (default: the ``TILECRAFT_VERIFY``
+    setting; see ``tilecraft.verify``)."""
+    out = _conv2d_unchecked(x, w, bias, stride, padding, dilation, groups, activation,
+                            activation_args, out, accumulator_type, stream, tuning)
+    from tilecraft import verify as verifying
+
+    if verifying.wanted(verify):
+        verifying.check_conv2d(x, w, out, bias, as_pair("stride", stride), as_padding(padding),
+                               as_pair("dilation", dilation), groups,
+                               interop.activation_name(activation), tuple(activation_args))
+    return out
+
+
+def _conv2d_unchecked(x, w, bias, stride, padding, dilation, groups, activation,
+                      activation_args, out, accumulator_type, stream, tuning):
     check_tuning_options(tuning, None, None, None)
     torch = interop.torch()
     args, out, accumulator_type = _fprop_arguments(
         Conv2dArguments, torch.channels_last, "(N, C, H, W) and (K, C, R, S)", x, w, out,
-        lambda: _output_extent(x, w, stride, padding, dilation), accumulator_type, bias,
+        lambda: output_extent(x, w, stride, padding, dilation), accumulator_type, bias,
         activation, activation_args, stride=stride, padding=padding, dilation=dilation,
         groups=groups)
     operands = _as_gemm_operands(x, w, out, stride, padding, groups)
@@ -78,6 +96,20 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
         _last_pick["plan_key"] = plan._key
         return out
     _run_served_pick(args, stream, tuning)
+    return out
+
+
+def conv2d_grad(kind, dy, operand, size, stride, padding, dilation, tuning=None):
+    """A convolution's input gradient (``kind`` "dgrad": operand w, size x's) or filter gradient
+    ("wgrad": operand x, size w's) from ``dy``, all channels-last; returns the new gradient."""
+    torch = interop.torch()
+    out = torch.empty(tuple(size), dtype=dy.dtype, device=dy.device).contiguous(
+        memory_format=torch.channels_last)
+    make = Conv2dArguments.dgrad if kind == "dgrad" else Conv2dArguments.wgrad
+    accumulator = torch.float64 if dy.dtype == torch.float64 else torch.float32
+    args = make(dy, operand, out, accumulator, stride=stride, padding=padding,
+                dilation=dilation)
+    _run_served_pick(args, None, tuning)
     return out
 
 

@@ -96,9 +96,11 @@ def _describe(tensor):
     return _signature(tensor)
 
 
-def gemm_with_epilogue(A, B, out, epilogue, epilogue_args, accumulator_type, out_dtype, stream):
-    from tilecraft import api
-
+def outputs_for(A, B, out, epilogue, epilogue_args, out_dtype, outputs_given=True):
+    """(graph, out, operands): the epilogue's graph for these operands, its D output (made when
+    None) and its operands with the outputs not given made (torch), without running anything
+    (``tilecraft.torch_ops`` gives fake tensors here for torch.compile). ``outputs_given``
+    False: an output among ``epilogue_args`` is refused (the torch op makes every output)."""
     if epilogue_args is None:
         epilogue_args = {}
     if not isinstance(epilogue_args, dict) or not all(isinstance(k, str) for k in epilogue_args):
@@ -113,6 +115,11 @@ def gemm_with_epilogue(A, B, out, epilogue, epilogue_args, accumulator_type, out
     m, n = shape_a[-2], shape_b[-1]
     d_dtype = str(out.dtype if out is not None else (out_dtype or A.dtype)).replace("torch.", "")
     graph = _graph_for(epilogue, epilogue_args, out, m, n, d_dtype)
+    given = sorted(set(graph.output_names) & set(epilogue_args))
+    if given and not outputs_given:
+        raise ValueError(f"epilogue_args: the torch op makes the epilogue's outputs; got "
+                         f"{given} (call outside torch.compile on detached tensors to write "
+                         f"into given outputs)")
     if out is None:
         dtype = out_dtype
         if dtype is None:
@@ -122,6 +129,16 @@ def gemm_with_epilogue(A, B, out, epilogue, epilogue_args, accumulator_type, out
     operands = _make_outputs(graph, epilogue_args, out, tuple(out.shape), out.device) \
         if interop.is_torch(out) else dict(epilogue_args)
     operands.pop("accum", None)
+    return graph, out, operands
+
+
+def gemm_with_epilogue(A, B, out, epilogue, epilogue_args, accumulator_type, out_dtype, stream,
+                       outputs_given=True):
+    from tilecraft import api
+
+    graph, out, operands = outputs_for(A, B, out, epilogue, epilogue_args, out_dtype,
+                                       outputs_given)
+    shape_a, shape_b = tuple(A.shape), tuple(B.shape)
     if accumulator_type is None:
         accumulator_type = interop.default_accumulator(A)
     epilogue_arguments = api.arguments.EpilogueArguments(graph=graph, operands=operands)
@@ -132,6 +149,7 @@ def gemm_with_epilogue(A, B, out, epilogue, epilogue_args, accumulator_type, out
     with _lock:
         kernel = _kernels.get(key)
         if kernel is None:
+            interop.refuse_first_call_in_capture(A)
             kernels = api.get_kernels(args)
             if not kernels:
                 raise ValueError(f"epilogue: no kernel fuses this epilogue for A {shape_a} "

@@ -1,7 +1,9 @@
 """``tilecraft.gemm``: the one-call GEMM, and (as ``cutlass.gemm`` in the seeds) GemmCoord and the
 GEMM modes.
 
-``tilecraft.gemm(A, B, ...)`` is ``tilecraft.ops.gemm``: this module is callable.
+The package's attribute ``tilecraft.gemm`` is the function ``tilecraft.calls.gemm`` (a function,
+so that torch.compile traces calls to it), carrying ``GemmCoord`` and ``Mode``; this module, for
+``from tilecraft.gemm import GemmCoord``, is callable too.
 """
 
 import sys
@@ -12,7 +14,7 @@ from tilecraft._core import GemmCoord, GemmMode as Mode
 
 class _CallableModule(types.ModuleType):
     def __call__(self, *args, **kwargs):
-        from tilecraft.ops import gemm
+        from tilecraft.calls import gemm
 
         return gemm(*args, **kwargs)
 

@@ -19,7 +19,7 @@ _last_pick = {}
 
 def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias=None,
                  activation=None, activation_args=(), accumulator_type=None, out_dtype=None,
-                 stream=None, tuning=None):
+                 stream=None, tuning=None, verify=None):
     """``out[g] = activation(alpha * (A[g] @ B[g]) + beta * C[g] + bias[g])`` for every problem.
 
     Lists: ``A``, ``B`` (and ``C``, ``out``) are lists of 2-D CUDA tensors; returns the list of
@@ -30,11 +30,22 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
     Missing outputs are allocated (torch tensors of A's dtype, or ``out_dtype``). Offsets on the
     device are read back to the host (one synchronization per call; make
     ``api.GroupedGemmArguments`` once and run a kernel on it to pay that once). ``tuning``: see
-    the module's documentation.
+    the module's documentation. ``verify``: also compute a reference and raise on a mismatch
+    (default: the ``TILECRAFT_VERIFY`` setting; see ``tilecraft.verify``).
+
+    This is the call on the tensors as given; ``tilecraft.grouped_gemm``
+    (``tilecraft.calls.grouped_gemm``) takes the same arguments and goes through the torch op
+    inside ``torch.compile`` and autograd. A CUDA graph cannot capture this call (the shapes are
+    read on the host at each call).
     """
     check_tuning_options(tuning, None, None, None)
     torch = interop.torch()
     stacked = offsets is not None
+    if torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
+        raise RuntimeError("stream: capturing a CUDA graph; tilecraft.grouped_gemm reads the "
+                           "problem shapes (offsets or list shapes) on the host at each call, "
+                           "which a graph cannot replay: capture a kernel's run on "
+                           "api.GroupedGemmArguments made before the capture (fixed shapes)")
     if out is None:
         if stacked:
             dtype = out_dtype or A.dtype
@@ -59,6 +70,11 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
                                 activation_args=activation_args, bias=bias)
     name, reason = _core.api.grouped_gemm(args, interop.stream_handle(stream, args), tuning)
     _last_pick["kernel_name"], _last_pick["reason"] = name, reason
+    from tilecraft import verify as verifying
+
+    if verifying.wanted(verify):
+        verifying.check_grouped(A, B, offsets, out, C, alpha, beta, bias,
+                                interop.activation_name(activation), tuple(activation_args))
     return out
 
 

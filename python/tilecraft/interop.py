@@ -114,6 +114,12 @@ def detached(value):
     return value
 
 
+def output_dtype(A):
+    """The torch dtype of a new output for A's dtype (int8 gives int32, fp8 gives bfloat16)."""
+    name = dtype_name(A)
+    return getattr(torch(), _TORCH_OUT.get(name, name))
+
+
 def new_output(A, B, out_dtype):
     """out for A @ B with torch tensors: (M, N) or (L, M, N), row-major, on A's device."""
     module = torch()
@@ -124,6 +130,34 @@ def new_output(A, B, out_dtype):
     if A.dim() == 3 or B.dim() == 3:
         shape = (A.shape[0] if A.dim() == 3 else B.shape[0],) + shape
     if out_dtype is None:
-        name = dtype_name(A)
-        out_dtype = getattr(module, _TORCH_OUT.get(name, name))
+        out_dtype = output_dtype(A)
     return module.empty(shape, dtype=out_dtype, device=A.device)
+
+
+def wants_torch_op(*tensors, out=None, stream=None):
+    """True when a call on torch tensors should go through tilecraft's torch op
+    (``tilecraft.torch_ops``): inside ``torch.compile``, or when an input requires grad (and the
+    call names no ``out`` or ``stream``, which the op does not take)."""
+    first = tensors[0] if tensors else None
+    if not is_torch(first):
+        return False
+    module = torch()
+    if module.compiler.is_compiling():
+        return True
+    if out is not None or stream is not None or not module.is_grad_enabled():
+        return False
+    return any(getattr(t, "requires_grad", False) is True for t in tensors if t is not None)
+
+
+def activation_name(activation):
+    """An activation (None, a name or a tilecraft.Activation) as its name; "" for None."""
+    return "" if activation is None else str(getattr(activation, "name", activation))
+
+
+def refuse_first_call_in_capture(A):
+    """Raises when torch is capturing a CUDA graph on A's stream: a call's first run (choosing,
+    compiling and loading a kernel, sizing its workspace) is not stream work."""
+    if is_torch(A) and A.is_cuda and torch().cuda.is_current_stream_capturing():
+        raise RuntimeError("stream: capturing a CUDA graph, and no plan exists yet for these "
+                           "tensors and arguments (making one cannot be captured): run the call "
+                           "once before the capture, as torch.cuda.graph's warm-up does")

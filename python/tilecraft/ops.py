@@ -165,6 +165,7 @@ def plan_gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation
                allow_tf32, use_fast_accum)
     plan = _plans.get(key)
     if plan is None:
+        interop.refuse_first_call_in_capture(A)
         plan = _make_plan(key, A, B, out, C, alpha, beta, bias, bias_per_row, activation,
                           activation_args, accumulator_type, scale_a, scale_b, out_dtype, tuning,
                           max_candidates, max_seconds, allow_tf32, use_fast_accum)
@@ -176,7 +177,7 @@ def gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation=None
          accumulator_type=None, scale_a=None, scale_b=None, *, activation_args=(),
          bias_per_row=False, out_dtype=None, tuning=None, max_candidates=None, max_seconds=None,
          allow_tf32=None, use_fast_accum=False, stream=None, epilogue=None,
-         epilogue_args=None):
+         epilogue_args=None, verify=None):
     """``out = activation(alpha * scale_a * scale_b * (A @ B) + beta * C + bias)``; returns out.
 
     A (M, K) and B (K, N) CUDA tensors (torch or cupy), or both with a leading batch dimension;
@@ -196,8 +197,20 @@ def gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation=None
     ``epilogue_args``: its inputs (tensors, numbers) and any outputs to write into, by the
     function's parameter and output names. ``out`` is its D output. Outputs not given are made
     (torch). Returns out when the epilogue has one output, else the tuple of its outputs (stores,
-    then reductions, in the function's order). See ``tilecraft.epilogue_ops``."""
+    then reductions, in the function's order). See ``tilecraft.epilogue_ops``.
+
+    ``verify``: also compute a reference and raise ``tilecraft.verify.VerificationError`` on a
+    mismatch (default: the ``TILECRAFT_VERIFY`` setting; see ``tilecraft.verify``).
+
+    This is the call on the tensors as given; ``tilecraft.gemm`` (``tilecraft.calls.gemm``)
+    takes the same arguments and goes through the torch op inside ``torch.compile`` and
+    autograd."""
+    from tilecraft import verify as verifying
+
+    checked = verifying.wanted(verify)
     if epilogue is not None:
+        if checked:
+            verifying.refuse_epilogue(verify)
         from tilecraft.epilogue_ops import gemm_with_epilogue
 
         given = {"C": C is None, "alpha": alpha == 1.0, "beta": beta == 0.0, "bias": bias is None,
@@ -216,7 +229,15 @@ def gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation=None
                      out_dtype=out_dtype, tuning=tuning, max_candidates=max_candidates,
                      max_seconds=max_seconds, allow_tf32=allow_tf32,
                      use_fast_accum=use_fast_accum)
-    return plan._launch(A, B, out, C, bias, stream)
+    out = plan._launch(A, B, out, C, bias, stream)
+    if checked:
+        tf32 = interop.dtype_name(A) == "float32" and (
+            _default_allow_tf32(A) if allow_tf32 is None else allow_tf32)
+        verifying.check_gemm(A, B, out, C, alpha, beta, bias, interop.activation_name(activation),
+                             tuple(activation_args), bias_per_row,
+                             1.0 if scale_a is None else scale_a,
+                             1.0 if scale_b is None else scale_b, tf32)
+    return out
 
 
 def clear_plans():

@@ -254,6 +254,7 @@ Status GemmArguments::launch(const Kernel& kernel, const GemmOperation& operatio
       return operation.run(*prepared.abi, stream);
     }
   }
+  LaunchStreamScope launching_on(stream);
   auto made = detail::make_prepared<tilecraft::GemmArguments>(
       operation, detail::problem_for(*this, operation, kernel.metadata().design.split_k_slices),
       workspace, workspace_bytes);

@@ -54,6 +54,7 @@ struct PreparedByKernel {
     std::lock_guard lock(mutex);
     Entry& entry = by_kernel[kernel_name];
     if (!entry.launch || entry.workspace != workspace || entry.workspace_bytes != workspace_bytes) {
+      LaunchStreamScope launching_on(stream);
       auto made = prepare();
       if (!made) return made.status();
       entry = {workspace, workspace_bytes, std::move(*made)};

@@ -7,6 +7,20 @@
 
 namespace tilecraft {
 
+bool stream_is_capturing(void* stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status) != cudaSuccess) {
+    cudaGetLastError();
+    return true;  // the legacy stream while another stream captures: as good as capturing
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
+void allow_calls_during_other_threads_captures() {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaThreadExchangeStreamCaptureMode(&mode);
+}
+
 Status cuda_status(int cuda_error, const char* what) {
   if (cuda_error == cudaSuccess) return Status::ok();
   auto error = static_cast<cudaError_t>(cuda_error);

@@ -5,6 +5,32 @@
 #include "tilecraft/runtime/device.hpp"
 
 namespace tilecraft {
+namespace {
+
+// The stream of the launch being prepared on this thread (LaunchStreamScope), or none.
+thread_local void* launch_stream = nullptr;
+thread_local bool launch_stream_set = false;
+
+}  // namespace
+
+LaunchStreamScope::LaunchStreamScope(void* stream)
+    : previous_(launch_stream), previous_set_(launch_stream_set) {
+  launch_stream = stream;
+  launch_stream_set = true;
+}
+
+LaunchStreamScope::~LaunchStreamScope() {
+  launch_stream = previous_;
+  launch_stream_set = previous_set_;
+}
+
+Status LaunchStreamScope::allows(const std::string& what) {
+  if (!launch_stream_set || !stream_is_capturing(launch_stream)) return Status::ok();
+  return Status::invalid(
+      "stream: capturing a CUDA graph, and this launch needs " + what +
+      " made for each call, which a captured graph would keep from its capture; run it outside "
+      "the capture (or, for a GEMM, through a plan made before the capture: tilecraft.plan_gemm)");
+}
 
 Status PreparedLaunch::stage(const TensorView& t, int64_t span_elements, bool copy_in,
                              bool copy_back, const void** device_ptr) {
@@ -13,6 +39,7 @@ Status PreparedLaunch::stage(const TensorView& t, int64_t span_elements, bool co
     return Status::ok();
   }
   const size_t bytes = static_cast<size_t>(span_elements) * storage_bytes(t.dtype);
+  TILECRAFT_RETURN_IF_ERROR(LaunchStreamScope::allows("a device copy of a host tensor"));
   auto buffer = DeviceBuffer::allocate(bytes > 0 ? bytes : 1);
   if (!buffer) return buffer.status();
   // Outputs are copied in too: what the kernel does not write (padding between rows) must come
@@ -28,6 +55,7 @@ Status PreparedLaunch::stage(const TensorView& t, int64_t span_elements, bool co
 }
 
 Result<void*> PreparedLaunch::upload(const void* host, size_t bytes, const char* what) {
+  TILECRAFT_RETURN_IF_ERROR(LaunchStreamScope::allows(std::string("a device copy of ") + what));
   auto buffer = DeviceBuffer::allocate(bytes);
   if (!buffer) return buffer.status();
   TILECRAFT_RETURN_IF_ERROR(
@@ -53,6 +81,8 @@ Status PreparedLaunch::finish(const std::string& kernel_name, void* caller_works
     }
     caller_workspace_ = caller_workspace;
   } else if (workspace_bytes > 0) {
+    TILECRAFT_RETURN_IF_ERROR(LaunchStreamScope::allows(
+        "a workspace of " + std::to_string(workspace_bytes) + " bytes for " + kernel_name));
     auto workspace = DeviceBuffer::allocate(workspace_bytes);
     if (!workspace) return workspace.status();
     workspace_ = std::move(*workspace);

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "tilecraft/compile/compiler.hpp"
+#include "tilecraft/runtime/device.hpp"
 
 namespace tilecraft::tune {
 namespace {
@@ -59,6 +60,9 @@ class Worker {
 
   void loop() {
     compile::InterruptScope stopping([this] { return stop_.load(); });
+    // The tuner's allocations, copies and timings go on streams of its own; they must not fail
+    // (or spoil the capture) while the caller's thread captures a CUDA graph.
+    allow_calls_during_other_threads_captures();
     while (true) {
       Queued next;
       {

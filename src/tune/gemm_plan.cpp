@@ -207,7 +207,11 @@ Status GemmPlan::launch(const void* A, const void* B, const void* C, void* out, 
                         void* stream) {
   Impl& p = *impl_;
   std::lock_guard lock(p.mutex);
-  if (p.job && p.job->done.load(std::memory_order_acquire)) p.adopt_finished_tuning();
+  // The tuned winner takes over outside a CUDA graph capture only: a capture keeps the kernel
+  // that served before it (loading a module there would spoil the capture).
+  if (p.job && p.job->done.load(std::memory_order_acquire) && !stream_is_capturing(stream)) {
+    p.adopt_finished_tuning();
+  }
   TILECRAFT_RETURN_IF_ERROR(p.prepared->retarget(A, B, C, out, bias));
   ++p.state.calls;
   return p.operation->run(*p.prepared, stream);

@@ -140,7 +140,9 @@ Result<Pick> run_served_kernel(const Args& args, void* stream,
       if (admits(*options, kernel.metadata())) ranked.push_back(std::move(kernel));
     }
   };
-  if (remembered && remembered->job && remembered->job->done.load(std::memory_order_acquire)) {
+  // A CUDA graph capture keeps what served before it (see GemmPlan::launch).
+  if (remembered && remembered->job && remembered->job->done.load(std::memory_order_acquire) &&
+      !stream_is_capturing(stream)) {
     std::string winner, error;
     {
       std::lock_guard lock(remembered->job->mutex);
@@ -165,6 +167,12 @@ Result<Pick> run_served_kernel(const Args& args, void* stream,
     TILECRAFT_RETURN_IF_ERROR(
         remembered->kernel.run(args, nullptr, stream, /*assume_supported_args=*/true));
     return Pick{remembered->kernel.metadata().kernel_name, remembered->reason};
+  }
+  if (stream_is_capturing(stream)) {
+    return Status::invalid(
+        std::string("stream: capturing a CUDA graph, and no ") + what +
+        " kernel has served this signature in this process yet (choosing, compiling and loading "
+        "one cannot be captured): run the call once before the capture");
   }
   rank();
   if (ranked.empty()) return Status::unsupported(why_none());

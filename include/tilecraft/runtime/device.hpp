@@ -24,6 +24,14 @@ Result<DeviceInfo> device_info(int index);
 // Turns a cudaError_t (as int) into a Status naming what failed.
 Status cuda_status(int cuda_error, const char* what);
 
+// Whether `stream` (a cudaStream_t) is capturing a CUDA graph now.
+bool stream_is_capturing(void* stream);
+
+// Lets the calling thread allocate, copy and synchronize while another thread captures a CUDA
+// graph (CUDA's relaxed capture mode for this thread): for threads of tilecraft's own that never
+// touch the capturing stream, such as the background tuner.
+void allow_calls_during_other_threads_captures();
+
 // Makes `device` the calling thread's current device for the scope and restores the previous one
 // after it: operands on cuda:1 are prepared and launched there whichever device is current. A
 // no-op for device < 0 (host operands) and for the device already current.

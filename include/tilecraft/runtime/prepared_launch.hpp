@@ -74,6 +74,24 @@ class PreparedLaunch {
   bool staged_host_tensors() const { return !copy_back_.empty(); }
 };
 
+// While a LaunchStreamScope lives on a thread, the launches prepared there know the stream they
+// will go to: when it is capturing a CUDA graph, a preparation that would allocate a workspace or
+// copy host data (which a graph cannot hold: each would be made once, at capture) refuses with a
+// status saying so before it touches the device.
+class LaunchStreamScope {
+ public:
+  explicit LaunchStreamScope(void* stream);
+  ~LaunchStreamScope();
+  LaunchStreamScope(const LaunchStreamScope&) = delete;
+  LaunchStreamScope& operator=(const LaunchStreamScope&) = delete;
+  // Ok unless the scope's stream is capturing; `what` names what the preparation needs.
+  static Status allows(const std::string& what);
+
+ private:
+  void* previous_;
+  bool previous_set_;
+};
+
 // A PreparedLaunch over one family's argument block (abi/gemm_args.h, ...), its header filled.
 template <class Block, int32_t kFamily, int32_t kVersion>
 class PreparedLaunchOf : public PreparedLaunch {
