@@ -85,8 +85,7 @@ bool run_case(const Case& c, int64_t grow, cudaStream_t stream) {
   Device dA(a_bits.size() * 2), dB(b_bits.size() * 2), dD(size_t(m * n) * 2), dBias(size_t(n) * 2);
   if (!cuda_ok(cudaMemcpy(dA.p, a_bits.data(), a_bits.size() * 2, cudaMemcpyHostToDevice), "A") ||
       !cuda_ok(cudaMemcpy(dB.p, b_bits.data(), b_bits.size() * 2, cudaMemcpyHostToDevice), "B") ||
-      !cuda_ok(cudaMemcpy(dBias.p, bias_bits.data(), bias_bits.size() * 2,
-                          cudaMemcpyHostToDevice),
+      !cuda_ok(cudaMemcpy(dBias.p, bias_bits.data(), bias_bits.size() * 2, cudaMemcpyHostToDevice),
                "bias") ||
       !cuda_ok(cudaMemset(dD.p, 0xff, size_t(m * n) * 2), "poisoning D")) {
     return false;
@@ -136,8 +135,8 @@ bool run_case(const Case& c, int64_t grow, cudaStream_t stream) {
       }
     }
   }
-  std::printf("%s (m %lld): %s%s%s\n", c.text.c_str(), (long long)m,
-              bad ? "MISMATCH" : "ok", status.message.empty() ? "" : ": ", status.message.c_str());
+  std::printf("%s (m %lld): %s%s%s\n", c.text.c_str(), (long long)m, bad ? "MISMATCH" : "ok",
+              status.message.empty() ? "" : ": ", status.message.c_str());
   return bad == 0;
 }
 
@@ -171,7 +170,10 @@ bool refusals(const Case& c) {
   for (const Bad& b : bad) {
     const tuned_gemms::Status s = tuned_gemms::gemm(b.gemm, nullptr);
     const bool named = s.message.rfind(b.argument, 0) == 0;
-    std::printf("bad %s: %s: %s\n", b.argument, s.ok ? "ACCEPTED" : named ? "refused" : "UNNAMED",
+    std::printf("bad %s: %s: %s\n", b.argument,
+                s.ok    ? "ACCEPTED"
+                : named ? "refused"
+                        : "UNNAMED",
                 s.message.c_str());
     all = all && !s.ok && named;
   }
@@ -187,8 +189,9 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     Case c;
     if (!parse(argv[i], &c)) {
-      std::fprintf(stderr, "argument %d: expected DTYPE:MxNxK[:bias_gelu] (bf16 or f16), got '%s'\n",
-                   i, argv[i]);
+      std::fprintf(stderr,
+                   "argument %d: expected DTYPE:MxNxK[:bias_gelu] (bf16 or f16), got '%s'\n", i,
+                   argv[i]);
       return 2;
     }
     cases.push_back(c);

@@ -572,12 +572,14 @@ def parser():
     p.add_argument("--shape", action="append", metavar="MxNxK",
                    help="a GEMM problem (LxMxNxK for a batch); repeat for more")
     p.add_argument("--file", metavar="PATH",
-                   help="problems, as for tune (GEMM lines only: 'MxNxK [dtype] [epilogue] [name]')")
+                   help="problems, as for tune (GEMM lines only: "
+                        "'MxNxK [dtype] [epilogue] [name]')")
     p.add_argument("--dtype", action="append", choices=profiling.DTYPES,
                    help="dtype of --shape problems (repeat for several; default bf16)")
     p.add_argument("--epilogue", default="none", choices=profiling.EPILOGUES)
     p.add_argument("--out", required=True, type=_nonempty("a folder"),
-                   help="folder for include/, lib/ and lib/cmake/ (new, empty or an earlier export)")
+                   help="folder for include/, lib/ and lib/cmake/ (new, empty or an earlier "
+                        "export)")
     p.add_argument("--name", default=None,
                    help="the library's name, a C identifier (default: from --out's last part)")
     p.add_argument("--cc", type=_compute_capability, default=None,

@@ -114,7 +114,8 @@ int main() {
   bad = g; bad.k = 60; bad.lda = 60; bad.ldb = 60;
   expect("alignment", tuned_gemms::gemm(bad, nullptr), false, "problem: expected one that");
   bad = g; bad.batch = 2; bad.batch_stride_D = 100;
-  expect("batch_stride_D", tuned_gemms::gemm(bad, nullptr), false, "batch_stride_D: expected at least");
+  expect("batch_stride_D", tuned_gemms::gemm(bad, nullptr), false,
+         "batch_stride_D: expected at least");
   std::printf("%zu problems, API %d\n", tuned_gemms::problems().size(), tuned_gemms::api_version());
   return failures;
 }
