@@ -441,6 +441,56 @@ def cmd_tune(args):
     return _report_failures(outcomes, "tune")
 
 
+# ---- export -----------------------------------------------------------------------------------
+
+def cmd_export(args):
+    from tilecraft import _core, export
+
+    problems = _problems(args)
+    name = args.name
+    if name is None:
+        name = export.name_from_folder(args.out)
+        if name is None:
+            raise UsageError(f"--name: expected a C identifier for the library; none can be made "
+                             f"from --out {_shown(args.out)}: give one")
+    try:
+        export.check_name(name, "--name")
+        native = [export.gemm_problem(p) for p in problems]
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    reason = _core.cuda_device_available()
+    if reason is not None and args.cc is None:
+        raise UsageError(f"--cc: expected the compute capability to build for, such as 80 or 90 "
+                         f"(no GPU here to take it from: {reason}), got none")
+    if reason is not None and not args.untuned:
+        print(f"tilecraft export: no GPU here ({reason}): exporting the ranked first picks, NOT "
+              f"TUNED", file=sys.stderr)
+    try:
+        out = _core.export.export_gemm_library(native, name, args.out, args.cc, args.untuned,
+                                               args.max_candidates, args.max_seconds)
+    except ValueError as error:  # the core names its arguments; the command's flags are these
+        text = str(error)
+        for core, flag in (("out_dir:", "--out:"), ("cc:", "--cc:"), ("name:", "--name:")):
+            if text.startswith(core):
+                text = flag + text[len(core):]
+        raise UsageError(text) from None
+    except RuntimeError as error:  # a compiler's failure: all of its words
+        print(f"tilecraft export: {_safe(error, 20000)}", file=sys.stderr)
+        return 1
+    if args.json:
+        json.dump(out, sys.stdout, indent=1)
+        print()
+        return 0
+    print(_table([[r["problem"], r["kernel"], r["how"]] for r in out["problems"]],
+                 ["problem", "kernel", "chosen"]))
+    print(f"wrote {out['header']}, {out['library']} and {out['config']} (compute capability "
+          f"{out['cc']})")
+    if not out["tuned"]:
+        print("NOT TUNED: some kernels are the ranked first picks, never measured; export again on "
+              "the GPU (without --untuned) for tuned ones")
+    return 0
+
+
 def _problem_options(p):
     p.add_argument("--shape", action="append", metavar="MxNxK",
                    help="a problem (LxMxNxK for a batch); repeat for more")
@@ -467,7 +517,7 @@ def _problem_options(p):
 def parser():
     top = argparse.ArgumentParser(prog="tilecraft", description=__doc__,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = top.add_subparsers(dest="command", metavar="{list,profile,tune,cache,archive}")
+    sub = top.add_subparsers(dest="command", metavar="{list,profile,tune,cache,archive,export}")
     sub.required = True
 
     p = sub.add_parser("list", help="kernels tilecraft can build, with filters")
@@ -516,6 +566,32 @@ def parser():
     p.add_argument("--new", action="store_true", help="key: make a new key pair")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_archive)
+
+    p = sub.add_parser("export", help="write the kernels of problems as a C++ library with a "
+                       "header and a CMake package (docs/export.md)")
+    p.add_argument("--shape", action="append", metavar="MxNxK",
+                   help="a GEMM problem (LxMxNxK for a batch); repeat for more")
+    p.add_argument("--file", metavar="PATH",
+                   help="problems, as for tune (GEMM lines only: "
+                        "'MxNxK [dtype] [epilogue] [name]')")
+    p.add_argument("--dtype", action="append", choices=profiling.DTYPES,
+                   help="dtype of --shape problems (repeat for several; default bf16)")
+    p.add_argument("--epilogue", default="none", choices=profiling.EPILOGUES)
+    p.add_argument("--out", required=True, type=_nonempty("a folder"),
+                   help="folder for include/, lib/ and lib/cmake/ (new, empty or an earlier "
+                        "export)")
+    p.add_argument("--name", default=None,
+                   help="the library's name, a C identifier (default: from --out's last part)")
+    p.add_argument("--cc", type=_compute_capability, default=None,
+                   help="compute capability to build for (default: this GPU's; needed without one)")
+    p.add_argument("--untuned", action="store_true",
+                   help="take each problem's ranked first pick without tuning")
+    p.add_argument("--max-candidates", type=_int_in(1, 64), default=None,
+                   help="candidates to time per problem that has no stored winner")
+    p.add_argument("--max-seconds", type=_seconds, default=None,
+                   help="tuning time per problem (0: no limit)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=cmd_export)
     return top
 
 

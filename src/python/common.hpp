@@ -127,5 +127,6 @@ void bind_grouped_api(nb::module_& api);
 void bind_conv_api(nb::module_& api);
 void bind_tune(nb::module_& m);
 void bind_epilogue_graph(nb::module_& m);
+void bind_export(nb::module_& m);
 
 }  // namespace tilecraft::python

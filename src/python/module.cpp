@@ -64,4 +64,5 @@ NB_MODULE(_core, m) {
   tilecraft::python::bind_api(m);
   tilecraft::python::bind_tune(m);
   tilecraft::python::bind_epilogue_graph(m);
+  tilecraft::python::bind_export(m);
 }
