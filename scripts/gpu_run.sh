@@ -12,8 +12,9 @@
 #              scripts/check_install.sh (the C++ package installed, a find_package consumer built
 #              and run); pytest runs tests/python without
 #              the suite folders below; pytest=K/N runs only its K-th shard of N (0-based)
-#   gpu90 grouped evt conv multi
-#              a GPU suite (tests/python/gpu90, gpu_grouped, gpu_evt, gpu_conv, gpu_multi); grouped
+#   gpu90 grouped evt conv multi torch
+#              a GPU suite (tests/python/gpu90, gpu_grouped, gpu_evt, gpu_conv, gpu_multi,
+#              gpu_torch); grouped
 #              and conv also compile every module their C++ compile tests know
 #              (TILECRAFT_COMPILE_TESTS=full) and run their family's seed example; conv is
 #              conv_modules (those compiles) then conv_suite (the suite and the examples)
@@ -43,7 +44,7 @@ cd "$(dirname "$0")/.."
 OUT=${1:?usage: gpu_run.sh OUT [STREAM ...]}
 shift
 STREAMS=("$@")
-[ ${#STREAMS[@]} -gt 0 ] || STREAMS=("tests,gpu90,grouped,evt,conv,multi,examples")
+[ ${#STREAMS[@]} -gt 0 ] || STREAMS=("tests,gpu90,grouped,evt,conv,multi,torch,examples")
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 DEADLINE=$(($(date +%s) + ${GPU_RUN_SECONDS:-3600}))
@@ -51,7 +52,7 @@ export TILECRAFT_OFFLINE=1 PYTHONUNBUFFERED=1 TILECRAFT_TEST_CHECK_LIVE=1
 export TILECRAFT_COMPILE_JOBS=${TILECRAFT_COMPILE_JOBS:-$(nproc)}
 BUILD=${TILECRAFT_BUILD_DIR:-build-gpu}
 export TILECRAFT_BUILD_DIR=$BUILD
-SUITES="gpu90 gpu_grouped gpu_evt gpu_conv gpu_multi"
+SUITES="gpu90 gpu_grouped gpu_evt gpu_conv gpu_multi gpu_torch"
 
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; python3 --version
   echo "commit: ${GPU_RUN_COMMIT:-unknown (GPU_RUN_COMMIT names it)}"; } 2>&1 |
@@ -87,6 +88,7 @@ part() {
     gpu90) suite gpu90 ;;
     evt) suite gpu_evt ;;
     multi) suite gpu_multi ;;
+    torch) suite gpu_torch ;;
     grouped)
       TILECRAFT_COMPILE_TESTS=full run grouped_compile "$BUILD/tests/cpp/tilecraft_tests" \
         --gtest_filter='Grouped*'
@@ -128,7 +130,7 @@ part() {
       IFS=';' read -r -a benches <<<"${BENCHES:-bench_sm90_gemm.py --own-only;bench_grouped.py --set moe;bench_conv.py --set resnet50 --kind fprop}"
       run bench bash bench/compare_builds.sh .scratch/base "$OUT/bench" "${benches[@]}" ;;
     *) echo "unknown part '$1': expected tests, ctest, install, pytest[=K/N], gpu90, grouped, evt," \
-         "conv, conv_modules, conv_suite, multi, examples, sanitizer, gtest=FILTER, py=PATH, script=PATH, profile=FILE or bench" |
+         "conv, conv_modules, conv_suite, multi, torch, examples, sanitizer, gtest=FILTER, py=PATH, script=PATH, profile=FILE or bench" |
       tee -a "$OUT/summary.txt"
       return 2 ;;
   esac
