@@ -48,7 +48,7 @@ def gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation=None
 
 def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias=None,
                  activation=None, activation_args=(), accumulator_type=None, out_dtype=None,
-                 stream=None, tuning=None, verify=None):
+                 stream=None, tuning=None, verify=None, offsets_on_device=False):
     if offsets is not None and interop.wants_torch_op(A, B, offsets, bias, C, out=out,
                                                        stream=stream):
         from tilecraft import torch_ops
@@ -62,7 +62,7 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
                                       bool(verify))
     return grouped_ops.grouped_gemm(A, B, offsets, out, C, alpha, beta, bias, activation,
                                     activation_args, accumulator_type, out_dtype, stream,
-                                    tuning, verify)
+                                    tuning, verify, offsets_on_device)
 
 
 def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activation=None,

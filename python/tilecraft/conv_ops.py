@@ -63,11 +63,14 @@ def conv2d(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1, activatio
     through the torch op inside ``torch.compile`` and autograd. ``verify``: also compute a
     reference (torch's convolution) and raise on a mismatch (default: the ``TILECRAFT_VERIFY``
     setting; see ``tilecraft.verify``)."""
-    out = _conv2d_unchecked(x, w, bias, stride, padding, dilation, groups, activation,
-                            activation_args, out, accumulator_type, stream, tuning)
     from tilecraft import verify as verifying
 
-    if verifying.wanted(verify):
+    checked = verifying.wanted(verify)
+    if checked:
+        verifying.refuse_in_capture(x)
+    out = _conv2d_unchecked(x, w, bias, stride, padding, dilation, groups, activation,
+                            activation_args, out, accumulator_type, stream, tuning)
+    if checked:
         verifying.check_conv2d(x, w, out, bias, as_pair("stride", stride), as_padding(padding),
                                as_pair("dilation", dilation), groups,
                                interop.activation_name(activation), tuple(activation_args))

@@ -19,7 +19,7 @@ _last_pick = {}
 
 def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias=None,
                  activation=None, activation_args=(), accumulator_type=None, out_dtype=None,
-                 stream=None, tuning=None, verify=None):
+                 stream=None, tuning=None, verify=None, offsets_on_device=False):
     """``out[g] = activation(alpha * (A[g] @ B[g]) + beta * C[g] + bias[g])`` for every problem.
 
     Lists: ``A``, ``B`` (and ``C``, ``out``) are lists of 2-D CUDA tensors; returns the list of
@@ -29,7 +29,12 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
     ``bias``: a list of N-vectors, or (groups, N) in the stacked form (SM90 kernels fuse it).
     Missing outputs are allocated (torch tensors of A's dtype, or ``out_dtype``). Offsets on the
     device are read back to the host (one synchronization per call; make
-    ``api.GroupedGemmArguments`` once and run a kernel on it to pay that once). ``tuning``: see
+    ``api.GroupedGemmArguments`` once and run a kernel on it to pay that once), unless
+    ``offsets_on_device``: then each launch reads them on its stream (no synchronization; a CUDA
+    graph can capture the call and replay it with new offsets), each end raised to the previous
+    group's end and lowered to total_rows (groups never overlap nor leave the tensors; a
+    decreasing offset makes its group empty); kernels are ranked and tuned for total_rows /
+    groups rows a group. The torch op always reads them on the device. ``tuning``: see
     the module's documentation. ``verify``: also compute a reference and raise on a mismatch
     (default: the ``TILECRAFT_VERIFY`` setting; see ``tilecraft.verify``).
 
@@ -41,11 +46,15 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
     check_tuning_options(tuning, None, None, None)
     torch = interop.torch()
     stacked = offsets is not None
-    if torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
-        raise RuntimeError("stream: capturing a CUDA graph; tilecraft.grouped_gemm reads the "
-                           "problem shapes (offsets or list shapes) on the host at each call, "
-                           "which a graph cannot replay: capture a kernel's run on "
-                           "api.GroupedGemmArguments made before the capture (fixed shapes)")
+    if not isinstance(offsets_on_device, bool):
+        raise TypeError(f"offsets_on_device: expected True or False, got "
+                        f"{_core.given(offsets_on_device)}")
+    if (not offsets_on_device and torch.cuda.is_available() and
+            torch.cuda.is_current_stream_capturing()):
+        raise RuntimeError("stream: capturing a CUDA graph, and tilecraft.grouped_gemm reads the "
+                           "problem shapes on the host at each call, which a graph cannot "
+                           "replay: pass offsets_on_device=True (the stacked form), or capture a "
+                           "kernel's run on api.GroupedGemmArguments made before the capture")
     if out is None:
         if stacked:
             dtype = out_dtype or A.dtype
@@ -67,12 +76,14 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
             accumulator_type = torch.float64
     args = GroupedGemmArguments(A, B, out, accumulator_type, C=C, alpha=alpha, beta=beta,
                                 offsets=offsets, activation=activation,
-                                activation_args=activation_args, bias=bias)
+                                activation_args=activation_args, bias=bias,
+                                offsets_on_device=offsets_on_device)
     name, reason = _core.api.grouped_gemm(args, interop.stream_handle(stream, args), tuning)
     _last_pick["kernel_name"], _last_pick["reason"] = name, reason
     from tilecraft import verify as verifying
 
     if verifying.wanted(verify):
+        verifying.refuse_in_capture(out if stacked else out[0])
         verifying.check_grouped(A, B, offsets, out, C, alpha, beta, bias,
                                 interop.activation_name(activation), tuple(activation_args))
     return out

@@ -229,6 +229,8 @@ def gemm(A, B, out=None, C=None, alpha=1.0, beta=0.0, bias=None, activation=None
                      out_dtype=out_dtype, tuning=tuning, max_candidates=max_candidates,
                      max_seconds=max_seconds, allow_tf32=allow_tf32,
                      use_fast_accum=use_fast_accum)
+    if checked:
+        verifying.refuse_in_capture(A)
     out = plan._launch(A, B, out, C, bias, stream)
     if checked:
         tf32 = interop.dtype_name(A) == "float32" and (

@@ -154,7 +154,7 @@ def grouped_gemm(A: Tensor, B: Tensor, offsets: Tensor, bias: Optional[Tensor] =
                                      activation=activation or None,
                                      activation_args=_args(activation_args),
                                      out_dtype=out_dtype, tuning=tuning or None,
-                                     verify=verify or None)
+                                     verify=verify or None, offsets_on_device=True)
 
 
 @grouped_gemm.register_fake
@@ -171,6 +171,10 @@ def grouped_gemm_k(A: Tensor, grad: Tensor, offsets: Tensor) -> Tensor:
     """``out[g] = A[rows of g]^T @ grad[rows of g]`` (groups, K, N): the weight gradient of a
     stacked grouped GEMM, as one grouped GEMM over the groups that have rows. Reads the offsets
     on the host (one synchronization)."""
+    if torch.cuda.is_current_stream_capturing():
+        raise RuntimeError("stream: capturing a CUDA graph; the weight gradient of a grouped GEMM "
+                           "reads the offsets on the host (tilecraft::grouped_gemm_k), which a "
+                           "graph cannot replay: run the backward outside the capture")
     groups = offsets.shape[0]
     out = torch.zeros((groups, A.shape[1], grad.shape[1]), dtype=A.dtype, device=A.device)
     ends = [int(e) for e in offsets.tolist()]

@@ -61,6 +61,14 @@ def refuse_epilogue(verify):
         warnings.warn(message + "; TILECRAFT_VERIFY skips it", stacklevel=4)
 
 
+def refuse_in_capture(tensor):
+    """The check reads the result on the host: refused while torch captures a CUDA graph."""
+    if interop.is_torch(tensor) and tensor.is_cuda and \
+            interop.torch().cuda.is_current_stream_capturing():
+        raise RuntimeError("verify: the check reads the result on the host, which a CUDA graph "
+                           "capture cannot do; capture without verify (TILECRAFT_VERIFY=0)")
+
+
 def _rtol(dtypes, tf32):
     names = [interop.dtype_name(t) if hasattr(t, "dtype") else str(t) for t in dtypes]
     names = ["tf32" if n == "float32" and tf32 else n for n in names]

@@ -185,7 +185,7 @@ Result<GroupedGemmArguments> GroupedGemmArguments::make(std::vector<TensorView> 
 Result<GroupedGemmArguments> GroupedGemmArguments::make_stacked(
     const TensorView& A, const TensorView& B, const TensorView& out, const TensorView& offsets,
     DataType accumulator_type, const TensorView& C, const GroupedEpilogueArguments& epilogue,
-    const TensorView& bias) {
+    const TensorView& bias, bool offsets_on_device) {
   StackedGroupedGemmProblem stacked;
   stacked.bias = bias;
   stacked.A = A;
@@ -193,9 +193,16 @@ Result<GroupedGemmArguments> GroupedGemmArguments::make_stacked(
   stacked.D = out;
   stacked.C = C;
   stacked.offsets = offsets;
-  auto problem = stacked.split("out");
+  stacked.expand_on_device = offsets_on_device;
+  auto problem = offsets_on_device ? stacked.representative("out") : stacked.split("out");
   if (!problem) return problem.status();
-  return from_problem(std::move(*problem), accumulator_type, epilogue);
+  auto made = from_problem(std::move(*problem), accumulator_type, epilogue);
+  if (made && offsets_on_device) {
+    stacked.scale_a = epilogue.scale_a;
+    stacked.scale_b = epilogue.scale_b;
+    made->stacked_on_device_ = std::move(stacked);
+  }
+  return made;
 }
 
 }  // namespace tilecraft::api

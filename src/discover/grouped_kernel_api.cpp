@@ -157,6 +157,16 @@ Status GroupedGemmArguments::check(const Kernel& kernel) const {
 
 Result<std::unique_ptr<PreparedLaunch>> GroupedGemmArguments::prepare(
     const Kernel&, const GemmOperation& operation, void* workspace, size_t workspace_bytes) const {
+  if (stacked_on_device_) {
+    auto output_op =
+        operation.epilogue_type(epilogue_.alpha, epilogue_.beta, epilogue_.activation_args);
+    if (!output_op) return output_op.status();
+    tilecraft::StackedGroupedGemmProblem stacked = *stacked_on_device_;
+    stacked.output_op = *output_op;
+    return detail::prepared_launch<tilecraft::GroupedGemmArguments>(
+        operation, Result<tilecraft::StackedGroupedGemmProblem>(std::move(stacked)), workspace,
+        workspace_bytes);
+  }
   return detail::prepared_launch<tilecraft::GroupedGemmArguments>(
       operation, problem_for(*this, operation), workspace, workspace_bytes);
 }

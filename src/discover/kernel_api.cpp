@@ -259,6 +259,7 @@ Status GemmArguments::launch(const Kernel& kernel, const GemmOperation& operatio
       operation, detail::problem_for(*this, operation, kernel.metadata().design.split_k_slices),
       workspace, workspace_bytes);
   if (!made) return made.status();
+  if ((*made)->allocated_in_capture()) return operation.run(**made, stream);  // not kept
   prepared = {*this, std::move(*made), stream, workspace, workspace_bytes};
   return operation.run(*prepared.abi, stream);
 }

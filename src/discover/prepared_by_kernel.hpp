@@ -57,6 +57,7 @@ struct PreparedByKernel {
       LaunchStreamScope launching_on(stream);
       auto made = prepare();
       if (!made) return made.status();
+      if ((*made)->allocated_in_capture()) return operation.run(**made, stream);  // not kept
       entry = {workspace, workspace_bytes, std::move(*made)};
     }
     return operation.run(*entry.launch, stream);

@@ -54,14 +54,14 @@ void bind_grouped_api(nb::module_& m) {
       [](nb::ndarray<> A, nb::ndarray<> B, nb::ndarray<> out, nb::ndarray<> offsets,
          DataType accumulator_type, std::optional<nb::ndarray<>> C, double alpha, double beta,
          Activation activation, std::vector<double> activation_args, double scale_a, double scale_b,
-         std::optional<nb::ndarray<>> bias) {
+         std::optional<nb::ndarray<>> bias, bool offsets_on_device) {
         return unwrap(interruptible([&] {
           return GroupedGemmArguments::make_stacked(
               to_tensor_view("A", A), to_tensor_view("B", B), to_tensor_view("out", out),
               to_tensor_view("offsets", offsets), accumulator_type,
               C ? to_tensor_view("C", *C) : TensorView{},
               epilogue_of(alpha, beta, activation, std::move(activation_args), scale_a, scale_b),
-              bias ? to_tensor_view("bias", *bias) : TensorView{});
+              bias ? to_tensor_view("bias", *bias) : TensorView{}, offsets_on_device);
         }));
       },
       required<nb::ndarray<>>("A"), required<nb::ndarray<>>("B"), required<nb::ndarray<>>("out"),
@@ -73,8 +73,10 @@ void bind_grouped_api(nb::module_& m) {
       optional<std::vector<double>>("activation_args", {}, "()", "a list of numbers"),
       optional<double>("scale_a", 1.0, "1.0", "a number"),
       optional<double>("scale_b", 1.0, "1.0", "a number"),
-      optional<std::optional<nb::ndarray<>>>("bias", std::nullopt, "None"));
+      optional<std::optional<nb::ndarray<>>>("bias", std::nullopt, "None"),
+      optional<bool>("offsets_on_device", false, "False", "True or False"));
   arguments.def_prop_ro("problem_count", &GroupedGemmArguments::problem_count)
+      .def_prop_ro("offsets_on_device", &GroupedGemmArguments::offsets_on_device)
       .def_prop_ro("flops", &GroupedGemmArguments::flops)
       .def_prop_ro("accumulator_type", &GroupedGemmArguments::accumulator_type)
       .def_prop_ro("problem_sizes",

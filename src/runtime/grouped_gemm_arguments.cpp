@@ -185,8 +185,20 @@ double GroupedGemmArguments::flops() const {
   return total;
 }
 
-Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
-    const GemmOperation& operation, const GroupedGemmProblem& problem) {
+namespace {
+
+// What make() checks of a problem before anything is staged, and what it learns doing so.
+struct CheckedProblem {
+  std::vector<OperandPlacement> placed;  // A, B, C, D of each problem
+  int32_t max_k = 0;
+  int device = -1;
+  const tc_kernel_entry* entry = nullptr;
+  bool has_C = false, wants_bias = false;
+};
+
+Result<CheckedProblem> check_problem(const GemmOperation& operation,
+                                     const GroupedGemmProblem& problem) {
+  CheckedProblem checked;
   const GemmDescription& d = operation.description();
   if (!d.is_grouped()) {
     return Status::invalid(
@@ -223,8 +235,9 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
     TILECRAFT_RETURN_IF_ERROR(
         check_bias(at("bias", g), problem.bias[g], d, s.n, s.m == 0 || s.n == 0));
   }
-  std::vector<OperandPlacement> placed(4 * count);
-  int32_t max_k = 0;
+  std::vector<OperandPlacement>& placed = checked.placed;
+  placed.resize(4 * count);
+  int32_t& max_k = checked.max_k;
   for (size_t g = 0; g < count; ++g) {
     const GemmCoord& s = problem.problem_sizes[g];
     const bool empty = s.m == 0 || s.n == 0;
@@ -257,17 +270,35 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
                            ", got K=" + std::to_string(max_k) + "; use LinearCombinationClamp");
   }
   TILECRAFT_RETURN_IF_ERROR(detail::check_grouped_indexes(d, indexing_of(problem, placed, d)));
-  int operands_device = -1;
-  TILECRAFT_RETURN_IF_ERROR(check_devices(problem, &operands_device));
-  DeviceScope on_device(operands_device);
+  TILECRAFT_RETURN_IF_ERROR(check_devices(problem, &checked.device));
+  DeviceScope on_device(checked.device);
   TILECRAFT_RETURN_IF_ERROR(on_device.status());
   TILECRAFT_RETURN_IF_ERROR(detail::check_device_runs(d.arch, operation.procedural_name()));
   auto entry = operation.entry(GemmMode::Grouped);
   if (!entry) return entry.status();
 
+  checked.entry = *entry;
+  checked.has_C = has_C;
+  checked.wants_bias = wants_bias;
+  return checked;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
+    const GemmOperation& operation, const GroupedGemmProblem& problem) {
+  auto checked = check_problem(operation, problem);
+  if (!checked) return checked.status();
+  const std::vector<OperandPlacement>& placed = checked->placed;
+  const size_t count = problem.problem_sizes.size();
+  const bool has_C = checked->has_C;
+  const bool wants_bias = checked->wants_bias;
+  const int32_t max_k = checked->max_k;
+  DeviceScope on_device(checked->device);
+  TILECRAFT_RETURN_IF_ERROR(on_device.status());
   std::unique_ptr<GroupedGemmArguments> out(new GroupedGemmArguments());
-  out->device_ = operands_device;
-  out->entry_ = *entry;
+  out->device_ = checked->device;
+  out->entry_ = checked->entry;
   // Pointers: A, B, C, D arrays of `count` each; then leading dimensions likewise.
   std::vector<const void*> pointers(4 * count, nullptr);
   std::vector<int64_t> lds(4 * count, 0);
@@ -361,9 +392,63 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
 
 Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
     const GemmOperation& operation, const StackedGroupedGemmProblem& problem) {
-  auto split = problem.split();
-  if (!split) return split.status();
-  return make(operation, *split);
+  if (!problem.expand_on_device) {
+    auto split = problem.split();
+    if (!split) return split.status();
+    return make(operation, *split);
+  }
+  // Every group's rows are checked as rows of the stacked tensors (their pointers as aligned as
+  // any row's); the module reads the offsets and fills the arrays on the stream.
+  auto shape = problem.representative();
+  if (!shape) return shape.status();
+  auto checked = check_problem(operation, *shape);
+  if (!checked) return checked.status();
+  DeviceScope on_device(checked->device);
+  TILECRAFT_RETURN_IF_ERROR(on_device.status());
+  std::unique_ptr<GroupedGemmArguments> out(new GroupedGemmArguments());
+  out->device_ = checked->device;
+  out->entry_ = checked->entry;
+  out->sizes_.clear();
+  for (const GemmCoord& s : shape->problem_sizes) {
+    out->sizes_.insert(out->sizes_.end(), {int32_t(s.m), int32_t(s.n), int32_t(s.k)});
+  }
+  const auto bytes = [](const TensorView& t, int dimension) {
+    return t.strides[dimension] * static_cast<int64_t>(storage_bytes(t.dtype));
+  };
+  // The last group has rows whenever any has (its leading dimensions are every group's).
+  const OperandPlacement* placed = &checked->placed[checked->placed.size() - 4];
+  tc_grouped_args& a = out->args_;
+  a.problem_count = static_cast<int32_t>(problem.B.shape[0]);
+  a.max_k = static_cast<int32_t>(problem.A.shape[1]);
+  a.stacked_offsets = static_cast<const int32_t*>(problem.offsets.data);
+  a.stacked_offsets_step = problem.offsets.strides[0];
+  a.stacked_rows = problem.A.shape[0];
+  a.stacked_n = static_cast<int32_t>(problem.B.shape[2]);
+  a.stacked_k = static_cast<int32_t>(problem.A.shape[1]);
+  a.stacked_A = problem.A.data;
+  a.stacked_A_row_bytes = bytes(problem.A, 0);
+  a.stacked_lda = placed[0].ld;
+  a.stacked_B = problem.B.data;
+  a.stacked_B_group_bytes = bytes(problem.B, 0);
+  a.stacked_ldb = placed[1].ld;
+  if (checked->has_C) {
+    a.stacked_C = problem.C.data;
+    a.stacked_C_row_bytes = bytes(problem.C, 0);
+    a.stacked_ldc = placed[2].ld;
+  }
+  a.stacked_D = problem.D.data;
+  a.stacked_D_row_bytes = bytes(problem.D, 0);
+  a.stacked_ldd = placed[3].ld;
+  if (checked->wants_bias) {
+    a.stacked_bias = problem.bias.data;
+    a.stacked_bias_group_bytes = bytes(problem.bias, 0);
+  }
+  detail::set_output_op(a.header, problem.output_op);
+  a.header.alpha = problem.output_op.alpha * problem.scale_a * problem.scale_b * problem.scale_d;
+  a.header.beta = problem.output_op.beta * problem.scale_c * problem.scale_d;
+  TILECRAFT_RETURN_IF_ERROR(
+      out->finish(operation.procedural_name(), problem.workspace, problem.workspace_bytes));
+  return out;
 }
 
 }  // namespace tilecraft

@@ -24,12 +24,19 @@ LaunchStreamScope::~LaunchStreamScope() {
   launch_stream_set = previous_set_;
 }
 
+void* LaunchStreamScope::capturing_stream() {
+  return launch_stream_set && launch_stream != nullptr && stream_is_capturing(launch_stream)
+             ? launch_stream
+             : nullptr;
+}
+
 Status LaunchStreamScope::allows(const std::string& what) {
   if (!launch_stream_set || !stream_is_capturing(launch_stream)) return Status::ok();
   return Status::invalid(
       "stream: capturing a CUDA graph, and this launch needs " + what +
       " made for each call, which a captured graph would keep from its capture; run it outside "
-      "the capture (or, for a GEMM, through a plan made before the capture: tilecraft.plan_gemm)");
+      "the capture (or, for a GEMM, through a plan made before the capture: tilecraft.plan_gemm; "
+      "for a stacked grouped GEMM, with its offsets read on the device)");
 }
 
 Status PreparedLaunch::stage(const TensorView& t, int64_t span_elements, bool copy_in,
@@ -81,8 +88,15 @@ Status PreparedLaunch::finish(const std::string& kernel_name, void* caller_works
     }
     caller_workspace_ = caller_workspace;
   } else if (workspace_bytes > 0) {
-    TILECRAFT_RETURN_IF_ERROR(LaunchStreamScope::allows(
-        "a workspace of " + std::to_string(workspace_bytes) + " bytes for " + kernel_name));
+    // Inside a CUDA graph capture the workspace is the graph's own: allocated and (when these
+    // arguments go, before the capture ends) freed on the capturing stream.
+    if (void* capturing = LaunchStreamScope::capturing_stream()) {
+      auto workspace = DeviceBuffer::allocate(workspace_bytes, capturing);
+      if (!workspace) return workspace.status();
+      workspace_ = std::move(*workspace);
+      capture_stream_ = capturing;
+      return Status::ok();
+    }
     auto workspace = DeviceBuffer::allocate(workspace_bytes);
     if (!workspace) return workspace.status();
     workspace_ = std::move(*workspace);
@@ -92,7 +106,7 @@ Status PreparedLaunch::finish(const std::string& kernel_name, void* caller_works
 
 void PreparedLaunch::note_launch(void* stream) {
   stream_ = stream;
-  if (staged_.empty() && workspace_.data() == nullptr) return;
+  if (capture_stream_ != nullptr || (staged_.empty() && workspace_.data() == nullptr)) return;
   auto& event = reinterpret_cast<cudaEvent_t&>(last_launch_);
   if (!event && cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess) {
     event = nullptr;
@@ -103,6 +117,11 @@ void PreparedLaunch::note_launch(void* stream) {
 
 PreparedLaunch::~PreparedLaunch() {
   DeviceScope on_device(device_);
+  if (capture_stream_ != nullptr) {  // the graph's workspace: freed in stream order, in the graph
+    workspace_ = DeviceBuffer{};
+    staged_.clear();
+    return;
+  }
   // The buffers are freed on the legacy default stream once the last launch has finished:
   // the caller's stream may already be destroyed, so it is never named here.
   if (auto event = static_cast<cudaEvent_t>(last_launch_)) {

@@ -79,12 +79,18 @@ Result<std::vector<int64_t>> read_offsets(const TensorView& offsets) {
   return std::vector<int64_t>(values.begin(), values.end());
 }
 
-}  // namespace
+// What split() and representative() check before anything is read: the tensors' extents and
+// ranks, and that they agree with each other.
+struct StackedShape {
+  int64_t total = 0, K = 0, groups = 0, N = 0;
+  bool has_C = false, has_bias = false;
+};
 
-Result<GroupedGemmProblem> StackedGroupedGemmProblem::split(const char* out_name) const {
-  const std::string out = out_name;
-  const bool has_C = C.data != nullptr || C.rank != 0;
-  const bool has_bias = bias.data != nullptr || bias.rank != 0;
+Result<StackedShape> checked_shape(const StackedGroupedGemmProblem& p, const std::string& out) {
+  const TensorView &A = p.A, &B = p.B, &C = p.C, &D = p.D, &bias = p.bias, &offsets = p.offsets;
+  StackedShape shape;
+  shape.has_C = C.data != nullptr || C.rank != 0;
+  shape.has_bias = bias.data != nullptr || bias.rank != 0;
   const std::pair<std::string, const TensorView*> tensors[] = {
       {"A", &A}, {"B", &B}, {out, &D}, {"C", &C}, {"bias", &bias}, {"offsets", &offsets}};
   for (const auto& [name, t] : tensors) {
@@ -93,8 +99,12 @@ Result<GroupedGemmProblem> StackedGroupedGemmProblem::split(const char* out_name
   TILECRAFT_RETURN_IF_ERROR(expect_rank("A", A, 2, "(total_rows, K)"));
   TILECRAFT_RETURN_IF_ERROR(expect_rank("B", B, 3, "(groups, K, N)"));
   TILECRAFT_RETURN_IF_ERROR(expect_rank(out.c_str(), D, 2, "(total_rows, N)"));
-  if (has_C) TILECRAFT_RETURN_IF_ERROR(expect_rank("C", C, 2, "(total_rows, N)"));
+  if (shape.has_C) TILECRAFT_RETURN_IF_ERROR(expect_rank("C", C, 2, "(total_rows, N)"));
   const int64_t total = A.shape[0], K = A.shape[1], groups = B.shape[0], N = B.shape[2];
+  shape.total = total;
+  shape.K = K;
+  shape.groups = groups;
+  shape.N = N;
   if (B.shape[1] != K) {
     return Status::invalid("B: expected (groups, K=" + std::to_string(K) +
                            ", N) to match A's K, got " + B.describe());
@@ -103,11 +113,11 @@ Result<GroupedGemmProblem> StackedGroupedGemmProblem::split(const char* out_name
     return Status::invalid(out + ": expected (" + std::to_string(total) + ", " + std::to_string(N) +
                            ") for A's rows and B's N, got " + D.describe());
   }
-  if (has_C && (C.shape[0] != total || C.shape[1] != N)) {
+  if (shape.has_C && (C.shape[0] != total || C.shape[1] != N)) {
     return Status::invalid("C: expected (" + std::to_string(total) + ", " + std::to_string(N) +
                            ") like " + out + ", got " + C.describe());
   }
-  // What no kernel can index: N or K above 32 bits (each group's rows are checked below).
+  // What no kernel can index: N or K above 32 bits (each group's rows are checked later).
   TILECRAFT_RETURN_IF_ERROR(check_index32("B", 2, N, "N"));
   TILECRAFT_RETURN_IF_ERROR(check_index32("B", 1, K, "K"));
   if (offsets.device == DeviceKind::kCuda && A.device == DeviceKind::kCuda &&
@@ -126,22 +136,56 @@ Result<GroupedGemmProblem> StackedGroupedGemmProblem::split(const char* out_name
     return Status::invalid("offsets: expected one end row per group of B (" +
                            std::to_string(groups) + "), got " + std::to_string(offsets.shape[0]));
   }
-  auto ends = read_offsets(offsets);  // one per group: read_offsets needs a 1-D tensor
-  if (!ends) return ends.status();
-  GroupedGemmProblem result;
-  result.output_op = output_op;
-  result.scale_a = scale_a;
-  result.scale_b = scale_b;
-  result.scale_c = scale_c;
-  result.scale_d = scale_d;
-  result.workspace = workspace;
-  result.workspace_bytes = workspace_bytes;
-  if (has_bias && (bias.rank != 2 || bias.shape[0] != groups || bias.shape[1] != N)) {
+  if (shape.has_bias && (bias.rank != 2 || bias.shape[0] != groups || bias.shape[1] != N)) {
     return Status::invalid("bias: expected (groups=" + std::to_string(groups) + ", N=" +
                            std::to_string(N) + "), one bias per group, got " + bias.describe());
   }
+  return shape;
+}
+
+// The per-problem form with group g ending at ends[g]; from_row_zero: every group's rows start at
+// row 0 instead (views for checks and ranking only, whose pointers are as aligned as any row's).
+GroupedGemmProblem problems_of(const StackedGroupedGemmProblem& p, const StackedShape& shape,
+                               const std::vector<int64_t>& ends, bool from_row_zero) {
+  GroupedGemmProblem result;
+  result.output_op = p.output_op;
+  result.scale_a = p.scale_a;
+  result.scale_b = p.scale_b;
+  result.scale_c = p.scale_c;
+  result.scale_d = p.scale_d;
+  result.workspace = p.workspace;
+  result.workspace_bytes = p.workspace_bytes;
   int64_t start = 0;
-  for (int64_t g = 0; g < groups; ++g) {
+  for (int64_t g = 0; g < shape.groups; ++g) {
+    const int64_t rows = ends[g] - start;
+    const int64_t first = from_row_zero ? 0 : start;
+    result.problem_sizes.push_back(
+        {static_cast<int>(rows), static_cast<int>(shape.N), static_cast<int>(shape.K)});
+    result.A.push_back(rows_of(p.A, first, rows));
+    result.B.push_back(matrix_of(p.B, g));
+    result.D.push_back(rows_of(p.D, first, rows));
+    if (shape.has_C) result.C.push_back(rows_of(p.C, first, rows));
+    if (shape.has_bias) {
+      TensorView row = rows_of(p.bias, g, 1);
+      row.rank = 1;
+      row.shape = {shape.N, 0, 0, 0};
+      row.strides = {p.bias.strides[1], 0, 0, 0};
+      result.bias.push_back(row);
+    }
+    start = ends[g];
+  }
+  return result;
+}
+
+}  // namespace
+
+Result<GroupedGemmProblem> StackedGroupedGemmProblem::split(const char* out_name) const {
+  auto shape = checked_shape(*this, out_name);
+  if (!shape) return shape.status();
+  auto ends = read_offsets(offsets);  // one per group: read_offsets needs a 1-D tensor
+  if (!ends) return ends.status();
+  int64_t start = 0;
+  for (int64_t g = 0; g < shape->groups; ++g) {
     const int64_t end = (*ends)[g];
     const std::string who = "offsets[" + std::to_string(g) + "]";
     if (end < 0) return Status::invalid(who + ": end row " + std::to_string(end) + " is negative");
@@ -151,9 +195,9 @@ Result<GroupedGemmProblem> StackedGroupedGemmProblem::split(const char* out_name
                              "] = " + std::to_string(start) +
                              " (offsets are cumulative end rows, non-decreasing)");
     }
-    if (end > total) {
+    if (end > shape->total) {
       return Status::invalid(who + ": end row " + std::to_string(end) + " is past A's " +
-                             std::to_string(total) + " rows");
+                             std::to_string(shape->total) + " rows");
     }
     const int64_t rows = end - start;
     if (rows > kMaxIndex32) {
@@ -162,22 +206,25 @@ Result<GroupedGemmProblem> StackedGroupedGemmProblem::split(const char* out_name
                              " of A), beyond the kernel's 32-bit index (at most " +
                              std::to_string(kMaxIndex32) + ")");
     }
-    result.problem_sizes.push_back(
-        {static_cast<int>(rows), static_cast<int>(N), static_cast<int>(K)});
-    result.A.push_back(rows_of(A, start, rows));
-    result.B.push_back(matrix_of(B, g));
-    result.D.push_back(rows_of(D, start, rows));
-    if (has_C) result.C.push_back(rows_of(C, start, rows));
-    if (has_bias) {
-      TensorView row = rows_of(bias, g, 1);
-      row.rank = 1;
-      row.shape = {N, 0, 0, 0};
-      row.strides = {bias.strides[1], 0, 0, 0};
-      result.bias.push_back(row);
-    }
     start = end;
   }
-  return result;
+  return problems_of(*this, *shape, *ends, false);
+}
+
+Result<GroupedGemmProblem> StackedGroupedGemmProblem::representative(const char* out_name) const {
+  auto shape = checked_shape(*this, out_name);
+  if (!shape) return shape.status();
+  if (offsets.data == nullptr || offsets.dtype != DataType::s32 || offsets.rank != 1 ||
+      offsets.device != DeviceKind::kCuda) {
+    return Status::invalid(
+        "offsets: expected a 1-D int32 CUDA tensor of cumulative end rows (read on the device), "
+        "got " +
+        (offsets.data == nullptr ? std::string("none") : offsets.describe()));
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_index32("A", 0, shape->total, "total_rows"));
+  std::vector<int64_t> ends(static_cast<size_t>(shape->groups));
+  for (int64_t g = 0; g < shape->groups; ++g) ends[g] = (g + 1) * shape->total / shape->groups;
+  return problems_of(*this, *shape, ends, true);
 }
 
 }  // namespace tilecraft

@@ -5,7 +5,7 @@
 
 #include "tilecraft/abi/module_abi.h"
 
-#define TC_GROUPED_ARGS_VERSION 1
+#define TC_GROUPED_ARGS_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,7 +17,17 @@ extern "C" {
  * schedule on the host need it; others check alignments with it when given. max_k: the largest k
  * of the problems (0: unknown). bias_array: kernels that add a bias take a device array of
  * problem_count pointers, each to that problem's N values. Per-tensor scales are folded into the
- * header's alpha and beta by the caller. */
+ * header's alpha and beta by the caller.
+ *
+ * The stacked form (mixture of experts) with its offsets in device memory: when stacked_offsets
+ * is not null, problem_sizes, host_problem_sizes and the arrays are null, and the module fills
+ * the arrays itself at the front of its workspace (workspace_size counts them), on the launch's
+ * stream, with no host read: problem g is rows [offsets[g-1], offsets[g]) (from 0 for g = 0)
+ * of the stacked A, C and D, times matrix g of B, plus bias row g; each end is first raised to
+ * the previous group's end and lowered to stacked_rows, so groups never overlap nor leave the
+ * tensors (a decreasing offset makes its group empty). *_row_bytes: bytes from one row
+ * to the next; *_group_bytes: from one group's matrix (or bias) to the next; ld*: each problem's
+ * leading dimension. stacked_C null: no C (beta is 0). */
 typedef struct tc_grouped_args {
   tc_args_header header; /* family TC_FAMILY_GROUPED */
   int32_t problem_count;
@@ -33,6 +43,20 @@ typedef struct tc_grouped_args {
   const int64_t* ldd_array;
   int32_t max_k;
   const void* const* bias_array;
+  const int32_t* stacked_offsets;
+  int64_t stacked_offsets_step; /* elements from one offset to the next */
+  int64_t stacked_rows;
+  int32_t stacked_n, stacked_k;
+  const void* stacked_A;
+  int64_t stacked_A_row_bytes, stacked_lda;
+  const void* stacked_B;
+  int64_t stacked_B_group_bytes, stacked_ldb;
+  const void* stacked_C;
+  int64_t stacked_C_row_bytes, stacked_ldc;
+  void* stacked_D;
+  int64_t stacked_D_row_bytes, stacked_ldd;
+  const void* stacked_bias;
+  int64_t stacked_bias_group_bytes;
 } tc_grouped_args;
 
 /* The grouped block behind a header, or null when the header is another family's or version's. */

@@ -39,13 +39,20 @@ class GroupedGemmArguments : public KernelArguments {
                                            const GroupedEpilogueArguments& epilogue = {});
   // Mixture of experts: A (total_rows, K), B (groups, K, N), out (total_rows, N), optional C
   // like out, offsets: int32 end rows per group (read back to the host once, here), optional
-  // bias (groups, N): one per group.
+  // bias (groups, N): one per group. offsets_on_device: the offsets (a CUDA tensor) are never
+  // read on the host: each launch reads them on its stream (so a CUDA graph can capture it and
+  // replay it with new offsets), each end raised to the previous group's end and lowered to
+  // total_rows (groups never overlap nor leave the tensors); kernels are checked and ranked for
+  // total_rows / groups rows a group.
   static Result<GroupedGemmArguments> make_stacked(const TensorView& A, const TensorView& B,
                                                    const TensorView& out, const TensorView& offsets,
                                                    DataType accumulator_type,
                                                    const TensorView& C = {},
                                                    const GroupedEpilogueArguments& epilogue = {},
-                                                   const TensorView& bias = {});
+                                                   const TensorView& bias = {},
+                                                   bool offsets_on_device = false);
+  // Whether the offsets are read on the device at each launch (make_stacked's offsets_on_device).
+  bool offsets_on_device() const { return stacked_on_device_.has_value(); }
 
   // The per-problem form (output_op is filled per kernel when it runs).
   const GroupedGemmProblem& problem() const { return problem_; }
@@ -82,7 +89,8 @@ class GroupedGemmArguments : public KernelArguments {
                               std::optional<int> cc) const override;
   // Problems prepared for the ABI by kernel (shared by copies of these arguments).
   std::shared_ptr<detail::PreparedByKernel> prepared_;
-  GroupedGemmProblem problem_;
+  GroupedGemmProblem problem_;  // with offsets on the device: the representative problems
+  std::optional<tilecraft::StackedGroupedGemmProblem> stacked_on_device_;
   GroupedEpilogueArguments epilogue_;
   DataType accumulator_ = DataType::f32;
   std::array<DataType, 3> dtype_{};

@@ -7,10 +7,12 @@
 #include <string>
 
 #include "tilecraft/abi/grouped_args.h"
+#include "tilecraft/jit/grouped_stacked.cuh"
 
 namespace tc_grouped_checks {
 
 inline std::string check(const tc_grouped_args& a) {
+  if (a.stacked_offsets != nullptr) return tc_grouped_stacked::check(a);
   if (a.problem_count < 1) {
     return "problem_count: expected at least 1 problem, got " + std::to_string(a.problem_count);
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tilecraft/jit/sm80_common.cuh"
+#include "tilecraft/jit/grouped_stacked.cuh"  // both halves: its kernel is device code
 #include "tilecraft/jit/grouped_checks.cuh"
 
 #include <vector>
@@ -108,7 +109,9 @@ int32_t can_implement(const tc_args_header* header, char* error, size_t capacity
 template <typename Kernel>
 size_t workspace_size(const tc_args_header* header, const char* kernel_name) {
   const tc_grouped_args* args = grouped_block(header, nullptr, 0);
-  if (args == nullptr || !kHostSchedule<Kernel> || args->host_problem_sizes == nullptr) return 0;
+  if (args == nullptr) return 0;
+  if (args->stacked_offsets != nullptr) return tc_grouped_stacked::arrays_bytes(*args);
+  if (!kHostSchedule<Kernel> || args->host_problem_sizes == nullptr) return 0;
   const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(kernel_name);
   if (kernel.handle == nullptr) return 0;
   std::string error;
@@ -124,15 +127,16 @@ int32_t run(const tc_args_header* header, void* workspace, void* stream, char* e
             size_t capacity, const char* kernel_name, int max_k) {
   const tc_grouped_args* args = grouped_block(header, error, capacity);
   if (args == nullptr) return TC_ERROR_INVALID_ARGUMENT;
-  const tc_grouped_args& a = *args;
-  std::string why = check<Kernel>(a, max_k);
+  std::string why = check<Kernel>(*args, max_k);
   if (!why.empty()) return fail(TC_ERROR_INVALID_ARGUMENT, error, capacity, why);
   const tc_image::Kernel& kernel = tc_image::kernel<Kernel>(kernel_name);
   if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
-  std::string failure;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  tc_grouped_args a;  // the stacked form expanded on the device first
+  std::string failure = tc_grouped_stacked::expand(*args, &workspace, s, &a);
+  if (!failure.empty()) return fail(TC_ERROR_CUDA, error, capacity, failure);
   const int blocks = threadblock_count<Kernel>(a, kernel, &failure);
   if (blocks <= 0) return fail(TC_ERROR_CUDA, error, capacity, failure);
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
   typename Kernel::Arguments arguments_ = arguments<Kernel>(a, blocks);
   typename Kernel::Params params;
   if constexpr (kHostSchedule<Kernel>) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <string>
 
 #include <cuda_runtime.h>
@@ -170,13 +171,23 @@ int32_t can_implement(const tc_args_header* h, const EntryTraits& t, Fill fill, 
       std::string(" (") + A::kRefusalHint + ")");
 }
 
+// Adapters of a form the module expands on the device before the kernel (grouped GEMMs'
+// stacked form) have arrays_bytes(args), the workspace the expansion takes at its front, and
+// expand(args, &workspace, stream, &expanded), which launches it.
+template <class A, class = void>
+struct Expands : std::false_type {};
+template <class A>
+struct Expands<A, std::void_t<decltype(&A::arrays_bytes)>> : std::true_type {};
+
 template <class Gemm, class Fill>
 size_t workspace_size(const tc_args_header* h, const EntryTraits& t, Fill fill) {
+  using A = Adapter<KernelOf<Gemm>>;
   std::string why;
   const auto* a = checked_block<Gemm>(h, t, &why);
   if (a == nullptr) return 0;
-  return Gemm::get_workspace_size(
-      Adapter<KernelOf<Gemm>>::template make<Gemm>(*a, t, fill, current_device()));
+  size_t arrays = 0;
+  if constexpr (Expands<A>::value) arrays = A::arrays_bytes(*a);
+  return arrays + Gemm::get_workspace_size(A::template make<Gemm>(*a, t, fill, current_device()));
 }
 
 // The kernel parameters of the last launch on this thread: a repeated launch with the same
@@ -231,6 +242,12 @@ int32_t run(const tc_args_header* h, const EntryTraits& t, Fill fill, void* work
   }
   const int device = current_device();
   cudaStream_t s = static_cast<cudaStream_t>(stream);
+  typename A::Args expanded;
+  if constexpr (Expands<A>::value) {
+    failure = A::expand(*a, &workspace, s, &expanded);
+    if (!failure.empty()) return fail(TC_ERROR_CUDA, error, capacity, failure);
+    a = &expanded;
+  }
   static thread_local Prepared<Gemm> prepared;
   // Reductions reset their outputs in initialize: never reused.
   const bool reuse = prepared.valid && !t.reduces && prepared.device == device &&

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tilecraft/jit/sm90.cuh"
+#include "tilecraft/jit/grouped_stacked.cuh"  // both halves: its kernel is device code
 
 #include "cutlass/gemm/device/gemm_universal_adapter.h"
 
@@ -31,13 +32,21 @@ struct Adapter<K, cute::enable_if_t<IsGrouped<K>::value && !IsConv<K>::value>> {
     std::string why = tc_grouped_checks::check(a);
     if (why.empty()) why = tc_image::check_activation_count(a.header, t.num_activation_args);
     if (!why.empty()) return why;
-    if (t.needs_bias && a.bias_array == nullptr) {
+    const bool has_bias =
+        a.stacked_offsets != nullptr ? a.stacked_bias != nullptr : a.bias_array != nullptr;
+    if (t.needs_bias && !has_bias) {
       return "bias: the kernel adds a bias of N values per problem; got no bias_array";
     }
-    if (!t.needs_bias && a.bias_array != nullptr) {
+    if (!t.needs_bias && has_bias) {
       return "bias: the kernel adds no bias; got a bias_array";
     }
     return {};
+  }
+
+  static size_t arrays_bytes(const Args& a) { return tc_grouped_stacked::arrays_bytes(a); }
+  static std::string expand(const Args& a, void** workspace, cudaStream_t stream,
+                            Args* expanded) {
+    return tc_grouped_stacked::expand(a, workspace, stream, expanded);
   }
 
   template <class Gemm, class Fill>

@@ -44,12 +44,20 @@ struct StackedGroupedGemmProblem {
   double scale_a = 1.0, scale_b = 1.0, scale_c = 1.0, scale_d = 1.0;
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
+  // The offsets stay on the device: the module reads them on the stream, each end raised to the
+  // previous group's end and lowered to the rows (groups never overlap nor leave the tensors), so
+  // that nothing is read on the host (a CUDA graph can capture the launch). Else split() serves.
+  bool expand_on_device = false;
 
   // The per-problem form of the same work. Offsets on the device are copied to the host (one
   // synchronization); they are checked to be non-negative, non-decreasing and within A's rows.
   // Every tensor is checked in 64 bits first, and each group's rows, N and K must fit the
   // kernels' 32-bit index. `out_name` is D's name in messages ("out" in the api).
   Result<GroupedGemmProblem> split(const char* out_name = "D") const;
+  // What split() checks, without reading the offsets (a 1-D int32 CUDA tensor), and problems of
+  // total_rows / groups rows each, all starting at row 0: views for checks and for ranking
+  // kernels when the offsets stay on the device.
+  Result<GroupedGemmProblem> representative(const char* out_name = "D") const;
 };
 
 class GroupedGemmArguments

@@ -28,6 +28,9 @@ class PreparedLaunch {
   size_t workspace_bytes() const { return workspace_needed_; }
   // Nothing to compute (a grouped GEMM whose problems are all empty): run() launches nothing.
   bool launches_nothing() const { return launches_nothing_; }
+  // Its workspace belongs to the CUDA graph being captured (allocated on the capturing stream):
+  // launch it in that capture only and let it go before the capture ends.
+  bool allocated_in_capture() const { return capture_stream_ != nullptr; }
   // Called by GemmOperation::run: remembers where the launch went, for sync() and frees.
   void note_launch(void* stream);
 
@@ -69,6 +72,7 @@ class PreparedLaunch {
   std::vector<CopyBack> copy_back_;  // outputs staged from host tensors
   void* stream_ = nullptr;
   void* last_launch_ = nullptr;  // a cudaEvent_t recorded after each launch, if buffers are owned
+  void* capture_stream_ = nullptr;  // the capturing stream the workspace was allocated on
 
  protected:
   bool staged_host_tensors() const { return !copy_back_.empty(); }
@@ -86,6 +90,8 @@ class LaunchStreamScope {
   LaunchStreamScope& operator=(const LaunchStreamScope&) = delete;
   // Ok unless the scope's stream is capturing; `what` names what the preparation needs.
   static Status allows(const std::string& what);
+  // The scope's stream when it is capturing a CUDA graph (not the legacy stream), else null.
+  static void* capturing_stream();
 
  private:
   void* previous_;

@@ -135,6 +135,11 @@ class GroupedGemmArguments(RuntimeArguments):
     here (one synchronization), and checked: non-negative, non-decreasing, within A's rows.
     ``bias`` adds N values per problem (a list of vectors; in the stacked form a (groups, N)
     tensor: one bias per expert) and selects SM90 kernels that fuse it.
+    ``offsets_on_device``: the offsets (a CUDA tensor) are never read on the host; each launch
+    reads them on its stream (a CUDA graph can capture it and replay it with new offsets), each
+    end raised to the previous group's end and lowered to total_rows, so groups never overlap
+    and no row outside the tensors is touched (a decreasing offset makes its group empty);
+    kernels are checked and ranked for total_rows / groups rows a group.
     ``scale_a`` / ``scale_b`` are fp8 per-tensor scales (numbers). Bad input raises ValueError
     or TypeError naming the problem and the argument."""
 
@@ -151,9 +156,12 @@ class GroupedGemmArguments(RuntimeArguments):
     scale_a: float = 1.0
     scale_b: float = 1.0
     bias: Any = None
+    offsets_on_device: bool = False
     _native: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        if self.offsets_on_device and self.offsets is None:
+            raise ValueError("offsets_on_device: given without offsets (the stacked form)")
         accumulator = self.accumulator_type
         if accumulator is None:
             accumulator = DataType.f32
@@ -165,7 +173,7 @@ class GroupedGemmArguments(RuntimeArguments):
             self._native = _core.api.GroupedGemmArguments.make_stacked(
                 detached(self.A), detached(self.B), detached(self.out),
                 detached(self.offsets), *common, detached(self.C), *tail,
-                detached(self.bias))
+                detached(self.bias), offsets_on_device=self.offsets_on_device)
         else:
             C = None if self.C is None else _tensor_list("C", self.C)
             bias = None if self.bias is None else _tensor_list("bias", self.bias)

@@ -175,6 +175,30 @@ TEST(GroupedArguments, StackedSplitsIntoRowsAndMatrices) {
   EXPECT_EQ(problem->B[1].strides[1], 1);
 }
 
+// Offsets left on the device: the same checks without reading them, and problems of
+// total_rows / groups rows each, every one starting at row 0 (views for checks and ranking).
+TEST(GroupedArguments, StackedRepresentativeReadsNoOffsets) {
+  Stacked s(100, 3, 64, 32, {-7, 5, 1000});  // never read: any values
+  s.problem.offsets.device = DeviceKind::kCuda;
+  auto problem = s.problem.representative();
+  ASSERT_TRUE(problem) << problem.status().message();
+  ASSERT_EQ(problem->problem_sizes.size(), 3u);
+  EXPECT_EQ(problem->problem_sizes[0], (GemmCoord{33, 32, 64}));
+  EXPECT_EQ(problem->problem_sizes[1], (GemmCoord{33, 32, 64}));
+  EXPECT_EQ(problem->problem_sizes[2], (GemmCoord{34, 32, 64}));
+  EXPECT_EQ(problem->A[2].data, static_cast<void*>(s.a.data()));
+  EXPECT_EQ(problem->D[1].data, static_cast<void*>(s.d.data()));
+  EXPECT_EQ(problem->B[2].data, static_cast<void*>(s.b.data() + 2 * 64 * 32));
+  Stacked on_host(100, 3, 64, 32, {10, 20, 100});
+  expect_refused(on_host.problem.representative().status(),
+                 "offsets: expected a 1-D int32 CUDA tensor of cumulative end rows (read on the "
+                 "device)");
+  Stacked too_few(100, 3, 64, 32, {10, 100});
+  too_few.problem.offsets.device = DeviceKind::kCuda;
+  expect_refused(too_few.problem.representative().status(),
+                 "offsets: expected one end row per group of B (3), got 2");
+}
+
 TEST(GroupedApiArguments, WordsItsRefusals) {
   HostProblems p({{64, 64, 64}, {32, 64, 64}});
   auto host = api::GroupedGemmArguments::make(p.problem.A, p.problem.B, p.problem.D, DataType::f32);

@@ -278,6 +278,92 @@ def test_grouped_gemm_activation(moe_kernels, gen, seed_note):
     check_moe(p, p.out, f"grouped_gemm relu {seed_note}", activation="relu")
 
 
+def with_ends(p, ends):
+    """The problem p with new end rows (written into its device offsets in place)."""
+    p.offsets.copy_(_torch().tensor(ends, dtype=_torch().int32))
+    p.ends, p.starts = list(ends), [0] + list(ends[:-1])
+    return p
+
+
+@pytest.mark.parametrize("orientation", ["col", "row"])
+def test_moe_offsets_read_on_the_device_at_each_launch(gen, seed_note, orientation):
+    """offsets_on_device: the arguments are made without reading the offsets; each launch reads
+    them on its stream, so new offsets written after make time serve the next launch. The kernel
+    is the ranked first pick of those arguments, run twice on the same arguments."""
+    from tilecraft import api
+
+    torch = _torch()
+    p = moe_problem(gen, orientation)
+    args = moe_arguments(p, offsets_on_device=True)
+    assert args._native.offsets_on_device
+    kernel = api.get_kernels(args)[0]
+    assert kernel.supports(args), kernel.supports(args).error
+    artifact = kernel.compile(args)
+    kernel.run(args, artifact)
+    torch.cuda.synchronize()
+    check_moe(p, p.out, f"MoE {orientation}-major, offsets read on the device, "
+                        f"{kernel.metadata.kernel_name} {seed_note}")
+    total = sum(MOE_TOKENS)
+    moved = list(itertools.accumulate(reversed(MOE_TOKENS)))
+    assert moved[-1] == total
+    with_ends(p, moved)
+    p.out.fill_(float("nan"))
+    kernel.run(args, artifact)
+    torch.cuda.synchronize()
+    check_moe(p, p.out, f"the same arguments after new offsets {moved} {seed_note}")
+
+
+def test_moe_device_offsets_out_of_order_or_range_stay_inside_the_tensors(gen, seed_note):
+    """Offsets read on the device are not checked on the host: each end is raised to the
+    previous group's end and lowered to the rows, so a decreasing offset gives an empty group
+    and one past the rows ends at the last row; nothing outside the tensors is touched."""
+    from tilecraft import api
+
+    torch = _torch()
+    p = moe_problem(gen, "col")
+    rows = p.x.shape[0]
+    given = [37, 20, 300, 10**9, -4, 400]
+    with_ends(p, given)
+    args = moe_arguments(p, offsets_on_device=True)
+    kernel = api.get_kernels(args)[0]
+    kernel.run(args, kernel.compile(args))
+    torch.cuda.synchronize()
+    running, ends = 0, []
+    for e in given:
+        running = max(running, min(max(e, 0), rows))
+        ends.append(running)
+    p.ends, p.starts = ends, [0] + ends[:-1]
+    check_moe(p, p.out, f"offsets {given} read as {ends} {seed_note}", tail_untouched=False)
+
+
+def test_one_call_moe_with_device_offsets_is_captured_and_replayed_with_new_routing(gen,
+                                                                                    seed_note):
+    """tilecraft.grouped_gemm(..., offsets_on_device=True) in a CUDA graph: the replay reads the
+    offsets and inputs written into the captured tensors after the capture."""
+    import tilecraft
+
+    torch = _torch()
+    p = moe_problem(gen, "col")
+    out = p.out
+    run = lambda: tilecraft.grouped_gemm(p.x, p.b, p.offsets, out=out, offsets_on_device=True)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        run()
+        run()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        run()
+    for tokens in (list(reversed(MOE_TOKENS)), [100, 100, 0, 100, 100, 30]):
+        with_ends(p, list(itertools.accumulate(tokens)))
+        p.x.copy_(torch.randn_like(p.x, dtype=torch.float32).to(p.x.dtype))
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        check_moe(p, out, f"replay with tokens {tokens} {seed_note}")
+
+
 # ---- the arguments-first surface: bad input -----------------------------------------------------
 
 def test_bad_moe_offsets(gen):

@@ -346,10 +346,33 @@ def test_first_call_inside_a_capture_and_grouped_capture_are_refused_before_any_
         with torch.cuda.graph(graph):
             tilecraft.gemm(A, B, alpha=0.75)
     graph = torch.cuda.CUDAGraph()
-    with pytest.raises(RuntimeError, match="reads the problem shapes"):
+    with pytest.raises(RuntimeError, match="pass offsets_on_device=True"):
         with torch.cuda.graph(graph):
             tilecraft.grouped_gemm(A, random(2, 40, 24), offsets)
     torch.cuda.synchronize()
+
+
+def test_cuda_graph_replays_grouped_gemm_with_new_offsets():
+    torch.manual_seed(9)
+    groups, k, n, rows = 4, 64, 96, 256
+    A, W = random(rows, k), random(groups, n, k, scale=0.2)
+    offsets = torch.tensor([40, 40, 168, 256], dtype=torch.int32, device=DEVICE)
+
+    def run(a, w):
+        return tilecraft.grouped_gemm(a, w.transpose(-2, -1), offsets, activation="relu",
+                                      offsets_on_device=True)
+
+    graph, out = capture(run, A, W)
+    for ends in ([100, 101, 200, 256], [0, 256, 256, 256]):
+        offsets.copy_(torch.tensor(ends, dtype=torch.int32))
+        A.copy_(random(rows, k))
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        starts = [0] + ends[:-1]
+        expected = torch.cat([torch.relu(A[s:e].double() @ W[g].double().t())
+                              for g, (s, e) in enumerate(zip(starts, ends))])
+        close(out, expected, 2e-2, f"grouped replay with ends {ends}")
 
 
 def test_verify_mode_catches_a_wrong_result_and_passes_right_ones(monkeypatch):
