@@ -56,8 +56,8 @@ def family_problems():
         made.append(GemmArguments(x, W.t(), out, f32,
                                   EpilogueArguments(bias=b, activation="relu")))
         made.append(GemmArguments(x, W, out, f32))  # dA = g @ W
-        made.append(GemmArguments(empty(128, 64, dtype=dtype).t(), x, empty(64, 128,
-                                  dtype=dtype), f32))  # dW^T = x^T @ g
+        made.append(GemmArguments(empty(64, 128, dtype=dtype).t(), empty(64, 128, dtype=dtype),
+                                  empty(128, 128, dtype=dtype), f32))  # dW^T = x^T @ g
     h = torch.float16
     for (n, c, size, k, stride) in ((8, 16, 32, 32, 1), (8, 32, 32, 64, 2), (4, 32, 20, 64, 2)):
         x = empty(n, c, size, size, dtype=h, channels_last=True)
@@ -74,8 +74,9 @@ def family_problems():
     A, g = empty(256, 64), empty(256, 96)
     W = empty(4, 96, 64)
     made.append(GroupedGemmArguments(A, W.transpose(-2, -1), empty(256, 96), f32,
-                                     offsets=offsets, activation="relu"))
-    made.append(GroupedGemmArguments(g, W, empty(256, 64), f32, offsets=offsets))
+                                     offsets=offsets, activation="relu", offsets_on_device=True))
+    made.append(GroupedGemmArguments(g, W, empty(256, 64), f32, offsets=offsets,
+                                     offsets_on_device=True))
     rows = [(0, 40), (40, 168), (168, 256)]
     made.append(GroupedGemmArguments([A[s:e].t() for s, e in rows], [g[s:e] for s, e in rows],
                                      [empty(64, 96) for _ in rows], f32))
