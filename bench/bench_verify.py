@@ -2,7 +2,7 @@
 (tuning off: the ranked first pick; the kernel, then the float32 reference by torch, the magnitude bound and the element-wise
 comparison, which synchronizes), wall time per call over repeated calls, in the same process.
 
-  python bench/bench_verify.py [--repeats 20]
+  python bench/bench_verify.py [--repeats 20] [--limit N]
 
 Prints one JSON line per problem: the op, its shape, milliseconds per call without and with the
 check, and their ratio. Without a usable GPU it says why and exits 0.
@@ -51,6 +51,8 @@ def problems(torch, tilecraft):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--limit", type=int, default=None,
+                        help="measure only the first LIMIT problems (each compiles its kernel)")
     args = parser.parse_args()
     reason = skip_reason()
     if reason:
@@ -64,7 +66,9 @@ def main():
     import tilecraft
 
     torch.backends.cuda.matmul.allow_tf32 = False
-    for name, shape, call in problems(torch, tilecraft):
+    for index, (name, shape, call) in enumerate(problems(torch, tilecraft)):
+        if args.limit is not None and index >= args.limit:
+            break
         plain = per_call_ms(lambda: call(False), args.repeats, torch)
         checked = per_call_ms(lambda: call(True), args.repeats, torch)
         print(json.dumps({"op": name, "shape": shape, "ms": round(plain, 4),
