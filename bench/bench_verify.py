@@ -10,6 +10,7 @@ check, and their ratio. Without a usable GPU it says why and exits 0.
 
 import argparse
 import json
+import os
 import time
 
 from gpu_skip import skip_reason
@@ -51,15 +52,16 @@ def problems(torch, tilecraft):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
-    parser.add_argument("--limit", type=int, default=None,
-                        help="measure only the first LIMIT problems (each compiles its kernel)")
+    parser.add_argument("--limit", type=int,
+                        default=int(os.environ["BENCH_VERIFY_LIMIT"])
+                        if os.environ.get("BENCH_VERIFY_LIMIT") else None,
+                        help="measure only the first LIMIT problems (each compiles its kernel; "
+                             "default BENCH_VERIFY_LIMIT, else all)")
     args = parser.parse_args()
     reason = skip_reason()
     if reason:
         print(f"bench_verify: skipped: {reason}")
         return 0
-    import os
-
     os.environ.setdefault("TILECRAFT_TUNING", "off")  # the ranked first pick: no tuning beside
     import torch
 
