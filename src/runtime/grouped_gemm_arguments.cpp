@@ -380,13 +380,7 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
   a.ldc_array = device_lds + 2 * count;
   a.ldd_array = device_lds + 3 * count;
   a.max_k = max_k;
-  detail::set_output_op(a.header, problem.output_op);
-  // Grouped kernels take per-tensor scales folded into alpha and beta (1 where not scaled):
-  // D = scale_d * (alpha * scale_a * scale_b * acc + beta * scale_c * C).
-  a.header.alpha = problem.output_op.alpha * problem.scale_a * problem.scale_b * problem.scale_d;
-  a.header.beta = problem.output_op.beta * problem.scale_c * problem.scale_d;
-  TILECRAFT_RETURN_IF_ERROR(
-      out->finish(operation.procedural_name(), problem.workspace, problem.workspace_bytes));
+  TILECRAFT_RETURN_IF_ERROR(out->finish_problem(operation, problem));
   return out;
 }
 
@@ -443,12 +437,20 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
     a.stacked_bias = problem.bias.data;
     a.stacked_bias_group_bytes = bytes(problem.bias, 0);
   }
+  TILECRAFT_RETURN_IF_ERROR(out->finish_problem(operation, problem));
+  return out;
+}
+
+template <class Problem>
+Status GroupedGemmArguments::finish_problem(const GemmOperation& operation,
+                                            const Problem& problem) {
+  tc_grouped_args& a = args_;
   detail::set_output_op(a.header, problem.output_op);
+  // Grouped kernels take per-tensor scales folded into alpha and beta (1 where not scaled):
+  // D = scale_d * (alpha * scale_a * scale_b * acc + beta * scale_c * C).
   a.header.alpha = problem.output_op.alpha * problem.scale_a * problem.scale_b * problem.scale_d;
   a.header.beta = problem.output_op.beta * problem.scale_c * problem.scale_d;
-  TILECRAFT_RETURN_IF_ERROR(
-      out->finish(operation.procedural_name(), problem.workspace, problem.workspace_bytes));
-  return out;
+  return finish(operation.procedural_name(), problem.workspace, problem.workspace_bytes);
 }
 
 }  // namespace tilecraft

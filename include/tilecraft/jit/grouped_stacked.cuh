@@ -126,7 +126,8 @@ inline std::string expand(const tc_grouped_args& a, void** workspace, cudaStream
                           tc_grouped_args* expanded) {
   *expanded = a;
   if (a.stacked_offsets == nullptr) return {};
-  if (*workspace == nullptr) return "workspace: the stacked form needs one for its arrays; got none";
+  if (*workspace == nullptr)
+    return "workspace: the stacked form needs one for its arrays; got none";
   const size_t g = size_t(a.problem_count);
   char* at = static_cast<char*>(*workspace);
   Expand::Params p{};

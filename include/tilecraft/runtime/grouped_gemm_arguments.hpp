@@ -79,6 +79,9 @@ class GroupedGemmArguments
 
  private:
   GroupedGemmArguments() = default;
+  // The epilogue and scales into the header, then finish() with the problem's workspace.
+  template <class Problem>
+  Status finish_problem(const GemmOperation& operation, const Problem& problem);
   std::vector<int32_t> sizes_;  // host copy the Host scheduler reads at each launch
 };
 
