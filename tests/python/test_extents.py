@@ -195,3 +195,40 @@ def test_simt_tiles_whose_accumulators_cannot_fit_the_registers_are_refused():
     with pytest.raises(ValueError, match=r"1024 float32 accumulators, 1024 32-bit registers; a "
                                          r"thread has at most 255"):
         cutlass.TileDescription([2048, 128, 8], 2, [2, 4, 1], math)
+
+
+# ---- the stacked form with its offsets left on the device -----------------------------------
+
+def test_device_offsets_are_never_read_and_give_representative_groups():
+    """offsets_on_device: the arguments are made without reading the offsets (this machine has
+    no GPU to read them from), with total_rows / groups rows a group for checks and ranking."""
+    offsets = T(3, dtype="int32")
+    args = api.GroupedGemmArguments(T(100, 64, dtype="bfloat16"),
+                                    FakeTensor((3, 64, 32), "bfloat16", strides=(2048, 1, 64)),
+                                    T(100, 32, dtype="bfloat16"), np.float32, offsets=offsets,
+                                    offsets_on_device=True)
+    assert args._native.offsets_on_device
+    assert args._native.problem_count == 3
+    assert [(s.m(), s.n(), s.k()) for s in args._native.problem_sizes] == [(33, 32, 64),
+                                                                           (33, 32, 64),
+                                                                           (34, 32, 64)]
+
+
+def test_device_offsets_are_refused_on_the_host_and_without_the_stacked_form():
+    host_offsets = np.array([10, 20, 100], dtype=np.int32)
+    with pytest.raises(ValueError, match=r"^offsets: expected a 1-D int32 CUDA tensor of "
+                                         r"cumulative end rows \(read on the device\)"):
+        api.GroupedGemmArguments(T(100, 64, dtype="bfloat16"), T(3, 64, 32, dtype="bfloat16"),
+                                 T(100, 32, dtype="bfloat16"), np.float32, offsets=host_offsets,
+                                 offsets_on_device=True)
+    with pytest.raises(ValueError, match="^offsets: expected one end row per group of B"):
+        api.GroupedGemmArguments(T(100, 64, dtype="bfloat16"), T(3, 64, 32, dtype="bfloat16"),
+                                 T(100, 32, dtype="bfloat16"), np.float32,
+                                 offsets=T(2, dtype="int32"), offsets_on_device=True)
+    with pytest.raises(ValueError, match="^offsets_on_device: given without offsets"):
+        api.GroupedGemmArguments([T(8, 8, dtype="float16")], [T(8, 8, dtype="float16")],
+                                 [T(8, 8, dtype="float16")], np.float32, offsets_on_device=True)
+    with pytest.raises(TypeError, match="^offsets_on_device: expected True or False"):
+        cutlass.grouped_gemm(T(8, 8, dtype="float16"), T(1, 8, 8, dtype="float16"),
+                             T(1, dtype="int32"), out=T(8, 8, dtype="float16"),
+                             offsets_on_device="yes")
