@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "compile/sha256.hpp"
 #include "tilecraft/compile/compiler.hpp"
@@ -91,8 +92,15 @@ Result<std::string> header_tree_digest(const std::vector<std::string>& roots,
   const std::string memo =
       memo_dir.empty() ? "" : memo_dir + "/" + sha256_hex(roots_text).substr(0, 32);
   const std::string expected_prefix = "tilecraft-header-digest v1\nfingerprint " + print + "\n";
+  // The memo steers the cache key, so it is a signed record: one this user's key did not sign
+  // (planted or edited) reads as absent. Without a key there is no memo.
+  std::optional<std::string> key;
   if (!memo.empty()) {
-    std::string text = read_record_file(memo, 4096).value_or("");
+    if (Result<std::string> made = user_signing_key()) key = *made;
+  }
+  if (key) {
+    const std::string file = read_record_file(memo, 4096).value_or("");
+    const std::string text = verified_body(*key, file).value_or("");
     if (text.rfind(expected_prefix, 0) == 0 && text.size() == expected_prefix.size() + 7 + 64 + 1 &&
         text.compare(expected_prefix.size(), 7, "digest ") == 0) {
       return text.substr(expected_prefix.size() + 7, 64);
@@ -100,8 +108,9 @@ Result<std::string> header_tree_digest(const std::vector<std::string>& roots,
   }
   Result<std::string> digest = content_digest(*files);
   if (!digest) return digest.status();
-  if (!memo.empty() && ensure_own_dir(memo_dir)) {
-    (void)write_record_file(memo, expected_prefix + "digest " + *digest + "\n");
+  if (key && ensure_own_dir(memo_dir)) {
+    (void)write_record_file(memo,
+                            signed_record(*key, expected_prefix + "digest " + *digest + "\n"));
   }
   return digest;
 }

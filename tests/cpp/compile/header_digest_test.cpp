@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "compile/test_support.hpp"
+#include "tilecraft/compile/signed_record.hpp"
 
 namespace tilecraft::compile {
 namespace {
@@ -53,11 +55,21 @@ TEST_F(HeaderDigest, IsRememberedAndRevalidatedByMetadata) {
   const fs::path memo_file = fs::directory_iterator(memo_)->path();
   EXPECT_NE(read_file(memo_file).find("digest " + first), std::string::npos);
 
-  // The memo is what answers while the metadata holds (a planted value shows it is read) ...
-  std::string text = read_file(memo_file);
+  // The memo is what answers while the metadata holds (a value signed with this user's key
+  // shows it is read) ...
+  Result<std::string> key = user_signing_key();
+  ASSERT_TRUE(key) << key.status().message();
+  std::optional<std::string> body = verified_body(*key, read_file(memo_file));
+  ASSERT_TRUE(body);
+  std::string text = *body;
   text.replace(text.rfind("digest ") + 7, 64, std::string(64, 'a'));
-  write_file(memo_file, text);
+  write_file(memo_file, signed_record(*key, text));
   EXPECT_EQ(digest(memo_), std::string(64, 'a'));
+  // ... but one edited without the key (its HMAC no longer verifies) is not: hashed again.
+  std::string planted = read_file(memo_file);
+  planted.replace(planted.rfind("digest ") + 7, 64, std::string(64, 'b'));
+  write_file(memo_file, planted);
+  EXPECT_EQ(digest(memo_), first);
   // ... and an edit of the same size, in the same second, still changes the metadata (ctime,
   // nanoseconds): the memo is not trusted, the content is hashed again.
   write_file(dir_ + "/include/cutlass/gemm/gemm.h", "struct Gemx {};\n");
