@@ -47,6 +47,9 @@ class Linear(torch.nn.Linear):
         self.activation_args = tuple(activation_args)
 
     def forward(self, x):
+        if x.dim() < 1 or x.shape[-1] != self.in_features:
+            raise ValueError(f"x: expected (..., in_features={self.in_features}), got "
+                             f"{tuple(x.shape)}")
         if x.device.type == "cpu":
             _on_torch(self)
             y = torch.nn.functional.linear(x, self.weight, self.bias)
@@ -87,6 +90,9 @@ class Conv2d(torch.nn.Conv2d):
         return (rows, rows, columns, columns)
 
     def forward(self, x):
+        if x.dim() != 4 or x.shape[1] != self.in_channels:
+            raise ValueError(f"x: expected (N, in_channels={self.in_channels}, H, W), got "
+                             f"{tuple(x.shape)}")
         if x.device.type == "cpu":
             _on_torch(self)
             y = super().forward(x)

@@ -208,6 +208,14 @@ def test_layers_on_cpu_tensors_compute_with_torch_and_say_so():
     assert torch.allclose(z, expected, rtol=0, atol=1e-12)
 
 
+def test_layers_name_a_wrong_input_shape():
+    with pytest.raises(ValueError, match=r"^x: expected \(\.\.\., in_features=12\), got \(4, 11\)"):
+        tilecraft.nn.Linear(12, 7).to(META)(meta(4, 11))
+    with pytest.raises(ValueError, match=r"^x: expected \(N, in_channels=3, H, W\), got "
+                                         r"\(1, 4, 8, 8\)"):
+        tilecraft.nn.Conv2d(3, 5, 3).to(META)(meta(1, 4, 8, 8))
+
+
 def test_same_padding_of_even_filters_is_torchs_asymmetric_split():
     conv = tilecraft.nn.Conv2d(3, 4, (4, 2), padding="same", dilation=(1, 3))
     assert conv._padding() == (1, 2, 1, 2)
