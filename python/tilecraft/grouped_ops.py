@@ -44,11 +44,11 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
     read on the host at each call).
     """
     check_tuning_options(tuning, None, None, None)
-    torch = interop.torch()
-    stacked = offsets is not None
     if not isinstance(offsets_on_device, bool):
         raise TypeError(f"offsets_on_device: expected True or False, got "
                         f"{_core.given(offsets_on_device)}")
+    torch = interop.torch()
+    stacked = offsets is not None
     if (not offsets_on_device and torch.cuda.is_available() and
             torch.cuda.is_current_stream_capturing()):
         raise RuntimeError("stream: capturing a CUDA graph, and tilecraft.grouped_gemm reads the "

@@ -13,6 +13,7 @@
 #include "export/choose_kernels.hpp"
 #include "export/export_text.hpp"
 #include "tilecraft/compile/file_util.hpp"
+#include "tilecraft/compile/signed_record.hpp"
 #include "tilecraft/emit/gemm_emitter.hpp"
 #include "tilecraft/runtime/device.hpp"
 
@@ -22,7 +23,20 @@ namespace {
 namespace fs = std::filesystem;
 
 // Marks a folder as an export's: only such a folder (or an empty one) is written into again.
+// The marker is a signed record: one this user's key did not sign (planted or edited) marks
+// nothing.
 constexpr const char* kExportMarker = ".tilecraft-export";
+
+std::string marker_body(const std::string& name) {
+  return "written by tilecraft export: the library " + name + "\n";
+}
+
+bool is_marked_export(const std::string& dir) {
+  Result<std::string> key = compile::user_signing_key();
+  if (!key) return false;
+  const auto text = compile::read_record_file((fs::path(dir) / kExportMarker).string(), 4096);
+  return text && compile::verified_body(*key, *text).has_value();
+}
 constexpr size_t kExportMaxNameLength = 64;
 
 bool export_is_identifier(const std::string& text) {
@@ -148,7 +162,7 @@ Status export_check_out_dir(const std::string& dir) {
                            compile::file_kind(info.st_mode));
   }
   std::error_code error;
-  if (fs::exists(fs::path(dir) / kExportMarker, error)) return Status::ok();
+  if (is_marked_export(dir)) return Status::ok();
   if (!fs::is_empty(dir, error)) {
     return Status::invalid("out_dir: expected an empty folder or an earlier export's (holding " +
                            std::string(kExportMarker) + "), got " + dir +
@@ -344,14 +358,23 @@ Result<ExportReport> export_gemm_library(const std::vector<GemmProblem>& problem
   const std::string include_dir = (out / "include").string();
   const std::string lib_dir = (out / "lib").string();
   const std::string cmake_dir = (out / "lib" / "cmake" / options.name).string();
-  const std::string build_dir = (out / ".build").string();
   for (const std::string& dir : {out.string(), include_dir, lib_dir, cmake_dir}) {
     TILECRAFT_RETURN_IF_ERROR(export_make_dirs(dir));
   }
-  TILECRAFT_RETURN_IF_ERROR(
-      export_write_replacing((out / kExportMarker).string(),
-                             "written by tilecraft export: the library " + options.name + "\n"));
-  if (fs::exists(build_dir)) compile::remove_path(build_dir);
+  Result<std::string> key = compile::user_signing_key();
+  if (!key) return key.status();
+  TILECRAFT_RETURN_IF_ERROR(export_write_replacing(
+      (out / kExportMarker).string(), compile::signed_record(*key, marker_body(options.name))));
+  // A build folder of this export's own, new (nothing that was there is touched or followed).
+  std::string build_dir = (out / ".build-XXXXXX").string();
+  if (mkdtemp(build_dir.data()) == nullptr) {
+    return Status::invalid(
+        compile::errno_text("out_dir: cannot make a build folder in", out.string()));
+  }
+  struct RemovedAtTheEnd {
+    std::string path;
+    ~RemovedAtTheEnd() { compile::remove_path(path); }
+  } build_folder{build_dir};
   TILECRAFT_RETURN_IF_ERROR(export_make_dirs(build_dir + "/include"));
   const std::string header = header_text(text);
   TILECRAFT_RETURN_IF_ERROR(
@@ -370,7 +393,6 @@ Result<ExportReport> export_gemm_library(const std::vector<GemmProblem>& problem
   TILECRAFT_RETURN_IF_ERROR(export_write_replacing(report.config, config_text(options.name)));
   TILECRAFT_RETURN_IF_ERROR(export_write_replacing(
       cmake_dir + "/" + options.name + "ConfigVersion.cmake", config_version_text(options.name)));
-  compile::remove_path(build_dir);
   return report;
 }
 

@@ -44,7 +44,8 @@ def test_the_files_are_where_the_package_says(exported):
                  f"lib/cmake/{name}/{name}Config.cmake",
                  f"lib/cmake/{name}/{name}ConfigVersion.cmake"):
         assert (out / path).is_file(), path
-    assert not (out / ".build").exists()  # the build folder is gone after a success
+    assert not [p for p in out.iterdir() if p.name.startswith(".build")]  # gone after a success
+    assert sorted(p.name for p in out.iterdir()) == [".tilecraft-export", "include", "lib"]
     header = (out / "include" / f"{name}.hpp").read_text()
     assert "NOT TUNED" in header and "f16 128x128x64" in header
     assert "#include <cuda" not in header and "cutlass" not in header.lower()
@@ -198,6 +199,14 @@ def test_a_folder_of_other_files_is_never_written_into(tmp_path):
     assert done.returncode == 2, done.stdout + done.stderr
     assert "--out: expected an empty folder or an earlier export's" in done.stderr
     assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+    # A marker this user's key did not sign (planted, or copied from another user's export) does
+    # not make the folder an export's.
+    (folder / ".tilecraft-export").write_text("written by tilecraft export: the library mine\n")
+    done = helpers.run_export(*PROBLEM, "--out", str(folder), "--name", "mine", "--cc", "80",
+                              "--untuned", timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--out: expected an empty folder or an earlier export's" in done.stderr
+    assert sorted(p.name for p in folder.iterdir()) == [".tilecraft-export", "notes.txt"]
 
 
 def test_a_name_that_the_folder_cannot_give_must_be_passed(tmp_path):
