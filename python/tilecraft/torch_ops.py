@@ -25,10 +25,6 @@ _LIB = "tilecraft"
 _epilogues = {}  # name -> the epilogue function gemm_epilogue traces
 
 
-def _name(activation):
-    return "" if activation is None else str(getattr(activation, "name", activation))
-
-
 def _args(values):
     return tuple(values or ())
 
@@ -84,16 +80,17 @@ def _gemm_setup(ctx, inputs, output):
     ctx.save_for_backward(A, B, C, bias, kept)
 
 
-def _pre_activation_grad(ctx, grad, recompute):
-    """grad through the activation: the gradient of the pre-activation, in grad's dtype."""
+def _through_activation(ctx, grad, kept, recompute, dtype):
+    """grad through the forward's activation (ctx.activation): the gradient of the
+    pre-activation, in ``dtype``. The derivative comes from the kept output where the activation
+    allows (activation_grad.FROM_OUTPUT), else from the pre-activation ``recompute()`` gives."""
     if ctx.activation in ("", "identity"):
-        return grad
-    A, B, C, bias, kept = ctx.saved_tensors
+        return grad.to(dtype)
     if kept is not None:
         slope = activation_grad.derivative_from_output(ctx.activation, kept)
     else:
         slope = activation_grad.derivative(ctx.activation, recompute(), ctx.activation_args)
-    return (grad.float() * slope).to(grad.dtype)
+    return (grad.float() * slope).to(dtype)
 
 
 def _sum_to(tensor, shape):
@@ -104,7 +101,7 @@ def _sum_to(tensor, shape):
 
 
 def _gemm_backward(ctx, grad):
-    A, B, C, bias, _ = ctx.saved_tensors
+    A, B, C, bias, kept = ctx.saved_tensors
     if not A.is_floating_point() or A.element_size() < 2:
         raise RuntimeError(f"tilecraft.gemm: no gradient for {A.dtype} inputs")
 
@@ -112,7 +109,7 @@ def _gemm_backward(ctx, grad):
         return torch.ops.tilecraft.gemm(A, B, C, bias, ctx.alpha, ctx.beta, "", None,
                                         ctx.bias_per_row, None, *ctx.options[1:])
 
-    g = _pre_activation_grad(ctx, grad, recompute)
+    g = _through_activation(ctx, grad, kept, recompute, grad.dtype)
     need = ctx.needs_input_grad
     dA = dB = dC = dbias = None
     if need[0]:
@@ -206,14 +203,7 @@ def _grouped_backward(ctx, grad):
     def recompute():
         return torch.ops.tilecraft.grouped_gemm(A, B, offsets, bias, ctx.alpha)
 
-    if ctx.activation in ("", "identity"):
-        g = grad
-    elif kept is not None:
-        g = (grad.float() * activation_grad.derivative_from_output(ctx.activation, kept))
-    else:
-        g = grad.float() * activation_grad.derivative(ctx.activation, recompute(),
-                                                      ctx.activation_args)
-    g = g.to(A.dtype).contiguous()
+    g = _through_activation(ctx, grad, kept, recompute, A.dtype).contiguous()
     need = ctx.needs_input_grad
     dA = dB = dbias = None
     if need[0]:
@@ -307,14 +297,7 @@ def _conv_backward(ctx, grad):
     def recompute():
         return torch.ops.tilecraft.conv2d(x, w, bias, stride, padding, dilation, ctx.groups)
 
-    if ctx.activation in ("", "identity"):
-        g = grad
-    elif kept is not None:
-        g = grad.float() * activation_grad.derivative_from_output(ctx.activation, kept)
-    else:
-        g = grad.float() * activation_grad.derivative(ctx.activation, recompute(),
-                                                      ctx.activation_args)
-    g = g.to(x.dtype)
+    g = _through_activation(ctx, grad, kept, recompute, x.dtype)
     need = ctx.needs_input_grad
     dx = dw = dbias = None
     if ctx.groups != 1 and (need[0] or need[1]):
