@@ -56,6 +56,10 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
         _refuse_in_torch_op(out=out, stream=stream, C=C, beta=beta or None,
                             accumulator_type=accumulator_type)
         check_tuning_options(tuning, None, None, None)
+        if getattr(B, "ndim", 0) == 2:  # the weight-gradient form: A is (M, total_rows)
+            _refuse_in_torch_op(bias=bias, activation=activation, out_dtype=out_dtype,
+                                tuning=tuning, verify=verify)
+            return torch_ops.grouped_gemm_k(A.transpose(0, 1), B, offsets, float(alpha))
         return torch_ops.grouped_gemm(A, B, offsets, bias, float(alpha),
                                       interop.activation_name(activation),
                                       list(activation_args), out_dtype, tuning or "",

@@ -26,7 +26,11 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
     outputs. Mixture of experts (``offsets`` given, as ``torch._grouped_mm`` takes it): ``A``
     (total_rows, K), ``B`` (groups, K, N) (e.g. ``w.transpose(-2, -1)`` of a contiguous
     (groups, N, K)), ``offsets`` int32 end rows per group; returns one (total_rows, N) tensor.
-    ``bias``: a list of N-vectors, or (groups, N) in the stacked form (SM90 kernels fuse it).
+    Its weight gradient (``B`` 2-D, as ``torch._grouped_mm`` takes it): ``A`` (M, total_rows),
+    ``B`` (total_rows, N); returns (groups, M, N), ``out[g] = alpha * A[:, rows of g] @
+    B[rows of g]``, zeros for a group with no rows (no C nor bias; offsets always read on the
+    device). ``bias``: a list of N-vectors, or (groups, N) in the stacked form (SM90 kernels
+    fuse it).
     Missing outputs are allocated (torch tensors of A's dtype, or ``out_dtype``). Offsets on the
     device are read back to the host (one synchronization per call; make
     ``api.GroupedGemmArguments`` once and run a kernel on it to pay that once), unless
@@ -49,14 +53,18 @@ def grouped_gemm(A, B, offsets=None, out=None, C=None, alpha=1.0, beta=0.0, bias
                         f"{_core.given(offsets_on_device)}")
     torch = interop.torch()
     stacked = offsets is not None
-    if (not offsets_on_device and torch.cuda.is_available() and
+    rows_are_k = stacked and getattr(B, "ndim", 0) == 2
+    if (not offsets_on_device and not rows_are_k and torch.cuda.is_available() and
             torch.cuda.is_current_stream_capturing()):
         raise RuntimeError("stream: capturing a CUDA graph, and tilecraft.grouped_gemm reads the "
                            "problem shapes on the host at each call, which a graph cannot "
                            "replay: pass offsets_on_device=True (the stacked form), or capture a "
                            "kernel's run on api.GroupedGemmArguments made before the capture")
     if out is None:
-        if stacked:
+        if rows_are_k:
+            out = torch.empty((offsets.shape[0], A.shape[0], B.shape[-1]),
+                              dtype=out_dtype or A.dtype, device=A.device)
+        elif stacked:
             dtype = out_dtype or A.dtype
             out = torch.empty((A.shape[0], B.shape[-1]), dtype=dtype, device=A.device)
         else:

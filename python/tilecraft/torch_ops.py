@@ -164,29 +164,49 @@ def _grouped_fake(A, B, offsets, bias=None, alpha=1.0, activation="", activation
 
 
 @torch.library.custom_op(f"{_LIB}::grouped_gemm_k", mutates_args=())
-def grouped_gemm_k(A: Tensor, grad: Tensor, offsets: Tensor) -> Tensor:
-    """``out[g] = A[rows of g]^T @ grad[rows of g]`` (groups, K, N): the weight gradient of a
-    stacked grouped GEMM, as one grouped GEMM over the groups that have rows. Reads the offsets
-    on the host (one synchronization)."""
-    if torch.cuda.is_current_stream_capturing():
-        raise RuntimeError("stream: capturing a CUDA graph; the weight gradient of a grouped GEMM "
-                           "reads the offsets on the host (tilecraft::grouped_gemm_k), which a "
-                           "graph cannot replay: run the backward outside the capture")
-    groups = offsets.shape[0]
-    out = torch.zeros((groups, A.shape[1], grad.shape[1]), dtype=A.dtype, device=A.device)
-    ends = [int(e) for e in offsets.tolist()]
-    starts = [0] + ends[:-1]
-    used = [g for g in range(groups) if ends[g] > starts[g]]
-    if used:
-        grouped_ops.grouped_gemm([A[starts[g]:ends[g]].t() for g in used],
-                                 [grad[starts[g]:ends[g]] for g in used],
-                                 out=[out[g] for g in used])
-    return out
+def grouped_gemm_k(A: Tensor, grad: Tensor, offsets: Tensor, alpha: float = 1.0) -> Tensor:
+    """``out[g] = alpha * A[rows of g]^T @ grad[rows of g]`` (groups, K, N): the weight gradient
+    of a stacked grouped GEMM, as one grouped GEMM whose problems sum over their group's rows
+    (zeros for a group with none). The offsets are read on the device: a CUDA graph captures
+    it."""
+    if A.shape[0] == 0:
+        return torch.zeros((offsets.shape[0], A.shape[1], grad.shape[1]), dtype=A.dtype,
+                           device=A.device)
+    return grouped_ops.grouped_gemm(A.contiguous().transpose(0, 1), grad.contiguous(), offsets,
+                                     alpha=alpha, out_dtype=A.dtype)
 
 
 @grouped_gemm_k.register_fake
-def _grouped_k_fake(A, grad, offsets):
+def _grouped_k_fake(A, grad, offsets, alpha=1.0):
+    if A.dim() != 2 or grad.dim() != 2 or offsets.dim() != 1 or A.shape[0] != grad.shape[0]:
+        raise ValueError(f"A, grad, offsets: expected (total_rows, K), (total_rows, N) and "
+                         f"(groups,), got {tuple(A.shape)}, {tuple(grad.shape)} and "
+                         f"{tuple(offsets.shape)}")
     return A.new_empty((offsets.shape[0], A.shape[1], grad.shape[1]))
+
+
+def _grouped_k_setup(ctx, inputs, output):
+    A, grad, offsets, alpha = inputs
+    ctx.alpha = alpha
+    ctx.save_for_backward(A, grad, offsets)
+
+
+def _grouped_k_backward(ctx, dout):
+    """out[g] = alpha A_g^T G_g: dA_g = alpha G_g dout[g]^T and dG_g = alpha A_g dout[g], each
+    a grouped GEMM of the stacked form."""
+    A, grad, offsets = ctx.saved_tensors
+    dout = dout.contiguous()
+    need = ctx.needs_input_grad
+    dA = dgrad = None
+    if need[0]:
+        dA = torch.ops.tilecraft.grouped_gemm(grad, dout.transpose(-2, -1), offsets, None,
+                                              ctx.alpha)
+    if need[1]:
+        dgrad = torch.ops.tilecraft.grouped_gemm(A, dout, offsets, None, ctx.alpha)
+    return dA, dgrad, None, None
+
+
+grouped_gemm_k.register_autograd(_grouped_k_backward, setup_context=_grouped_k_setup)
 
 
 def _grouped_setup(ctx, inputs, output):
@@ -209,9 +229,7 @@ def _grouped_backward(ctx, grad):
     if need[0]:
         dA = torch.ops.tilecraft.grouped_gemm(g, B.transpose(-2, -1), offsets, None, ctx.alpha)
     if need[1]:
-        dB = torch.ops.tilecraft.grouped_gemm_k(A, g, offsets)
-        if ctx.alpha != 1.0:
-            dB = dB * ctx.alpha
+        dB = torch.ops.tilecraft.grouped_gemm_k(A, g, offsets, ctx.alpha)
     if need[3] and ctx.has_bias:
         rows = torch.arange(A.shape[0], device=A.device, dtype=offsets.dtype)
         group = torch.searchsorted(offsets, rows, right=True)

@@ -163,8 +163,10 @@ def check_gemm(A, B, out, C=None, alpha=1.0, beta=0.0, bias=None, activation="",
 
 def check_grouped(A, B, offsets, out, C=None, alpha=1.0, beta=0.0, bias=None, activation="",
                   activation_args=()):
-    """check_gemm for each group of a stacked grouped GEMM (offsets read on the host), or of the
-    lists ``A``, ``B``, ``out`` (and ``C``)."""
+    """check_gemm for each group of a stacked grouped GEMM (offsets read on the host, each end
+    raised to the previous one and lowered to the rows, as the kernels read them), or of the
+    lists ``A``, ``B``, ``out`` (and ``C``). A 2-D ``B``: the weight-gradient form, group g
+    ``out[g] = alpha * A[:, rows] @ B[rows]``."""
     def item(values, g):
         return None if values is None else values[g]
 
@@ -173,11 +175,18 @@ def check_grouped(A, B, offsets, out, C=None, alpha=1.0, beta=0.0, bias=None, ac
             _check_group(g, a, b, d, item(C, g), alpha, beta, item(bias, g), activation,
                          activation_args)
         return
+    rows_are_k = B.ndim == 2
+    total = B.shape[0] if rows_are_k else A.shape[0]
     start = 0
     for g, end in enumerate(int(e) for e in offsets.tolist()):
-        c = None if C is None else C[start:end]
-        _check_group(g, A[start:end], B[g], out[start:end], c, alpha, beta, item(bias, g),
-                     activation, activation_args)
+        end = max(start, min(max(end, 0), total))
+        if rows_are_k:
+            _check_group(g, A[:, start:end], B[start:end], out[g], None, alpha, 0.0, None, "",
+                         ())
+        else:
+            c = None if C is None else C[start:end]
+            _check_group(g, A[start:end], B[g], out[start:end], c, alpha, beta, item(bias, g),
+                         activation, activation_args)
         start = end
 
 

@@ -193,11 +193,21 @@ Result<GroupedGemmArguments> GroupedGemmArguments::make_stacked(
   stacked.D = out;
   stacked.C = C;
   stacked.offsets = offsets;
-  stacked.expand_on_device = offsets_on_device;
-  auto problem = offsets_on_device ? stacked.representative("out") : stacked.split("out");
+  stacked.expand_on_device = offsets_on_device || B.rank == 2;
+  auto problem = stacked.expand_on_device ? stacked.representative("out") : stacked.split("out");
   if (!problem) return problem.status();
   auto made = from_problem(std::move(*problem), accumulator_type, epilogue);
-  if (made && offsets_on_device) {
+  if (made && stacked.expand_on_device) {
+    // A group may start at any stacked row: a kernel reads it as aligned as the rows' stride.
+    const bool rows_are_k = B.rank == 2;
+    const std::pair<const TensorView*, int> steps[3] = {
+        {&A, rows_are_k ? 1 : 0}, {rows_are_k ? &B : nullptr, 0}, {rows_are_k ? nullptr : &out, 0}};
+    for (int w = 0; w < 3; ++w) {
+      const auto [t, dimension] = steps[w];
+      if (t == nullptr || t->rank != 2 || t->shape[dimension] <= 1) continue;
+      int& alignment = made->alignment_[w];
+      while (alignment > 1 && t->strides[dimension] % alignment != 0) alignment /= 2;
+    }
     stacked.scale_a = epilogue.scale_a;
     stacked.scale_b = epilogue.scale_b;
     made->stacked_on_device_ = std::move(stacked);

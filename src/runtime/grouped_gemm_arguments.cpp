@@ -283,6 +283,36 @@ Result<CheckedProblem> check_problem(const GemmOperation& operation,
   return checked;
 }
 
+// With the offsets on the device, a group starts at any row of the stack: the rows' distance
+// must keep every start as aligned as the kernel reads (the views checked start at row 0).
+Status check_stacked_alignment(const StackedGroupedGemmProblem& p, const GemmDescription& d) {
+  const bool rows_are_k = p.B.rank == 2;
+  struct Stacked {
+    const char* name;
+    const TensorView* tensor;
+    int dimension;
+    int alignment;
+  };
+  const Stacked operands[] = {{"A", &p.A, rows_are_k ? 1 : 0, d.A.alignment},
+                              {"B", &p.B, 0, rows_are_k ? d.B.alignment : 0},
+                              {"C", &p.C, 0, rows_are_k ? 0 : d.C.alignment},
+                              {"out", &p.D, 0, rows_are_k ? 0 : d.C.alignment}};
+  for (const Stacked& s : operands) {
+    const TensorView& t = *s.tensor;
+    if (s.alignment <= 1 || t.data == nullptr || t.rank < 2) continue;
+    const int64_t step = t.strides[s.dimension];
+    if (t.shape[s.dimension] > 1 && step % s.alignment != 0) {
+      return Status::invalid(std::string(s.name) + ": the stacked " +
+                             (s.dimension == 0 ? "rows" : "columns") + " have a stride of " +
+                             std::to_string(step) + (step == 1 ? " element" : " elements") +
+                             ", not a multiple of the kernel's " + std::to_string(s.alignment) +
+                             "-element alignment, so a group could start misaligned; got " +
+                             t.describe() + " (make the stacked dimension the outer one)");
+    }
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
@@ -406,36 +436,51 @@ Result<std::unique_ptr<GroupedGemmArguments>> GroupedGemmArguments::make(
   for (const GemmCoord& s : shape->problem_sizes) {
     out->sizes_.insert(out->sizes_.end(), {int32_t(s.m), int32_t(s.n), int32_t(s.k)});
   }
+  const GemmDescription& d = operation.description();
+  TILECRAFT_RETURN_IF_ERROR(check_stacked_alignment(problem, d));
   const auto bytes = [](const TensorView& t, int dimension) {
     return t.strides[dimension] * static_cast<int64_t>(storage_bytes(t.dtype));
   };
   // The last group has rows whenever any has (its leading dimensions are every group's).
   const OperandPlacement* placed = &checked->placed[checked->placed.size() - 4];
   tc_grouped_args& a = out->args_;
-  a.problem_count = static_cast<int32_t>(problem.B.shape[0]);
-  a.max_k = static_cast<int32_t>(problem.A.shape[1]);
   a.stacked_offsets = static_cast<const int32_t*>(problem.offsets.data);
   a.stacked_offsets_step = problem.offsets.strides[0];
-  a.stacked_rows = problem.A.shape[0];
-  a.stacked_n = static_cast<int32_t>(problem.B.shape[2]);
-  a.stacked_k = static_cast<int32_t>(problem.A.shape[1]);
   a.stacked_A = problem.A.data;
-  a.stacked_A_row_bytes = bytes(problem.A, 0);
   a.stacked_lda = placed[0].ld;
   a.stacked_B = problem.B.data;
-  a.stacked_B_group_bytes = bytes(problem.B, 0);
   a.stacked_ldb = placed[1].ld;
-  if (checked->has_C) {
-    a.stacked_C = problem.C.data;
-    a.stacked_C_row_bytes = bytes(problem.C, 0);
-    a.stacked_ldc = placed[2].ld;
-  }
   a.stacked_D = problem.D.data;
-  a.stacked_D_row_bytes = bytes(problem.D, 0);
-  a.stacked_ldd = placed[3].ld;
-  if (checked->wants_bias) {
-    a.stacked_bias = problem.bias.data;
-    a.stacked_bias_group_bytes = bytes(problem.bias, 0);
+  if (problem.B.rank == 2) {  // the stacked rows are each group's K: columns of A, rows of B
+    a.problem_count = static_cast<int32_t>(problem.offsets.shape[0]);
+    a.stacked_rows_are_k = 1;
+    a.stacked_rows = problem.B.shape[0];
+    a.max_k = static_cast<int32_t>(problem.B.shape[0]);
+    a.stacked_m = static_cast<int32_t>(problem.A.shape[0]);
+    a.stacked_n = static_cast<int32_t>(problem.B.shape[1]);
+    a.stacked_A_row_bytes = bytes(problem.A, 1);
+    a.stacked_B_row_bytes = bytes(problem.B, 0);
+    a.stacked_D_group_bytes = bytes(problem.D, 0);
+    a.stacked_ldd = problem.D.strides[1];  // also when every group is empty (zeros only)
+  } else {
+    a.problem_count = static_cast<int32_t>(problem.B.shape[0]);
+    a.stacked_rows = problem.A.shape[0];
+    a.max_k = static_cast<int32_t>(problem.A.shape[1]);
+    a.stacked_n = static_cast<int32_t>(problem.B.shape[2]);
+    a.stacked_k = static_cast<int32_t>(problem.A.shape[1]);
+    a.stacked_A_row_bytes = bytes(problem.A, 0);
+    a.stacked_B_group_bytes = bytes(problem.B, 0);
+    a.stacked_D_row_bytes = bytes(problem.D, 0);
+    a.stacked_ldd = placed[3].ld;
+    if (checked->has_C) {
+      a.stacked_C = problem.C.data;
+      a.stacked_C_row_bytes = bytes(problem.C, 0);
+      a.stacked_ldc = placed[2].ld;
+    }
+    if (checked->wants_bias) {
+      a.stacked_bias = problem.bias.data;
+      a.stacked_bias_group_bytes = bytes(problem.bias, 0);
+    }
   }
   TILECRAFT_RETURN_IF_ERROR(out->finish_problem(operation, problem));
   return out;

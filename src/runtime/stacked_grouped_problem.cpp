@@ -1,5 +1,5 @@
-// StackedGroupedGemmProblem::split: the mixture-of-experts form of a grouped GEMM as one problem
-// per group, viewing rows of the stacked tensors and matrices of the 3-D weight.
+// StackedGroupedGemmProblem::split and representative: the stacked forms of a grouped GEMM as one
+// problem per group, viewing rows (or columns) of the stacked tensors and matrices of the 3-D one.
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -30,6 +30,16 @@ TensorView rows_of(const TensorView& t, int64_t first, int64_t rows) {
   v.shape[0] = rows;
   if (t.data != nullptr) {
     v.data = static_cast<char*>(t.data) + first * t.strides[0] * storage_bytes(t.dtype);
+  }
+  return v;
+}
+
+// Columns [first, first + cols) of a 2-D tensor.
+TensorView columns_of(const TensorView& t, int64_t first, int64_t cols) {
+  TensorView v = t;
+  v.shape[1] = cols;
+  if (t.data != nullptr) {
+    v.data = static_cast<char*>(t.data) + first * t.strides[1] * storage_bytes(t.dtype);
   }
   return v;
 }
@@ -80,11 +90,98 @@ Result<std::vector<int64_t>> read_offsets(const TensorView& offsets) {
 }
 
 // What split() and representative() check before anything is read: the tensors' extents and
-// ranks, and that they agree with each other.
+// ranks, and that they agree with each other. rows_are_k: B is 2-D (the weight-gradient form).
 struct StackedShape {
-  int64_t total = 0, K = 0, groups = 0, N = 0;
-  bool has_C = false, has_bias = false;
+  int64_t total = 0, M = 0, K = 0, groups = 0, N = 0;
+  bool has_C = false, has_bias = false, rows_are_k = false;
 };
+
+// The mixture-of-experts form: A (total_rows, K), B (groups, K, N), C and D (total_rows, N).
+Status check_m_form(const StackedGroupedGemmProblem& p, const std::string& out,
+                    StackedShape* shape) {
+  const TensorView &A = p.A, &B = p.B, &C = p.C, &D = p.D, &bias = p.bias, &offsets = p.offsets;
+  TILECRAFT_RETURN_IF_ERROR(expect_rank("A", A, 2, "(total_rows, K)"));
+  TILECRAFT_RETURN_IF_ERROR(expect_rank("B", B, 3, "(groups, K, N), or 2-D (total_rows, N)"));
+  TILECRAFT_RETURN_IF_ERROR(expect_rank(out.c_str(), D, 2, "(total_rows, N)"));
+  if (shape->has_C) TILECRAFT_RETURN_IF_ERROR(expect_rank("C", C, 2, "(total_rows, N)"));
+  const int64_t total = A.shape[0], K = A.shape[1], groups = B.shape[0], N = B.shape[2];
+  shape->total = total;
+  shape->K = K;
+  shape->groups = groups;
+  shape->N = N;
+  if (B.shape[1] != K) {
+    return Status::invalid("B: expected (groups, K=" + std::to_string(K) +
+                           ", N) to match A's K, got " + B.describe());
+  }
+  if (D.shape[0] != total || D.shape[1] != N) {
+    return Status::invalid(out + ": expected (" + std::to_string(total) + ", " + std::to_string(N) +
+                           ") for A's rows and B's N, got " + D.describe());
+  }
+  if (shape->has_C && (C.shape[0] != total || C.shape[1] != N)) {
+    return Status::invalid("C: expected (" + std::to_string(total) + ", " + std::to_string(N) +
+                           ") like " + out + ", got " + C.describe());
+  }
+  // What no kernel can index: N or K above 32 bits (each group's rows are checked later).
+  TILECRAFT_RETURN_IF_ERROR(check_index32("B", 2, N, "N"));
+  TILECRAFT_RETURN_IF_ERROR(check_index32("B", 1, K, "K"));
+  if (groups > static_cast<int64_t>(detail::kMaxGroupedProblems)) {
+    return Status::invalid("B: at most " + std::to_string(detail::kMaxGroupedProblems) +
+                           " groups (problems) in one launch, got " + std::to_string(groups) +
+                           " in " + B.describe());
+  }
+  // Before anything is read (or allocated) for them.
+  if (offsets.data != nullptr && offsets.rank == 1 && offsets.shape[0] != groups) {
+    return Status::invalid("offsets: expected one end row per group of B (" +
+                           std::to_string(groups) + "), got " + std::to_string(offsets.shape[0]));
+  }
+  if (shape->has_bias && (bias.rank != 2 || bias.shape[0] != groups || bias.shape[1] != N)) {
+    return Status::invalid("bias: expected (groups=" + std::to_string(groups) + ", N=" +
+                           std::to_string(N) + "), one bias per group, got " + bias.describe());
+  }
+  return Status::ok();
+}
+
+// The weight-gradient form: A (M, total_rows), B (total_rows, N), D (groups, M, N).
+Status check_k_form(const StackedGroupedGemmProblem& p, const std::string& out,
+                    StackedShape* shape) {
+  const TensorView &A = p.A, &B = p.B, &D = p.D, &offsets = p.offsets;
+  TILECRAFT_RETURN_IF_ERROR(expect_rank("A", A, 2, "(M, total_rows)"));
+  TILECRAFT_RETURN_IF_ERROR(expect_rank("B", B, 2, "(total_rows, N)"));
+  TILECRAFT_RETURN_IF_ERROR(expect_rank(out.c_str(), D, 3, "(groups, M, N)"));
+  if (shape->has_C || shape->has_bias) {
+    return Status::invalid(std::string(shape->has_C ? "C" : "bias") +
+                           ": expected none with a 2-D B (the stacked rows are each group's K, "
+                           "the weight-gradient form), got " +
+                           (shape->has_C ? p.C : p.bias).describe());
+  }
+  if (offsets.data == nullptr || offsets.rank != 1) {
+    return Status::invalid("offsets: expected a 1-D tensor with one end row per group, got " +
+                           (offsets.data == nullptr ? std::string("none") : offsets.describe()));
+  }
+  shape->rows_are_k = true;
+  shape->M = A.shape[0];
+  shape->total = A.shape[1];
+  shape->N = B.shape[1];
+  shape->groups = offsets.shape[0];
+  if (B.shape[0] != shape->total) {
+    return Status::invalid("B: expected (total_rows=" + std::to_string(shape->total) +
+                           ", N) to match A's columns, got " + B.describe());
+  }
+  if (D.shape[0] != shape->groups || D.shape[1] != shape->M || D.shape[2] != shape->N) {
+    return Status::invalid(out + ": expected (groups=" + std::to_string(shape->groups) +
+                           ", M=" + std::to_string(shape->M) + ", N=" + std::to_string(shape->N) +
+                           ") for the offsets, A's rows and B's N, got " + D.describe());
+  }
+  if (D.strides[2] != 1 && shape->N > 1) {
+    return Status::invalid(out +
+                           ": expected row-major matrices (stride 1 along N) with a 2-D B, "
+                           "got " +
+                           D.describe());
+  }
+  TILECRAFT_RETURN_IF_ERROR(check_index32("A", 0, shape->M, "M"));
+  TILECRAFT_RETURN_IF_ERROR(check_index32("B", 1, shape->N, "N"));
+  return check_index32("A", 1, shape->total, "total_rows");
+}
 
 Result<StackedShape> checked_shape(const StackedGroupedGemmProblem& p, const std::string& out) {
   const TensorView &A = p.A, &B = p.B, &C = p.C, &D = p.D, &bias = p.bias, &offsets = p.offsets;
@@ -96,49 +193,20 @@ Result<StackedShape> checked_shape(const StackedGroupedGemmProblem& p, const std
   for (const auto& [name, t] : tensors) {
     TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(name, *t).status());
   }
-  TILECRAFT_RETURN_IF_ERROR(expect_rank("A", A, 2, "(total_rows, K)"));
-  TILECRAFT_RETURN_IF_ERROR(expect_rank("B", B, 3, "(groups, K, N)"));
-  TILECRAFT_RETURN_IF_ERROR(expect_rank(out.c_str(), D, 2, "(total_rows, N)"));
-  if (shape.has_C) TILECRAFT_RETURN_IF_ERROR(expect_rank("C", C, 2, "(total_rows, N)"));
-  const int64_t total = A.shape[0], K = A.shape[1], groups = B.shape[0], N = B.shape[2];
-  shape.total = total;
-  shape.K = K;
-  shape.groups = groups;
-  shape.N = N;
-  if (B.shape[1] != K) {
-    return Status::invalid("B: expected (groups, K=" + std::to_string(K) +
-                           ", N) to match A's K, got " + B.describe());
+  if (B.rank == 2) {
+    TILECRAFT_RETURN_IF_ERROR(check_k_form(p, out, &shape));
+  } else {
+    TILECRAFT_RETURN_IF_ERROR(check_m_form(p, out, &shape));
   }
-  if (D.shape[0] != total || D.shape[1] != N) {
-    return Status::invalid(out + ": expected (" + std::to_string(total) + ", " + std::to_string(N) +
-                           ") for A's rows and B's N, got " + D.describe());
-  }
-  if (shape.has_C && (C.shape[0] != total || C.shape[1] != N)) {
-    return Status::invalid("C: expected (" + std::to_string(total) + ", " + std::to_string(N) +
-                           ") like " + out + ", got " + C.describe());
-  }
-  // What no kernel can index: N or K above 32 bits (each group's rows are checked later).
-  TILECRAFT_RETURN_IF_ERROR(check_index32("B", 2, N, "N"));
-  TILECRAFT_RETURN_IF_ERROR(check_index32("B", 1, K, "K"));
   if (offsets.device == DeviceKind::kCuda && A.device == DeviceKind::kCuda &&
       offsets.device_id != A.device_id) {
     return Status::invalid(
         "offsets: expected a tensor on cuda:" + std::to_string(A.device_id) +
         " like A (or on the host), got cuda:" + std::to_string(offsets.device_id));
   }
-  if (groups > static_cast<int64_t>(detail::kMaxGroupedProblems)) {
-    return Status::invalid("B: at most " + std::to_string(detail::kMaxGroupedProblems) +
-                           " groups (problems) in one launch, got " + std::to_string(groups) +
-                           " in " + B.describe());
-  }
-  // Before anything is read (or allocated) for them.
-  if (offsets.data != nullptr && offsets.rank == 1 && offsets.shape[0] != groups) {
-    return Status::invalid("offsets: expected one end row per group of B (" +
-                           std::to_string(groups) + "), got " + std::to_string(offsets.shape[0]));
-  }
-  if (shape.has_bias && (bias.rank != 2 || bias.shape[0] != groups || bias.shape[1] != N)) {
-    return Status::invalid("bias: expected (groups=" + std::to_string(groups) + ", N=" +
-                           std::to_string(N) + "), one bias per group, got " + bias.describe());
+  if (shape.groups > static_cast<int64_t>(detail::kMaxGroupedProblems)) {
+    return Status::invalid("offsets: at most " + std::to_string(detail::kMaxGroupedProblems) +
+                           " groups (problems) in one launch, got " + std::to_string(shape.groups));
   }
   return shape;
 }
@@ -159,6 +227,17 @@ GroupedGemmProblem problems_of(const StackedGroupedGemmProblem& p, const Stacked
   for (int64_t g = 0; g < shape.groups; ++g) {
     const int64_t rows = ends[g] - start;
     const int64_t first = from_row_zero ? 0 : start;
+    if (shape.rows_are_k) {
+      // A group with no rows is an empty problem: the module zeros its matrix of D.
+      const int64_t m = rows > 0 ? shape.M : 0;
+      result.problem_sizes.push_back(
+          {static_cast<int>(m), static_cast<int>(shape.N), static_cast<int>(rows)});
+      result.A.push_back(columns_of(p.A, first, rows));
+      result.B.push_back(rows_of(p.B, first, rows));
+      result.D.push_back(rows_of(matrix_of(p.D, g), 0, m));
+      start = ends[g];
+      continue;
+    }
     result.problem_sizes.push_back(
         {static_cast<int>(rows), static_cast<int>(shape.N), static_cast<int>(shape.K)});
     result.A.push_back(rows_of(p.A, first, rows));
@@ -182,6 +261,11 @@ GroupedGemmProblem problems_of(const StackedGroupedGemmProblem& p, const Stacked
 Result<GroupedGemmProblem> StackedGroupedGemmProblem::split(const char* out_name) const {
   auto shape = checked_shape(*this, out_name);
   if (!shape) return shape.status();
+  if (shape->rows_are_k) {
+    return Status::invalid(
+        "B: a 2-D B (the stacked rows are each group's K, the weight-gradient form) is read with "
+        "its offsets on the device only (expand_on_device), which zeros the groups with no rows");
+  }
   auto ends = read_offsets(offsets);  // one per group: read_offsets needs a 1-D tensor
   if (!ends) return ends.status();
   int64_t start = 0;
@@ -221,7 +305,9 @@ Result<GroupedGemmProblem> StackedGroupedGemmProblem::representative(const char*
         "got " +
         (offsets.data == nullptr ? std::string("none") : offsets.describe()));
   }
-  TILECRAFT_RETURN_IF_ERROR(check_index32("A", 0, shape->total, "total_rows"));
+  if (!shape->rows_are_k) {
+    TILECRAFT_RETURN_IF_ERROR(check_index32("A", 0, shape->total, "total_rows"));
+  }
   std::vector<int64_t> ends(static_cast<size_t>(shape->groups));
   for (int64_t g = 0; g < shape->groups; ++g) ends[g] = (g + 1) * shape->total / shape->groups;
   return problems_of(*this, *shape, ends, true);

@@ -214,6 +214,27 @@ def test_device_offsets_are_never_read_and_give_representative_groups():
                                                                            (34, 32, 64)]
 
 
+def test_the_weight_gradient_form_sums_over_rows_and_always_reads_offsets_on_the_device():
+    """A 2-D B: problem g is (M, N, rows of g), columns of A times rows of B into matrix g of
+    out; the offsets are read on the device without being asked to, and C is refused."""
+    A = FakeTensor((64, 100), "bfloat16", strides=(1, 64))   # (M, total_rows), column-major
+    B, out = T(100, 32, dtype="bfloat16"), T(3, 64, 32, dtype="bfloat16")
+    args = api.GroupedGemmArguments(A, B, out, np.float32, offsets=T(3, dtype="int32"))
+    assert args._native.offsets_on_device
+    assert [(s.m(), s.n(), s.k()) for s in args._native.problem_sizes] == [(64, 32, 33),
+                                                                           (64, 32, 33),
+                                                                           (64, 32, 34)]
+    with pytest.raises(ValueError, match=r"^C: expected none with a 2-D B"):
+        api.GroupedGemmArguments(A, B, out, np.float32, offsets=T(3, dtype="int32"), C=out,
+                                 beta=1.0)
+    with pytest.raises(ValueError, match=r"^out: expected \(groups=3, M=64, N=32\)"):
+        api.GroupedGemmArguments(A, B, T(2, 64, 32, dtype="bfloat16"), np.float32,
+                                 offsets=T(3, dtype="int32"))
+    with pytest.raises(ValueError, match=r"^offsets: expected a 1-D int32 CUDA tensor"):
+        api.GroupedGemmArguments(A, B, out, np.float32,
+                                 offsets=np.array([10, 20, 100], dtype=np.int32))
+
+
 def test_device_offsets_are_refused_on_the_host_and_without_the_stacked_form():
     host_offsets = np.array([10, 20, 100], dtype=np.int32)
     with pytest.raises(ValueError, match=r"^offsets: expected a 1-D int32 CUDA tensor of "

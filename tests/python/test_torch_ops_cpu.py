@@ -83,8 +83,10 @@ def test_grouped_fakes():
     offsets = torch.empty(4, dtype=torch.int32, device=META)
     out = torch.ops.tilecraft.grouped_gemm(meta(96, 64), meta(4, 64, 32), offsets)
     assert tuple(out.shape) == (96, 32)
-    dB = torch.ops.tilecraft.grouped_gemm_k(meta(96, 64), meta(96, 32), offsets)
+    dB = torch.ops.tilecraft.grouped_gemm_k(meta(96, 64), meta(96, 32), offsets, 0.5)
     assert tuple(dB.shape) == (4, 64, 32)
+    with pytest.raises(ValueError, match="A, grad, offsets: expected"):
+        torch.ops.tilecraft.grouped_gemm_k(meta(96, 64), meta(95, 32), offsets)
     with pytest.raises(ValueError, match="A, B, offsets: expected"):
         torch.ops.tilecraft.grouped_gemm(meta(96, 64), meta(64, 32), offsets)
 
@@ -142,6 +144,19 @@ def test_a_small_cnn_traces_whole_with_its_backward():
     assert sum("tilecraft.conv2d" in t for t in targets) == 2
     y.float().sum().backward()
     assert model.conv1.weight.grad.shape == (16, 8, 3, 3) and x.grad.shape == x.shape
+
+
+def test_the_weight_gradient_form_has_a_backward_through_the_first_form():
+    """tilecraft.grouped_gemm with a 2-D B on tensors that require grad goes through
+    tilecraft::grouped_gemm_k, whose own backward is two grouped GEMMs of the first form."""
+    offsets = torch.empty(4, dtype=torch.int32, device=META)
+    A, G = meta(64, 96, grad=True), meta(96, 32, grad=True)
+    out = tilecraft.grouped_gemm(A, G, offsets)
+    assert tuple(out.shape) == (4, 64, 32)
+    out.float().sum().backward()
+    assert A.grad.shape == A.shape and G.grad.shape == G.shape
+    with pytest.raises(TypeError, match="^bias: not taken by tilecraft's torch op"):
+        tilecraft.grouped_gemm(A, G, offsets, bias=meta(4, 32))
 
 
 def test_grouped_and_custom_epilogue_calls_trace_whole():

@@ -5,7 +5,7 @@
 
 #include "tilecraft/abi/module_abi.h"
 
-#define TC_GROUPED_ARGS_VERSION 2
+#define TC_GROUPED_ARGS_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,12 +22,16 @@ extern "C" {
  * The stacked form (mixture of experts) with its offsets in device memory: when stacked_offsets
  * is not null, problem_sizes, host_problem_sizes and the arrays are null, and the module fills
  * the arrays itself at the front of its workspace (workspace_size counts them), on the launch's
- * stream, with no host read: problem g is rows [offsets[g-1], offsets[g]) (from 0 for g = 0)
- * of the stacked A, C and D, times matrix g of B, plus bias row g; each end is first raised to
- * the previous group's end and lowered to stacked_rows, so groups never overlap nor leave the
- * tensors (a decreasing offset makes its group empty). *_row_bytes: bytes from one row
- * to the next; *_group_bytes: from one group's matrix (or bias) to the next; ld*: each problem's
- * leading dimension. stacked_C null: no C (beta is 0). */
+ * stream, with no host read. Group g is stacked rows [offsets[g-1], offsets[g]) (from 0 for
+ * g = 0); each end is first raised to the previous group's end and lowered to stacked_rows, so
+ * groups never overlap nor leave the tensors (a decreasing offset makes its group empty). The
+ * stacked rows are each problem's m (stacked_rows_are_k 0: problem g is (rows, stacked_n,
+ * stacked_k)) or its k (1: (stacked_m, stacked_n, rows), the weight gradient of the first form;
+ * a group with no rows is (0, stacked_n, 0), and the module writes zeros to its D: m rows of n
+ * elements, ldd apart). Operand X of problem g starts at stacked_X + start_row *
+ * stacked_X_row_bytes + g * stacked_X_group_bytes; ld*: each problem's leading dimension.
+ * stacked_C null: no C (beta is 0); the second form takes neither C nor bias. The bias of
+ * problem g: stacked_bias + g * stacked_bias_group_bytes. */
 typedef struct tc_grouped_args {
   tc_args_header header; /* family TC_FAMILY_GROUPED */
   int32_t problem_count;
@@ -46,15 +50,16 @@ typedef struct tc_grouped_args {
   const int32_t* stacked_offsets;
   int64_t stacked_offsets_step; /* elements from one offset to the next */
   int64_t stacked_rows;
-  int32_t stacked_n, stacked_k;
+  int32_t stacked_rows_are_k;
+  int32_t stacked_m, stacked_n, stacked_k;
   const void* stacked_A;
-  int64_t stacked_A_row_bytes, stacked_lda;
+  int64_t stacked_A_row_bytes, stacked_A_group_bytes, stacked_lda;
   const void* stacked_B;
-  int64_t stacked_B_group_bytes, stacked_ldb;
+  int64_t stacked_B_row_bytes, stacked_B_group_bytes, stacked_ldb;
   const void* stacked_C;
-  int64_t stacked_C_row_bytes, stacked_ldc;
+  int64_t stacked_C_row_bytes, stacked_C_group_bytes, stacked_ldc;
   void* stacked_D;
-  int64_t stacked_D_row_bytes, stacked_ldd;
+  int64_t stacked_D_row_bytes, stacked_D_group_bytes, stacked_ldd;
   const void* stacked_bias;
   int64_t stacked_bias_group_bytes;
 } tc_grouped_args;

@@ -43,7 +43,9 @@ class GroupedGemmArguments : public KernelArguments {
   // read on the host: each launch reads them on its stream (so a CUDA graph can capture it and
   // replay it with new offsets), each end raised to the previous group's end and lowered to
   // total_rows (groups never overlap nor leave the tensors); kernels are checked and ranked for
-  // total_rows / groups rows a group.
+  // total_rows / groups rows a group. The weight gradient of that form: A (M, total_rows),
+  // B 2-D (total_rows, N), out (groups, M, N), group g summing over its rows (a zero matrix for a
+  // group with none); no C nor bias; its offsets are always read on the device.
   static Result<GroupedGemmArguments> make_stacked(const TensorView& A, const TensorView& B,
                                                    const TensorView& out, const TensorView& offsets,
                                                    DataType accumulator_type,
@@ -51,7 +53,8 @@ class GroupedGemmArguments : public KernelArguments {
                                                    const GroupedEpilogueArguments& epilogue = {},
                                                    const TensorView& bias = {},
                                                    bool offsets_on_device = false);
-  // Whether the offsets are read on the device at each launch (make_stacked's offsets_on_device).
+  // Whether the offsets are read on the device at each launch (make_stacked's offsets_on_device,
+  // or a 2-D B).
   bool offsets_on_device() const { return stacked_on_device_.has_value(); }
 
   // The per-problem form (output_op is filled per kernel when it runs).

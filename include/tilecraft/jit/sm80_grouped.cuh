@@ -133,7 +133,8 @@ int32_t run(const tc_args_header* header, void* workspace, void* stream, char* e
   if (kernel.handle == nullptr) return fail(TC_ERROR_CUDA, error, capacity, kernel.error);
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   tc_grouped_args a;  // the stacked form expanded on the device first
-  std::string failure = tc_grouped_stacked::expand(*args, &workspace, s, &a);
+  std::string failure =
+      tc_grouped_stacked::expand(*args, &workspace, s, &a, sizeof(typename Kernel::ElementC));
   if (!failure.empty()) return fail(TC_ERROR_CUDA, error, capacity, failure);
   const int blocks = threadblock_count<Kernel>(a, kernel, &failure);
   if (blocks <= 0) return fail(TC_ERROR_CUDA, error, capacity, failure);

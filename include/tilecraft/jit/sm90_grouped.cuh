@@ -45,7 +45,7 @@ struct Adapter<K, cute::enable_if_t<IsGrouped<K>::value && !IsConv<K>::value>> {
 
   static size_t arrays_bytes(const Args& a) { return tc_grouped_stacked::arrays_bytes(a); }
   static std::string expand(const Args& a, void** workspace, cudaStream_t stream, Args* expanded) {
-    return tc_grouped_stacked::expand(a, workspace, stream, expanded);
+    return tc_grouped_stacked::expand(a, workspace, stream, expanded, sizeof(typename K::ElementD));
   }
 
   template <class Gemm, class Fill>

@@ -33,9 +33,13 @@ struct GroupedGemmProblem {
   size_t workspace_bytes = 0;
 };
 
-// The form torch._grouped_mm takes (mixture-of-experts layers): problem g is rows
-// [offsets[g-1], offsets[g]) of a stacked A (total_rows x K) and D (total_rows x N), times the
-// g-th matrix of a 3-D B (groups x K x N, each row- or column-major by its strides).
+// The forms torch._grouped_mm takes (mixture-of-experts layers), with one int32 end row per group
+// in `offsets`. B 3-D: problem g is rows [offsets[g-1], offsets[g]) of a stacked A
+// (total_rows x K) and D (total_rows x N), times the g-th matrix of B (groups x K x N, each row-
+// or column-major by its strides). B 2-D (the weight gradient of the first form): problem g is
+// columns [offsets[g-1], offsets[g]) of A (M x total_rows) times those rows of B
+// (total_rows x N), into matrix g of D (groups x M x N, row-major); a group with no rows gets a
+// zero matrix. This form takes neither C nor bias, and reads its offsets on the device only.
 struct StackedGroupedGemmProblem {
   TensorView A, B, C, D;  // C optional, shaped like D
   TensorView offsets;     // int32, one end row per group, on the host or the device
@@ -52,7 +56,8 @@ struct StackedGroupedGemmProblem {
   // The per-problem form of the same work. Offsets on the device are copied to the host (one
   // synchronization); they are checked to be non-negative, non-decreasing and within A's rows.
   // Every tensor is checked in 64 bits first, and each group's rows, N and K must fit the
-  // kernels' 32-bit index. `out_name` is D's name in messages ("out" in the api).
+  // kernels' 32-bit index. `out_name` is D's name in messages ("out" in the api). The first
+  // form only.
   Result<GroupedGemmProblem> split(const char* out_name = "D") const;
   // What split() checks, without reading the offsets (a 1-D int32 CUDA tensor), and problems of
   // total_rows / groups rows each, all starting at row 0: views for checks and for ranking

@@ -139,7 +139,10 @@ class GroupedGemmArguments(RuntimeArguments):
     reads them on its stream (a CUDA graph can capture it and replay it with new offsets), each
     end raised to the previous group's end and lowered to total_rows, so groups never overlap
     and no row outside the tensors is touched (a decreasing offset makes its group empty);
-    kernels are checked and ranked for total_rows / groups rows a group.
+    kernels are checked and ranked for total_rows / groups rows a group. Its weight gradient
+    (``B`` 2-D, as ``torch._grouped_mm`` takes it too): A (M, total_rows), B (total_rows, N),
+    out (groups, M, N), ``out[g] = alpha * A[:, rows of g] @ B[rows of g]`` (zeros for a group
+    with no rows); no C nor bias, and the offsets are always read on the device.
     ``scale_a`` / ``scale_b`` are fp8 per-tensor scales (numbers). Bad input raises ValueError
     or TypeError naming the problem and the argument."""
 

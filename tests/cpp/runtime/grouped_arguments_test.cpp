@@ -199,6 +199,55 @@ TEST(GroupedArguments, StackedRepresentativeReadsNoOffsets) {
                  "offsets: expected one end row per group of B (3), got 2");
 }
 
+// The weight-gradient form: A (M, rows) column-major (a stacked (rows, M) transposed), B 2-D
+// (rows, N), D (groups, M, N); the stacked rows are each problem's K.
+struct StackedK {
+  std::vector<uint16_t> a, b, d;
+  std::vector<int32_t> offsets;
+  StackedGroupedGemmProblem problem;
+  StackedK(int64_t rows, int64_t groups, int64_t m, int64_t n, std::vector<int32_t> ends)
+      : a(rows * m), b(rows * n), d(groups * m * n), offsets(std::move(ends)) {
+    problem.A = TensorView::host_contiguous(a.data(), DataType::f16, {m, rows});
+    problem.A.strides = {1, m, 0, 0};
+    problem.B = TensorView::host_contiguous(b.data(), DataType::f16, {rows, n});
+    problem.D = TensorView::host_contiguous(d.data(), DataType::f16, {groups, m, n});
+    problem.offsets = TensorView::host_contiguous(offsets.data(), DataType::s32,
+                                                  {static_cast<int64_t>(offsets.size())});
+    problem.offsets.device = DeviceKind::kCuda;
+  }
+};
+
+TEST(GroupedArguments, StackedRowsAsKAreColumnsOfAAndRowsOfB) {
+  StackedK s(100, 3, 64, 32, {-7, 5, 1000});  // never read: any values
+  auto problem = s.problem.representative();
+  ASSERT_TRUE(problem) << problem.status().message();
+  ASSERT_EQ(problem->problem_sizes.size(), 3u);
+  EXPECT_EQ(problem->problem_sizes[0], (GemmCoord{64, 32, 33}));
+  EXPECT_EQ(problem->problem_sizes[2], (GemmCoord{64, 32, 34}));
+  EXPECT_EQ(problem->A[2].shape[1], 34);
+  EXPECT_EQ(problem->A[2].data, static_cast<void*>(s.a.data()));
+  EXPECT_EQ(problem->B[1].shape[0], 33);
+  EXPECT_EQ(problem->D[2].data, static_cast<void*>(s.d.data() + 2 * 64 * 32));
+  EXPECT_TRUE(problem->C.empty());
+  StackedK few_rows(2, 3, 64, 32, {0, 0, 2});  // groups without rows: empty problems
+  auto empty = few_rows.problem.representative();
+  ASSERT_TRUE(empty) << empty.status().message();
+  EXPECT_EQ(empty->problem_sizes[0], (GemmCoord{0, 32, 0}));
+  EXPECT_EQ(empty->D[0].numel(), 0);
+  expect_refused(split(s.problem), "B: a 2-D B (the stacked rows are each group's K");
+  StackedK with_c(100, 3, 64, 32, {10, 20, 100});
+  with_c.problem.C = with_c.problem.D;
+  expect_refused(with_c.problem.representative().status(), "C: expected none with a 2-D B");
+  StackedK short_b(100, 3, 64, 32, {10, 20, 100});
+  short_b.problem.B.shape[0] = 99;
+  expect_refused(short_b.problem.representative().status(),
+                 "B: expected (total_rows=100, N) to match A's columns");
+  StackedK few_matrices(100, 3, 64, 32, {10, 20, 100});
+  few_matrices.problem.D.shape[0] = 2;
+  expect_refused(few_matrices.problem.representative().status(),
+                 "D: expected (groups=3, M=64, N=32)");
+}
+
 TEST(GroupedApiArguments, WordsItsRefusals) {
   HostProblems p({{64, 64, 64}, {32, 64, 64}});
   auto host = api::GroupedGemmArguments::make(p.problem.A, p.problem.B, p.problem.D, DataType::f32);

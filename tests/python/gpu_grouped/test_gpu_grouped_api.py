@@ -364,6 +364,122 @@ def test_one_call_moe_with_device_offsets_is_captured_and_replayed_with_new_rout
         check_moe(p, out, f"replay with tokens {tokens} {seed_note}")
 
 
+# ---- the weight-gradient form: the stacked rows are each group's K -------------------------------
+
+def weight_grad_problem(gen):
+    """x (T, K) and grad (T, N) row-major, as a MoE layer's backward holds them: out[g] =
+    x[rows of g]^T @ grad[rows of g], (G, K, N) poisoned. A = x.t() is (K, T) column-major."""
+    torch = _torch()
+    row = SimpleNamespace(arch=80)
+    G, T = len(MOE_TOKENS), sum(MOE_TOKENS) + MOE_TAIL
+    x = random_values(row, (T, MOE_K), "bf16", "float", 0, gen)
+    grad = random_values(row, (T, MOE_N), "bf16", "float", 0, gen)
+    ends = list(itertools.accumulate(MOE_TOKENS))
+    offsets = torch.tensor(ends, dtype=torch.int32, device="cuda")
+    return SimpleNamespace(x=x, grad=grad, offsets=offsets, out=poisoned((G, MOE_K, MOE_N), "bf16"),
+                           ends=ends)
+
+
+def check_weight_grad(p, out, given_ends, what, alpha=1.0):
+    """Each group's matrix against float64 over its rows (the ends read as the kernels read
+    them); a group with no rows must be zeros."""
+    rows, running, start = p.x.shape[0], 0, 0
+    for g, e in enumerate(given_ends):
+        running = max(running, min(max(e, 0), rows))
+        if running == start:
+            assert bool((out[g] == 0).all()), f"{what}: group {g} has no rows but is not zeros"
+        else:
+            assert_close_bf16(out[g], sm90_data.to64(p.x[start:running]).t(),
+                              sm90_data.to64(p.grad[start:running]), alpha, None,
+                              f"{what}: group {g} (rows {start}:{running})")
+        start = running
+
+
+@pytest.mark.sanitizer
+def test_weight_gradient_form_sums_each_groups_rows_and_zeros_empty_groups(gen, seed_note):
+    """api.GroupedGemmArguments with a 2-D B: problem g sums over group g's rows (its K); the
+    offsets are read on the device at each launch (so a second launch after new offsets,
+    decreasing and out of range ones included, reads them), and a group with no rows is
+    written with zeros."""
+    from tilecraft import api
+
+    torch = _torch()
+    p = weight_grad_problem(gen)
+    args = api.GroupedGemmArguments(p.x.t(), p.grad, p.out, torch.float32, offsets=p.offsets,
+                                    alpha=0.5)
+    assert args._native.offsets_on_device
+    kernel = api.get_kernels(args)[0]
+    assert kernel.supports(args), kernel.supports(args).error
+    artifact = kernel.compile(args)
+    kernel.run(args, artifact)
+    torch.cuda.synchronize()
+    name = kernel.metadata.kernel_name
+    check_weight_grad(p, p.out, p.ends, f"weight-gradient form, {name} {seed_note}", alpha=0.5)
+    given = [37, 20, 300, 10**9, -4, 400]
+    p.offsets.copy_(torch.tensor(given, dtype=torch.int32))
+    p.out.fill_(float("nan"))
+    kernel.run(args, artifact)
+    torch.cuda.synchronize()
+    check_weight_grad(p, p.out, given, f"after new offsets {given}, {name} {seed_note}",
+                      alpha=0.5)
+
+
+def test_one_call_weight_gradient_form_is_captured_and_replayed_with_new_routing(gen,
+                                                                                 seed_note):
+    """tilecraft.grouped_gemm(x.t(), grad, offsets) allocates (G, K, N) and a CUDA graph of it
+    replays with new offsets (an empty group among them) and new inputs."""
+    import tilecraft
+
+    torch = _torch()
+    p = weight_grad_problem(gen)
+    run = lambda: tilecraft.grouped_gemm(p.x.t(), p.grad, p.offsets, out=p.out)
+    got = run()
+    torch.cuda.synchronize()
+    assert got is p.out
+    check_weight_grad(p, p.out, p.ends, f"one call {seed_note}")
+    fresh = tilecraft.grouped_gemm(p.x.t(), p.grad, p.offsets)
+    assert tuple(fresh.shape) == (len(MOE_TOKENS), MOE_K, MOE_N) and fresh.dtype == p.x.dtype
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        run()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        run()
+    for tokens in (list(reversed(MOE_TOKENS)), [100, 100, 0, 100, 100, 30]):
+        ends = list(itertools.accumulate(tokens))
+        p.offsets.copy_(torch.tensor(ends, dtype=torch.int32))
+        p.x.copy_(torch.randn_like(p.x, dtype=torch.float32).to(p.x.dtype))
+        p.out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        check_weight_grad(p, p.out, ends, f"replay with tokens {tokens} {seed_note}")
+
+
+def test_weight_gradient_form_refusals_name_the_argument(gen):
+    """C, host offsets and shapes that do not agree are refused before anything is written;
+    a stacked step that would misalign a group's start lowers the alignment kernels are chosen
+    for."""
+    from tilecraft import api
+
+    torch = _torch()
+    p = weight_grad_problem(gen)
+
+    def make(A=p.x.t(), B=p.grad, out=p.out, offsets=p.offsets, **kw):
+        return lambda: api.GroupedGemmArguments(A, B, out, torch.float32, offsets=offsets, **kw)
+
+    T = p.x.shape[0]
+    expect_refused(make(C=p.out, beta=1.0), [r"\bC\b", r"2-D B"], [p.out])
+    expect_refused(make(offsets=p.offsets.cpu()), [r"offsets", r"CUDA"], [p.out])
+    expect_refused(make(B=p.grad[:-1]), [r"\bB\b", rf"total_rows={T}"], [p.out])
+    expect_refused(make(out=p.out[:-1]), [r"\bout\b", r"groups=6"], [p.out])
+    # A (K, T) row-major: a group's first column can start at any element, so kernels are
+    # chosen for 1-element alignment (a kernel's own run refuses a wider one).
+    wide = torch.zeros((MOE_K, 440), dtype=p.x.dtype, device="cuda")
+    assert make(A=wide[:, :T])()._native.alignments[0] == 1
+
+
 # ---- the arguments-first surface: bad input -----------------------------------------------------
 
 def test_bad_moe_offsets(gen):

@@ -339,6 +339,47 @@ def test_cuda_graph_of_a_backward_step_replays():
     close(grad, W.grad, 3e-2, "weight grad after replay")
 
 
+def test_cuda_graph_of_a_grouped_backward_step_replays_with_new_offsets():
+    """Forward and backward of a mixture-of-experts layer in one graph: the weight gradient
+    (tilecraft::grouped_gemm_k) reads the offsets on the device too, and zeros the experts that
+    get no rows in a replay."""
+    torch.manual_seed(10)
+    groups, k, n, rows = 4, 64, 96, 256
+    A = random(rows, k, grad=True)
+    W = random(groups, n, k, scale=0.2).requires_grad_()
+    offsets = torch.tensor([40, 40, 168, 256], dtype=torch.int32, device=DEVICE)
+    dy = random(rows, n)
+
+    def step(a):
+        a.grad.zero_()
+        W.grad.zero_()
+        tilecraft.grouped_gemm(a, W.transpose(-2, -1), offsets, activation="relu").backward(dy)
+        return a.grad, W.grad
+
+    tilecraft.grouped_gemm(A, W.transpose(-2, -1), offsets, activation="relu").backward(dy)
+    graph, (dA, dW) = capture(step, A)
+    for ends in ([100, 101, 200, 256], [0, 256, 256, 256]):
+        offsets.copy_(torch.tensor(ends, dtype=torch.int32))
+        with torch.no_grad():
+            A.copy_(random(rows, k))
+            dy.copy_(random(rows, n))
+        dA.fill_(float("nan"))
+        dW.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        A64 = A.detach().double().requires_grad_()
+        W64 = W.detach().double().requires_grad_()
+        starts = [0] + ends[:-1]
+        y64 = torch.cat([torch.relu(A64[s:e] @ W64[g].t()) for g, (s, e) in
+                         enumerate(zip(starts, ends))])
+        y64.backward(dy.double())
+        close(dA, A64.grad, 3e-2, f"dA after a replay with ends {ends}")
+        close(dW, W64.grad, 3e-2, f"dW after a replay with ends {ends}")
+        for g, (s, e) in enumerate(zip(starts, ends)):
+            if s == e:
+                assert torch.count_nonzero(dW[g]) == 0, f"expert {g} has no rows: {ends}"
+
+
 def test_first_call_inside_a_capture_and_grouped_capture_are_refused_before_any_launch():
     A, B = random(48, 40), random(40, 24)
     offsets = torch.tensor([20, 48], dtype=torch.int32, device=DEVICE)
