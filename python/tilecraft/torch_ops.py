@@ -319,9 +319,17 @@ def _conv_backward(ctx, grad):
     need = ctx.needs_input_grad
     dx = dw = dbias = None
     if ctx.groups != 1 and (need[0] or need[1]):
-        dx, dw = _grouped_conv_backward(g, x, w, stride, padding, dilation, ctx.groups, need)
+        _warn_once("tilecraft.conv2d: the backward of a grouped convolution (groups > 1) runs "
+                   "torch's convolution_backward; tilecraft has grouped fprop kernels only")
+        dx, dw = _torch_conv_backward(g, x, w, stride, padding, dilation, ctx.groups, need)
     else:
-        if need[0]:
+        if need[0] and _narrow_strided_dgrad(x, stride):
+            _warn_once("tilecraft.conv2d: the input gradient of a strided convolution whose input "
+                       "channels no 32-bit access divides (a 3-channel first layer, say) runs "
+                       "torch's convolution_backward: CUTLASS's two-stage strided dgrad gives "
+                       "wrong results and is not built")
+            dx, _ = _torch_conv_backward(g, x, w, stride, padding, dilation, 1, (True, False))
+        elif need[0]:
             dx = torch.ops.tilecraft.conv2d_input_grad(g, w, list(x.shape), stride, padding,
                                                        dilation)
         if need[1]:
@@ -332,15 +340,18 @@ def _conv_backward(ctx, grad):
     return dx, dw, dbias, None, None, None, None, None, None, None, None
 
 
-def _grouped_conv_backward(g, x, w, stride, padding, dilation, groups, need):
-    """torch's convolution backward for grouped convolutions: tilecraft has no grouped dgrad or
-    wgrad kernel (its grouped convolutions are fprop only). Says so once per process."""
-    _warn_once("tilecraft.conv2d: the backward of a grouped convolution (groups > 1) runs torch's "
-               "convolution_backward; tilecraft has grouped fprop kernels only")
+def _narrow_strided_dgrad(x, stride):
+    """Whether the input gradient needs the two-stage strided dgrad, which is not built: a
+    stride above 1 and input channels that no 32-bit access divides."""
+    return any(s != 1 for s in stride) and (x.shape[1] * x.element_size()) % 4 != 0
+
+
+def _torch_conv_backward(g, x, w, stride, padding, dilation, groups, need):
+    """torch's convolution backward, where tilecraft has no kernel (the callers warn once)."""
     top, bottom, left, right = padding
     if top != bottom or left != right:
-        raise NotImplementedError(f"padding: the backward of a grouped convolution takes equal "
-                                  f"padding on opposite sides, got {padding}")
+        raise NotImplementedError(f"padding: torch's convolution backward takes equal padding "
+                                  f"on opposite sides, got {padding}")
     dx, dw, _ = torch.ops.aten.convolution_backward(
         g, x, w, None, list(stride), [top, left], list(dilation), False, [0, 0], groups,
         [need[0], need[1], False])

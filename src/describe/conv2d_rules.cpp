@@ -370,6 +370,17 @@ Status validate_conv2d(const GemmDescription& d) {
   TILECRAFT_RETURN_IF_ERROR(check_epilogue(d));
   TILECRAFT_RETURN_IF_ERROR(check_swizzle(d));
   const GemmDescription gemm = implicit_gemm_of(d);
+  if (d.tile.math_instruction.opcode_class == OpClass::TensorOp && d.tile.stages == 2 &&
+      d.conv.kind == ConvKind::Dgrad && d.conv.stride_support == StrideSupport::Strided &&
+      d.A.layout != Layout::TensorNDHWC) {
+    // Measured on an H100 (bench/RESULTS.md, issue 30): 4597 of 4680 elements wrong for a
+    // 3-channel 7x7 stride-2 dgrad, where the multistage strided dgrad is right.
+    return Status::unsupported(
+        "stages: CUTLASS's two-stage strided dgrad (ImplicitGemmConvolutionStridedDgrad over "
+        "ImplicitGemmPipelined) gives wrong results, so it is not built; describe stages >= 3 "
+        "(accesses of at least 32 bits) or stride_support Unity (unit strides), got stages=2 "
+        "with stride_support Strided");
+  }
   if (d.tile.math_instruction.opcode_class == OpClass::TensorOp && d.tile.stages > 2) {
     // cp.async copies 4, 8 or 16 bytes; the two-stage mainloop loads through registers.
     for (const auto& [which, operand] : {std::pair{"A", &d.A}, std::pair{"B", &d.B}}) {

@@ -95,6 +95,15 @@ def test_few_channel_iterators_are_fprop_tensor_op_only(algorithm):
         conv(Op.fprop, getattr(Alg, algorithm), simt_parts())
 
 
+def test_the_two_stage_strided_dgrad_is_refused():
+    tile, A, B, C, epilogue = f16_parts(1)
+    two_stage = TileDescription([128, 128, 32], 2, [2, 2, 1], tile.math_instruction)
+    with pytest.raises(Unsupported, match="^stages: CUTLASS's two-stage strided dgrad .* got "
+                                          "stages=2 with stride_support Strided"):
+        conv(Op.dgrad, Alg.analytic, (two_stage, A, B, C, epilogue))
+    assert conv(Op.dgrad, Alg.analytic, (two_stage, A, B, C, epilogue), Stride.Unity)
+
+
 def test_gemm_layouts_are_refused():
     tile, A, B, C, epilogue = f16_parts()
     row = TensorDescription(F16, cutlass.RowMajor, 8)

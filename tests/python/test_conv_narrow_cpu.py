@@ -22,9 +22,9 @@ def _stem(kind, channels=3):
         return Conv2dArguments(x, w, y, tilecraft.float32, stride=2, padding=3,
                                epilogue=EpilogueArguments(bias=T(32, dtype="float16"),
                                                           activation="relu"))
-    if kind == "dgrad":
-        return Conv2dArguments(y, w, _channels_last(8, channels, 64, 64), tilecraft.float32,
-                               kind="dgrad", stride=2, padding=3)
+    if kind == "dgrad":  # unit stride: the two-stage strided dgrad is not built (wrong results)
+        return Conv2dArguments(_channels_last(8, 32, 64, 64), w, _channels_last(8, channels, 64, 64),
+                               tilecraft.float32, kind="dgrad", stride=1, padding=3)
     return Conv2dArguments(y, x, _channels_last(32, channels, 7, 7), tilecraft.float32,
                            kind="wgrad", stride=2, padding=3)
 
@@ -40,6 +40,13 @@ def test_three_channels_list_two_stage_analytic_kernels(kind):
         assert k.metadata.conv.iterator_algorithm == tilecraft.conv.IteratorAlgorithm.analytic
         assert "_analytic_" in k.metadata.kernel_name and "align1x1" in k.metadata.kernel_name
     assert kernels[0].supports(args)
+
+
+def test_the_two_stage_strided_dgrad_is_not_listed():
+    y, w = _channels_last(8, 32, 32, 32), _channels_last(32, 3, 7, 7)
+    args = Conv2dArguments(y, w, _channels_last(8, 3, 64, 64), tilecraft.float32, kind="dgrad",
+                           stride=2, padding=3)
+    assert api.get_kernels(args, cc=90) == []
 
 
 def test_wide_layers_keep_multistage_kernels_first():

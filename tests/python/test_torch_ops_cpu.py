@@ -159,6 +159,17 @@ def test_the_weight_gradient_form_has_a_backward_through_the_first_form():
         tilecraft.grouped_gemm(A, G, offsets, bias=meta(4, 32))
 
 
+def test_a_strided_three_channel_input_gradient_runs_torch_and_says_so():
+    """The two-stage strided dgrad is not built: a stem layer's input gradient is torch's
+    convolution_backward, with a warning; its filter gradient stays tilecraft's."""
+    x = meta(2, 3, 32, 32, dtype=torch.float16, channels_last=True, grad=True)
+    w = meta(16, 3, 7, 7, dtype=torch.float16, channels_last=True, grad=True)
+    torch_ops._warned.clear()
+    with pytest.warns(UserWarning, match="two-stage strided dgrad gives wrong results"):
+        tilecraft.conv2d(x, w, stride=2, padding=3).float().sum().backward()
+    assert x.grad.shape == x.shape and w.grad.shape == w.shape
+
+
 def test_grouped_and_custom_epilogue_calls_trace_whole():
     offsets = torch.empty(4, dtype=torch.int32, device=META)
 

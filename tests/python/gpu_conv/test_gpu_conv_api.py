@@ -146,7 +146,9 @@ def test_api_kernels_rank_compile_and_run(gen, kind, tmp_path):
 def test_three_channels_run_on_the_two_stage_mainloop(gen, kind):
     # A first layer of 3 channels (7x7, stride 2): no access wider than one f16 element divides
     # C, so only the two-stage analytic kernels run it, with no copy; fprop with bias and ReLU
-    # through the one call, each kind's first two kernels through the API.
+    # through the one call, each kind's first two kernels through the API. CUTLASS's two-stage
+    # strided dgrad gave wrong results on an H100 (bench/RESULTS.md) and is not listed: dgrad
+    # runs the unit-stride form of the same layer.
     import tilecraft
     import tilecraft.api as api
 
@@ -155,8 +157,14 @@ def test_three_channels_run_on_the_two_stage_mainloop(gen, kind):
     x = randn_cl((2, 3, 30, 26), dtype, gen)
     w = randn_cl((16, 3, 7, 7), dtype, gen)
     dy = randn_cl((2, 16, 15, 13), dtype, gen)
-    want = reference(kind, x, w, dy, 2, 3, 1)
-    scale = reference(kind, x.abs(), w.abs(), dy.abs(), 2, 3, 1)
+    stride = 2
+    if kind == "dgrad":
+        strided = api.Conv2dArguments(dy, w, poisoned_like_cl((2, 3, 30, 26), dtype),
+                                      torch.float32, kind=kind, stride=2, padding=3)
+        assert not api.get_kernels(strided), "the two-stage strided dgrad is listed"
+        stride, dy = 1, randn_cl((2, 16, 30, 26), dtype, gen)
+    want = reference(kind, x, w, dy, stride, 3, 1)
+    scale = reference(kind, x.abs(), w.abs(), dy.abs(), stride, 3, 1)
     if kind == "fprop":
         bias = (torch.rand(16, generator=gen, device="cuda") * 2 - 1).half()
         out = poisoned_like_cl((2, 16, 15, 13), dtype)
@@ -169,7 +177,7 @@ def test_three_channels_run_on_the_two_stage_mainloop(gen, kind):
     a, b, out_shape = {"fprop": (x, w, (2, 16, 15, 13)), "dgrad": (dy, w, (2, 3, 30, 26)),
                        "wgrad": (dy, x, (16, 3, 7, 7))}[kind]
     out = poisoned_like_cl(out_shape, dtype)
-    args = api.Conv2dArguments(a, b, out, torch.float32, kind=kind, stride=2, padding=3)
+    args = api.Conv2dArguments(a, b, out, torch.float32, kind=kind, stride=stride, padding=3)
     kernels = api.get_kernels(args)
     assert kernels, f"no {kind} kernel for 3 channels"
     for kernel in kernels[:2]:
