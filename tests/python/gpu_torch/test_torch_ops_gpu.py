@@ -339,6 +339,36 @@ def test_cuda_graph_of_a_backward_step_replays():
     close(grad, W.grad, 3e-2, "weight grad after replay")
 
 
+def test_cuda_graph_of_a_convolution_backward_step_replays():
+    """tilecraft.nn.Conv2d's forward and backward (dgrad and wgrad kernels) in one graph,
+    replayed with a new input: both gradients against float64."""
+    torch.manual_seed(11)
+    layer = tilecraft.nn.Conv2d(16, 32, 3, stride=2, padding=1, activation="relu").to(
+        DEVICE, torch.float16, memory_format=torch.channels_last)
+    x = random(4, 16, 20, 20, dtype=torch.float16).contiguous(
+        memory_format=torch.channels_last).requires_grad_()
+
+    def step(x):
+        layer.zero_grad(set_to_none=False)
+        x.grad.zero_()
+        layer(x).float().sum().backward()
+        return x.grad, layer.weight.grad
+
+    layer(x).float().sum().backward()
+    graph, (dx, dw) = capture(step, x)
+    with torch.no_grad():
+        x.copy_(random(4, 16, 20, 20, dtype=torch.float16))
+    dx.fill_(float("nan"))
+    dw.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    x64 = x.detach().double().requires_grad_()
+    w64 = layer.weight.detach().double().requires_grad_()
+    torch.relu(torch.nn.functional.conv2d(x64, w64, layer.bias.double(), 2, 1)).sum().backward()
+    close(dx, x64.grad, 3e-2, "dx after replay")
+    close(dw, w64.grad, 3e-2, "dw after replay")
+
+
 def test_cuda_graph_of_a_grouped_backward_step_replays_with_new_offsets():
     """Forward and backward of a mixture-of-experts layer in one graph: the weight gradient
     (tilecraft::grouped_gemm_k) reads the offsets on the device too, and zeros the experts that
