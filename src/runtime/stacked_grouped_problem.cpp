@@ -24,24 +24,18 @@ Status expect_rank(const char* name, const TensorView& t, int rank, const char* 
   return Status::ok();
 }
 
-// Rows [first, first + rows) of a 2-D tensor.
-TensorView rows_of(const TensorView& t, int64_t first, int64_t rows) {
+// Indices [first, first + count) along `dimension` of a 2-D tensor.
+TensorView slice_of(const TensorView& t, int dimension, int64_t first, int64_t count) {
   TensorView v = t;
-  v.shape[0] = rows;
+  v.shape[dimension] = count;
   if (t.data != nullptr) {
-    v.data = static_cast<char*>(t.data) + first * t.strides[0] * storage_bytes(t.dtype);
+    v.data = static_cast<char*>(t.data) + first * t.strides[dimension] * storage_bytes(t.dtype);
   }
   return v;
 }
 
-// Columns [first, first + cols) of a 2-D tensor.
-TensorView columns_of(const TensorView& t, int64_t first, int64_t cols) {
-  TensorView v = t;
-  v.shape[1] = cols;
-  if (t.data != nullptr) {
-    v.data = static_cast<char*>(t.data) + first * t.strides[1] * storage_bytes(t.dtype);
-  }
-  return v;
+TensorView rows_of(const TensorView& t, int64_t first, int64_t rows) {
+  return slice_of(t, 0, first, rows);
 }
 
 // Matrix g of a 3-D tensor.
@@ -232,7 +226,7 @@ GroupedGemmProblem problems_of(const StackedGroupedGemmProblem& p, const Stacked
       const int64_t m = rows > 0 ? shape.M : 0;
       result.problem_sizes.push_back(
           {static_cast<int>(m), static_cast<int>(shape.N), static_cast<int>(rows)});
-      result.A.push_back(columns_of(p.A, first, rows));
+      result.A.push_back(slice_of(p.A, 1, first, rows));
       result.B.push_back(rows_of(p.B, first, rows));
       result.D.push_back(rows_of(matrix_of(p.D, g), 0, m));
       start = ends[g];

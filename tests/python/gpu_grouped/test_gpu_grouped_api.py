@@ -285,22 +285,29 @@ def with_ends(p, ends):
     return p
 
 
+def run_first_pick(args):
+    """(kernel, artifact): the ranked first kernel of ``args``, which supports them, compiled and
+    run once (synchronized)."""
+    from tilecraft import api
+
+    kernel = api.get_kernels(args)[0]
+    assert kernel.supports(args), kernel.supports(args).error
+    artifact = kernel.compile(args)
+    kernel.run(args, artifact)
+    _torch().cuda.synchronize()
+    return kernel, artifact
+
+
 @pytest.mark.parametrize("orientation", ["col", "row"])
 def test_moe_offsets_read_on_the_device_at_each_launch(gen, seed_note, orientation):
     """offsets_on_device: the arguments are made without reading the offsets; each launch reads
     them on its stream, so new offsets written after make time serve the next launch. The kernel
     is the ranked first pick of those arguments, run twice on the same arguments."""
-    from tilecraft import api
-
     torch = _torch()
     p = moe_problem(gen, orientation)
     args = moe_arguments(p, offsets_on_device=True)
     assert args._native.offsets_on_device
-    kernel = api.get_kernels(args)[0]
-    assert kernel.supports(args), kernel.supports(args).error
-    artifact = kernel.compile(args)
-    kernel.run(args, artifact)
-    torch.cuda.synchronize()
+    kernel, artifact = run_first_pick(args)
     check_moe(p, p.out, f"MoE {orientation}-major, offsets read on the device, "
                         f"{kernel.metadata.kernel_name} {seed_note}")
     total = sum(MOE_TOKENS)
@@ -336,16 +343,10 @@ def test_moe_device_offsets_out_of_order_or_range_stay_inside_the_tensors(gen, s
     check_moe(p, p.out, f"offsets {given} read as {ends} {seed_note}", tail_untouched=False)
 
 
-def test_one_call_moe_with_device_offsets_is_captured_and_replayed_with_new_routing(gen,
-                                                                                    seed_note):
-    """tilecraft.grouped_gemm(..., offsets_on_device=True) in a CUDA graph: the replay reads the
-    offsets and inputs written into the captured tensors after the capture."""
-    import tilecraft
-
+def captured(run):
+    """A CUDA graph of run(), after two warm-up calls on a side stream (the first call makes the
+    plan a capture needs)."""
     torch = _torch()
-    p = moe_problem(gen, "col")
-    out = p.out
-    run = lambda: tilecraft.grouped_gemm(p.x, p.b, p.offsets, out=out, offsets_on_device=True)
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -355,6 +356,20 @@ def test_one_call_moe_with_device_offsets_is_captured_and_replayed_with_new_rout
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         run()
+    return graph
+
+
+def test_one_call_moe_with_device_offsets_is_captured_and_replayed_with_new_routing(gen,
+                                                                                    seed_note):
+    """tilecraft.grouped_gemm(..., offsets_on_device=True) in a CUDA graph: the replay reads the
+    offsets and inputs written into the captured tensors after the capture."""
+    import tilecraft
+
+    torch = _torch()
+    p = moe_problem(gen, "col")
+    out = p.out
+    graph = captured(lambda: tilecraft.grouped_gemm(p.x, p.b, p.offsets, out=out,
+                                                    offsets_on_device=True))
     for tokens in (list(reversed(MOE_TOKENS)), [100, 100, 0, 100, 100, 30]):
         with_ends(p, list(itertools.accumulate(tokens)))
         p.x.copy_(torch.randn_like(p.x, dtype=torch.float32).to(p.x.dtype))
@@ -408,11 +423,7 @@ def test_weight_gradient_form_sums_each_groups_rows_and_zeros_empty_groups(gen, 
     args = api.GroupedGemmArguments(p.x.t(), p.grad, p.out, torch.float32, offsets=p.offsets,
                                     alpha=0.5)
     assert args._native.offsets_on_device
-    kernel = api.get_kernels(args)[0]
-    assert kernel.supports(args), kernel.supports(args).error
-    artifact = kernel.compile(args)
-    kernel.run(args, artifact)
-    torch.cuda.synchronize()
+    kernel, artifact = run_first_pick(args)
     name = kernel.metadata.kernel_name
     check_weight_grad(p, p.out, p.ends, f"weight-gradient form, {name} {seed_note}", alpha=0.5)
     given = [37, 20, 300, 10**9, -4, 400]
@@ -439,14 +450,7 @@ def test_one_call_weight_gradient_form_is_captured_and_replayed_with_new_routing
     check_weight_grad(p, p.out, p.ends, f"one call {seed_note}")
     fresh = tilecraft.grouped_gemm(p.x.t(), p.grad, p.offsets)
     assert tuple(fresh.shape) == (len(MOE_TOKENS), MOE_K, MOE_N) and fresh.dtype == p.x.dtype
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        run()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        run()
+    graph = captured(run)
     for tokens in (list(reversed(MOE_TOKENS)), [100, 100, 0, 100, 100, 30]):
         ends = list(itertools.accumulate(tokens))
         p.offsets.copy_(torch.tensor(ends, dtype=torch.int32))
