@@ -270,18 +270,25 @@ def _gradient_operand(tensor):
     return tensor.contiguous(memory_format=torch.channels_last)
 
 
+def _conv_gradient(kind, grad, operand, size, stride, padding, dilation):
+    return conv_ops.conv2d_grad(kind, _gradient_operand(grad), _gradient_operand(operand),
+                                 tuple(size), tuple(stride), tuple(padding), tuple(dilation))
+
+
+def _channels_last_empty(like, size):
+    return like.new_empty(tuple(size)).contiguous(memory_format=torch.channels_last)
+
+
 @torch.library.custom_op(f"{_LIB}::conv2d_input_grad", mutates_args=())
 def conv2d_input_grad(grad: Tensor, w: Tensor, input_size: Sequence[int], stride: Sequence[int],
                       padding: Sequence[int], dilation: Sequence[int]) -> Tensor:
     """The input gradient of a convolution (a dgrad convolution), channels-last."""
-    return conv_ops.conv2d_grad("dgrad", _gradient_operand(grad), _gradient_operand(w),
-                                 tuple(input_size), tuple(stride), tuple(padding),
-                                 tuple(dilation))
+    return _conv_gradient("dgrad", grad, w, input_size, stride, padding, dilation)
 
 
 @conv2d_input_grad.register_fake
 def _input_grad_fake(grad, w, input_size, stride, padding, dilation):
-    return grad.new_empty(tuple(input_size)).contiguous(memory_format=torch.channels_last)
+    return _channels_last_empty(grad, input_size)
 
 
 @torch.library.custom_op(f"{_LIB}::conv2d_weight_grad", mutates_args=())
@@ -289,14 +296,12 @@ def conv2d_weight_grad(grad: Tensor, x: Tensor, weight_size: Sequence[int],
                        stride: Sequence[int], padding: Sequence[int],
                        dilation: Sequence[int]) -> Tensor:
     """The filter gradient of a convolution (a wgrad convolution), channels-last."""
-    return conv_ops.conv2d_grad("wgrad", _gradient_operand(grad), _gradient_operand(x),
-                                 tuple(weight_size), tuple(stride), tuple(padding),
-                                 tuple(dilation))
+    return _conv_gradient("wgrad", grad, x, weight_size, stride, padding, dilation)
 
 
 @conv2d_weight_grad.register_fake
 def _weight_grad_fake(grad, x, weight_size, stride, padding, dilation):
-    return grad.new_empty(tuple(weight_size)).contiguous(memory_format=torch.channels_last)
+    return _channels_last_empty(grad, weight_size)
 
 
 def _conv_setup(ctx, inputs, output):

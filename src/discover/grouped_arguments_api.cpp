@@ -186,6 +186,12 @@ Result<GroupedGemmArguments> GroupedGemmArguments::make_stacked(
     const TensorView& A, const TensorView& B, const TensorView& out, const TensorView& offsets,
     DataType accumulator_type, const TensorView& C, const GroupedEpilogueArguments& epilogue,
     const TensorView& bias, bool offsets_on_device) {
+  // Named as the caller gave them (the per-problem views below would be named A[0], ...).
+  for (const auto& [name, t] : {std::pair{"A", &A}, {"B", &B}, {"out", &out}}) {
+    if (t->data != nullptr && t->device != DeviceKind::kCuda) {
+      return Status::invalid(std::string(name) + ": expected a CUDA tensor, got one on the host");
+    }
+  }
   StackedGroupedGemmProblem stacked;
   stacked.bias = bias;
   stacked.A = A;

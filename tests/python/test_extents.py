@@ -233,6 +233,23 @@ def test_the_weight_gradient_form_sums_over_rows_and_always_reads_offsets_on_the
     with pytest.raises(ValueError, match=r"^offsets: expected a 1-D int32 CUDA tensor"):
         api.GroupedGemmArguments(A, B, out, np.float32,
                                  offsets=np.array([10, 20, 100], dtype=np.int32))
+    with pytest.raises(ValueError, match=r"^bias: expected none with a 2-D B"):
+        api.GroupedGemmArguments(A, B, out, np.float32, offsets=T(3, dtype="int32"),
+                                 bias=T(3, 32, dtype="bfloat16"))
+    with pytest.raises(ValueError, match=r"^out: expected row-major matrices \(stride 1 along "
+                                         r"N\) with a 2-D B, got .*strides \(2048, 1, 64\)"):
+        api.GroupedGemmArguments(A, B, FakeTensor((3, 64, 32), "bfloat16", strides=(2048, 1, 64)),
+                                 np.float32, offsets=T(3, dtype="int32"))
+    with pytest.raises(ValueError, match=r"^offsets: expected a 1-D tensor with one end row per "
+                                         r"group, got int32\[3, 1\]"):
+        api.GroupedGemmArguments(A, B, out, np.float32, offsets=T(3, 1, dtype="int32"))
+    with pytest.raises(ValueError, match=r"^B: expected \(total_rows=100, N\) to match A's "
+                                         r"columns, got bfloat16\[99, 32\]"):
+        api.GroupedGemmArguments(A, T(99, 32, dtype="bfloat16"), out, np.float32,
+                                 offsets=T(3, dtype="int32"))
+    with pytest.raises(ValueError, match=r"^A: expected a CUDA tensor, got one on the host"):
+        api.GroupedGemmArguments(np.zeros((64, 100), dtype=np.float16), B, out, np.float32,
+                                 offsets=T(3, dtype="int32"))
 
 
 def test_device_offsets_are_refused_on_the_host_and_without_the_stacked_form():

@@ -134,8 +134,9 @@ std::string check_call(const Gemm& g) {
     int64_t value;
   } extents[] = {{"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch}};
   for (const auto& e : extents) {
-    if (e.value < 1 || e.value > INT32_MAX) {
-      return std::string(e.name) + ": expected an extent from 1 to 2147483647, got " + str(e.value);
+    const int64_t value = e.value;  // (e.value < 1 reads as a template to g++ in a template)
+    if (value < 1 || value > INT32_MAX) {
+      return std::string(e.name) + ": expected an extent from 1 to 2147483647, got " + str(value);
     }
   }
   const struct {
