@@ -19,7 +19,8 @@
 #              (TILECRAFT_COMPILE_TESTS=full) and run their family's seed example; conv is
 #              conv_modules (those compiles) then conv_suite (the suite and the examples)
 #   examples   the C++ and Python examples (each checks its result against float64)
-#   sanitizer  compute-sanitizer memcheck over every suite's `sanitizer` subset
+#   sanitizer  compute-sanitizer memcheck over every suite's `sanitizer` subset;
+#              sanitizer=SUITE over one suite's (e.g. sanitizer=gpu_torch)
 #   gtest=FILTER
 #              the C++ tests whose names match FILTER (gtest's --gtest_filter), in OUT/gtest.log
 #   py=PATH    pytest on one path (a file, a folder, or file::test), in OUT/py-<name>.log
@@ -111,6 +112,7 @@ part() {
         run "example_$e" python3 -W always "examples/python/$e.py"
       done ;;
     sanitizer) for s in $SUITES; do sanitized "$s"; done ;;
+    sanitizer=*) sanitized "${1#sanitizer=}" ;;
     gtest=*)
       TILECRAFT_COMPILE_TESTS=full run gtest "$BUILD/tests/cpp/tilecraft_tests" \
         --gtest_filter="${1#gtest=}" ;;
@@ -130,7 +132,7 @@ part() {
       IFS=';' read -r -a benches <<<"${BENCHES:-bench_sm90_gemm.py --own-only;bench_grouped.py --set moe;bench_conv.py --set resnet50 --kind fprop}"
       run bench bash bench/compare_builds.sh .scratch/base "$OUT/bench" "${benches[@]}" ;;
     *) echo "unknown part '$1': expected tests, ctest, install, pytest[=K/N], gpu90, grouped, evt," \
-         "conv, conv_modules, conv_suite, multi, torch, examples, sanitizer, gtest=FILTER, py=PATH, script=PATH, profile=FILE or bench" |
+         "conv, conv_modules, conv_suite, multi, torch, examples, sanitizer[=SUITE], gtest=FILTER, py=PATH, script=PATH, profile=FILE or bench" |
       tee -a "$OUT/summary.txt"
       return 2 ;;
   esac

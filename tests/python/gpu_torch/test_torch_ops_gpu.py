@@ -2,7 +2,8 @@
 small CNN with zero graph breaks, matching eager; backward of every op against float64; a
 training step against torch's own layers; CUDA-graph capture and replay with new inputs; verify
 mode catching a wrong result. Outputs are poisoned (NaN) where the test owns them; every element
-is compared."""
+is compared. The backward tests of the three ops (with a group of no rows) are the
+compute-sanitizer subset (``-m sanitizer``)."""
 
 import os
 
@@ -179,6 +180,7 @@ def test_compiled_cnn_has_no_graph_break_and_matches_eager():
     close(eager, expected, 1e-2, "cnn against float64 torch layers")
 
 
+@pytest.mark.sanitizer
 def test_gemm_backward_matches_float64():
     torch.manual_seed(2)
     A, W = random(96, 80, grad=True), random(112, 80, grad=True)
@@ -196,6 +198,7 @@ def test_gemm_backward_matches_float64():
         close(got, expected, 3e-2, name)
 
 
+@pytest.mark.sanitizer
 def test_conv_backward_runs_dgrad_and_wgrad_and_matches_float64():
     torch.manual_seed(3)
     x = random(4, 32, 20, 20, dtype=torch.float16).contiguous(
@@ -215,6 +218,7 @@ def test_conv_backward_runs_dgrad_and_wgrad_and_matches_float64():
     close(bias.grad, b64.grad, 2e-2, "dbias")
 
 
+@pytest.mark.sanitizer
 def test_grouped_backward_matches_float64():
     torch.manual_seed(4)
     groups, k, n = 4, 64, 96
