@@ -3,13 +3,18 @@
 arch 80) beside cuDNN through torch (``cudnn.benchmark`` on, channels-last tensors, TF32 off),
 in the same process on the same tensors.
 
-  python bench/bench_conv_extra.py [--set resnext|depthwise|conv3d ...] [--json FILE]
+  python bench/bench_conv_extra.py [--set resnext|depthwise|efficientnet|conv3d ...]
+      [--tuned N] [--json FILE]
 
 Sets:
-  resnext    the grouped 3x3 convolutions of ResNeXt-50 32x4d (32 groups), batch 32, f16
-  depthwise  MobileNetV2-style depthwise 3x3 layers (C == K == groups), batch 32, f32 (the
-             arguments-first space lists CUDA-core depthwise kernels for f32 and f64 only)
-  conv3d     3x3x3 video layers (batch 8, 8 frames), f16 and bf16
+  resnext       the grouped 3x3 convolutions of ResNeXt-50 32x4d (32 groups), batch 32, f16
+  depthwise     MobileNetV2-style depthwise 3x3 layers (C == K == groups), batch 32, f16, bf16
+                and f32
+  efficientnet  EfficientNet-B0-style depthwise 3x3 and 5x5 layers, batch 32, f16
+  conv3d        3x3x3 video layers (batch 8, 8 frames), f16 and bf16
+
+--tuned N: besides the one-call first pick, each of the N best-ranked kernels is run through
+the api, checked and timed, and the fastest reported ("tuned", as the tuner would pick).
 
 Each layer's kernels are compiled up front in one parallel batch; every result is checked
 against cuDNN's (max |ours - cuDNN| / max |cuDNN| <= 1e-2) before timing. Timing:
@@ -33,6 +38,12 @@ DEPTHWISE = [
     (32, 96, 112, 112, 96, 3, 3, 2, 1, 96), (32, 144, 56, 56, 144, 3, 3, 1, 1, 144),
     (32, 192, 28, 28, 192, 3, 3, 1, 1, 192), (32, 384, 14, 14, 384, 3, 3, 1, 1, 384),
     (32, 960, 7, 7, 960, 3, 3, 1, 1, 960),
+]
+EFFICIENTNET = [
+    (32, 32, 112, 112, 32, 3, 3, 1, 1, 32), (32, 96, 112, 112, 96, 3, 3, 2, 1, 96),
+    (32, 144, 56, 56, 144, 5, 5, 2, 2, 144), (32, 240, 28, 28, 240, 3, 3, 2, 1, 240),
+    (32, 480, 14, 14, 480, 5, 5, 1, 2, 480), (32, 672, 14, 14, 672, 5, 5, 2, 2, 672),
+    (32, 1152, 7, 7, 1152, 3, 3, 1, 1, 1152),
 ]
 CONV3D = [  # (N, C, D, H, W, K, T, R, S, stride (d, h, w), pad)
     (8, 64, 8, 56, 56, 64, 3, 3, 3, (1, 1, 1), 1), (8, 128, 8, 28, 28, 128, 3, 3, 3, (1, 1, 1), 1),
@@ -59,7 +70,10 @@ def cases(sets):
     if "resnext" in sets:
         out += [("resnext", torch.float16, layer) for layer in RESNEXT]
     if "depthwise" in sets:
-        out += [("depthwise", torch.float32, layer) for layer in DEPTHWISE]
+        out += [("depthwise", dtype, layer) for dtype in (torch.float16, torch.bfloat16,
+                                                          torch.float32) for layer in DEPTHWISE]
+    if "efficientnet" in sets:
+        out += [("efficientnet", torch.float16, layer) for layer in EFFICIENTNET]
     if "conv3d" in sets:
         out += [("conv3d", dtype, layer) for dtype in (torch.float16, torch.bfloat16)
                 for layer in CONV3D]
@@ -124,6 +138,32 @@ class Case:
         return 2.0 * y_numel * taps / (us * 1e-6) / 1e12
 
 
+def tuned_candidates(case, want, timer):
+    """Each ranked candidate run through the api on the case's tensors: checked against cuDNN's
+    output (max relative error 1e-2), then timed; a refusal or mismatch is recorded, not timed."""
+    import torch
+
+    from tilecraft.profiling import relative_error
+
+    out = []
+    for kernel in case.candidates:
+        name = kernel.metadata.kernel_name
+        status = kernel.supports(case.args)
+        if not status:
+            out.append({"kernel": name, "refused": status.error})
+            continue
+        call = lambda: kernel.run(case.args)  # noqa: E731
+        case.out.fill_(float("nan"))
+        call()
+        torch.cuda.synchronize()
+        error = relative_error(case.out, want)
+        if not error <= 1e-2:
+            out.append({"kernel": name, "error": f"relative error {error}"})
+            continue
+        out.append({"kernel": name, "us": min(timer.median_us(call), timer.median_us(call))})
+    return out
+
+
 def run(args):
     import torch
 
@@ -144,13 +184,14 @@ def run(args):
         want = case.torch_call()()
         case.out = torch.empty_like(want)
         case.out_numel = want.numel()
-        kernels = api.get_kernels(case.api_arguments(case.out))
-        if kernels:
-            picks[kernels[0].metadata.kernel_name] = kernels[0]
-    print(f"compiling {len(picks)} first-ranked kernels in one batch", flush=True)
+        case.args = case.api_arguments(case.out)
+        case.candidates = api.get_kernels(case.args)[:max(1, args.tuned)]
+        for kernel in case.candidates:
+            picks[kernel.metadata.kernel_name] = kernel
+    print(f"compiling {len(picks)} kernels in one batch", flush=True)
     api.compile_kernels(list(picks.values()))
 
-    rows, ratios = [], {}
+    rows, ratios, tuned = [], {}, {}
     print(f"{'set':10} {'layer':44} {'cuDNN us':>9} {'ours us':>9} {'TF/s':>7} {'ratio':>6}  kernel")
     for case in work:
         reference = case.torch_call()
@@ -176,13 +217,25 @@ def run(args):
         ratios.setdefault((case.set_name, str(case.dtype)), []).append(ratio)
         print(f"{case.set_name:10} {case.label:44} {theirs_us:9.1f} {ours_us:9.1f} "
               f"{case.tflops(ours_us):7.1f} {ratio:6.3f}  {name}", flush=True)
-        rows.append({"set": case.set_name, "layer": case.label, "kernel": name,
-                     "cudnn_us": theirs_us, "ours_us": ours_us, "ratio": ratio,
-                     "relative_error": error})
-    for (set_name, dtype), values in ratios.items():
-        geomean = math.exp(sum(math.log(v) for v in values) / len(values))
-        print(f"geomean cuDNN/ours {set_name} {dtype.replace('torch.', '')}: {geomean:.3f} "
-              f"(min {min(values):.3f}, {len(values)} layers)")
+        row = {"set": case.set_name, "layer": case.label, "kernel": name,
+               "cudnn_us": theirs_us, "ours_us": ours_us, "ratio": ratio,
+               "relative_error": error}
+        if args.tuned > 0:
+            row["candidates"] = tuned_candidates(case, want, timer)
+            timed = [c for c in row["candidates"] if "us" in c]
+            if timed:
+                best = min(timed, key=lambda c: c["us"])
+                tuned_ratio = theirs_us / best["us"]
+                tuned.setdefault((case.set_name, str(case.dtype)), []).append(tuned_ratio)
+                print(f"{'  tuned':10} {'':44} {'':9} {best['us']:9.1f} "
+                      f"{case.tflops(best['us']):7.1f} {tuned_ratio:6.3f}  {best['kernel']}",
+                      flush=True)
+        rows.append(row)
+    for label, table in (("first pick", ratios), ("tuned", tuned)):
+        for (set_name, dtype), values in table.items():
+            geomean = math.exp(sum(math.log(v) for v in values) / len(values))
+            print(f"geomean cuDNN/ours {set_name} {dtype.replace('torch.', '')} ({label}): "
+                  f"{geomean:.3f} (min {min(values):.3f}, {len(values)} layers)")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": device_line(), "rows": rows}, f, indent=1)
@@ -190,10 +243,12 @@ def run(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", action="append", choices=["resnext", "depthwise", "conv3d"])
+    parser.add_argument("--set", action="append",
+                        choices=["resnext", "depthwise", "efficientnet", "conv3d"])
+    parser.add_argument("--tuned", type=int, default=0, metavar="N")
     parser.add_argument("--json")
     args = parser.parse_args()
-    args.set = args.set or ["resnext", "depthwise", "conv3d"]
+    args.set = args.set or ["resnext", "depthwise", "efficientnet", "conv3d"]
     reason = skip_reason()
     if reason:
         print(f"bench_conv_extra: skipped: {reason}")

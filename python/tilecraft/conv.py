@@ -1,7 +1,8 @@
 """``cutlass.conv`` in the seeds: the convolution vocabulary and ``Conv2dProblemSize``.
 
 ``conv.Operator.{fprop, dgrad, wgrad}``, ``conv.IteratorAlgorithm.{analytic, optimized,
-fixed_channels, few_channels}``, ``conv.StrideSupport.{Strided, Unity}``,
+fixed_channels, few_channels, direct}`` (``direct``: tilecraft's direct grouped and depthwise
+fprop on CUDA cores, not an implicit GEMM), ``conv.StrideSupport.{Strided, Unity}``,
 ``conv.Mode.{cross_correlation, convolution}``, ``conv.SplitKMode.{Serial, Parallel}``,
 ``conv.GroupMode.{NoneGroup, SingleGroup, MultipleGroup, Depthwise}`` (``cutlass_library``'s
 names: how a grouped fprop kernel maps groups onto CTAs).

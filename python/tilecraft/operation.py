@@ -157,6 +157,9 @@ class Conv2dOperation(GemmOperationUniversal):
     ``Conv2dProblemSize(..., groups > 1)``, arch 80: ``SingleGroup`` (tensor cores; K / groups a
     multiple of the tile's N), ``MultipleGroup`` (tensor cores, analytic; the tile's N a multiple
     of K / groups) or ``Depthwise`` (CUDA cores, analytic, 2 stages; C == K == groups).
+    ``iterator_algorithm=conv.IteratorAlgorithm.direct`` with ``Depthwise`` or ``MultipleGroup``
+    is tilecraft's own direct grouped fprop on CUDA cores (not an implicit GEMM; see
+    docs/conv.md): ``threadblock_shape`` is [output pixels, output channels, 1] per CTA.
     """
 
     def __init__(self, *args, **kwargs):

@@ -154,6 +154,93 @@ Status check_group_mode(const GemmDescription& d) {
   return Status::ok();
 }
 
+// tilecraft's direct grouped fprop (jit/direct_conv.cuh): CUDA cores, float accumulators, each
+// thread V = C's alignment consecutive output channels of `threadblock_shape[0] / pixel threads`
+// consecutive output pixels of a row; the CTA's filter slice staged in shared memory.
+// threadblock_shape is [output pixels, output channels, 1] per CTA over warp_count [warps, 1, 1].
+Status check_direct(const GemmDescription& d) {
+  const std::string what = "iterator_algorithm direct";
+  if (d.arch != 80) {
+    return Status::unsupported(what +
+                               ": the direct convolution is a CUDA-core kernel described as "
+                               "arch=80 (it runs on Hopper too), got arch=" +
+                               std::to_string(d.arch));
+  }
+  if (d.conv.kind != ConvKind::Fprop) {
+    return Status::unsupported(what + " computes fprop, got conv_kind " +
+                               std::string(to_string(d.conv.kind)));
+  }
+  if (d.A.layout != Layout::TensorNHWC) {
+    return Status::unsupported(what + " takes TensorNHWC (2-D) operands, got " +
+                               spelled(d.A.layout));
+  }
+  if (d.conv.group_mode != GroupMode::Depthwise && d.conv.group_mode != GroupMode::MultipleGroup) {
+    return Status::unsupported(
+        what +
+        " takes group_mode Depthwise (each thread's channels in as many groups) or "
+        "MultipleGroup (each thread's channels in one group), got " +
+        std::string(to_string(d.conv.group_mode)));
+  }
+  const MathInstruction& math = d.tile.math_instruction;
+  const bool float_operands = math.element_a == DataType::f16 || math.element_a == DataType::bf16 ||
+                              math.element_a == DataType::f32;
+  if (math.opcode_class != OpClass::Simt || !float_operands ||
+      math.element_accumulator != DataType::f32) {
+    return Status::unsupported(what +
+                               " runs on CUDA cores with a float32 accumulator: describe a SIMT "
+                               "[1, 1, 1] instruction of float16, bfloat16 or float32 operands "
+                               "accumulating in float32, got " +
+                               spelled(math.element_a) + " -> " +
+                               spelled(math.element_accumulator) + " on " +
+                               std::string(to_string(math.opcode_class)));
+  }
+  if (d.epilogue.kind == EpilogueKind::FastLinearCombinationClamp) {
+    return Status::unsupported(what + ": FastLinearCombinationClamp is an int8 epilogue");
+  }
+  const int vector = d.C.alignment;
+  const int vector_bits = vector * size_in_bits(d.A.element);
+  if (d.A.alignment != vector || vector_bits > 128 || (vector & (vector - 1)) != 0) {
+    return Status::invalid(
+        what +
+        ": each thread reads A's and writes C's channels in one access of the same "
+        "width (a power of two up to 128 bits): describe A and C of equal alignment; got " +
+        std::to_string(d.A.alignment) + " and " + std::to_string(d.C.alignment) + " of " +
+        spelled(d.A.element));
+  }
+  if (d.B.alignment != 1) {
+    return Status::invalid(what +
+                           " stages the filter into shared memory one element at a time: "
+                           "describe B of alignment 1, got " +
+                           std::to_string(d.B.alignment));
+  }
+  const auto& shape = d.tile.threadblock_shape;
+  const auto& warps = d.tile.warp_count;
+  const std::string tile = "tile_description: threadblock_shape " + describe::triple_text(shape) +
+                           " with warp_count " + describe::triple_text(warps);
+  if (shape[2] != 1 || warps[1] != 1 || warps[2] != 1 || d.tile.stages != 2) {
+    return Status::invalid(tile + " and stages " + std::to_string(d.tile.stages) + ": " + what +
+                           " takes [output pixels, output channels, 1] per CTA, warp_count "
+                           "[warps, 1, 1] and stages=2 (it has no pipeline)");
+  }
+  const int64_t channel_threads = shape[1] / vector;
+  const int64_t threads = d.tile.threads();
+  if (shape[1] % vector != 0 || threads % channel_threads != 0) {
+    return Status::invalid(tile + ": the CTA's " + std::to_string(shape[1]) +
+                           " output channels must be a multiple of C's alignment " +
+                           std::to_string(vector) + ", in vectors that divide its " +
+                           std::to_string(threads) + " threads");
+  }
+  const int64_t pixel_threads = threads / channel_threads;
+  constexpr int kMaxPixelsPerThread = 8;
+  if (shape[0] % pixel_threads != 0 || shape[0] / pixel_threads > kMaxPixelsPerThread) {
+    return Status::invalid(tile + ": the CTA's " + std::to_string(shape[0]) +
+                           " output pixels must be 1 to " + std::to_string(kMaxPixelsPerThread) +
+                           " per thread over its " + std::to_string(pixel_threads) +
+                           " pixel threads");
+  }
+  return Status::ok();
+}
+
 // CUTLASS 2.x Conv3d (DefaultConv3dFprop / Dgrad / Wgrad): analytic and optimized iterators,
 // accesses of 128 bits on tensor cores (one element on CUDA cores), dgrad strided analytic or
 // unit-stride optimized, wgrad strided.
@@ -363,6 +450,7 @@ Status validate_conv2d(const GemmDescription& d) {
   TILECRAFT_RETURN_IF_ERROR(
       describe::check_enumerator("", "stride_support", "StrideSupport", d.conv.stride_support));
   TILECRAFT_RETURN_IF_ERROR(check_layouts(d));
+  if (d.conv.iterator_algorithm == IteratorAlgorithm::Direct) return check_direct(d);
   TILECRAFT_RETURN_IF_ERROR(check_group_mode(d));
   TILECRAFT_RETURN_IF_ERROR(check_conv3d(d));
   if (d.arch == 90) return validate_sm90_conv2d(d);

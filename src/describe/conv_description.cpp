@@ -10,7 +10,8 @@ std::string_view to_string(ConvKind kind) { return enum_name(kind, {"fprop", "dg
 bool is_valid(ConvKind kind) { return to_string(kind) != "?"; }
 
 std::string_view to_string(IteratorAlgorithm algorithm) {
-  return enum_name(algorithm, {"analytic", "optimized", "fixed_channels", "few_channels"});
+  return enum_name(algorithm,
+                   {"analytic", "optimized", "fixed_channels", "few_channels", "direct"});
 }
 bool is_valid(IteratorAlgorithm algorithm) { return to_string(algorithm) != "?"; }
 

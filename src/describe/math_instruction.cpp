@@ -30,6 +30,9 @@ std::vector<MathInstructionRule> build_rules() {
       {OpClass::Simt, {1, 1, 1}, f32, f32, multiply_add},
       // CUTLASS's "hgemm" on CUDA cores (its depthwise convolutions are built on it).
       {OpClass::Simt, {1, 1, 1}, f16, f16, multiply_add},
+      // Half-precision operands into float accumulators: tilecraft's direct convolution only.
+      {OpClass::Simt, {1, 1, 1}, f16, f32, multiply_add},
+      {OpClass::Simt, {1, 1, 1}, bf16, f32, multiply_add},
   };
   // f32 operands on tensor cores: rounded to tf32 (multiply_add), 3xTF32 (fast_f32), or
   // converted to f16 / bf16 (fast_f16 / fast_bf16).

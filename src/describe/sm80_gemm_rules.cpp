@@ -108,6 +108,14 @@ std::string why_not(const OperandLoad& load, int threads) {
 // contiguous dimension (PitchLinearStripminedThreadMap), and pads the shared-memory tiles of
 // most layouts by K / 32 elements, which must be a whole number of each thread's lanes.
 Status validate_sm80_simt_loads(const GemmDescription& d) {
+  const MathInstruction& math = d.tile.math_instruction;
+  if (size_in_bits(math.element_a) == 16 && math.element_accumulator == DataType::f32) {
+    return Status::unsupported(
+        "tile_description: CUTLASS's SIMT kernels take float32, float64 or float16 -> float16; " +
+        spelled(math.element_a) +
+        " operands with a float32 accumulator on CUDA cores are tilecraft's direct convolution "
+        "(a Conv2dOperation with iterator_algorithm direct), or a TensorOp instruction");
+  }
   const auto& shape = d.tile.threadblock_shape;
   const int threads = static_cast<int>(d.tile.threads());
   for (const auto& [which, contiguous, what] :

@@ -130,6 +130,63 @@ std::vector<ConvDescription> conv_variants(const Conv2dArguments& args, int arch
   return out;
 }
 
+// The designs of tilecraft's direct convolution: threads along the output channels (a vector of
+// channels each) and along the output pixels, and consecutive pixels of a row per thread.
+struct DirectDesign {
+  int channel_threads, pixel_threads, pixels_per_thread;
+};
+constexpr DirectDesign kDirectDesigns[] = {{8, 32, 2}, {8, 32, 4}, {4, 32, 4}, {16, 16, 4}};
+
+// The widest access (a power of two up to 128 bits) dividing every extent in `extents`.
+int direct_vector(DataType element, std::initializer_list<int64_t> extents) {
+  int vector = 128 / size_in_bits(element);
+  for (int64_t extent : extents) {
+    while (vector > 1 && extent % vector != 0) vector /= 2;
+  }
+  return vector;
+}
+
+// tilecraft's direct kernels for a grouped fprop (arch 80, CUDA cores, float accumulators):
+// depthwise (C == K == groups: a thread's channels in as many groups), or a thread's channels in
+// one group (multiple_group); `epilogue` as the arguments ask, at the kernels' access width.
+std::vector<GemmDescription> direct_descriptions(const Conv2dArguments& args,
+                                                 EpilogueFunctor epilogue) {
+  const Conv2dProblemSize& p = args.problem_size();
+  const DataType a = args.A().dtype;
+  const bool float_operands = a == DataType::f16 || a == DataType::bf16 || a == DataType::f32;
+  if (args.kind() != ConvKind::Fprop || p.groups == 1 || p.is_3d() || !float_operands ||
+      args.B().dtype != a || args.accumulator_type() != DataType::f32 || p.split_k_slices != 1) {
+    return {};
+  }
+  const bool depthwise = p.c == p.groups && p.k == p.groups;
+  const int64_t c_per_group = p.c / p.groups, k_per_group = p.k / p.groups;
+  const int vector =
+      depthwise
+          ? direct_vector(a, {p.c, args.alignment_a(), args.alignment_out(), args.alignment_c()})
+          : direct_vector(a, {c_per_group, k_per_group, args.alignment_a(), args.alignment_out(),
+                              args.alignment_c()});
+  if (size_in_bits(args.out().dtype) * vector > 128) return {};
+  auto math = MathInstruction::make({1, 1, 1}, a, a, DataType::f32, OpClass::Simt,
+                                    MathOperation::multiply_add);
+  if (!math) return {};
+  epilogue.elements_per_access = vector;
+  std::vector<GemmDescription> out;
+  for (const DirectDesign& design : kDirectDesigns) {
+    const std::array<int, 3> shape{design.pixel_threads * design.pixels_per_thread,
+                                   design.channel_threads * vector, 1};
+    auto tile = TileDescription::make(
+        shape, 2, {design.channel_threads * design.pixel_threads / 32, 1, 1}, *math);
+    if (!tile) continue;
+    auto conv = GemmDescription::make_conv2d(
+        ConvKind::Fprop, IteratorAlgorithm::Direct, 80, *tile, {a, Layout::TensorNHWC, vector},
+        {a, Layout::TensorNHWC, 1}, {args.out().dtype, Layout::TensorNHWC, vector},
+        StrideSupport::Strided, epilogue, Swizzle::IdentitySwizzle1,
+        depthwise ? GroupMode::Depthwise : GroupMode::MultipleGroup);
+    if (conv) out.push_back(std::move(*conv));
+  }
+  return out;
+}
+
 // A depthwise kernel (CUTLASS's DefaultDepthwiseFprop) is a two-stage CUDA-core pipeline.
 Result<GemmDescription> conv_description(const GemmDescription& gemm, const ConvDescription& conv,
                                          bool three_d) {
@@ -167,6 +224,18 @@ Status check_groups(const ConvDescription& conv, const KernelShape& shape,
   }
   const int k_per_group = p.k / p.groups;
   const int c_per_group = p.c / p.groups;
+  if (conv.iterator_algorithm == IteratorAlgorithm::Direct &&
+      conv.group_mode == GroupMode::MultipleGroup) {
+    // A thread's align_a channels lie in one group, of its input and of its output.
+    if (c_per_group % align_a != 0 || k_per_group % align_a != 0) {
+      return unsupported("Groups",
+                         "Expected C / groups and K / groups multiples of this direct "
+                         "kernel's access of " +
+                             std::to_string(align_a) + " channels, got " +
+                             std::to_string(c_per_group) + " and " + std::to_string(k_per_group));
+    }
+    return Status::ok();
+  }
   if (conv.group_mode == GroupMode::Depthwise) {
     if (p.c != p.groups || p.k != p.groups) {
       return unsupported("Groups", "Expected C == K == groups for a depthwise kernel, got C=" +
@@ -380,6 +449,7 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
   const std::array<int64_t, 3> mnk = args.gemm_mnk();
   const tilecraft::detail::IndexedProblem indexing = indexing_of(args);
   std::set<std::string> depthwise_listed;
+  bool direct_listed = false;
   return detail::ranked_kernels(
       cc, args.device(), metadata_filter,
       [&](const discover::GemmOperands& operands) { return operands_match(operands, args); },
@@ -398,6 +468,16 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
         }
         auto gemm = discover::make_description(arch, operands, design, fusion);
         if (!gemm) return;
+        if (arch == 80 && !direct_listed) {
+          direct_listed = true;
+          for (GemmDescription& direct : direct_descriptions(args, gemm->epilogue)) {
+            if (!tilecraft::detail::check_kernel_indexes(direct, indexing)) continue;
+            const auto estimate =
+                discover::estimate_direct_conv(direct, args.problem_size(), traits);
+            add(Kernel::listed(arch, instance, estimate.score, estimate.explain(),
+                               std::move(direct)));
+          }
+        }
         for (const ConvDescription& variant : conv_variants(args, arch, operands)) {
           auto conv = conv_description(*gemm, variant, args.problem_size().is_3d());
           if (!conv) continue;
@@ -418,8 +498,18 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
                 discover::estimate_split_k(implicit, problem, splits, traits), *conv, traits);
             add(Kernel::listed(arch, instance, split.score, split.explain(), *conv, splits));
           }
-          const auto estimate = discover::for_convolution(
-              discover::estimate(implicit, problem, traits), *conv, traits);
+          auto estimate = discover::for_convolution(discover::estimate(implicit, problem, traits),
+                                                    *conv, traits);
+          if (variant.group_mode == GroupMode::MultipleGroup ||
+              variant.group_mode == GroupMode::Depthwise) {
+            // The tile's MMAs span all of its groups' channels; one group's are useful (measured
+            // on an H100: 0.03-0.17x cuDNN, bench/RESULTS.md, issue 14).
+            const double useful = double(args.problem_size().k / args.problem_size().groups) /
+                                  double(conv->tile.threadblock_shape[1]);
+            estimate.score *= useful;
+            estimate.seconds /= useful;
+            estimate.tile_efficiency *= useful;
+          }
           add(Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(*conv)));
         }
       });

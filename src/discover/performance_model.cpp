@@ -610,6 +610,40 @@ PerformanceEstimate for_convolution(PerformanceEstimate e, const GemmDescription
   return e;
 }
 
+PerformanceEstimate estimate_direct_conv(const GemmDescription& d, const Conv2dProblemSize& p,
+                                         const DeviceTraits& device) {
+  PerformanceEstimate e;
+  e.seconds = std::numeric_limits<double>::infinity();
+  const auto& shape = d.tile.threadblock_shape;
+  const int64_t vector = d.C.alignment;
+  const int64_t threads = d.tile.threads();
+  if (device.sm_count <= 0 || vector <= 0 || shape[1] < vector || p.groups <= 0) return e;
+  const int64_t pixel_threads = std::max<int64_t>(1, threads / (shape[1] / vector));
+  const int64_t per_thread = std::max<int64_t>(1, shape[0] / pixel_threads);
+  const double n = double(p.n), k = double(p.k), q = double(p.q), rows = double(p.n) * p.p;
+  const double flops = 2.0 * rows * q * k * double(p.r) * p.s * (double(p.c) / p.groups);
+  const double channel_blocks = ceil_div(p.k, shape[1]);
+  const double q_blocks = ceil_div(p.q, double(per_thread));
+  e.tile_efficiency = k / (channel_blocks * double(shape[1])) * q / (q_blocks * double(per_thread));
+  const double ctas = std::ceil(rows * q_blocks / double(pixel_threads)) * channel_blocks;
+  const double resident = double(device.sm_count) * double(std::max<int64_t>(1, 2048 / threads));
+  e.wave_efficiency = ctas / (std::ceil(ctas / resident) * resident);
+  // A depthwise thread loads one vector of x per kVector FMAs; a grouped one shares the issue
+  // slots with the filter's shared-memory loads.
+  e.instruction_efficiency = d.conv.group_mode == GroupMode::Depthwise ? 0.5 : 0.6;
+  const double cuda_core_flops = device.peak_tensor_tflops_16bit * 1e12 / 15;
+  const double compute =
+      flops / e.tile_efficiency / (cuda_core_flops * e.instruction_efficiency * e.wave_efficiency);
+  const double bytes = n * p.h * p.w * p.c * storage_bytes(d.A.element) +
+                       rows * q * k * storage_bytes(d.C.element) +
+                       k * p.r * p.s * (double(p.c) / p.groups) * storage_bytes(d.B.element);
+  e.arithmetic_intensity = flops / bytes;
+  const double memory = bytes / (device.dram_bandwidth_gbps * 1e9 * kAchievableDramFraction);
+  e.seconds = std::max(compute, memory) + kLaunchSecondsSm80;
+  e.score = flops / e.seconds / 1e12;
+  return e;
+}
+
 bool split_k_parallel(const GemmDescription& d) {
   return !d.tile.is_sm90() &&
          d.epilogue.element_output != d.tile.math_instruction.element_accumulator;

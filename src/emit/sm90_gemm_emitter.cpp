@@ -271,7 +271,13 @@ bool triggers_dependent_launch_early(const GemmDescription& description) {
 }
 
 std::string module_class(const GemmDescription& description) {
-  return "sm" + std::to_string(description.arch) + (description.is_conv() ? " conv" : " gemm") +
+  // Direct convolutions include none of CUTLASS's implicit-GEMM headers: a unit of their own.
+  const bool direct =
+      description.is_conv() && description.conv.iterator_algorithm == IteratorAlgorithm::Direct;
+  return "sm" + std::to_string(description.arch) +
+         (direct                  ? " conv direct"
+          : description.is_conv() ? " conv"
+                                  : " gemm") +
          (triggers_dependent_launch_early(description) ? " early" : "");
 }
 

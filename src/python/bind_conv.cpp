@@ -16,7 +16,8 @@ void bind_conv_vocabulary(nb::module_& m) {
       .value("analytic", IteratorAlgorithm::Analytic)
       .value("optimized", IteratorAlgorithm::Optimized)
       .value("fixed_channels", IteratorAlgorithm::FixedChannels)
-      .value("few_channels", IteratorAlgorithm::FewChannels);
+      .value("few_channels", IteratorAlgorithm::FewChannels)
+      .value("direct", IteratorAlgorithm::Direct);
   nb::enum_<StrideSupport>(m, "StrideSupport")
       .value("Strided", StrideSupport::Strided)
       .value("Unity", StrideSupport::Unity);
@@ -117,7 +118,7 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
       required<ConvKind>("conv_kind", "cutlass.conv.Operator.fprop, dgrad or wgrad"),
       required<IteratorAlgorithm>("iterator_algorithm",
                                   "cutlass.conv.IteratorAlgorithm.analytic, optimized, "
-                                  "fixed_channels or few_channels"),
+                                  "fixed_channels, few_channels or direct"),
       required<int>("arch", "an int (80 or 90)"),
       required<Ref<TileDescription>>("tile_description"), required<Ref<TensorDescription>>("A"),
       required<Ref<TensorDescription>>("B"), required<Ref<TensorDescription>>("C"),

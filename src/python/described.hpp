@@ -64,8 +64,8 @@ TILECRAFT_DESCRIBED(SchedulerMode, "SchedulerMode",
                     "a tilecraft.SchedulerMode (SchedulerMode.Host or SchedulerMode.Device)");
 TILECRAFT_DESCRIBED(ConvKind, "conv.Operator", "a tilecraft.conv.Operator (fprop, dgrad or wgrad)");
 TILECRAFT_DESCRIBED(IteratorAlgorithm, "conv.IteratorAlgorithm",
-                    "a tilecraft.conv.IteratorAlgorithm (analytic, optimized, fixed_channels "
-                    "or few_channels)");
+                    "a tilecraft.conv.IteratorAlgorithm (analytic, optimized, fixed_channels, "
+                    "few_channels or direct)");
 TILECRAFT_DESCRIBED(StrideSupport, "conv.StrideSupport",
                     "a tilecraft.conv.StrideSupport (Strided or Unity)");
 TILECRAFT_DESCRIBED(GroupMode, "conv.GroupMode",

@@ -15,13 +15,15 @@ Result<tune::TuningReport> tune_conv(const api::Conv2dArguments& args,
 
 std::string groups_hint(const Conv2dProblemSize& p) {
   if (p.c == p.groups && p.k == p.groups) {
-    return "; depthwise convolutions run on CUDA-core kernels, which the arch-80 space lists "
-           "for float32 and float64 (describe a SIMT float16 Conv2dOperation with "
-           "conv.GroupMode.Depthwise for half precision)";
+    return "; depthwise convolutions run on CUDA cores: tilecraft's direct kernels take "
+           "float16, bfloat16 and float32 with a float32 accumulator, CUTLASS's depthwise "
+           "kernels float32 and float64";
   }
   return "; grouped fprop runs on arch-80 tensor-op group kernels, whose accesses must divide "
          "C / groups = " +
-         std::to_string(p.c / p.groups) + " (dgrad and wgrad are not grouped in CUTLASS)";
+         std::to_string(p.c / p.groups) +
+         ", and on tilecraft's direct kernels (float16, bfloat16 and float32 with a float32 "
+         "accumulator); dgrad and wgrad are not grouped";
 }
 
 }  // namespace

@@ -19,6 +19,8 @@ enum class IteratorAlgorithm : uint8_t {
   Optimized,      // precomputed offsets (R, S <= 32); dgrad Optimized+Unity needs unit strides
   FixedChannels,  // fprop, channel count C equal to the access size (e.g. C=4 images)
   FewChannels,    // fprop, C a multiple of the access size but smaller than a tile's K
+  Direct,         // not an implicit GEMM: tilecraft's direct grouped / depthwise fprop on CUDA
+                  // cores (jit/direct_conv.cuh)
 };
 std::string_view to_string(IteratorAlgorithm algorithm);  // "analytic", "optimized", ...
 bool is_valid(IteratorAlgorithm algorithm);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tilecraft/compile/kernel_facts.hpp"
+#include "tilecraft/core/conv_problem_size.hpp"
 #include "tilecraft/describe/gemm_operation.hpp"
 
 namespace tilecraft::discover {
@@ -51,6 +52,12 @@ PerformanceEstimate estimate(const GemmDescription& d, const GemmShape& shape,
 // tile, relative to the SM90 convolutions.
 PerformanceEstimate for_convolution(PerformanceEstimate e, const GemmDescription& conv,
                                     const DeviceTraits& device);
+
+// The estimate for tilecraft's direct convolution `d` (iterator_algorithm direct) on problem `p`:
+// CUDA-core FMAs against the bytes of x, w and y moved once from DRAM (the taps' re-reads of x
+// hit the caches), after padding K to the CTA's channels and Q to a thread's pixels.
+PerformanceEstimate estimate_direct_conv(const GemmDescription& d, const Conv2dProblemSize& p,
+                                         const DeviceTraits& device);
 
 // The largest number of K slices split_k_choices offers.
 inline constexpr int kMaxSplitK = 64;

@@ -54,6 +54,19 @@ inline std::string check_shape(const tc_conv_problem& c) {
   return {};
 }
 
+// What every grouped kernel takes: channel counts that split into the groups, and no split K.
+inline std::string check_group_counts(const tc_conv_problem& c) {
+  if (c.c % c.groups != 0 || c.k % c.groups != 0) {
+    return "groups=" + std::to_string(c.groups) + ": C=" + std::to_string(c.c) +
+           " and K=" + std::to_string(c.k) + " must both be multiples of the group count";
+  }
+  if (c.split_k_slices != 1) {
+    return "split_k_slices " + std::to_string(c.split_k_slices) +
+           ": grouped convolutions do not split K (split_k_slices=1)";
+  }
+  return {};
+}
+
 // The groups of a problem against a kernel's group mode (0 none, 1 single group, 2 multiple
 // groups, 3 depthwise) and its tile's N: what CUTLASS's grouped kernels take, in words.
 inline std::string check_groups(const tc_conv_problem& c, int group_mode, int tile_n) {
@@ -64,14 +77,8 @@ inline std::string check_groups(const tc_conv_problem& c, int group_mode, int ti
            ": this kernel computes ungrouped convolutions (groups=1); grouped fprop runs on a "
            "kernel of group_mode single_group, multiple_group or depthwise";
   }
-  if (c.c % c.groups != 0 || c.k % c.groups != 0) {
-    return groups + ": C=" + std::to_string(c.c) + " and K=" + std::to_string(c.k) +
-           " must both be multiples of the group count";
-  }
-  if (c.split_k_slices != 1) {
-    return "split_k_slices " + std::to_string(c.split_k_slices) +
-           ": grouped convolutions do not split K (split_k_slices=1)";
-  }
+  const std::string why = check_group_counts(c);
+  if (!why.empty()) return why;
   const int k_per_group = c.k / c.groups;
   if (group_mode == 3) {
     if (c.c != c.groups || c.k != c.groups) {

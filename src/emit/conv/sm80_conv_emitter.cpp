@@ -65,6 +65,7 @@ std::string implicit_gemm_convolution_type(const GemmDescription& d, const GemmO
 
 // The text of entry `index` (serial, or the parallel split-K companion).
 std::string conv_entry_text(const GemmEntry& entry, int index) {
+  if (is_direct_conv(entry.description)) return direct_conv_entry_text(entry, index);
   const std::string i = std::to_string(index);
   const GemmDescription& d = entry.description;
   const std::string max_k = std::to_string(epilogue_max_k(d.epilogue));
@@ -95,6 +96,7 @@ std::string conv_entry_text(const GemmEntry& entry, int index) {
 }
 
 std::string conv_entry_kernels(const GemmEntry& entry, int index) {
+  if (is_direct_conv(entry.description)) return direct_conv_entry_kernels(entry, index);
   const std::string i = std::to_string(index);
   if (entry.kind == GemmEntryKind::kUniversal) {
     return "      &tc_image::kernel<TcConv" + i + "::UnderlyingKernel>(\"tc_kernel_" + i + "\"),\n";
@@ -107,9 +109,17 @@ std::string conv_entry_kernels(const GemmEntry& entry, int index) {
 }  // namespace
 
 std::string emit_sm80_conv_module(const std::vector<GemmEntry>& entries) {
-  std::vector<std::string> headers{"sm80_conv.cuh"};
+  const auto direct = [](const GemmEntry& entry) { return is_direct_conv(entry.description); };
+  std::vector<std::string> headers;
+  if (std::ranges::any_of(entries, direct)) headers.push_back("direct_conv.cuh");
+  if (std::ranges::all_of(entries, direct)) {
+    return module_text(entries, "convolution", "tilecraft direct convolution, CUDA cores", "",
+                       headers, conv_entry_text, conv_entry_kernels);
+  }
+  headers.push_back("sm80_conv.cuh");
   if (std::ranges::any_of(entries, [](const GemmEntry& entry) {
-        return entry.description.conv.group_mode != GroupMode::None;
+        return !is_direct_conv(entry.description) &&
+               entry.description.conv.group_mode != GroupMode::None;
       })) {
     headers.push_back("sm80_conv_grouped.cuh");
   }

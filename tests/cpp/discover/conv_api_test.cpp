@@ -232,7 +232,11 @@ TEST(ApiConv2dKernels, GroupedFpropListsArch80GroupKernelsWhoseTilesFitTheGroups
     EXPECT_EQ(m.kernel_class, "Sm80ConvKernel") << m.kernel_name;
     modes.insert(m.conv->group_mode);
     const int tile_n = m.design.tile_shape[1];
-    if (m.conv->group_mode == GroupMode::SingleGroup) {
+    if (m.conv->iterator_algorithm == IteratorAlgorithm::Direct) {
+      // tilecraft's direct kernel: a thread's 8 channels in one group, any CTA width.
+      EXPECT_EQ(m.conv->group_mode, GroupMode::MultipleGroup) << m.kernel_name;
+      EXPECT_EQ(m.operands.A.alignment, 8) << m.kernel_name;
+    } else if (m.conv->group_mode == GroupMode::SingleGroup) {
       EXPECT_EQ(64 % tile_n, 0) << m.kernel_name;
     } else {
       EXPECT_EQ(tile_n % 64, 0) << m.kernel_name;
@@ -262,20 +266,32 @@ TEST(ApiConv2dKernels, DepthwiseFpropRunsOnCudaCoreKernels) {
   const std::vector<Kernel> kernels = get_kernels(args, {}, 90);
   ASSERT_FALSE(kernels.empty());
   std::set<std::string> names;
+  const Kernel* cutlass_depthwise = nullptr;
   for (const Kernel& k : kernels) {
     const KernelMetadata& m = k.metadata();
     EXPECT_EQ(m.conv->group_mode, GroupMode::Depthwise) << m.kernel_name;
     EXPECT_EQ(m.design.stages, 2) << m.kernel_name;
-    EXPECT_EQ(m.operands.A.alignment, 1) << m.kernel_name;
+    // tilecraft's direct kernels read 4 floats of channels at once, CUTLASS's one element.
+    const bool direct = m.conv->iterator_algorithm == IteratorAlgorithm::Direct;
+    EXPECT_EQ(m.operands.A.alignment, direct ? 4 : 1) << m.kernel_name;
+    if (!direct && cutlass_depthwise == nullptr) cutlass_depthwise = &k;
     EXPECT_TRUE(names.insert(m.kernel_name).second) << "listed twice: " << m.kernel_name;
     EXPECT_TRUE(k.supports(args)) << m.kernel_name << ": " << k.supports(args).message();
   }
-  EXPECT_NE(kernels.front()
-                .supports(grouped_fprop(f32, 64, 64, 32))
-                .message()
-                .find("Expected C == K == groups for a depthwise kernel"),
-            std::string::npos);
-  EXPECT_TRUE(kernels.front().supports(grouped_fprop(f32, 30, 30, 30)));  // any channel count
+  // The direct kernels' memory-bound estimate ranks them above CUTLASS's implicit GEMM of one
+  // useful output channel per tile column.
+  EXPECT_EQ(kernels.front().metadata().conv->iterator_algorithm, IteratorAlgorithm::Direct);
+  ASSERT_NE(cutlass_depthwise, nullptr);
+  for (const Kernel* k : {&kernels.front(), cutlass_depthwise}) {
+    EXPECT_NE(k->supports(grouped_fprop(f32, 64, 64, 32))
+                  .message()
+                  .find("Expected C == K == groups for a depthwise kernel"),
+              std::string::npos);
+  }
+  EXPECT_TRUE(cutlass_depthwise->supports(grouped_fprop(f32, 30, 30, 30)));  // any channel count
+  EXPECT_NE(kernels.front().supports(grouped_fprop(f32, 30, 30, 30)).message().find("alignment"),
+            std::string::npos)
+      << kernels.front().supports(grouped_fprop(f32, 30, 30, 30)).message();
 }
 
 TEST(ApiConv2dKernels, GroupedDgradAndWgradListNothing) {

@@ -17,7 +17,7 @@ SEED_TYPE = {"f16": "float16", "bf16": "bfloat16", "tf32": "tfloat32", "f32": "f
 TORCH_TYPE = {"f16": "float16", "bf16": "bfloat16", "tf32": "float32", "f32": "float32",
               "f64": "float64", "s8": "int8", "s32": "int32"}
 ALGORITHMS = {"an": "analytic", "opt": "optimized", "fixed": "fixed_channels",
-              "few": "few_channels"}
+              "few": "few_channels", "direct": "direct"}
 STRIDES = {"st": "Strided", "un": "Unity"}
 KINDS = ("fprop", "dgrad", "wgrad")
 
@@ -186,6 +186,23 @@ _add(SIMT32, "simt32_fprop_an_dw", algorithm="an", group_mode="Depthwise", tile=
 _add(SIMT32, "simt16_fprop_an_dw", algorithm="an", group_mode="Depthwise", tile=(64, 64, 8),
      warps=(2, 2, 1), stages=2, element="f16", acc="f16", out="f16", compute="f16")
 
+# ---- tilecraft's direct grouped / depthwise fprop (CUDA cores, float accumulators) -----------
+# tile = [output pixels, output channels, 1] per CTA over warps [w, 1, 1]; A and C of one access.
+DIRECT = replace(SIMT32, algorithm="direct", element="f16", acc="f32", out="f16", compute="f32",
+                 tile=(64, 64, 1), warps=(8, 1, 1), stages=2, align_a=8, align_b=1, align_c=8,
+                 group_mode="Depthwise")
+_add(DIRECT, "f16_fprop_direct_dw")
+_add(DIRECT, "bf16_fprop_direct_dw_relu", element="bf16", out="bf16", align_a=4, align_c=4,
+     tile=(128, 32, 1), warps=(4, 1, 1), epilogue="LinearCombinationGeneric", activation="relu")
+_add(DIRECT, "f32_fprop_direct_dw", element="f32", out="f32", align_a=4, align_c=4,
+     tile=(128, 32, 1), warps=(4, 1, 1))
+_add(DIRECT, "f16_fprop_direct_dw_v1", align_a=1, align_c=1, tile=(32, 32, 1))
+_add(DIRECT, "f16_fprop_direct_mg", group_mode="MultipleGroup", tile=(128, 64, 1))
+_add(DIRECT, "f16_fprop_direct_mg_v4", group_mode="MultipleGroup", align_a=4, align_c=4,
+     tile=(128, 32, 1))
+_add(DIRECT, "f32_fprop_direct_mg_v1", group_mode="MultipleGroup", element="f32", out="f32",
+     align_a=1, align_c=1, tile=(32, 32, 1))
+
 # ---- 3-D (CUTLASS 2.x Conv3d, TensorNDHWC): 128-bit accesses on tensor cores ------------------
 # (dgrad: analytic strided or optimized unity; wgrad strided)
 _add(F16, "f16_fprop3d_opt", spatial_dims=3)
@@ -209,7 +226,8 @@ SERIAL_SPLIT_K = ("f16_fprop_opt_st", "f16_dgrad_opt_un", "f16_wgrad_opt_st", "f
 # CUTLASS's strided dgrad kernel has no parallel split-K (refused: see test_gpu_conv.py).
 PARALLEL_SPLIT_K = ("f16_fprop_opt_st", "f16_wgrad_opt_st", "f16_dgrad_opt_un",
                     "simt32_wgrad_an", "f16_dgrad_an_un", "bf16_fprop_opt")
-ACTIVATION_KERNELS = tuple(k for k, s in KERNELS.items() if s.activation and s.spatial_dims == 2)
+ACTIVATION_KERNELS = tuple(k for k, s in KERNELS.items()
+                           if s.activation and s.spatial_dims == 2 and s.group_mode == "NoneGroup")
 CLAMP_KERNELS = tuple(k for k, s in KERNELS.items() if s.clamps)
 # Every (kind, algorithm, stride support) of the issue's matrix, with one key each at least.
 MATRIX = tuple(k for k, s in KERNELS.items()

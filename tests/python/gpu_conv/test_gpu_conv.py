@@ -197,6 +197,15 @@ GROUP_CONFIGS = {
     "bf16_fprop_an_mg_align4": [(4, 16, 64), (8, 32, 32)],
     "simt32_fprop_an_dw": [(40, 40, 40), (37, 37, 37)],
     "simt16_fprop_an_dw": [(24, 24, 24), (72, 72, 72)],
+    # direct: channel counts off the CTA's channel block; a thread's vector in one group or
+    # (depthwise) spanning as many; K / groups above and below C / groups
+    "f16_fprop_direct_dw": [(24, 24, 24), (136, 136, 136)],
+    "bf16_fprop_direct_dw_relu": [(20, 20, 20), (44, 44, 44)],
+    "f32_fprop_direct_dw": [(12, 12, 12), (40, 40, 40)],
+    "f16_fprop_direct_dw_v1": [(37, 37, 37)],
+    "f16_fprop_direct_mg": [(2, 16, 32), (4, 64, 128), (3, 48, 24)],
+    "f16_fprop_direct_mg_v4": [(32, 128, 128), (8, 32, 64)],
+    "f32_fprop_direct_mg_v1": [(3, 9, 15), (5, 5, 10)],
 }
 GROUP_CASES = [(key, config, name) for key in GROUPED_KERNELS for config in GROUP_CONFIGS[key]
                for name in ("3x3", "asym_stride_dil", "5x3_stride2")]
@@ -212,6 +221,22 @@ def test_grouped_fprop(ops, gen, seed_note, key, config, shape_name):
     shape = Shape(n, h, w, c, k, r, s, pad, stride, dil, groups)
     mode = "convolution" if shape_name == "5x3_stride2" else "cross_correlation"
     case = ConvCase(key, shape, alpha=1.5, beta=-0.5, mode=mode, form="channels_last")
+    check_case(ops, case, gen, seed_note)
+
+
+# Direct kernels on layers of realistic size (several CTAs along the pixels and the channels,
+# ragged at both ends), with uniform float data, a per-channel C (a bias) and no C.
+@pytest.mark.parametrize("key,config,c_form", [
+    ("f16_fprop_direct_dw", (144, 144, 144), "bias"),
+    ("bf16_fprop_direct_dw_relu", (96, 96, 96), "none"),
+    ("f16_fprop_direct_mg_v4", (32, 128, 128), "bias"),
+    ("f16_fprop_direct_mg", (32, 1024, 1024), "none"),
+])
+def test_direct_fprop_layers(ops, gen, seed_note, key, config, c_form):
+    groups, c, k = config
+    shape = Shape(3, 29, 30, c, k, 3, 3, (1, 1, 1, 1), (1, 1), (1, 1), groups)
+    case = ConvCase(key, shape, alpha=1.0, beta=1.0 if c_form == "bias" else 0.0, c_form=c_form,
+                    form="channels_last", data="float")
     check_case(ops, case, gen, seed_note)
 
 
@@ -293,6 +318,9 @@ def test_refuses_a_problem_of_the_other_dimension(ops):
     ("f16_fprop_opt_st", {"split_k": 3}), ("i8_fprop_opt_interleaved", {}),
     ("f16_fprop_an_mg", {"groups": (12, 96, 96)}), ("simt32_fprop_an_dw", {"groups": (37, 37, 37)}),
     ("f16_dgrad3d_an_st", {"conv3d": "asym_stride"}), ("f16_wgrad3d_opt", {"conv3d": "dilated"}),
+    ("f16_fprop_direct_dw", {"groups": (136, 136, 136)}),
+    ("f16_fprop_direct_mg_v4", {"groups": (8, 32, 64)}),
+    ("f32_fprop_direct_mg_v1", {"groups": (3, 9, 15)}),
 ])
 def test_sanitizer_subset(ops, gen, seed_note, key, extra):
     """Small problems with ragged edges: what compute-sanitizer memcheck runs."""

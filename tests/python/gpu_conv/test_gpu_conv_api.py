@@ -219,17 +219,24 @@ def test_conv2d_grouped_and_depthwise(gen, dtype_name, groups, c, k):
                            for k in kernels)
 
 
-def test_conv2d_half_depthwise_says_which_kernels_exist(gen):
+@pytest.mark.parametrize("dtype_name", ["float16", "bfloat16"])
+def test_conv2d_half_depthwise_runs_on_the_direct_kernel(gen, dtype_name):
+    """Half-precision depthwise fprop, once refused (CUTLASS's depthwise kernels accumulate in
+    the operands' type), runs on tilecraft's direct kernel with float32 accumulators."""
     import tilecraft
 
     torch = _torch()
-    x = randn_cl((2, 16, 8, 8), torch.float16, gen)
-    w = randn_cl((16, 1, 3, 3), torch.float16, gen)
-    out = poisoned_like_cl((2, 16, 8, 8), torch.float16)
-    with pytest.raises(tilecraft.UnsupportedError, match="depthwise convolutions run on "
-                                                         "CUDA-core kernels"):
-        tilecraft.conv2d(x, w, padding=1, groups=16, out=out)
-    assert bool(out.isnan().all())
+    dtype = getattr(torch, dtype_name)
+    x = randn_cl((2, 24, 9, 10), dtype, gen)
+    w = randn_cl((24, 1, 3, 3), dtype, gen)
+    out = poisoned_like_cl((2, 24, 9, 10), dtype)
+    got = tilecraft.conv2d(x, w, padding=1, groups=24, out=out)
+    assert got is out
+    pre = reference("fprop", x, w, None, 1, 1, 1, 24)
+    scale = reference("fprop", x.abs(), w.abs(), None, 1, 1, 1, 24)
+    check(got, pre, scale, f"conv2d {dtype_name} depthwise")
+    name, _ = tilecraft.conv_ops.last_conv_pick()
+    assert "_direct_depthwise_" in name, name
 
 
 def reference3d(kind, x, w, dy, stride, padding, dilation):
