@@ -25,7 +25,8 @@
 #              the C++ tests whose names match FILTER (gtest's --gtest_filter), in OUT/gtest.log
 #   py=PATH    pytest on one path (a file, a folder, or file::test), in OUT/py-<name>.log
 #   script=PATH
-#              a Python benchmark script (e.g. bench/bench_first_call.py), in OUT/script-<name>.log
+#              a Python benchmark script (e.g. bench/bench_first_call.py), in OUT/script-<name>.log,
+#              given the arguments in SCRIPT_ARGS
 #   profile=FILE
 #              `tilecraft profile --file FILE` (e.g. bench/problems/issue29_gemm.txt): each problem
 #              tuned (PROFILE_CANDIDATES, default 8) and timed beside cuBLAS, in OUT/profile-<name>
@@ -121,7 +122,7 @@ part() {
       run "py-$(basename "${path%%::*}" .py)" python3 -X faulthandler -m pytest "$path" -rs -v \
         --durations=10 ${PYTEST_ARGS:-} ;;
     script=*)
-      run "script-$(basename "${1#script=}" .py)" python3 "${1#script=}" ;;
+      run "script-$(basename "${1#script=}" .py)" python3 "${1#script=}" ${SCRIPT_ARGS:-} ;;
     profile=*)
       local file=${1#profile=} name
       name=$(basename "$file" .txt)
