@@ -135,7 +135,7 @@ std::vector<ConvDescription> conv_variants(const Conv2dArguments& args, int arch
 struct DirectDesign {
   int channel_threads, pixel_threads, pixels_per_thread;
 };
-constexpr DirectDesign kDirectDesigns[] = {{8, 32, 2}, {8, 32, 4}, {4, 32, 4}, {16, 16, 4}};
+constexpr DirectDesign kDirectDesigns[] = {{8, 32, 4}, {8, 32, 2}, {4, 32, 4}, {16, 16, 4}};
 
 // The widest access (a power of two up to 128 bits) dividing every extent in `extents`.
 int direct_vector(DataType element, std::initializer_list<int64_t> extents) {

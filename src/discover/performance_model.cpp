@@ -618,19 +618,32 @@ PerformanceEstimate estimate_direct_conv(const GemmDescription& d, const Conv2dP
   const int64_t vector = d.C.alignment;
   const int64_t threads = d.tile.threads();
   if (device.sm_count <= 0 || vector <= 0 || shape[1] < vector || p.groups <= 0) return e;
-  const int64_t pixel_threads = std::max<int64_t>(1, threads / (shape[1] / vector));
-  const int64_t per_thread = std::max<int64_t>(1, shape[0] / pixel_threads);
+  const int64_t max_channel_threads = shape[1] / vector;
+  const int64_t per_thread = std::max<int64_t>(1, shape[0] / (threads / max_channel_threads));
+  // The kernel's split of a CTA (jit/direct_conv.cuh, split_of): the channel threads that leave
+  // the fewest threads idle.
+  const int64_t vectors = std::max<int64_t>(1, p.k / vector);
+  double channel_use = 0, channel_blocks = 1, pixel_threads = 1;
+  for (int64_t t = 1; t <= max_channel_threads && t <= vectors; ++t) {
+    const double blocks = ceil_div(double(vectors), double(t));
+    const double use =
+        double(vectors) / (blocks * double(t)) * double(threads / t * t) / double(threads);
+    if (use >= channel_use) channel_use = use, channel_blocks = blocks, pixel_threads = threads / t;
+  }
   const double n = double(p.n), k = double(p.k), q = double(p.q), rows = double(p.n) * p.p;
   const double flops = 2.0 * rows * q * k * double(p.r) * p.s * (double(p.c) / p.groups);
-  const double channel_blocks = ceil_div(p.k, shape[1]);
   const double q_blocks = ceil_div(p.q, double(per_thread));
-  e.tile_efficiency = k / (channel_blocks * double(shape[1])) * q / (q_blocks * double(per_thread));
-  const double ctas = std::ceil(rows * q_blocks / double(pixel_threads)) * channel_blocks;
+  e.tile_efficiency = channel_use * q / (q_blocks * double(per_thread));
+  const double ctas = std::ceil(rows * q_blocks / pixel_threads) * channel_blocks;
   const double resident = double(device.sm_count) * double(std::max<int64_t>(1, 2048 / threads));
   e.wave_efficiency = ctas / (std::ceil(ctas / resident) * resident);
-  // A depthwise thread loads one vector of x per kVector FMAs; a grouped one shares the issue
-  // slots with the filter's shared-memory loads.
-  e.instruction_efficiency = d.conv.group_mode == GroupMode::Depthwise ? 0.5 : 0.6;
+  // A depthwise thread loads one vector of x per kVector FMAs, each input column once for its
+  // pixels (more pixels per thread, fewer loads per output: the winners measured on an H100 were
+  // mostly of 4, bench/RESULTS.md); a grouped one shares the issue slots with the filter's
+  // shared-memory loads.
+  const double pixels = double(per_thread);
+  e.instruction_efficiency =
+      d.conv.group_mode == GroupMode::Depthwise ? 0.5 * (2.0 * pixels / (2.0 * pixels + 1.0)) : 0.6;
   const double cuda_core_flops = device.peak_tensor_tflops_16bit * 1e12 / 15;
   const double compute =
       flops / e.tile_efficiency / (cuda_core_flops * e.instruction_efficiency * e.wave_efficiency);

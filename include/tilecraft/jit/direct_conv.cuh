@@ -1,8 +1,10 @@
 // tilecraft's direct grouped and depthwise fprop on CUDA cores (iterator_algorithm direct): not an
-// implicit GEMM, so no MMA tile is spent on the zeros between groups. A CTA computes
-// kChannels output channels of kPixels output pixels; each thread kVector consecutive channels
-// (one access of x, one of y) of kPixelsPerThread consecutive pixels of an output row, in float.
-// The CTA's slice of the filter is staged once in shared memory, as floats, tap by tap.
+// implicit GEMM, so no MMA tile is spent on the zeros between groups. Each thread computes
+// kVector consecutive output channels (one access of x, one of y) of kPixelsPerThread
+// consecutive pixels of an output row, in float. A CTA's threads split into channel threads (at
+// most kChannels / kVector; the host picks the count that leaves the fewest threads idle for the
+// problem's K) by pixel threads; its slice of the filter is staged once in shared memory, as
+// floats, tap by tap.
 // The epilogue is CUTLASS's thread-level output operator (LinearCombination and the rest).
 //
 // Depthwise (C == K == groups): thread channel k reads input channel k. Otherwise a thread's
@@ -66,7 +68,7 @@ using RawVector = std::conditional_t<
 template <class Array, class Element>
 CUTLASS_DEVICE Array load_vector(const Element* source) {
   using Raw = RawVector<sizeof(Array)>;
-  const Raw raw = *reinterpret_cast<const Raw*>(source);
+  const Raw raw = __ldg(reinterpret_cast<const Raw*>(source));
   Array out;
   memcpy(&out, &raw, sizeof(Array));
   return out;
@@ -93,11 +95,10 @@ struct DirectConv {
   static constexpr int kChannels = kChannels_;
   static constexpr int kThreads = kThreads_;
   static constexpr bool kDepthwise = kDepthwise_;
-  static constexpr int kChannelThreads = kChannels / kVector;
-  static constexpr int kPixelThreads = kThreads / kChannelThreads;
-  static constexpr int kPixelsPerThread = kPixels / kPixelThreads;
-  static_assert(kChannels % kVector == 0 && kThreads % kChannelThreads == 0 &&
-                    kPixels % kPixelThreads == 0 && kPixelsPerThread >= 1,
+  static constexpr int kMaxChannelThreads = kChannels / kVector;
+  static constexpr int kPixelsPerThread = kPixels / (kThreads / kMaxChannelThreads);
+  static_assert(kChannels % kVector == 0 && kThreads % kMaxChannelThreads == 0 &&
+                    kPixels % (kThreads / kMaxChannelThreads) == 0 && kPixelsPerThread >= 1,
                 "the tile's channels and pixels must split evenly over the threads");
   static_assert(EpilogueOutputOp::kCount == kVector, "one output access per thread and pixel");
 
@@ -111,7 +112,8 @@ struct DirectConv {
     const ElementB* w;
     const ElementC* c;  // null when the epilogue reads no source
     ElementC* d;
-    int c_per_channel;  // 1: C holds one value per output channel (a bias)
+    int c_per_channel;                   // 1: C holds one value per output channel (a bias)
+    int channel_threads, pixel_threads;  // channel_threads * pixel_threads <= kThreads
     Problem problem;
     typename EpilogueOutputOp::Params output_op;
   };
@@ -126,9 +128,71 @@ struct DirectConv {
     return kDepthwise ? 1 : c_per_group;
   }
 
-  // The CTA's filter slice in shared memory.
-  CUTLASS_HOST_DEVICE static long long filter_floats(int r, int s, int c_per_group) {
-    return static_cast<long long>(r) * s * group_inputs(c_per_group) * kChannels;
+  // The filter slice in shared memory of a CTA of `channel_threads` channel threads.
+  CUTLASS_HOST_DEVICE static long long filter_floats(int r, int s, int c_per_group,
+                                                     int channel_threads) {
+    return static_cast<long long>(r) * s * group_inputs(c_per_group) * channel_threads * kVector;
+  }
+
+  // Accumulation over the whole filter at column stride kStride (dilation 1), kTaps filter
+  // columns at a time (kExact: the filter is kTaps wide): the (pixels - 1) * kStride + kTaps
+  // input columns those taps read for the thread's pixels (a vector of channels each; a grouped
+  // thread takes its group's inputs a vector at a time) are loaded once, all at once, and each is
+  // used by every tap and pixel that reads it. `x` points at the thread's first input channel.
+  template <int kStride, int kTaps, bool kExact>
+  CUTLASS_DEVICE static void window_rows(const Problem& pb, const ElementA* x, const float* filter,
+                                         int channels, int kk0, int n, int p, int q0,
+                                         float (&acc)[kPixelsPerThread][kVector]) {
+    constexpr int kWindow = (kPixelsPerThread - 1) * kStride + kTaps;
+    const int inputs = group_inputs(pb.c_per_group);
+    ToFloat to_float;
+    for (int r = 0; r < pb.r; ++r) {
+      const int ih = p * pb.stride_h - pb.pad_h + r * pb.dilation_h;
+      if (ih < 0 || ih >= pb.h) continue;
+      const ElementA* x_row = x + (static_cast<int64_t>(n) * pb.h + ih) * pb.w * int64_t(pb.c);
+      for (int s0 = 0; s0 < (kExact ? kTaps : pb.s); s0 += kTaps) {
+        const int iw0 = q0 * kStride - pb.pad_w + s0;
+        for (int c = 0; c < inputs; c += kVector) {
+          VectorA columns[kWindow];
+          CUTLASS_PRAGMA_UNROLL
+          for (int j = 0; j < kWindow; ++j) {
+            const int iw = iw0 + j;
+            if (iw >= 0 && iw < pb.w) {
+              columns[j] = load_vector<VectorA>(x_row + static_cast<int64_t>(iw) * pb.c + c);
+            } else {
+              columns[j].fill(ElementA(0));
+            }
+          }
+          CUTLASS_PRAGMA_UNROLL
+          for (int j = 0; j < kTaps; ++j) {
+            if (!kExact && s0 + j >= pb.s) break;
+            const float* tap_filter = filter + ((r * pb.s + s0 + j) * inputs + c) * channels + kk0;
+            if constexpr (kDepthwise) {
+              float weight[kVector];
+              load_floats(tap_filter, weight);
+              CUTLASS_PRAGMA_UNROLL
+              for (int t = 0; t < kPixelsPerThread; ++t) {
+                const Accumulators value = to_float(columns[t * kStride + j]);
+                CUTLASS_PRAGMA_UNROLL
+                for (int v = 0; v < kVector; ++v) acc[t][v] += value[v] * weight[v];
+              }
+            } else {
+              CUTLASS_PRAGMA_UNROLL
+              for (int cc = 0; cc < kVector; ++cc) {
+                float weight[kVector];
+                load_floats(tap_filter + cc * channels, weight);
+                CUTLASS_PRAGMA_UNROLL
+                for (int t = 0; t < kPixelsPerThread; ++t) {
+                  const float value = static_cast<float>(columns[t * kStride + j][cc]);
+                  CUTLASS_PRAGMA_UNROLL
+                  for (int v = 0; v < kVector; ++v) acc[t][v] += value * weight[v];
+                }
+              }
+            }
+          }
+        }
+      }
+    }
   }
 
   CUTLASS_DEVICE void operator()(const Params& params, SharedStorage& storage) {
@@ -136,11 +200,12 @@ struct DirectConv {
     float* filter = storage.filter;
     const int inputs = group_inputs(pb.c_per_group);
     const int taps = pb.r * pb.s;
-    const int k_block = static_cast<int>(blockIdx.y) * kChannels;
+    const int channels = params.channel_threads * kVector;  // the CTA's output channels
+    const int k_block = static_cast<int>(blockIdx.y) * channels;
 
-    // filter[(tap * inputs + c) * kChannels + kk] = w[k_block + kk][tap][c], read in w's order.
+    // filter[(tap * inputs + c) * channels + kk] = w[k_block + kk][tap][c], read in w's order.
     const int per_channel = taps * inputs;
-    const int staged = per_channel * kChannels;
+    const int staged = per_channel * channels;
     for (int i = static_cast<int>(threadIdx.x); i < staged; i += kThreads) {
       const int kk = i / per_channel;
       const int rest = i - kk * per_channel;
@@ -153,16 +218,16 @@ struct DirectConv {
         value = static_cast<float>(
             params.w[(static_cast<int64_t>(k) * taps + source_tap) * inputs + c]);
       }
-      filter[(tap * inputs + c) * kChannels + kk] = value;
+      filter[(tap * inputs + c) * channels + kk] = value;
     }
     __syncthreads();
 
-    const int channel_thread = static_cast<int>(threadIdx.x) % kChannelThreads;
-    const int pixel_thread = static_cast<int>(threadIdx.x) / kChannelThreads;
+    const int channel_thread = static_cast<int>(threadIdx.x) % params.channel_threads;
+    const int pixel_thread = static_cast<int>(threadIdx.x) / params.channel_threads;
     const int kk0 = channel_thread * kVector;
     const int k0 = k_block + kk0;
-    const long long slot = static_cast<long long>(blockIdx.x) * kPixelThreads + pixel_thread;
-    if (k0 >= pb.k || slot >= pb.pixel_slots) return;
+    const long long slot = static_cast<long long>(blockIdx.x) * params.pixel_threads + pixel_thread;
+    if (pixel_thread >= params.pixel_threads || k0 >= pb.k || slot >= pb.pixel_slots) return;
     const long long row = slot / pb.q_blocks;  // n * P + p
     const int q0 = static_cast<int>(slot - row * pb.q_blocks) * kPixelsPerThread;
     const int p = static_cast<int>(row % pb.p);
@@ -177,13 +242,33 @@ struct DirectConv {
       for (int v = 0; v < kVector; ++v) acc[t][v] = 0.f;
     }
 
-    for (int r = 0; r < pb.r; ++r) {
+    // At column stride 1 (and 2, depthwise) with dilation 1, each input column is read once per
+    // window of taps (a grouped thread's window at stride 2 costs more registers than it saves).
+    const bool window =
+        pb.dilation_w == 1 && (pb.stride_w == 1 || (kDepthwise && pb.stride_w == 2));
+    const ElementA* x = params.x + c0;
+    if (window && pb.stride_w == 1) {
+      if (pb.s == 3) {
+        window_rows<1, 3, true>(pb, x, filter, channels, kk0, n, p, q0, acc);
+      } else if (kDepthwise && pb.s == 5) {
+        window_rows<1, 5, true>(pb, x, filter, channels, kk0, n, p, q0, acc);
+      } else {
+        window_rows<1, 3, false>(pb, x, filter, channels, kk0, n, p, q0, acc);
+      }
+    } else if constexpr (kDepthwise) {
+      if (window && pb.s == 3) {
+        window_rows<2, 3, true>(pb, x, filter, channels, kk0, n, p, q0, acc);
+      } else if (window) {
+        window_rows<2, 3, false>(pb, x, filter, channels, kk0, n, p, q0, acc);
+      }
+    }
+    for (int r = 0; r < (window ? 0 : pb.r); ++r) {
       const int ih = p * pb.stride_h - pb.pad_h + r * pb.dilation_h;
       if (ih < 0 || ih >= pb.h) continue;
       const ElementA* x_row =
           params.x + (static_cast<int64_t>(n) * pb.h + ih) * pb.w * static_cast<int64_t>(pb.c) + c0;
       for (int s = 0; s < pb.s; ++s) {
-        const float* tap_filter = filter + (r * pb.s + s) * inputs * kChannels + kk0;
+        const float* tap_filter = filter + (r * pb.s + s) * inputs * channels + kk0;
         const ElementA* column[kPixelsPerThread];
         CUTLASS_PRAGMA_UNROLL
         for (int t = 0; t < kPixelsPerThread; ++t) {
@@ -216,7 +301,7 @@ struct DirectConv {
             CUTLASS_PRAGMA_UNROLL
             for (int cc = 0; cc < kVector; ++cc) {
               float weight[kVector];
-              load_floats(tap_filter + (c + cc) * kChannels, weight);
+              load_floats(tap_filter + (c + cc) * channels, weight);
               CUTLASS_PRAGMA_UNROLL
               for (int t = 0; t < kPixelsPerThread; ++t) {
                 CUTLASS_PRAGMA_UNROLL
@@ -266,10 +351,27 @@ inline const tc_conv_args* conv_block(const tc_args_header* h, char* error, size
   return tc_image::block(h, tc_conv_args_of, TC_FAMILY_CONV, TC_CONV_ARGS_VERSION, error, capacity);
 }
 
-// The grid's CTAs along the output channels (gridDim.y).
+// How a CTA's threads split into channel threads (each kVector output channels) and pixel
+// threads for a problem of `vectors` channel vectors: the split that leaves the fewest threads
+// idle, over the CTAs and within each, and of those the one with most channel threads.
+struct Split {
+  int channel_threads, pixel_threads;
+  long long channel_blocks;
+};
+
 template <class Conv>
-long long channel_blocks(const tc_conv_problem& c) {
-  return (static_cast<long long>(c.k) + Conv::kChannels - 1) / Conv::kChannels;
+Split split_of(const tc_conv_problem& c) {
+  const int vectors = c.k / Conv::kVector;
+  Split best{1, Conv::kThreads, vectors};
+  double best_use = -1;
+  for (int threads = 1; threads <= Conv::kMaxChannelThreads && threads <= vectors; ++threads) {
+    const long long blocks = (vectors + threads - 1) / threads;
+    const int pixel_threads = Conv::kThreads / threads;
+    const double use = double(vectors) / double(blocks * threads) *
+                       double(pixel_threads * threads) / double(Conv::kThreads);
+    if (use >= best_use) best = {threads, pixel_threads, blocks}, best_use = use;
+  }
+  return best;
 }
 
 // What the direct kernel Conv needs of the problem and its inputs, in words ("" if it takes them).
@@ -307,19 +409,21 @@ std::string check_problem(const tc_conv_args& a) {
   }
   if (why.empty()) why = check_multiple("C/D (y)", "K", c.k, kVector, "access of the output");
   if (!why.empty()) return why;
-  const long long bytes =
-      Conv::filter_floats(c.r, c.s, c.c / c.groups) * static_cast<long long>(sizeof(float));
+  const Split split = split_of<Conv>(c);
+  const long long bytes = Conv::filter_floats(c.r, c.s, c.c / c.groups, split.channel_threads) *
+                          static_cast<long long>(sizeof(float));
   constexpr long long kMaxSharedBytes = 227 * 1024;
   if (bytes > kMaxSharedBytes) {
     return "filter R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) +
            " with C / groups=" + std::to_string(c.c / c.groups) + ": the CTA's filter slice of " +
-           std::to_string(Conv::kChannels) + " output channels needs " + std::to_string(bytes) +
+           std::to_string(split.channel_threads * Conv::kVector) + " output channels needs " +
+           std::to_string(bytes) +
            " bytes of shared memory, more than the 232448 an SM80 or SM90 CTA has; use a kernel "
            "of fewer channels per CTA";
   }
-  if (channel_blocks<Conv>(c) > 65535) {
+  if (split.channel_blocks > 65535) {
     return "K=" + std::to_string(c.k) + ": more than 65535 CTAs of " +
-           std::to_string(Conv::kChannels) + " output channels";
+           std::to_string(split.channel_threads * Conv::kVector) + " output channels";
   }
   why = check_pointer("A", a.A, static_cast<int>(sizeof(typename Conv::VectorA)));
   if (why.empty()) why = check_pointer("B", a.B, static_cast<int>(sizeof(typename Conv::ElementB)));
@@ -368,6 +472,9 @@ int32_t run(const tc_args_header* header, void* /*workspace*/, void* stream, cha
   params.c = static_cast<const typename Conv::ElementC*>(a.C);
   params.d = static_cast<typename Conv::ElementC*>(a.D);
   params.c_per_channel = a.conv.c_per_channel;
+  const Split split = split_of<Conv>(c);
+  params.channel_threads = split.channel_threads;
+  params.pixel_threads = split.pixel_threads;
   const int q_blocks = (c.q + Conv::kPixelsPerThread - 1) / Conv::kPixelsPerThread;
   params.problem = {c.n,
                     c.h,
@@ -392,14 +499,15 @@ int32_t run(const tc_args_header* header, void* /*workspace*/, void* stream, cha
   params.output_op = tc_gemm::epilogue_params<Output>(a);
 
   const long long blocks =
-      (params.problem.pixel_slots + Conv::kPixelThreads - 1) / Conv::kPixelThreads;
+      (params.problem.pixel_slots + split.pixel_threads - 1) / split.pixel_threads;
   if (blocks > 0x7fffffffLL) {
     return tc_image::fail(TC_ERROR_INVALID_ARGUMENT, error, capacity,
                           problem_text(c) + ": more than 2^31 - 1 CTAs of " +
                               std::to_string(Conv::kPixels) + " output pixels");
   }
   const size_t smem =
-      static_cast<size_t>(Conv::filter_floats(c.r, c.s, c.c / c.groups)) * sizeof(float);
+      static_cast<size_t>(Conv::filter_floats(c.r, c.s, c.c / c.groups, split.channel_threads)) *
+      sizeof(float);
   const void* function = reinterpret_cast<const void*>(kernel.handle);
   cudaError_t e = cudaSuccess;
   if (smem > (48u << 10)) {
@@ -409,8 +517,7 @@ int32_t run(const tc_args_header* header, void* /*workspace*/, void* stream, cha
   if (e == cudaSuccess) {
     void* launch_params[] = {&params};
     e = tc_image::launch(
-        kernel,
-        dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(channel_blocks<Conv>(c)), 1),
+        kernel, dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(split.channel_blocks), 1),
         dim3(Conv::kThreads, 1, 1), dim3(1, 1, 1), smem, static_cast<cudaStream_t>(stream),
         launch_params, false);
   }
