@@ -225,16 +225,26 @@ def test_grouped_fprop(ops, gen, seed_note, key, config, shape_name):
 
 
 # Direct kernels on layers of realistic size (several CTAs along the pixels and the channels,
-# ragged at both ends), with uniform float data, a per-channel C (a bias) and no C.
-@pytest.mark.parametrize("key,config,c_form", [
-    ("f16_fprop_direct_dw", (144, 144, 144), "bias"),
-    ("bf16_fprop_direct_dw_relu", (96, 96, 96), "none"),
-    ("f16_fprop_direct_mg_v4", (32, 128, 128), "bias"),
-    ("f16_fprop_direct_mg", (32, 1024, 1024), "none"),
+# ragged at both ends), with uniform float data, a per-channel C (a bias) and no C; filters of
+# every window path (3 and 5 wide, chunks of 3 for 7, 1 and 5 at stride 2, grouped 1x5) and the
+# general one (dilated columns).
+@pytest.mark.parametrize("key,config,c_form,filt", [
+    ("f16_fprop_direct_dw", (144, 144, 144), "bias", (3, 3, 1, 1)),
+    ("bf16_fprop_direct_dw_relu", (96, 96, 96), "none", (3, 3, 2, 1)),
+    ("f16_fprop_direct_mg_v4", (32, 128, 128), "bias", (3, 3, 1, 1)),
+    ("f16_fprop_direct_mg", (32, 1024, 1024), "none", (3, 3, 1, 1)),
+    ("f16_fprop_direct_dw", (136, 136, 136), "none", (5, 5, 1, 1)),
+    ("f16_fprop_direct_dw", (136, 136, 136), "bias", (5, 5, 2, 1)),
+    ("f32_fprop_direct_dw", (40, 40, 40), "none", (7, 7, 1, 1)),
+    ("bf16_fprop_direct_dw_relu", (20, 20, 20), "none", (1, 1, 2, 1)),
+    ("f16_fprop_direct_mg", (4, 64, 128), "bias", (1, 5, 1, 1)),
+    ("f16_fprop_direct_dw", (24, 24, 24), "none", (3, 3, 1, 2)),
 ])
-def test_direct_fprop_layers(ops, gen, seed_note, key, config, c_form):
+def test_direct_fprop_layers(ops, gen, seed_note, key, config, c_form, filt):
     groups, c, k = config
-    shape = Shape(3, 29, 30, c, k, 3, 3, (1, 1, 1, 1), (1, 1), (1, 1), groups)
+    r, s, stride, dil = filt
+    pad = (r // 2, r // 2, s // 2 * dil, s // 2 * dil)
+    shape = Shape(3, 29, 30, c, k, r, s, pad, (stride, stride), (1, dil), groups)
     case = ConvCase(key, shape, alpha=1.0, beta=1.0 if c_form == "bias" else 0.0, c_form=c_form,
                     form="channels_last", data="float")
     check_case(ops, case, gen, seed_note)
