@@ -355,16 +355,25 @@ Status validate_sm90_conv2d(const GemmDescription& d) {
         "stride_support: SM90 dgrad kernels (CUTLASS 3.x) take unit strides only; describe "
         "stride_support Unity, or arch=80 for a strided dgrad");
   }
-  if (d.tile.kernel_schedule != KernelSchedule::TmaWarpSpecialized) {
+  const KernelSchedule schedule = d.tile.kernel_schedule;
+  const bool persistent = schedule == KernelSchedule::TmaWarpSpecializedCooperative ||
+                          schedule == KernelSchedule::TmaWarpSpecializedPingpong;
+  if (schedule != KernelSchedule::TmaWarpSpecialized && !persistent) {
     return Status::unsupported(
-        "tile_description: CUTLASS 4.2 builds SM90 convolutions on the TmaWarpSpecialized kernel "
-        "schedule only (its persistent cooperative and ping-pong schedules are not built for "
-        "convolutions); describe kernel_schedule=KernelScheduleType.TmaWarpSpecialized, got " +
-        std::string(to_string(d.tile.kernel_schedule)));
+        "tile_description: SM90 convolutions take kernel_schedule TmaWarpSpecialized (CUTLASS's "
+        "ConvUniversal) or, for fprop, TmaWarpSpecializedCooperative / TmaWarpSpecializedPingpong "
+        "(tilecraft's persistent form of it); got " +
+        std::string(to_string(schedule)));
+  }
+  if (persistent && kind != ConvKind::Fprop) {
+    return Status::unsupported(
+        "tile_description: the persistent SM90 convolutions (kernel_schedule " +
+        std::string(to_string(schedule)) + ") are built for fprop; " + kind_name +
+        " runs on kernel_schedule TmaWarpSpecialized");
   }
   if (d.tile.tile_scheduler != TileScheduler::Persistent) {
     return Status::unsupported(
-        "tile_description: SM90 convolutions run one tile per CTA on the default scheduler; the "
+        "tile_description: SM90 convolutions run on the default (persistent) tile scheduler; the "
         "StreamK tile scheduler is a GEMM scheduler (split K with arch=80 kernels)");
   }
   const DataType a = d.tile.math_instruction.element_a;

@@ -187,6 +187,17 @@ std::vector<GemmDescription> direct_descriptions(const Conv2dArguments& args,
   return out;
 }
 
+// The designs of the GEMM space a convolution takes. SM90: each ping-pong design (tile M up to
+// 128) on CUTLASS's ConvUniversal (the TmaWarpSpecialized schedule), once. The persistent SM90
+// fprop (jit/sm90_conv_persistent.cuh) is described explicitly, and not listed, until it has run
+// through the GPU suites. Arch 80: the design itself.
+std::vector<discover::GemmDesign> conv_designs(discover::GemmDesign design, int arch) {
+  if (arch != 90) return {design};
+  if (design.kernel_schedule != KernelSchedule::TmaWarpSpecializedPingpong) return {};
+  design.kernel_schedule = KernelSchedule::TmaWarpSpecialized;
+  return {design};
+}
+
 // A depthwise kernel (CUTLASS's DefaultDepthwiseFprop) is a two-stage CUDA-core pipeline.
 Result<GemmDescription> conv_description(const GemmDescription& gemm, const ConvDescription& conv,
                                          bool three_d) {
@@ -459,58 +470,54 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
         // SM90 kernels fuse the bias per column: the implicit GEMM's N is the output channels.
         const discover::GemmEpilogue fusion = detail::fusion_for(
             e.activation, e.bias.data && arch == 90 ? std::optional(e.bias.dtype) : std::nullopt);
-        discover::GemmDesign design = space.design_of(instance);
-        if (arch == 90) {
-          // CUTLASS 4.2 builds SM90 convolutions on the TmaWarpSpecialized schedule only: each
-          // ping-pong design (tile M up to 128) in that schedule, once.
-          if (design.kernel_schedule != KernelSchedule::TmaWarpSpecializedPingpong) return;
-          design.kernel_schedule = KernelSchedule::TmaWarpSpecialized;
-        }
-        auto gemm = discover::make_description(arch, operands, design, fusion);
-        if (!gemm) return;
-        if (arch == 80 && !direct_listed) {
-          direct_listed = true;
-          for (GemmDescription& direct : direct_descriptions(args, gemm->epilogue)) {
-            if (!tilecraft::detail::check_kernel_indexes(direct, indexing)) continue;
-            const auto estimate =
-                discover::estimate_direct_conv(direct, args.problem_size(), traits);
+        for (const discover::GemmDesign& design : conv_designs(space.design_of(instance), arch)) {
+          auto gemm = discover::make_description(arch, operands, design, fusion);
+          if (!gemm) continue;
+          if (arch == 80 && !direct_listed) {
+            direct_listed = true;
+            for (GemmDescription& direct : direct_descriptions(args, gemm->epilogue)) {
+              if (!tilecraft::detail::check_kernel_indexes(direct, indexing)) continue;
+              const auto estimate =
+                  discover::estimate_direct_conv(direct, args.problem_size(), traits);
+              add(Kernel::listed(arch, instance, estimate.score, estimate.explain(),
+                                 std::move(direct)));
+            }
+          }
+          for (const ConvDescription& variant : conv_variants(args, arch, operands)) {
+            auto conv = conv_description(*gemm, variant, args.problem_size().is_3d());
+            if (!conv) continue;
+            const KernelShape shape{conv->tile.threadblock_shape[1], conv->A.alignment,
+                                    conv->B.alignment};
+            if (!check_geometry(variant, arch, shape, args)) continue;
+            // A kernel that cannot index the problem (supports() says why) is not listed.
+            if (!tilecraft::detail::check_kernel_indexes(*conv, indexing)) continue;
+            // Depthwise kernels have two stages whatever the design's count: list each once.
+            if (variant.group_mode == GroupMode::Depthwise &&
+                !depthwise_listed.insert(conv->procedural_name()).second) {
+              continue;
+            }
+            const GemmDescription implicit = implicit_gemm_of(*conv);
+            const discover::GemmShape problem{mnk[0], mnk[1], mnk[2], 1};
+            for (int splits : conv_split_k_choices(*conv, implicit, problem, traits, args)) {
+              const auto split = discover::for_convolution(
+                  discover::estimate_split_k(implicit, problem, splits, traits), *conv, traits);
+              add(Kernel::listed(arch, instance, split.score, split.explain(), *conv, splits));
+            }
+            auto estimate = discover::for_convolution(discover::estimate(implicit, problem, traits),
+                                                      *conv, traits);
+            if (variant.group_mode == GroupMode::MultipleGroup ||
+                variant.group_mode == GroupMode::Depthwise) {
+              // The tile's MMAs span all of its groups' channels; one group's are useful (measured
+              // on an H100: 0.03-0.17x cuDNN, bench/RESULTS.md, issue 14).
+              const double useful = double(args.problem_size().k / args.problem_size().groups) /
+                                    double(conv->tile.threadblock_shape[1]);
+              estimate.score *= useful;
+              estimate.seconds /= useful;
+              estimate.tile_efficiency *= useful;
+            }
             add(Kernel::listed(arch, instance, estimate.score, estimate.explain(),
-                               std::move(direct)));
+                               std::move(*conv)));
           }
-        }
-        for (const ConvDescription& variant : conv_variants(args, arch, operands)) {
-          auto conv = conv_description(*gemm, variant, args.problem_size().is_3d());
-          if (!conv) continue;
-          const KernelShape shape{conv->tile.threadblock_shape[1], conv->A.alignment,
-                                  conv->B.alignment};
-          if (!check_geometry(variant, arch, shape, args)) continue;
-          // A kernel that cannot index the problem (supports() says why) is not listed.
-          if (!tilecraft::detail::check_kernel_indexes(*conv, indexing)) continue;
-          // Depthwise kernels have two stages whatever the design's count: list each once.
-          if (variant.group_mode == GroupMode::Depthwise &&
-              !depthwise_listed.insert(conv->procedural_name()).second) {
-            continue;
-          }
-          const GemmDescription implicit = implicit_gemm_of(*conv);
-          const discover::GemmShape problem{mnk[0], mnk[1], mnk[2], 1};
-          for (int splits : conv_split_k_choices(*conv, implicit, problem, traits, args)) {
-            const auto split = discover::for_convolution(
-                discover::estimate_split_k(implicit, problem, splits, traits), *conv, traits);
-            add(Kernel::listed(arch, instance, split.score, split.explain(), *conv, splits));
-          }
-          auto estimate = discover::for_convolution(discover::estimate(implicit, problem, traits),
-                                                    *conv, traits);
-          if (variant.group_mode == GroupMode::MultipleGroup ||
-              variant.group_mode == GroupMode::Depthwise) {
-            // The tile's MMAs span all of its groups' channels; one group's are useful (measured
-            // on an H100: 0.03-0.17x cuDNN, bench/RESULTS.md, issue 14).
-            const double useful = double(args.problem_size().k / args.problem_size().groups) /
-                                  double(conv->tile.threadblock_shape[1]);
-            estimate.score *= useful;
-            estimate.seconds /= useful;
-            estimate.tile_efficiency *= useful;
-          }
-          add(Kernel::listed(arch, instance, estimate.score, estimate.explain(), std::move(*conv)));
         }
       });
 }

@@ -271,13 +271,20 @@ bool triggers_dependent_launch_early(const GemmDescription& description) {
 }
 
 std::string module_class(const GemmDescription& description) {
-  // Direct convolutions include none of CUTLASS's implicit-GEMM headers: a unit of their own.
-  const bool direct =
-      description.is_conv() && description.conv.iterator_algorithm == IteratorAlgorithm::Direct;
+  // Direct convolutions include none of CUTLASS's implicit-GEMM headers, and persistent SM90
+  // ones include CUTLASS's GEMM kernels, which CUTLASS's ConvUniversal kernels cannot share a
+  // unit with (two of its kernel specializations would match them): units of their own.
+  const bool conv = description.is_conv();
+  const bool direct = conv && description.conv.iterator_algorithm == IteratorAlgorithm::Direct;
+  const KernelSchedule schedule = description.tile.kernel_schedule;
+  const bool persistent = conv && description.arch == 90 &&
+                          (schedule == KernelSchedule::TmaWarpSpecializedCooperative ||
+                           schedule == KernelSchedule::TmaWarpSpecializedPingpong);
   return "sm" + std::to_string(description.arch) +
-         (direct                  ? " conv direct"
-          : description.is_conv() ? " conv"
-                                  : " gemm") +
+         (direct       ? " conv direct"
+          : persistent ? " conv persistent"
+          : conv       ? " conv"
+                       : " gemm") +
          (triggers_dependent_launch_early(description) ? " early" : "");
 }
 

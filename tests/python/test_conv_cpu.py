@@ -447,6 +447,20 @@ def test_sm90_kinds_are_described(kind, stride):
     assert not op.is_compiled()
 
 
+@pytest.mark.parametrize("schedule,tile", [("TmaWarpSpecializedCooperative", (128, 128, 64)),
+                                           ("TmaWarpSpecializedPingpong", (64, 128, 64))])
+def test_sm90_persistent_fprop_is_described(schedule, tile):
+    """tilecraft's persistent SM90 fprop (CUTLASS's persistent GEMM kernels over the conv
+    mainloop): described on the cooperative and ping-pong schedules, named for them."""
+    parts = sm90_parts(tile=tile, schedule=getattr(cutlass.KernelScheduleType, schedule),
+                       bias="column", activation="relu")
+    op = conv(parts=parts, arch=90)
+    short = {"TmaWarpSpecializedCooperative": "_coop_",
+             "TmaWarpSpecializedPingpong": "_pingpong_"}[schedule]
+    assert short in op.procedural_name()
+    assert not op.is_compiled()
+
+
 def test_sm90_fused_bias_and_activation_and_tf32_fprop():
     assert conv(parts=sm90_parts(bias="column", activation="relu"), arch=90)
     assert conv(parts=sm90_parts(element=TF32, tile=(128, 128, 32)), arch=90)
@@ -456,7 +470,11 @@ def test_sm90_fused_bias_and_activation_and_tf32_fprop():
     ({"kind": "dgrad", "stride": "Strided"}, "SM90 dgrad kernels .* take unit strides only"),
     ({"algorithm": "analytic"}, "TMA im2col.* describe iterator_algorithm optimized"),
     ({"kind": "wgrad", "element": "tf32"}, "wgmma allows for 16-bit types only; got tfloat32"),
-    ({"schedule": "TmaWarpSpecializedCooperative"}, "TmaWarpSpecialized kernel schedule only"),
+    ({"kind": "dgrad", "schedule": "TmaWarpSpecializedCooperative"},
+     "persistent SM90 convolutions .* are built for fprop; dgrad runs on kernel_schedule "
+     "TmaWarpSpecialized"),
+    ({"kind": "wgrad", "schedule": "TmaWarpSpecializedPingpong", "tile": (64, 128, 64)},
+     "are built for fprop; wgrad runs on"),
     ({"bias": "row"}, "one value per output channel: describe bias=\"column\""),
     ({"kind": "wgrad", "bias": "column"}, "a bias belongs to fprop or dgrad"),
     ({"element": "e4m3"}, "fp8 convolutions need per-tensor scales"),
@@ -464,7 +482,7 @@ def test_sm90_fused_bias_and_activation_and_tf32_fprop():
 def test_sm90_refusals_name_the_rule(kwargs, match):
     element = {"tf32": TF32, "e4m3": cutlass.e4m3}.get(kwargs.get("element"), F16)
     tile = (128, 128, 32) if element == TF32 else (128, 128, 128) if element == cutlass.e4m3 \
-        else (128, 128, 64)
+        else kwargs.get("tile", (128, 128, 64))
     schedule = getattr(cutlass.KernelScheduleType, kwargs["schedule"]) \
         if "schedule" in kwargs else None
     parts = sm90_parts(element=element, tile=tile, schedule=schedule, bias=kwargs.get("bias"))

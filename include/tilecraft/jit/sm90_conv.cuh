@@ -1,5 +1,5 @@
-// SM90 convolutions (CUTLASS 3.x ConvUniversalAdapter): their Adapter over tc_conv_args
-// (namespace tc_sm90).
+// SM90 convolutions (CUTLASS 3.x ConvUniversalAdapter, or a persistent GemmUniversal over
+// tc_sm90_conv::PersistentMainloop): their Adapter over tc_conv_args (namespace tc_sm90).
 #pragma once
 
 #include "tilecraft/jit/sm90.cuh"
@@ -15,6 +15,19 @@
 
 namespace tc_sm90 {
 
+// The convolution's own problem shape: the kernel's (ConvUniversal), or, for a persistent
+// kernel, its mainloop's (the kernel schedules the implicit GEMM's (M, N, K, L)).
+template <class Kernel, class = void>
+struct ConvShapeOf {
+  using type = typename Kernel::ProblemShape;
+  static constexpr bool kPersistent = false;
+};
+template <class Kernel>
+struct ConvShapeOf<Kernel, cute::void_t<typename Kernel::CollectiveMainloop::ConvProblemShape>> {
+  using type = typename Kernel::CollectiveMainloop::ConvProblemShape;
+  static constexpr bool kPersistent = true;
+};
+
 template <class Kernel>
 struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
   using Args = tc_conv_args;
@@ -26,7 +39,8 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
     return tc_image::block(h, tc_conv_args_of, TC_FAMILY_CONV, TC_CONV_ARGS_VERSION, why);
   }
 
-  using ProblemShape = typename Kernel::ProblemShape;
+  using ProblemShape = typename ConvShapeOf<Kernel>::type;
+  static constexpr bool kPersistent = ConvShapeOf<Kernel>::kPersistent;
   static constexpr cutlass::conv::Operator kOp = ProblemShape::ConvOp;
   static constexpr int kKind = kOp == cutlass::conv::Operator::kFprop   ? 0
                                : kOp == cutlass::conv::Operator::kDgrad ? 1
@@ -104,21 +118,33 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
         {c.stride_h, c.stride_w}, {c.dilation_h, c.dilation_w}, 1);
     typename Gemm::Arguments arguments{};
     arguments.mode = cutlass::gemm::GemmUniversalMode::kGemm;
-    arguments.problem_shape = shape;
-    arguments.mainloop.ptr_A = static_cast<const typename Kernel::ElementA*>(a.A);
-    arguments.mainloop.ptr_B = static_cast<const typename Kernel::ElementB*>(a.B);
-    // The output is packed: fprop and dgrad as (W, H, N) modes of the activation, wgrad as K.
     using StrideC = typename Kernel::StrideC;
     StrideC stride{};
-    if constexpr (kOp == cutlass::conv::Operator::kWgrad) {
-      cute::get<0>(stride) = shape.stride_C[0];
-      cute::for_each(cute::make_seq<cute::rank<1>(StrideC{}) - 1>{}, [&](auto i) {
-        cute::get<1, i + 1>(stride) = shape.stride_C[ProblemShape::RankT - 2 - i];
-      });
+    if constexpr (kPersistent) {
+      // The implicit GEMM's problem; the mainloop keeps the convolution's. The output is packed:
+      // fprop's y, N * P * Q rows of K channels, row-major.
+      arguments.problem_shape = Kernel::CollectiveMainloop::gemm_problem_shape(shape);
+      arguments.mainloop.problem = shape;
+      arguments.mainloop.conv.ptr_A = static_cast<const typename Kernel::ElementA*>(a.A);
+      arguments.mainloop.conv.ptr_B = static_cast<const typename Kernel::ElementB*>(a.B);
+      const int64_t rows = cute::get<0>(arguments.problem_shape);
+      const int64_t columns = cute::get<1>(arguments.problem_shape);
+      stride = make_stride<StrideC>(columns, rows * columns);
     } else {
-      cute::for_each(cute::make_seq<cute::rank<0>(StrideC{})>{}, [&](auto i) {
-        cute::get<0, i>(stride) = shape.stride_C[ProblemShape::RankT - 2 - i];
-      });
+      arguments.problem_shape = shape;
+      arguments.mainloop.ptr_A = static_cast<const typename Kernel::ElementA*>(a.A);
+      arguments.mainloop.ptr_B = static_cast<const typename Kernel::ElementB*>(a.B);
+      // The output is packed: fprop and dgrad as (W, H, N) modes of the activation, wgrad as K.
+      if constexpr (kOp == cutlass::conv::Operator::kWgrad) {
+        cute::get<0>(stride) = shape.stride_C[0];
+        cute::for_each(cute::make_seq<cute::rank<1>(StrideC{}) - 1>{}, [&](auto i) {
+          cute::get<1, i + 1>(stride) = shape.stride_C[ProblemShape::RankT - 2 - i];
+        });
+      } else {
+        cute::for_each(cute::make_seq<cute::rank<0>(StrideC{})>{}, [&](auto i) {
+          cute::get<0, i>(stride) = shape.stride_C[ProblemShape::RankT - 2 - i];
+        });
+      }
     }
     const bool has_c = a.C != nullptr;
     arguments.epilogue.ptr_C = static_cast<const typename Kernel::ElementC*>(has_c ? a.C : a.D);

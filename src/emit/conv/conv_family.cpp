@@ -1,8 +1,9 @@
 // Convolutions as a registered family of the shared emitters (emit/family_emitter.hpp): SM80
 // modules of their own (implicit GEMMs), SM90 entries with a CUTLASS 3.x ConvUniversal (TMA
-// im2col mainloop from the conv CollectiveBuilder) in place of the GEMM mainloop and kernel;
-// everything else of an SM90 entry (types, epilogue and its fusion, the C ABI functions) is the
-// GEMM entry's.
+// im2col mainloop from the conv CollectiveBuilder) in place of the GEMM mainloop and kernel, or,
+// on the cooperative and ping-pong schedules, CUTLASS's persistent GEMM kernel over that
+// mainloop (jit/sm90_conv_persistent.cuh); everything else of an SM90 entry (types, epilogue and
+// its fusion, the C ABI functions) is the GEMM entry's.
 #include <string>
 
 #include "emit/conv/sm80_conv_parts.hpp"
@@ -27,16 +28,57 @@ std::string sm90_conv_tile_shape(const GemmDescription& d) {
   return "cute::Shape<" + underscore(s[0]) + ", " + n + ", cute::Shape<" + underscore(s[2]) + ">>";
 }
 
-// The epilogue's layout tag: the output activation (fprop y, dgrad dx) or the filter (wgrad dw).
+// Whether the entry is a persistent kernel (the cooperative and ping-pong schedules).
+bool persistent(const GemmDescription& d) {
+  return d.tile.kernel_schedule == KernelSchedule::TmaWarpSpecializedCooperative ||
+         d.tile.kernel_schedule == KernelSchedule::TmaWarpSpecializedPingpong;
+}
+
+// The epilogue's layout tag: the output activation (fprop y, dgrad dx) or the filter (wgrad dw);
+// a persistent kernel writes the implicit GEMM's packed row-major output.
 std::string sm90_conv_output_layout(const GemmDescription& d) {
+  if (persistent(d)) return "cutlass::layout::RowMajor";
   return d.conv.kind == ConvKind::Wgrad ? "cutlass::layout::TensorKCSR"
                                         : "cutlass::layout::TensorNHWC";
+}
+
+// The persistent kernel: CUTLASS's GEMM kernel of the schedule over the conv mainloop, whose
+// tiled MMA, layouts, copies and stages come from the conv builder (its stages leave room for the
+// epilogue's shared memory, which a persistent kernel does not share with the mainloop, and the
+// kernel's own barriers).
+std::string sm90_persistent_conv_text(const GemmDescription& d, const std::string& op,
+                                      const std::string& stages) {
+  const bool cooperative = d.tile.kernel_schedule == KernelSchedule::TmaWarpSpecializedCooperative;
+  const std::string carveout =
+      d.tile.stages == 0 ? "cutlass::conv::collective::StageCountAutoCarveout<static_cast<int>(\n"
+                           "        sizeof(typename CollectiveEpilogue::SharedStorage)) + 1024>"
+                         : stages;
+  std::string out =
+      "using ConvBuilder = cutlass::conv::collective::CollectiveBuilder<\n"
+      "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, " +
+      op + ",\n" +
+      "    ElementA, LayoutA, AlignmentA, ElementB, LayoutB, AlignmentB, ElementAccumulator,\n" +
+      "    TileShape, ClusterShape, " + carveout + ",\n    cutlass::conv::" +
+      (cooperative ? "KernelImplicitTmaWarpSpecializedSm90Cooperative"
+                   : "KernelImplicitTmaWarpSpecializedSm90") +
+      ">;\n";
+  out +=
+      "using CollectiveMainloop = tc_sm90_conv::PersistentMainloopOf<ConvBuilder, " + op +
+      ",\n    ClusterShape, cutlass::gemm::" +
+      (cooperative ? "KernelTmaWarpSpecializedCooperative" : "KernelTmaWarpSpecializedPingpong") +
+      ", TileShape, ElementA, ElementB>;\n";
+  out +=
+      "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,\n"
+      "    CollectiveMainloop, CollectiveEpilogue, cutlass::gemm::PersistentScheduler>;\n";
+  out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
+  return out;
 }
 
 // CollectiveMainloop, ProblemShape, Kernel and Gemm (a ConvUniversalAdapter) of the entry, given
 // the stage count type; uses the entry's ElementA ... TileShape and CollectiveEpilogue.
 std::string sm90_conv_kernel_text(const GemmDescription& d, const std::string& stages) {
   const std::string op = conv_operator(d.conv.kind);
+  if (persistent(d)) return sm90_persistent_conv_text(d, op, stages);
   std::string out =
       "using CollectiveMainloop = typename cutlass::conv::collective::CollectiveBuilder<\n"
       "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, " +
@@ -60,6 +102,14 @@ const FamilyEmitterRegistration kConvEmitter{{
     .sm90_layout_c = sm90_conv_output_layout,
     .sm90_tile_shape = sm90_conv_tile_shape,
     .sm90_kernel = sm90_conv_kernel_text,
+}};
+
+// Persistent SM90 convolutions bring their mainloop's header (it includes CUTLASS's GEMM kernels,
+// which a unit of ConvUniversal kernels must not: module_class keeps them apart).
+const FamilyEmitterRegistration kPersistentConvEmitter{{
+    .name = "conv_persistent",
+    .takes = [](const GemmDescription& d) { return d.is_conv() && persistent(d); },
+    .sm90_extra_header = "sm90_conv_persistent.cuh",
 }};
 
 }  // namespace

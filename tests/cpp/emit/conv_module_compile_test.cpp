@@ -58,11 +58,12 @@ GemmDescription simt(ConvKind kind, IteratorAlgorithm algorithm,
 
 // SM90 (CUTLASS 3.x) convolutions: TmaWarpSpecialized schedule, 16-byte TMA operands.
 GemmDescription sm90(ConvKind kind, DataType element, EpilogueFunctor e,
-                     std::array<int, 3> shape = {128, 128, 64}) {
+                     std::array<int, 3> shape = {128, 128, 64},
+                     KernelSchedule schedule = KernelSchedule::TmaWarpSpecialized) {
   using namespace tilecraft::sm90_test;
   const MathInstruction m =
       wgmma({64, shape[1], wgmma_k(element)}, element, element, DataType::f32);
-  const TileDescription t = tile(shape, m, 0, {1, 1, 1}, KernelSchedule::TmaWarpSpecialized);
+  const TileDescription t = tile(shape, m, 0, {1, 1, 1}, schedule);
   const DataType out = e.element_output;
   auto made = GemmDescription::make_conv2d(
       kind, IteratorAlgorithm::Optimized, 90, t, tma(element, Layout::TensorNHWC),
@@ -303,6 +304,20 @@ std::vector<ModuleSpec> sm90_ci_specs() {
             {sm90(ConvKind::Wgrad, f16, epilogue(f16, f32))}}}};
 }
 
+// tilecraft's persistent SM90 fprop: CUTLASS's cooperative and ping-pong GEMM kernels over the
+// conv mainloop (jit/sm90_conv_persistent.cuh).
+std::vector<ModuleSpec> sm90_persistent_specs() {
+  using enum DataType;
+  using tilecraft::sm90_test::bias;
+  using tilecraft::sm90_test::epilogue;
+  return {{"conv_sm90_persistent",
+           {{sm90(ConvKind::Fprop, f16, epilogue(f16, f32), {128, 128, 64},
+                  KernelSchedule::TmaWarpSpecializedCooperative)},
+            {sm90(ConvKind::Fprop, bf16,
+                  epilogue(bf16, f32, Activation::relu, bias(BiasKind::per_column, bf16)),
+                  {64, 128, 64}, KernelSchedule::TmaWarpSpecializedPingpong)}}}};
+}
+
 std::vector<ModuleSpec> sm90_full_specs() {
   using enum DataType;
   using tilecraft::sm90_test::epilogue;
@@ -315,6 +330,32 @@ TEST(ConvModuleCompile, Sm90ConvUniversal) {
   TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the SM90 ConvUniversal module");
   auto modules = compile_and_check("tilecraft_conv_sm90_", sm90_ci_specs(), 90, check_conv_entry);
   EXPECT_EQ(modules.size(), 1u);
+}
+
+TEST(ConvModuleCompile, Sm90PersistentFprop) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the persistent SM90 convolution module");
+  auto modules = compile_and_check("tilecraft_conv_sm90_persistent_", sm90_persistent_specs(), 90,
+                                   check_conv_entry);
+  EXPECT_EQ(modules.size(), 1u);
+}
+
+TEST(ConvModuleClasses, PersistentSm90ConvolutionsHaveUnitsOfTheirOwn) {
+  // CUTLASS's ConvUniversal kernels fail to build beside CUTLASS's GEMM kernels, which the
+  // persistent convolutions include (two specializations of GemmUniversal match).
+  using enum DataType;
+  using tilecraft::sm90_test::epilogue;
+  const GemmDescription stock = sm90(ConvKind::Fprop, f16, epilogue(f16, f32));
+  for (KernelSchedule schedule : {KernelSchedule::TmaWarpSpecializedCooperative,
+                                  KernelSchedule::TmaWarpSpecializedPingpong}) {
+    const GemmDescription persistent = sm90(ConvKind::Fprop, f16, epilogue(f16, f32),
+                                            schedule == KernelSchedule::TmaWarpSpecializedPingpong
+                                                ? std::array<int, 3>{64, 128, 64}
+                                                : std::array<int, 3>{128, 128, 64},
+                                            schedule);
+    EXPECT_NE(module_class(stock), module_class(persistent));
+    EXPECT_NE(emit_gemm_module({{persistent}}).find("sm90_conv_persistent.cuh"), std::string::npos);
+  }
+  EXPECT_EQ(emit_gemm_module({{stock}}).find("sm90_conv_persistent.cuh"), std::string::npos);
 }
 
 TEST(ConvModuleCompile, Sm90DgradAndTf32) {

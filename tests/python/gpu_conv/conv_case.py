@@ -35,7 +35,7 @@ def build_operation(spec):
     if spec.arch == 90:
         tile = cutlass.TileDescription(
             list(spec.tile), spec.stages, None, math_inst, cluster_shape=list(spec.cluster),
-            kernel_schedule=cutlass.KernelScheduleType.TmaWarpSpecialized)
+            kernel_schedule=getattr(cutlass.KernelScheduleType, spec.schedule))
     else:
         tile = cutlass.TileDescription(list(spec.tile), spec.stages, list(spec.warps), math_inst)
     fusions = {"bias": "column", "element_bias": dt(spec.out)} if spec.bias else {}

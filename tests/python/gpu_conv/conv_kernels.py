@@ -50,6 +50,9 @@ class ConvSpec:
     bias: bool = False         # SM90 epilogue bias of one value per output channel
     group_mode: str = "NoneGroup"  # conv.GroupMode: SingleGroup, MultipleGroup, Depthwise
     spatial_dims: int = 2      # 3: a Conv3d kernel (TensorNDHWC)
+    # SM90 kernel schedule: TmaWarpSpecialized (CUTLASS's ConvUniversal), or the persistent
+    # TmaWarpSpecializedCooperative / TmaWarpSpecializedPingpong (fprop)
+    schedule: str = "TmaWarpSpecialized"
 
     @property
     def clamps(self):
@@ -173,6 +176,12 @@ _add(S90, "s90_bf16_fprop_bias_silu", element="bf16", out="bf16", bias=True,
      epilogue="LinearCombinationGeneric", activation="silu")
 _add(S90, "s90_f16_dgrad_gelu", kind="dgrad", stride="un", epilogue="LinearCombinationGeneric",
      activation="gelu")
+# tilecraft's persistent SM90 fprop (CUTLASS's persistent GEMM kernels over the conv mainloop)
+_add(S90, "s90_f16_fprop_coop", schedule="TmaWarpSpecializedCooperative")
+_add(S90, "s90_bf16_fprop_coop_c2", element="bf16", out="bf16", cluster=(2, 1, 1),
+     schedule="TmaWarpSpecializedCooperative")
+_add(S90, "s90_f16_fprop_pp_bias_relu", tile=(64, 128, 64), bias=True,
+     epilogue="LinearCombinationGeneric", activation="relu", schedule="TmaWarpSpecializedPingpong")
 
 # ---- grouped fprop (arch 80): DefaultConv2dGroupFprop and DefaultDepthwiseFprop --------------
 GROUPED = replace(F16, tile=(64, 64, 32), warps=(2, 2, 1), stages=3)

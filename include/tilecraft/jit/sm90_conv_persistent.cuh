@@ -1,0 +1,112 @@
+// Persistent SM90 convolutions: CUTLASS's implicit-GEMM conv mainloop (CollectiveConv: TMA im2col
+// loads, wgmma) behind the interface of CUTLASS's persistent GEMM kernels (GemmUniversal on the
+// cooperative and ping-pong schedules with the persistent tile scheduler), which CUTLASS 4.2 does
+// not build for convolutions. The kernel walks the implicit GEMM's (M, N, K, L) tiles; the
+// mainloop keeps the convolution's own problem shape for its TMA descriptors.
+//
+// The GEMM kernel's K is the conv mainloop's k-tile count times the tile's K: the conv mainloop
+// walks K as (C / tile K, S, R) tiles, channel tiles fastest, so a tile never mixes filter taps.
+#pragma once
+
+#include "cute/tensor.hpp"
+#include "cutlass/conv/collective/collective_builder.hpp"
+#include "cutlass/conv/convnd_problem_shape.hpp"
+#include "cutlass/conv/dispatch_policy.hpp"
+#include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+
+namespace tc_sm90_conv {
+
+template <class ConvMainloop>
+struct PersistentMainloop : ConvMainloop {
+  using Base = ConvMainloop;
+  // What the GEMM kernels read of a mainloop and the conv one lacks or spells otherwise.
+  static constexpr int NumProducerThreadEvents = 1;
+  using ConvProblemShape = typename Base::ProblemShape;
+  // Rank 3, as the kernels' static checks want (the conv mainloop's own strides are used).
+  using StrideA = decltype(cute::append(typename Base::StrideA{}, int64_t{}));
+  using StrideB = decltype(cute::append(typename Base::StrideB{}, int64_t{}));
+  // (N * P * Q, K, (C, S, R), _1) for fprop.
+  using ConvShapeMNKL = decltype(Base::get_problem_shape_MNKL(ConvProblemShape{}));
+
+  struct Arguments {
+    typename Base::Arguments conv{};
+    ConvProblemShape problem{};
+  };
+  struct Params : Base::Params {
+    ConvShapeMNKL conv_mnkl{};
+  };
+
+  // The GEMM problem the kernel schedules for a convolution: M and N the implicit GEMM's, K the
+  // conv mainloop's k-tiles times the tile's K, L = 1.
+  static cute::Shape<int, int, int, int> gemm_problem_shape(const ConvProblemShape& problem) {
+    const auto mnkl = Base::get_problem_shape_MNKL(problem);
+    const auto k_tiles =
+        cute::local_tile(cute::make_identity_tensor(cute::make_shape(1, cute::get<2>(mnkl))),
+                         typename Base::TileShape{}, cute::make_coord(cute::_, cute::_, cute::_),
+                         cute::Step<cute::_1, cute::Underscore, cute::_1>{});
+    const int tile_k = int(cute::size<2>(typename Base::TileShape{}));
+    return cute::make_shape(int(cute::get<0>(mnkl)), int(cute::get<1>(mnkl)),
+                            int(cute::size<3>(k_tiles)) * tile_k, 1);
+  }
+
+  template <class ProblemShapeMNKL>
+  static Params to_underlying_arguments(const ProblemShapeMNKL&, const Arguments& args,
+                                        void* workspace) {
+    Params params;
+    static_cast<typename Base::Params&>(params) =
+        Base::to_underlying_arguments(args.problem, args.conv, workspace);
+    params.conv_mnkl = Base::get_problem_shape_MNKL(args.problem);
+    return params;
+  }
+
+  template <class ProblemShapeMNKL>
+  static bool can_implement(const ProblemShapeMNKL& shape, const Arguments& args) {
+    const auto gemm = gemm_problem_shape(args.problem);
+    return cute::get<0>(shape) == cute::get<0>(gemm) && cute::get<1>(shape) == cute::get<1>(gemm) &&
+           cute::get<2>(shape) == cute::get<2>(gemm) && cute::get<3>(shape) == 1 &&
+           Base::can_implement(args.problem, args.conv);
+  }
+
+  // (BLK_N, BLK_K, n, k) with a unit L mode appended, as the kernels index B. A's im2col view
+  // stays rank 4: the kernels never read its L mode.
+  template <class Tensor>
+  CUTLASS_DEVICE static auto with_l_mode(const Tensor& tensor) {
+    return cute::make_tensor(tensor.data(),
+                             cute::append(tensor.layout(), cute::Layout<cute::_1, cute::_0>{}));
+  }
+
+  template <class ProblemShapeMNKL>
+  CUTLASS_DEVICE auto load_init(const ProblemShapeMNKL&, const Params& params) {
+    auto tensors = Base::load_init(params.conv_mnkl, params);
+    return cute::make_tuple(cute::get<0>(tensors), with_l_mode(cute::get<1>(tensors)));
+  }
+
+  template <class TensorA, class TensorB, class KTileIterator, class BlockCoord>
+  CUTLASS_DEVICE void load(const Params& params, typename Base::MainloopPipeline pipeline,
+                           typename Base::PipelineState state,
+                           const cute::tuple<TensorA, TensorB>& tensors, const BlockCoord& block,
+                           KTileIterator k_tile_iter, int k_tile_count, int thread_idx,
+                           uint32_t block_rank_in_cluster,
+                           typename Base::TensorStorage& shared_tensors) {
+    auto b = cute::get<1>(tensors)(cute::_, cute::_, cute::_, cute::_, cute::_0{});
+    Base::load(params, pipeline, state, cute::make_tuple(cute::get<0>(tensors), b), block,
+               k_tile_iter, k_tile_count, thread_idx, block_rank_in_cluster, shared_tensors);
+  }
+};
+
+// The persistent mainloop of the conv mainloop Builder (a conv CollectiveBuilder, whose tiled
+// MMA, shared-memory layouts, copies and stage count it takes) on a GEMM kernel schedule.
+template <class Builder, cutlass::conv::Operator kOp, class ClusterShape, class GemmSchedule,
+          class TileShape, class ElementA, class ElementB>
+using PersistentMainloopOf = PersistentMainloop<cutlass::conv::collective::CollectiveConv<
+    cutlass::conv::MainloopSm90TmaGmmaWarpSpecializedImplicitGemm<kOp, Builder::PipelineStages, 2,
+                                                                  ClusterShape, GemmSchedule>,
+    TileShape, ElementA, ElementB, typename Builder::TiledMma,
+    cutlass::conv::collective::detail::Sm90ImplicitGemmTileTraits<typename Builder::GmemTiledCopyA,
+                                                                  typename Builder::SmemLayoutA>,
+    cutlass::conv::collective::detail::Sm90ImplicitGemmTileTraits<typename Builder::GmemTiledCopyB,
+                                                                  typename Builder::SmemLayoutB>>>;
+
+}  // namespace tc_sm90_conv
