@@ -60,6 +60,14 @@ SMALL_TILES = [TILES[0], TILES[3], TILES[4], ((256, 64, 32), 3, (4, 1, 1)),
 SM90_TILES = [((128, 128, 64), (1, 1, 1), 0), ((128, 128, 64), (2, 1, 1), 0),
               ((128, 128, 64), (1, 1, 1), 3), ((128, 64, 64), (1, 1, 1), 0),
               ((128, 64, 64), (1, 1, 1), 4), ((64, 128, 64), (1, 1, 1), 0)]
+# tilecraft's persistent SM90 fprop (jit/sm90_conv_persistent.cuh; --sm90 adds them for fprop and
+# fused): CUTLASS's cooperative and ping-pong GEMM kernels over the conv mainloop.
+SM90_PERSISTENT_TILES = [((128, 128, 64), (1, 1, 1), 0, "TmaWarpSpecializedCooperative"),
+                         ((256, 128, 64), (1, 1, 1), 0, "TmaWarpSpecializedCooperative"),
+                         ((128, 256, 64), (1, 1, 1), 0, "TmaWarpSpecializedCooperative"),
+                         ((128, 128, 64), (2, 1, 1), 0, "TmaWarpSpecializedCooperative"),
+                         ((64, 128, 64), (1, 1, 1), 0, "TmaWarpSpecializedPingpong"),
+                         ((64, 256, 64), (1, 1, 1), 0, "TmaWarpSpecializedPingpong")]
 
 
 def wgrad_splits(layer, tile):
@@ -135,13 +143,14 @@ def make_op(kind, dtype, tile, layer, fused=False, arch=80, c_pad=None):
 
     el = {"f16": cutlass.float16, "bf16": cutlass.bfloat16}[dtype]
     if arch == 90:
-        shape, cluster, stages = tile
+        shape, cluster, stages = tile[:3]
+        schedule = tile[3] if len(tile) > 3 else "TmaWarpSpecialized"
         math_inst = cutlass.MathInstruction([64, shape[1], 16], el, el, cutlass.float32,
                                             cutlass.OpClass.TensorOp,
                                             cutlass.MathOperation.multiply_add)
         tile_desc = cutlass.TileDescription(
             list(shape), stages, None, math_inst, cluster_shape=list(cluster),
-            kernel_schedule=cutlass.KernelScheduleType.TmaWarpSpecialized)
+            kernel_schedule=getattr(cutlass.KernelScheduleType, schedule))
     else:
         shape, stages, warps = tile
         math_inst = cutlass.MathInstruction([16, 8, 16], el, el, cutlass.float32,
@@ -316,6 +325,8 @@ def describe_candidates(args):
                 tiles = [(t, 80) for t in (SMALL_TILES if small else TILES)]
                 if args.sm90 and sm90_applies(op_kind, layer):
                     tiles += [(t, 90) for t in SM90_TILES]
+                    if op_kind == "fprop":
+                        tiles += [(t, 90) for t in SM90_PERSISTENT_TILES]
                 pads = (None,)
                 if op_kind == "fprop" and layer.c < 8:  # fixed_channels reads 4 or 8 at a time
                     pads = (None, 8)

@@ -331,6 +331,7 @@ def test_refuses_a_problem_of_the_other_dimension(ops):
     ("f16_fprop_direct_dw", {"groups": (136, 136, 136)}),
     ("f16_fprop_direct_mg_v4", {"groups": (8, 32, 64)}),
     ("f32_fprop_direct_mg_v1", {"groups": (3, 9, 15)}),
+    ("s90_f16_fprop_coop", {}), ("s90_f16_fprop_pp_bias_relu", {}),
 ])
 def test_sanitizer_subset(ops, gen, seed_note, key, extra):
     """Small problems with ragged edges: what compute-sanitizer memcheck runs."""
