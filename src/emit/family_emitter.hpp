@@ -17,6 +17,10 @@ struct FamilyEmitter {
   const char* name;  // orders the registry (and so a module's includes)
   bool (*takes)(const GemmDescription& description);
 
+  // Which kernels of the family may share a translation unit (module_class): those of the same
+  // text, "" for all of them.
+  std::string (*unit_class)(const GemmDescription& description) = nullptr;
+
   // SM80, a family with a CUTLASS 2.x operator of its own: the whole module.
   std::string (*sm80_module)(const std::vector<GemmEntry>& entries) = nullptr;
   // SM80, in a GEMM module: one entry's text (type aliases and the three static ABI functions),

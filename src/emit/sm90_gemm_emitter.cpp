@@ -271,20 +271,10 @@ bool triggers_dependent_launch_early(const GemmDescription& description) {
 }
 
 std::string module_class(const GemmDescription& description) {
-  // Direct convolutions include none of CUTLASS's implicit-GEMM headers, and persistent SM90
-  // ones include CUTLASS's GEMM kernels, which CUTLASS's ConvUniversal kernels cannot share a
-  // unit with (two of its kernel specializations would match them): units of their own.
-  const bool conv = description.is_conv();
-  const bool direct = conv && description.conv.iterator_algorithm == IteratorAlgorithm::Direct;
-  const KernelSchedule schedule = description.tile.kernel_schedule;
-  const bool persistent = conv && description.arch == 90 &&
-                          (schedule == KernelSchedule::TmaWarpSpecializedCooperative ||
-                           schedule == KernelSchedule::TmaWarpSpecializedPingpong);
-  return "sm" + std::to_string(description.arch) +
-         (direct       ? " conv direct"
-          : persistent ? " conv persistent"
-          : conv       ? " conv"
-                       : " gemm") +
+  const FamilyEmitter* family = emitter_with(description, &FamilyEmitter::unit_class);
+  const std::string unit = family ? family->unit_class(description) : std::string();
+  return "sm" + std::to_string(description.arch) + (description.is_conv() ? " conv" : " gemm") +
+         (unit.empty() ? "" : " " + unit) +
          (triggers_dependent_launch_early(description) ? " early" : "");
 }
 

@@ -94,9 +94,18 @@ std::string sm90_conv_kernel_text(const GemmDescription& d, const std::string& s
   return out;
 }
 
+// Direct convolutions include none of CUTLASS's implicit-GEMM headers, and persistent SM90 ones
+// include CUTLASS's GEMM kernels, beside which CUTLASS's ConvUniversal kernels do not build (two
+// specializations of GemmUniversal would match them): units of their own.
+std::string conv_unit_class(const GemmDescription& d) {
+  if (is_direct_conv(d)) return "direct";
+  return d.arch == 90 && persistent(d) ? "persistent" : "";
+}
+
 const FamilyEmitterRegistration kConvEmitter{{
     .name = "conv",
     .takes = [](const GemmDescription& d) { return d.is_conv(); },
+    .unit_class = conv_unit_class,
     .sm80_module = emit_sm80_conv_module,
     .sm90_header = "sm90_conv.cuh",
     .sm90_layout_c = sm90_conv_output_layout,
@@ -105,7 +114,7 @@ const FamilyEmitterRegistration kConvEmitter{{
 }};
 
 // Persistent SM90 convolutions bring their mainloop's header (it includes CUTLASS's GEMM kernels,
-// which a unit of ConvUniversal kernels must not: module_class keeps them apart).
+// which a unit of ConvUniversal kernels must not: conv_unit_class keeps them apart).
 const FamilyEmitterRegistration kPersistentConvEmitter{{
     .name = "conv_persistent",
     .takes = [](const GemmDescription& d) { return d.is_conv() && persistent(d); },
