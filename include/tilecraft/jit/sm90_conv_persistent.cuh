@@ -91,8 +91,13 @@ struct PersistentMainloop : ConvMainloop {
                            uint32_t block_rank_in_cluster,
                            typename Base::TensorStorage& shared_tensors) {
     auto b = cute::get<1>(tensors)(cute::_, cute::_, cute::_, cute::_, cute::_0{});
-    Base::load(params, pipeline, state, cute::make_tuple(cute::get<0>(tensors), b), block,
-               k_tile_iter, k_tile_count, thread_idx, block_rank_in_cluster, shared_tensors);
+    // The kernel's k-tile iterator holds a reference to the shape it was made from, a temporary
+    // there (harmless for a GEMM's flat K; the conv K is (C tiles, S, R) and its carries read
+    // the shape): the iterator walks on from the kernel's coordinate over a shape held here.
+    const auto k_tiles = cute::shape<3>(cute::get<0>(tensors));
+    auto k_tile = cute::make_coord_iterator(*k_tile_iter, k_tiles);
+    Base::load(params, pipeline, state, cute::make_tuple(cute::get<0>(tensors), b), block, k_tile,
+               k_tile_count, thread_idx, block_rank_in_cluster, shared_tensors);
   }
 };
 
