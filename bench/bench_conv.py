@@ -60,14 +60,23 @@ SMALL_TILES = [TILES[0], TILES[3], TILES[4], ((256, 64, 32), 3, (4, 1, 1)),
 SM90_TILES = [((128, 128, 64), (1, 1, 1), 0), ((128, 128, 64), (2, 1, 1), 0),
               ((128, 128, 64), (1, 1, 1), 3), ((128, 64, 64), (1, 1, 1), 0),
               ((128, 64, 64), (1, 1, 1), 4), ((64, 128, 64), (1, 1, 1), 0)]
-# tilecraft's persistent SM90 fprop (jit/sm90_conv_persistent.cuh; --sm90 adds them for fprop and
-# fused): CUTLASS's cooperative and ping-pong GEMM kernels over the conv mainloop.
-SM90_PERSISTENT_TILES = [((128, 128, 64), (1, 1, 1), 0, "TmaWarpSpecializedCooperative"),
-                         ((256, 128, 64), (1, 1, 1), 0, "TmaWarpSpecializedCooperative"),
-                         ((128, 256, 64), (1, 1, 1), 0, "TmaWarpSpecializedCooperative"),
-                         ((128, 128, 64), (2, 1, 1), 0, "TmaWarpSpecializedCooperative"),
-                         ((64, 128, 64), (1, 1, 1), 0, "TmaWarpSpecializedPingpong"),
-                         ((64, 256, 64), (1, 1, 1), 0, "TmaWarpSpecializedPingpong")]
+# tilecraft's persistent SM90 convolutions (jit/sm90_conv_persistent.cuh; --sm90 adds them):
+# CUTLASS's cooperative and ping-pong GEMM kernels over the conv mainloop, for fprop, fused and
+# unit-stride dgrad; for wgrad the cooperative kernel on the stream-K tile scheduler (split-K
+# slices, or 1: CUTLASS's stream-K decomposition) and ping-pong, whose tile N must divide C.
+COOP, PINGPONG = "TmaWarpSpecializedCooperative", "TmaWarpSpecializedPingpong"
+SM90_PERSISTENT_TILES = [((128, 128, 64), (1, 1, 1), 0, COOP),
+                         ((256, 128, 64), (1, 1, 1), 0, COOP),
+                         ((128, 256, 64), (1, 1, 1), 0, COOP),
+                         ((128, 128, 64), (2, 1, 1), 0, COOP),
+                         ((64, 128, 64), (1, 1, 1), 0, PINGPONG),
+                         ((64, 256, 64), (1, 1, 1), 0, PINGPONG)]
+SM90_PERSISTENT_WGRAD_TILES = [((128, 128, 64), (1, 1, 1), 0, COOP, "StreamK"),
+                               ((128, 64, 64), (1, 1, 1), 0, COOP, "StreamK"),
+                               ((256, 64, 64), (1, 1, 1), 0, COOP, "StreamK"),
+                               ((128, 128, 64), (2, 1, 1), 0, COOP, "StreamK"),
+                               ((64, 128, 64), (1, 1, 1), 0, PINGPONG, "Persistent"),
+                               ((64, 64, 64), (1, 1, 1), 0, PINGPONG, "Persistent")]
 
 
 def wgrad_splits(layer, tile):
@@ -145,12 +154,14 @@ def make_op(kind, dtype, tile, layer, fused=False, arch=80, c_pad=None):
     if arch == 90:
         shape, cluster, stages = tile[:3]
         schedule = tile[3] if len(tile) > 3 else "TmaWarpSpecialized"
+        scheduler = tile[4] if len(tile) > 4 else "Persistent"
         math_inst = cutlass.MathInstruction([64, shape[1], 16], el, el, cutlass.float32,
                                             cutlass.OpClass.TensorOp,
                                             cutlass.MathOperation.multiply_add)
         tile_desc = cutlass.TileDescription(
             list(shape), stages, None, math_inst, cluster_shape=list(cluster),
-            kernel_schedule=getattr(cutlass.KernelScheduleType, schedule))
+            kernel_schedule=getattr(cutlass.KernelScheduleType, schedule),
+            tile_scheduler=getattr(cutlass.TileSchedulerType, scheduler))
     else:
         shape, stages, warps = tile
         math_inst = cutlass.MathInstruction([16, 8, 16], el, el, cutlass.float32,
@@ -325,8 +336,9 @@ def describe_candidates(args):
                 tiles = [(t, 80) for t in (SMALL_TILES if small else TILES)]
                 if args.sm90 and sm90_applies(op_kind, layer):
                     tiles += [(t, 90) for t in SM90_TILES]
-                    if op_kind == "fprop":
-                        tiles += [(t, 90) for t in SM90_PERSISTENT_TILES]
+                    persistent = (SM90_PERSISTENT_WGRAD_TILES if op_kind == "wgrad" else
+                                  SM90_PERSISTENT_TILES)
+                    tiles += [(t, 90) for t in persistent]
                 pads = (None,)
                 if op_kind == "fprop" and layer.c < 8:  # fixed_channels reads 4 or 8 at a time
                     pads = (None, 8)
@@ -370,6 +382,7 @@ def write_json(path, records, summary=None):
 def run(args):
     import torch
 
+    import tilecraft
     from tilecraft.profiling import Timer
 
     sys.path.insert(0, __file__.rsplit("/", 1)[0])
@@ -400,11 +413,12 @@ def run(args):
         errors = []
         timings = []
         for op in cands:
+            stream_k = op.tile_description.tile_scheduler == tilecraft.TileSchedulerType.StreamK
             splits = (wgrad_splits(layer, op.tile_description.threadblock_shape)
-                      if kind == "wgrad" and op.arch == 80 else (1,))
+                      if kind == "wgrad" and (op.arch == 80 or stream_k) else (1,))
             for split in splits:
-                for parallel in ((False, True) if split > 1 and args.parallel_split_k else
-                                 (False,)):
+                for parallel in ((False, True) if split > 1 and args.parallel_split_k and
+                                 op.arch == 80 else (False,)):
                     try:
                         ours = (op.prepare(x, w, bias, out) if isinstance(op, OneCallConv) else
                                 our_arguments(kind, op, layer, x, w, dy, bias, out, split,

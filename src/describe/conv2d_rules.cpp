@@ -361,20 +361,15 @@ Status validate_sm90_conv2d(const GemmDescription& d) {
   if (schedule != KernelSchedule::TmaWarpSpecialized && !persistent) {
     return Status::unsupported(
         "tile_description: SM90 convolutions take kernel_schedule TmaWarpSpecialized (CUTLASS's "
-        "ConvUniversal) or, for fprop, TmaWarpSpecializedCooperative / TmaWarpSpecializedPingpong "
+        "ConvUniversal) or TmaWarpSpecializedCooperative / TmaWarpSpecializedPingpong "
         "(tilecraft's persistent form of it); got " +
         std::string(to_string(schedule)));
   }
-  if (persistent && kind != ConvKind::Fprop) {
+  if (d.tile.tile_scheduler != TileScheduler::Persistent && !persistent) {
     return Status::unsupported(
-        "tile_description: the persistent SM90 convolutions (kernel_schedule " +
-        std::string(to_string(schedule)) + ") are built for fprop; " + kind_name +
-        " runs on kernel_schedule TmaWarpSpecialized");
-  }
-  if (d.tile.tile_scheduler != TileScheduler::Persistent) {
-    return Status::unsupported(
-        "tile_description: SM90 convolutions run on the default (persistent) tile scheduler; the "
-        "StreamK tile scheduler is a GEMM scheduler (split K with arch=80 kernels)");
+        "tile_description: tile_scheduler " + std::string(to_string(d.tile.tile_scheduler)) +
+        " needs a persistent SM90 convolution (kernel_schedule TmaWarpSpecializedCooperative); "
+        "CUTLASS's ConvUniversal (TmaWarpSpecialized) runs one tile per CTA");
   }
   const DataType a = d.tile.math_instruction.element_a;
   if (kind != ConvKind::Fprop && size_in_bits(a) != 16) {

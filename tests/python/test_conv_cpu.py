@@ -420,11 +420,13 @@ def test_strided_dgrad_has_no_identity_swizzle_2():
 
 # ---- SM90 (CUTLASS 3.x ConvUniversal) descriptions --------------------------------------------
 
-def sm90_parts(element=F16, tile=(128, 128, 64), schedule=None, bias=None, activation=None):
+def sm90_parts(element=F16, tile=(128, 128, 64), schedule=None, bias=None, activation=None,
+               scheduler=None):
     k = {F16: 16, BF16: 16, cutlass.e4m3: 32}.get(element, 8)
     math = MathInstruction([64, tile[1], k], element, element, F32, TC, MA)
     schedule = schedule or cutlass.KernelScheduleType.TmaWarpSpecialized
-    tile_desc = TileDescription(list(tile), 0, None, math, kernel_schedule=schedule)
+    tile_desc = TileDescription(list(tile), 0, None, math, kernel_schedule=schedule,
+                                tile_scheduler=scheduler or cutlass.TileSchedulerType.Persistent)
     out = F32 if element == TF32 else BF16 if element == cutlass.e4m3 else element
     bits = {F16: 16, BF16: 16, cutlass.e4m3: 8}
     align_in, align_out = 128 // bits.get(element, 32), 128 // bits.get(out, 32)
@@ -447,18 +449,29 @@ def test_sm90_kinds_are_described(kind, stride):
     assert not op.is_compiled()
 
 
+@pytest.mark.parametrize("kind", ["fprop", "dgrad", "wgrad"])
 @pytest.mark.parametrize("schedule,tile", [("TmaWarpSpecializedCooperative", (128, 128, 64)),
                                            ("TmaWarpSpecializedPingpong", (64, 128, 64))])
-def test_sm90_persistent_fprop_is_described(schedule, tile):
-    """tilecraft's persistent SM90 fprop (CUTLASS's persistent GEMM kernels over the conv
-    mainloop): described on the cooperative and ping-pong schedules, named for them."""
+def test_sm90_persistent_kinds_are_described(kind, schedule, tile):
+    """tilecraft's persistent SM90 convolutions (CUTLASS's persistent GEMM kernels over the conv
+    mainloop): every kind, on the cooperative and ping-pong schedules, named for them."""
+    epilogue = {} if kind == "wgrad" else {"bias": "column", "activation": "relu"}
     parts = sm90_parts(tile=tile, schedule=getattr(cutlass.KernelScheduleType, schedule),
-                       bias="column", activation="relu")
-    op = conv(parts=parts, arch=90)
+                       **epilogue)
+    stride = Stride.Unity if kind == "dgrad" else Stride.Strided
+    op = conv(getattr(Op, kind), parts=parts, stride=stride, arch=90)
     short = {"TmaWarpSpecializedCooperative": "_coop_",
              "TmaWarpSpecializedPingpong": "_pingpong_"}[schedule]
     assert short in op.procedural_name()
     assert not op.is_compiled()
+
+
+def test_sm90_stream_k_wgrad_is_described():
+    """Split-K or stream-K wgrad: the persistent cooperative kernel on the stream-K scheduler."""
+    parts = sm90_parts(schedule=cutlass.KernelScheduleType.TmaWarpSpecializedCooperative,
+                       scheduler=cutlass.TileSchedulerType.StreamK)
+    op = conv(Op.wgrad, parts=parts, arch=90)
+    assert op.procedural_name().endswith("_streamk") or "_streamk" in op.procedural_name()
 
 
 def test_sm90_fused_bias_and_activation_and_tf32_fprop():
@@ -470,11 +483,12 @@ def test_sm90_fused_bias_and_activation_and_tf32_fprop():
     ({"kind": "dgrad", "stride": "Strided"}, "SM90 dgrad kernels .* take unit strides only"),
     ({"algorithm": "analytic"}, "TMA im2col.* describe iterator_algorithm optimized"),
     ({"kind": "wgrad", "element": "tf32"}, "wgmma allows for 16-bit types only; got tfloat32"),
-    ({"kind": "dgrad", "schedule": "TmaWarpSpecializedCooperative"},
-     "persistent SM90 convolutions .* are built for fprop; dgrad runs on kernel_schedule "
+    ({"kind": "wgrad", "scheduler": "StreamK"},
+     "StreamK runs only with kernel_schedule TmaWarpSpecializedCooperative, got "
      "TmaWarpSpecialized"),
-    ({"kind": "wgrad", "schedule": "TmaWarpSpecializedPingpong", "tile": (64, 128, 64)},
-     "are built for fprop; wgrad runs on"),
+    ({"kind": "wgrad", "scheduler": "StreamK", "schedule": "TmaWarpSpecializedPingpong"},
+     "StreamK runs only with kernel_schedule TmaWarpSpecializedCooperative, got "
+     "TmaWarpSpecializedPingpong"),
     ({"bias": "row"}, "one value per output channel: describe bias=\"column\""),
     ({"kind": "wgrad", "bias": "column"}, "a bias belongs to fprop or dgrad"),
     ({"element": "e4m3"}, "fp8 convolutions need per-tensor scales"),
@@ -485,11 +499,14 @@ def test_sm90_refusals_name_the_rule(kwargs, match):
         else kwargs.get("tile", (128, 128, 64))
     schedule = getattr(cutlass.KernelScheduleType, kwargs["schedule"]) \
         if "schedule" in kwargs else None
-    parts = sm90_parts(element=element, tile=tile, schedule=schedule, bias=kwargs.get("bias"))
+    scheduler = getattr(cutlass.TileSchedulerType, kwargs["scheduler"]) \
+        if "scheduler" in kwargs else None
     kind = getattr(Op, kwargs.get("kind", "fprop"))
     stride = getattr(Stride, kwargs.get("stride", "Unity" if kind == Op.dgrad else "Strided"))
     algorithm = getattr(Alg, kwargs.get("algorithm", "optimized"))
-    with pytest.raises((ValueError, Unsupported), match=match):
+    with pytest.raises((ValueError, Unsupported), match=match):  # the tile's rules, or the conv's
+        parts = sm90_parts(element=element, tile=tile, schedule=schedule,
+                           bias=kwargs.get("bias"), scheduler=scheduler)
         conv(kind, algorithm, parts=parts, stride=stride, arch=90)
 
 

@@ -141,6 +141,22 @@ void set_device_and_order(Arguments& arguments, const EntryTraits& t, int device
       t.raster == 1 ? Raster::AlongM : (t.raster == 2 ? Raster::AlongN : Raster::Heuristic);
 }
 
+// Serial split-K on the stream-K tile scheduler: `splits` slices of K (1 leaves the
+// decomposition to CUTLASS's stream-K heuristic), reduced in the order the caller asked for.
+template <class Arguments>
+void set_split_k(Arguments& arguments, const tc_args_header& header, int splits) {
+  if constexpr (HasSplits<decltype(arguments.scheduler)>::value) {
+    using Reduction = cute::remove_cvref_t<decltype(arguments.scheduler.reduction_mode)>;
+    arguments.scheduler.reduction_mode =
+        header.nondeterministic_reduction ? Reduction::Nondeterministic : Reduction::Deterministic;
+    if (splits > 1) {
+      arguments.scheduler.splits = splits;
+      arguments.scheduler.decomposition_mode =
+          decltype(arguments.scheduler.decomposition_mode)::SplitK;
+    }
+  }
+}
+
 inline int current_device() {
   int device = 0;
   cudaGetDevice(&device);

@@ -49,6 +49,7 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
   static constexpr int kAlignA = 128 / cutlass::sizeof_bits<typename Kernel::ElementA>::value;
   static constexpr int kAlignB = 128 / cutlass::sizeof_bits<typename Kernel::ElementB>::value;
   static constexpr int kAlignD = 128 / cutlass::sizeof_bits<typename Kernel::ElementD>::value;
+  static constexpr int kTileN = int(cute::size<1>(typename Kernel::TileShape{}));
 
   static std::string problem_text(const tc_conv_args& a) {
     return tc_conv_checks::problem_text(a.conv);
@@ -68,10 +69,13 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
              "TMA im2col reads the filter unflipped); flip the filter (R and S) and pass "
              "cross_correlation, or use an arch=80 kernel";
     }
-    if (c.split_k_slices != 1) {
+    if (c.split_k_slices != 1 && !t.stream_k) {
       return "split_k_slices " + std::to_string(c.split_k_slices) +
-             ": SM90 convolutions (CUTLASS 3.x, one tile per CTA) do not split K; use 1, or an "
-             "arch=80 kernel with serial or parallel split-K";
+             ": this SM90 convolution does not split K; use 1, a persistent SM90 kernel built "
+             "with tile_scheduler StreamK, or an arch=80 kernel with serial or parallel split-K";
+    }
+    if (c.split_k_slices > 65535) {
+      return "split_k_slices " + std::to_string(c.split_k_slices) + " is above 65535";
     }
     if (kKind == 1 && (c.stride_h != 1 || c.stride_w != 1)) {
       return "stride (" + std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
@@ -84,6 +88,12 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
     }
     why = check_channels(c, kAlignA, kAlignB, kAlignD);
     if (!why.empty()) return why + " (16-byte TMA accesses)";
+    if (kPersistent && kKind == 2 && c.c % kTileN != 0) {
+      return "C " + std::to_string(c.c) + ": this persistent SM90 wgrad tiles the filter " +
+             "gradient's (C, S, R) columns by " + std::to_string(kTileN) +
+             ", which must divide C (a tile never spans two filter taps); pick a kernel whose "
+             "tile N divides C";
+    }
     const int pads[] = {c.pad_h, c.pad_bottom, c.pad_w, c.pad_right};
     for (int pad : pads) {
       if (pad > 128) {
@@ -121,8 +131,9 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
     using StrideC = typename Kernel::StrideC;
     StrideC stride{};
     if constexpr (kPersistent) {
-      // The implicit GEMM's problem; the mainloop keeps the convolution's. The output is packed:
-      // fprop's y, N * P * Q rows of K channels, row-major.
+      // The implicit GEMM's problem; the mainloop keeps the convolution's. The output is packed
+      // and row-major: fprop's y (N * P * Q rows of K channels), dgrad's dx (N * H * W rows of C)
+      // or wgrad's dw (K rows of R * S * C).
       arguments.problem_shape = Kernel::CollectiveMainloop::gemm_problem_shape(shape);
       arguments.mainloop.problem = shape;
       arguments.mainloop.conv.ptr_A = static_cast<const typename Kernel::ElementA*>(a.A);
@@ -153,6 +164,7 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
     arguments.epilogue.dD = stride;
     fill(arguments.epilogue.thread, a);
     set_device_and_order(arguments, t, device);
+    if constexpr (kPersistent) set_split_k(arguments, a.header, c.split_k_slices);
     return arguments;
   }
 };

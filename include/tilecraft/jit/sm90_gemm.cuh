@@ -81,17 +81,7 @@ struct Adapter<K, cute::enable_if_t<!IsGrouped<K>::value && !IsConv<K>::value>> 
     arguments.epilogue.dD = make_stride<typename Kernel::StrideD>(a.ldd, a.batch_stride_D);
     fill(arguments.epilogue.thread, a);
     set_device_and_order(arguments, t, device);
-    if constexpr (HasSplits<decltype(arguments.scheduler)>::value) {
-      using Reduction = cute::remove_cvref_t<decltype(arguments.scheduler.reduction_mode)>;
-      arguments.scheduler.reduction_mode = a.header.nondeterministic_reduction
-                                               ? Reduction::Nondeterministic
-                                               : Reduction::Deterministic;
-      if (!batched && a.batch_count > 1) {
-        arguments.scheduler.splits = a.batch_count;
-        arguments.scheduler.decomposition_mode =
-            decltype(arguments.scheduler.decomposition_mode)::SplitK;
-      }
-    }
+    set_split_k(arguments, a.header, batched ? 1 : a.batch_count);
     return arguments;
   }
 };

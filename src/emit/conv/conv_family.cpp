@@ -45,7 +45,7 @@ std::string sm90_conv_output_layout(const GemmDescription& d) {
 // The persistent kernel: CUTLASS's GEMM kernel of the schedule over the conv mainloop, whose
 // tiled MMA, layouts, copies and stages come from the conv builder (its stages leave room for the
 // epilogue's shared memory, which a persistent kernel does not share with the mainloop, and the
-// kernel's own barriers).
+// kernel's own barriers), on the persistent or the stream-K tile scheduler.
 std::string sm90_persistent_conv_text(const GemmDescription& d, const std::string& op,
                                       const std::string& stages) {
   const bool cooperative = d.tile.kernel_schedule == KernelSchedule::TmaWarpSpecializedCooperative;
@@ -67,9 +67,13 @@ std::string sm90_persistent_conv_text(const GemmDescription& d, const std::strin
       ",\n    ClusterShape, cutlass::gemm::" +
       (cooperative ? "KernelTmaWarpSpecializedCooperative" : "KernelTmaWarpSpecializedPingpong") +
       ", TileShape, ElementA, ElementB>;\n";
+  const std::string scheduler = d.tile.tile_scheduler == TileScheduler::StreamK
+                                    ? "cutlass::gemm::StreamKScheduler"
+                                    : "cutlass::gemm::PersistentScheduler";
   out +=
       "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,\n"
-      "    CollectiveMainloop, CollectiveEpilogue, cutlass::gemm::PersistentScheduler>;\n";
+      "    CollectiveMainloop, CollectiveEpilogue, " +
+      scheduler + ">;\n";
   out += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
   return out;
 }

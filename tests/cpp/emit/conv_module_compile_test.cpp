@@ -5,7 +5,9 @@
 //
 // With TILECRAFT_COMPILE_TESTS=standard (the default) one SM80 module of three entries is compiled
 // (f16 fprop optimized, its parallel split-K companion, SIMT f32 strided dgrad), one SM90 module
-// (CUTLASS 3.x ConvUniversal: bf16 fprop with a fused bias and relu, f16 wgrad), a module of
+// (CUTLASS 3.x ConvUniversal: bf16 fprop with a fused bias and relu, f16 wgrad), one of
+// tilecraft's persistent SM90 convolutions (cooperative and ping-pong fprop, stream-K wgrad,
+// ping-pong dgrad), a module of
 // grouped fprop (single group, multiple groups, depthwise f16 and f32) and one of 3-D
 // convolutions (CUTLASS's Conv3d: fprop, both dgrad forms, wgrad with parallel split-K, SIMT);
 // full adds a module of every other kind and algorithm, and SM90 dgrad and tf32 fprop; few
@@ -59,11 +61,12 @@ GemmDescription simt(ConvKind kind, IteratorAlgorithm algorithm,
 // SM90 (CUTLASS 3.x) convolutions: TmaWarpSpecialized schedule, 16-byte TMA operands.
 GemmDescription sm90(ConvKind kind, DataType element, EpilogueFunctor e,
                      std::array<int, 3> shape = {128, 128, 64},
-                     KernelSchedule schedule = KernelSchedule::TmaWarpSpecialized) {
+                     KernelSchedule schedule = KernelSchedule::TmaWarpSpecialized,
+                     TileScheduler scheduler = TileScheduler::Persistent) {
   using namespace tilecraft::sm90_test;
   const MathInstruction m =
       wgmma({64, shape[1], wgmma_k(element)}, element, element, DataType::f32);
-  const TileDescription t = tile(shape, m, 0, {1, 1, 1}, schedule);
+  const TileDescription t = tile(shape, m, 0, {1, 1, 1}, schedule, scheduler);
   const DataType out = e.element_output;
   auto made = GemmDescription::make_conv2d(
       kind, IteratorAlgorithm::Optimized, 90, t, tma(element, Layout::TensorNHWC),
@@ -304,8 +307,8 @@ std::vector<ModuleSpec> sm90_ci_specs() {
             {sm90(ConvKind::Wgrad, f16, epilogue(f16, f32))}}}};
 }
 
-// tilecraft's persistent SM90 fprop: CUTLASS's cooperative and ping-pong GEMM kernels over the
-// conv mainloop (jit/sm90_conv_persistent.cuh).
+// tilecraft's persistent SM90 convolutions: CUTLASS's cooperative and ping-pong GEMM kernels over
+// the conv mainloop (jit/sm90_conv_persistent.cuh); wgrad on the stream-K tile scheduler.
 std::vector<ModuleSpec> sm90_persistent_specs() {
   using enum DataType;
   using tilecraft::sm90_test::bias;
@@ -315,7 +318,33 @@ std::vector<ModuleSpec> sm90_persistent_specs() {
                   KernelSchedule::TmaWarpSpecializedCooperative)},
             {sm90(ConvKind::Fprop, bf16,
                   epilogue(bf16, f32, Activation::relu, bias(BiasKind::per_column, bf16)),
-                  {64, 128, 64}, KernelSchedule::TmaWarpSpecializedPingpong)}}}};
+                  {64, 128, 64}, KernelSchedule::TmaWarpSpecializedPingpong)},
+            {sm90(ConvKind::Wgrad, f16, epilogue(f16, f32), {128, 64, 64},
+                  KernelSchedule::TmaWarpSpecializedCooperative, TileScheduler::StreamK)},
+            {sm90(ConvKind::Dgrad, f16, epilogue(f16, f32), {64, 64, 64},
+                  KernelSchedule::TmaWarpSpecializedPingpong)}}}};
+}
+
+// A persistent entry takes what a ConvUniversal one takes; split-K only on the stream-K
+// scheduler, and wgrad only where the tile N divides C.
+void check_persistent_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
+  check_conv_entry(spec, entry);
+  const GemmDescription& d = spec.description;
+  tc_conv_args split = conv_args(d, spec);
+  split.conv.split_k_slices = 3;
+  Verdict verdict = can_implement(entry, split);
+  if (d.tile.tile_scheduler == TileScheduler::StreamK) {
+    EXPECT_EQ(verdict.status, TC_OK) << verdict.text;
+  } else {
+    EXPECT_NE(verdict.text.find("tile_scheduler StreamK"), std::string::npos) << verdict.text;
+  }
+  if (d.conv.kind == ConvKind::Wgrad) {
+    tc_conv_args straddling = conv_args(d, spec);
+    straddling.conv.c = 96;  // a multiple of the 16-byte access, not of tile N = 64
+    verdict = can_implement(entry, straddling);
+    EXPECT_NE(verdict.text.find("C 96: this persistent SM90 wgrad tiles"), std::string::npos)
+        << verdict.text;
+  }
 }
 
 std::vector<ModuleSpec> sm90_full_specs() {
@@ -332,10 +361,10 @@ TEST(ConvModuleCompile, Sm90ConvUniversal) {
   EXPECT_EQ(modules.size(), 1u);
 }
 
-TEST(ConvModuleCompile, Sm90PersistentFprop) {
+TEST(ConvModuleCompile, Sm90Persistent) {
   TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the persistent SM90 convolution module");
   auto modules = compile_and_check("tilecraft_conv_sm90_persistent_", sm90_persistent_specs(), 90,
-                                   check_conv_entry);
+                                   check_persistent_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 

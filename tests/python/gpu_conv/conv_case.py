@@ -35,7 +35,8 @@ def build_operation(spec):
     if spec.arch == 90:
         tile = cutlass.TileDescription(
             list(spec.tile), spec.stages, None, math_inst, cluster_shape=list(spec.cluster),
-            kernel_schedule=getattr(cutlass.KernelScheduleType, spec.schedule))
+            kernel_schedule=getattr(cutlass.KernelScheduleType, spec.schedule),
+            tile_scheduler=getattr(cutlass.TileSchedulerType, spec.scheduler))
     else:
         tile = cutlass.TileDescription(list(spec.tile), spec.stages, list(spec.warps), math_inst)
     fusions = {"bias": "column", "element_bias": dt(spec.out)} if spec.bias else {}

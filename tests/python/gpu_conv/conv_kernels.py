@@ -51,8 +51,13 @@ class ConvSpec:
     group_mode: str = "NoneGroup"  # conv.GroupMode: SingleGroup, MultipleGroup, Depthwise
     spatial_dims: int = 2      # 3: a Conv3d kernel (TensorNDHWC)
     # SM90 kernel schedule: TmaWarpSpecialized (CUTLASS's ConvUniversal), or the persistent
-    # TmaWarpSpecializedCooperative / TmaWarpSpecializedPingpong (fprop)
+    # TmaWarpSpecializedCooperative / TmaWarpSpecializedPingpong (tilecraft's)
     schedule: str = "TmaWarpSpecialized"
+    scheduler: str = "Persistent"  # SM90 tile scheduler: Persistent, or StreamK (cooperative)
+
+    @property
+    def persistent(self):
+        return self.arch == 90 and self.schedule != "TmaWarpSpecialized"
 
     @property
     def clamps(self):
@@ -176,12 +181,23 @@ _add(S90, "s90_bf16_fprop_bias_silu", element="bf16", out="bf16", bias=True,
      epilogue="LinearCombinationGeneric", activation="silu")
 _add(S90, "s90_f16_dgrad_gelu", kind="dgrad", stride="un", epilogue="LinearCombinationGeneric",
      activation="gelu")
-# tilecraft's persistent SM90 fprop (CUTLASS's persistent GEMM kernels over the conv mainloop)
-_add(S90, "s90_f16_fprop_coop", schedule="TmaWarpSpecializedCooperative")
-_add(S90, "s90_bf16_fprop_coop_c2", element="bf16", out="bf16", cluster=(2, 1, 1),
-     schedule="TmaWarpSpecializedCooperative")
+# tilecraft's persistent SM90 convolutions (CUTLASS's persistent GEMM kernels over the conv
+# mainloop); a persistent wgrad's tile N divides C (shape_for picks C so)
+COOP, PP = "TmaWarpSpecializedCooperative", "TmaWarpSpecializedPingpong"
+_add(S90, "s90_f16_fprop_coop", schedule=COOP)
+_add(S90, "s90_bf16_fprop_coop_c2", element="bf16", out="bf16", cluster=(2, 1, 1), schedule=COOP)
 _add(S90, "s90_f16_fprop_pp_bias_relu", tile=(64, 128, 64), bias=True,
-     epilogue="LinearCombinationGeneric", activation="relu", schedule="TmaWarpSpecializedPingpong")
+     epilogue="LinearCombinationGeneric", activation="relu", schedule=PP)
+_add(S90, "s90_f16_fprop_coop_sk", schedule=COOP, scheduler="StreamK")
+_add(S90, "s90_f16_dgrad_coop", kind="dgrad", stride="un", schedule=COOP)
+_add(S90, "s90_f16_dgrad_pp_silu", kind="dgrad", stride="un", tile=(64, 128, 64), schedule=PP,
+     epilogue="LinearCombinationGeneric", activation="silu")
+_add(S90, "s90_f16_wgrad_coop_sk", kind="wgrad", tile=(128, 64, 64), inst=(64, 64, 16),
+     schedule=COOP, scheduler="StreamK")
+_add(S90, "s90_bf16_wgrad_pp", kind="wgrad", element="bf16", out="bf16", tile=(64, 64, 64),
+     inst=(64, 64, 16), schedule=PP)
+_add(S90, "s90_f16_wgrad_coop_sk_c2", kind="wgrad", tile=(128, 64, 64), inst=(64, 64, 16),
+     schedule=COOP, scheduler="StreamK", cluster=(2, 1, 1))
 
 # ---- grouped fprop (arch 80): DefaultConv2dGroupFprop and DefaultDepthwiseFprop --------------
 GROUPED = replace(F16, tile=(64, 64, 32), warps=(2, 2, 1), stages=3)
@@ -229,9 +245,11 @@ _add(SIMT32, "simt32_dgrad3d_opt_un", kind="dgrad", stride="un", spatial_dims=3)
 # Linear epilogues whose serial split-K result stays exact with small-integer data. Serial
 # split-K keeps each slice's running sum in D's element: bf16 (8 significant bits) would round
 # it between slices, so the bf16 kernels are not in this list.
+# The SM90 stream-K kernels reduce their slices in f32 workspace, whatever D's element.
 SERIAL_SPLIT_K = ("f16_fprop_opt_st", "f16_dgrad_opt_un", "f16_wgrad_opt_st", "f16_fprop_an_st",
                   "f16_dgrad_an_st", "tf32_dgrad_opt", "simt32_wgrad_opt", "f64_fprop_opt",
-                  "f16_fprop_opt_f32out", "tf32_wgrad_an")
+                  "f16_fprop_opt_f32out", "tf32_wgrad_an", "s90_f16_fprop_coop_sk",
+                  "s90_f16_wgrad_coop_sk", "s90_f16_wgrad_coop_sk_c2")
 # CUTLASS's strided dgrad kernel has no parallel split-K (refused: see test_gpu_conv.py).
 PARALLEL_SPLIT_K = ("f16_fprop_opt_st", "f16_wgrad_opt_st", "f16_dgrad_opt_un",
                     "simt32_wgrad_an", "f16_dgrad_an_un", "bf16_fprop_opt")

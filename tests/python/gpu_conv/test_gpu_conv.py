@@ -54,6 +54,8 @@ def shape_for(spec, name):
         dil = (1, 1)
     if spec.epilogue == "FastLinearCombinationClamp":   # valid for an implicit GEMM K <= 256
         c = 16 if r * s > 1 else c
+    if spec.persistent and spec.kind == "wgrad":   # a tile never spans two filter taps
+        c = spec.tile[1]
     return Shape(n, h, w, c, k, r, s, pad, stride, dil)
 
 
@@ -115,7 +117,6 @@ def test_sm90_fused_bias(ops, gen, seed_note, key, c_form, shape_name):
 @pytest.mark.parametrize("key", [k for k in SM90 if KERNELS[k].element != "tf32"])
 def test_sm90_larger_problem(ops, gen, seed_note, key):
     """Many tiles in every direction (and for wgrad a long reduction over N, P, Q)."""
-    spec = KERNELS[key]
     shape = Shape(4, 28, 28, 64, 136, 3, 3, (1, 1, 1, 1), (1, 1), (1, 1))
     check_case(ops, ConvCase(key, shape, alpha=1.0, beta=1.0, form="channels_last"), gen,
                seed_note)
@@ -181,7 +182,6 @@ def test_float_data(ops, gen, seed_note, key, shape_name):
 @pytest.mark.parametrize("key", ["f16_fprop_opt_st", "f16_dgrad_opt_st", "f16_wgrad_opt_st"])
 def test_larger_problem(ops, gen, seed_note, key):
     """A ResNet-like layer with many tiles in every direction."""
-    spec = KERNELS[key]
     shape = Shape(4, 28, 28, 64, 136, 3, 3, (1, 1, 1, 1), (1, 1), (1, 1))
     check_case(ops, ConvCase(key, shape, alpha=1.0, beta=1.0, form="channels_last"), gen,
                seed_note)
@@ -332,6 +332,8 @@ def test_refuses_a_problem_of_the_other_dimension(ops):
     ("f16_fprop_direct_mg_v4", {"groups": (8, 32, 64)}),
     ("f32_fprop_direct_mg_v1", {"groups": (3, 9, 15)}),
     ("s90_f16_fprop_coop", {}), ("s90_f16_fprop_pp_bias_relu", {}),
+    ("s90_f16_wgrad_coop_sk", {}), ("s90_f16_wgrad_coop_sk", {"split_k": 3}),
+    ("s90_bf16_wgrad_pp", {}), ("s90_f16_dgrad_coop", {}), ("s90_f16_fprop_coop_sk", {"split_k": 2}),
 ])
 def test_sanitizer_subset(ops, gen, seed_note, key, extra):
     """Small problems with ragged edges: what compute-sanitizer memcheck runs."""
@@ -491,7 +493,6 @@ def test_refuses_fast_clamp_beyond_its_k_limit(ops):
 
 @pytest.mark.conv_kernels("f16_fprop_opt_st")
 def test_refuses_filters_beyond_the_optimized_iterators(ops):
-    spec = KERNELS["f16_fprop_opt_st"]
     shape = Shape(1, 40, 40, 8, 8, 33, 3, (16, 16, 1, 1))
     _refused(ops, "f16_fprop_opt_st", shape, "up to 32")
 
@@ -513,10 +514,13 @@ def test_refuses_wrong_dtype(ops):
              mutate=f32_a)
 
 
-@pytest.mark.conv_kernels("s90_f16_fprop")
+@pytest.mark.conv_kernels("s90_f16_fprop", "s90_f16_fprop_coop")
 def test_sm90_refuses_split_k(ops):
+    for key in ("s90_f16_fprop", "s90_f16_fprop_coop"):
+        _refused(ops, key, shape_for(KERNELS[key], "3x3"),
+                 "does not split K; use 1, a persistent SM90 kernel built with tile_scheduler "
+                 "StreamK", split_k=2)
     spec = KERNELS["s90_f16_fprop"]
-    _refused(ops, "s90_f16_fprop", shape_for(spec, "3x3"), "do not split K", split_k=2)
     _refused(ops, "s90_f16_fprop", shape_for(spec, "3x3"), "no parallel split-K form",
              split_k=2, split_mode="Parallel")
 
@@ -543,6 +547,13 @@ def test_sm90_refuses_strided_dgrad(ops):
     spec = KERNELS["s90_f16_dgrad"]
     shape = replace(shape_for(spec, "3x3"), stride=(2, 2))
     _refused(ops, "s90_f16_dgrad", shape, "SM90 dgrad kernels take unit strides only")
+
+
+@pytest.mark.conv_kernels("s90_f16_wgrad_coop_sk")
+def test_sm90_persistent_wgrad_refuses_a_tile_across_filter_taps(ops):
+    spec = KERNELS["s90_f16_wgrad_coop_sk"]
+    shape = replace(shape_for(spec, "3x3"), c=96)
+    _refused(ops, "s90_f16_wgrad_coop_sk", shape, "C 96: this persistent SM90 wgrad tiles")
 
 
 @pytest.mark.conv_kernels("s90_f16_fprop")
