@@ -110,6 +110,8 @@ struct Kernel {
   // Per device: 0 not prepared, else occupancy + 1 (shared-memory limit raised, SMs counted).
   mutable std::atomic<int> prepared[kMaxDevices] = {};
   mutable std::atomic<int> sm_count[kMaxDevices] = {};
+  // Per device: 1 once the kernel's dynamic shared-memory limit is the device's opt-in limit.
+  mutable std::atomic<int> shared_raised[kMaxDevices] = {};
 };
 
 // The kernel `name` of the image (defined by the device half with C linkage, one parameter), once
@@ -209,6 +211,53 @@ inline int prepare(const Kernel& k, int threads, int smem_bytes, std::string* er
   k.sm_count[device].store(sms, std::memory_order_relaxed);
   k.prepared[device].store(occupancy + 1, std::memory_order_release);
   return occupancy;
+}
+
+// The most shared memory a CTA of the current device may take (its opt-in limit), asked once per
+// device; 0 where no device answers (a machine without a GPU), with `device` set to -1.
+inline int shared_limit(int* device) {
+  static std::atomic<int> limits[kMaxDevices] = {};
+  *device = -1;
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess || current < 0 || current >= kMaxDevices) {
+    cudaGetLastError();
+    return 0;
+  }
+  int limit = limits[current].load(std::memory_order_relaxed);
+  if (limit == 0) {
+    if (cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, current) !=
+        cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    limits[current].store(limit, std::memory_order_relaxed);
+  }
+  *device = current;
+  return limit;
+}
+
+// Before a launch with `smem_bytes` of dynamic shared memory: above the default 48 KB, raises
+// the kernel's limit on the current device to the device's opt-in limit, once per device.
+// Returns "" or why the launch cannot have it.
+inline std::string allow_shared(const Kernel& k, size_t smem_bytes) {
+  if (smem_bytes <= (48u << 10)) return {};
+  int device = -1;
+  const int limit = shared_limit(&device);
+  if (device < 0) return "no CUDA device answered the shared-memory query";
+  if (smem_bytes > size_t(limit)) {
+    return k.name + " needs " + std::to_string(smem_bytes) +
+           " bytes of shared memory per CTA; this device allows " + std::to_string(limit);
+  }
+  if (k.shared_raised[device].load(std::memory_order_acquire) != 0) return {};
+  const cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(k.handle),
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return "raising " + k.name + "'s shared-memory limit to " + std::to_string(limit) +
+           " bytes failed: " + cuda_text(e);
+  }
+  k.shared_raised[device].store(1, std::memory_order_release);
+  return {};
 }
 
 inline int sm_count(const Kernel& k) {

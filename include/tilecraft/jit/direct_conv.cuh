@@ -412,14 +412,17 @@ std::string check_problem(const tc_conv_args& a) {
   const Split split = split_of<Conv>(c);
   const long long bytes = Conv::filter_floats(c.r, c.s, c.c / c.groups, split.channel_threads) *
                           static_cast<long long>(sizeof(float));
-  constexpr long long kMaxSharedBytes = 227 * 1024;
-  if (bytes > kMaxSharedBytes) {
+  // The current device's limit; without a device, the most any SM80 or SM90 CTA has.
+  int device = -1;
+  const int queried = tc_image::shared_limit(&device);
+  const long long limit = device >= 0 ? queried : 227 * 1024;
+  if (bytes > limit) {
     return "filter R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) +
            " with C / groups=" + std::to_string(c.c / c.groups) + ": the CTA's filter slice of " +
            std::to_string(split.channel_threads * Conv::kVector) + " output channels needs " +
-           std::to_string(bytes) +
-           " bytes of shared memory, more than the 232448 an SM80 or SM90 CTA has; use a kernel "
-           "of fewer channels per CTA";
+           std::to_string(bytes) + " bytes of shared memory, more than the " +
+           std::to_string(limit) + (device >= 0 ? " this device's" : " an SM90") +
+           " CTA may have; use a kernel of fewer channels per CTA";
   }
   if (split.channel_blocks > 65535) {
     return "K=" + std::to_string(c.k) + ": more than 65535 CTAs of " +
@@ -508,19 +511,13 @@ int32_t run(const tc_args_header* header, void* /*workspace*/, void* stream, cha
   const size_t smem =
       static_cast<size_t>(Conv::filter_floats(c.r, c.s, c.c / c.groups, split.channel_threads)) *
       sizeof(float);
-  const void* function = reinterpret_cast<const void*>(kernel.handle);
-  cudaError_t e = cudaSuccess;
-  if (smem > (48u << 10)) {
-    e = cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(smem));
-  }
-  if (e == cudaSuccess) {
-    void* launch_params[] = {&params};
-    e = tc_image::launch(
-        kernel, dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(split.channel_blocks), 1),
-        dim3(Conv::kThreads, 1, 1), dim3(1, 1, 1), smem, static_cast<cudaStream_t>(stream),
-        launch_params, false);
-  }
+  why = tc_image::allow_shared(kernel, smem);
+  if (!why.empty()) return tc_image::fail(TC_ERROR_CUDA, error, capacity, why);
+  void* launch_params[] = {&params};
+  const cudaError_t e = tc_image::launch(
+      kernel, dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(split.channel_blocks), 1),
+      dim3(Conv::kThreads, 1, 1), dim3(1, 1, 1), smem, static_cast<cudaStream_t>(stream),
+      launch_params, false);
   return tc_image::launched(kernel, e, error, capacity);
 }
 
