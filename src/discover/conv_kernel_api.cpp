@@ -148,9 +148,9 @@ int direct_vector(DataType element, std::initializer_list<int64_t> extents) {
 
 // tilecraft's direct kernels for a grouped fprop (arch 80, CUDA cores, float accumulators):
 // depthwise (C == K == groups: a thread's channels in as many groups), or a thread's channels in
-// one group (multiple_group); `epilogue` as the arguments ask, at the kernels' access width.
-std::vector<GemmDescription> direct_descriptions(const Conv2dArguments& args,
-                                                 EpilogueFunctor epilogue) {
+// one group (multiple_group); their epilogue computes the arguments' activation in f32, at the
+// kernels' access width.
+std::vector<GemmDescription> direct_descriptions(const Conv2dArguments& args) {
   const Conv2dProblemSize& p = args.problem_size();
   const DataType a = args.A().dtype;
   const bool float_operands = a == DataType::f16 || a == DataType::bf16 || a == DataType::f32;
@@ -169,6 +169,14 @@ std::vector<GemmDescription> direct_descriptions(const Conv2dArguments& args,
   auto math = MathInstruction::make({1, 1, 1}, a, a, DataType::f32, OpClass::Simt,
                                     MathOperation::multiply_add);
   if (!math) return {};
+  const Activation activation = args.epilogue().activation;
+  EpilogueFunctor epilogue;
+  epilogue.kind = activation == Activation::identity ? EpilogueKind::LinearCombination
+                                                     : EpilogueKind::LinearCombinationGeneric;
+  epilogue.activation = activation;
+  epilogue.element_output = args.out().dtype;
+  epilogue.element_accumulator = DataType::f32;
+  epilogue.element_epilogue = DataType::f32;
   epilogue.elements_per_access = vector;
   std::vector<GemmDescription> out;
   for (const DirectDesign& design : kDirectDesigns) {
@@ -460,7 +468,6 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
   const std::array<int64_t, 3> mnk = args.gemm_mnk();
   const tilecraft::detail::IndexedProblem indexing = indexing_of(args);
   std::set<std::string> depthwise_listed;
-  bool direct_listed = false;
   return detail::ranked_kernels(
       cc, args.device(), metadata_filter,
       [&](const discover::GemmOperands& operands) { return operands_match(operands, args); },
@@ -473,16 +480,6 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
         for (const discover::GemmDesign& design : conv_designs(space.design_of(instance), arch)) {
           auto gemm = discover::make_description(arch, operands, design, fusion);
           if (!gemm) continue;
-          if (arch == 80 && !direct_listed) {
-            direct_listed = true;
-            for (GemmDescription& direct : direct_descriptions(args, gemm->epilogue)) {
-              if (!tilecraft::detail::check_kernel_indexes(direct, indexing)) continue;
-              const auto estimate =
-                  discover::estimate_direct_conv(direct, args.problem_size(), traits);
-              add(Kernel::listed(arch, instance, estimate.score, estimate.explain(),
-                                 std::move(direct)));
-            }
-          }
           for (const ConvDescription& variant : conv_variants(args, arch, operands)) {
             auto conv = conv_description(*gemm, variant, args.problem_size().is_3d());
             if (!conv) continue;
@@ -518,6 +515,14 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
             add(Kernel::listed(arch, instance, estimate.score, estimate.explain(),
                                std::move(*conv)));
           }
+        }
+      },
+      [&](int arch, const discover::DeviceTraits& traits, auto add) {
+        if (arch != 80) return;
+        for (GemmDescription& direct : direct_descriptions(args)) {
+          if (!tilecraft::detail::check_kernel_indexes(direct, indexing)) continue;
+          const auto estimate = discover::estimate_direct_conv(direct, args.problem_size(), traits);
+          add(Kernel::listed(arch, 0, estimate.score, estimate.explain(), std::move(direct)));
         }
       });
 }

@@ -62,10 +62,12 @@ inline void sort_ranked(std::vector<Kernel>& kernels) {
 
 // The kernels that list(space, traits, operands, instance, add) makes of every instance of the
 // operand sets that matches(operands) accepts, in the space of each architecture for `cc` (see
-// architectures_for), passing each to add(kernel); those that pass `filter`, best first.
-template <class Matches, class List>
+// architectures_for), and those list_beside(arch, traits, add) makes once per architecture (a
+// family's kernels not drawn from the GEMM space), passing each to add(kernel); those that pass
+// `filter`, best first.
+template <class Matches, class List, class ListBeside>
 std::vector<Kernel> ranked_kernels(std::optional<int> cc, int device, const MetadataFilter& filter,
-                                   Matches matches, List list) {
+                                   Matches matches, List list, ListBeside list_beside) {
   std::vector<Kernel> kernels;
   auto add = [&](Kernel kernel) {
     if (filter && !filter(kernel.metadata())) return;
@@ -80,9 +82,16 @@ std::vector<Kernel> ranked_kernels(std::optional<int> cc, int device, const Meta
       for (uint32_t instance : space.instances_of(set))
         list(space, traits, operands, instance, add);
     }
+    list_beside(arch, traits, add);
   }
   sort_ranked(kernels);
   return kernels;
+}
+
+template <class Matches, class List>
+std::vector<Kernel> ranked_kernels(std::optional<int> cc, int device, const MetadataFilter& filter,
+                                   Matches matches, List list) {
+  return ranked_kernels(cc, device, filter, matches, list, [](int, const auto&, auto) {});
 }
 
 // The fusion arguments ask for: their activation, and a bias of `bias` (when there is one).
