@@ -197,10 +197,28 @@ std::vector<GemmDescription> direct_descriptions(const Conv2dArguments& args) {
 
 // The designs of the GEMM space a convolution takes. SM90: each ping-pong design (tile M up to
 // 128) on CUTLASS's ConvUniversal (the TmaWarpSpecialized schedule), once. The persistent SM90
-// fprop (jit/sm90_conv_persistent.cuh) is described explicitly, and not listed, until it has run
-// through the GPU suites. Arch 80: the design itself.
-std::vector<discover::GemmDesign> conv_designs(discover::GemmDesign design, int arch) {
-  if (arch != 90) return {design};
+// convolutions (jit/sm90_conv_persistent.cuh) are described explicitly, and not listed, until
+// they have run through the GPU suites. Arch 80: the design itself, and for a grouped fprop of 8
+// to 32 output channels per group, each tensor-op design of tile N 64 narrowed to N 32 (the
+// warps stacked along M; SM80 warp tiles are 32 wide at least): MMAs that span one group of 32
+// (single_group) or 2 to 4 smaller ones (multiple_group), where the space's tiles span 2 to 8.
+std::vector<discover::GemmDesign> conv_designs(discover::GemmDesign design, int arch,
+                                               const Conv2dArguments& args) {
+  if (arch != 90) {
+    std::vector<discover::GemmDesign> out{design};
+    const Conv2dProblemSize& p = args.problem_size();
+    const int64_t k_per_group = p.k / p.groups;
+    if (p.groups > 1 && args.kind() == ConvKind::Fprop &&
+        design.math == discover::MathFamily::tensor_op && design.tile_mn_kbytes[1] == 64 &&
+        (k_per_group == 8 || k_per_group == 16 || k_per_group == 32)) {
+      discover::GemmDesign narrow = design;
+      narrow.tile_mn_kbytes[1] = 32;
+      const int warps = design.warp_count[0] * design.warp_count[1];
+      narrow.warp_count = {std::min(warps, design.tile_mn_kbytes[0] / 32), 1, 1};
+      out.push_back(narrow);
+    }
+    return out;
+  }
   if (design.kernel_schedule != KernelSchedule::TmaWarpSpecializedPingpong) return {};
   design.kernel_schedule = KernelSchedule::TmaWarpSpecialized;
   return {design};
@@ -356,6 +374,25 @@ tilecraft::detail::IndexedProblem indexing_of(const Conv2dArguments& args) {
                                           names.y);
 }
 
+// The fraction of a grouped implicit GEMM's MMAs that is useful: a tile's N spans all of its
+// groups' output channels and one group's count (multiple_group, depthwise; measured on an H100:
+// 0.03-0.17x cuDNN, bench/RESULTS.md, issue 14), and each k-tile reads one filter tap's channels
+// of one group, padded to the tile's K (every group mode but depthwise). 1 without groups.
+double group_useful_fraction(const GemmDescription& conv, const Conv2dProblemSize& p) {
+  const GroupMode mode = conv.conv.group_mode;
+  if (mode == GroupMode::None) return 1.0;
+  double useful = 1.0;
+  if (mode == GroupMode::MultipleGroup || mode == GroupMode::Depthwise) {
+    useful = double(p.k / p.groups) / double(conv.tile.threadblock_shape[1]);
+  }
+  if (mode != GroupMode::Depthwise) {
+    const int64_t c_per_group = p.c / p.groups;
+    const int64_t tile_k = conv.tile.threadblock_shape[2];
+    useful *= double(c_per_group) / double((c_per_group + tile_k - 1) / tile_k * tile_k);
+  }
+  return useful;
+}
+
 // The K-slice counts worth offering for `conv` (the decomposition heuristic on its implicit GEMM)
 // where CUTLASS 2.x splits exactly: arch-80 kernels without groups, a plain linear epilogue (no
 // bias, no C: an SM80 bias is a C of one value per channel, which the slices would add again),
@@ -477,7 +514,8 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
         // SM90 kernels fuse the bias per column: the implicit GEMM's N is the output channels.
         const discover::GemmEpilogue fusion = detail::fusion_for(
             e.activation, e.bias.data && arch == 90 ? std::optional(e.bias.dtype) : std::nullopt);
-        for (const discover::GemmDesign& design : conv_designs(space.design_of(instance), arch)) {
+        for (const discover::GemmDesign& design :
+             conv_designs(space.design_of(instance), arch, args)) {
           auto gemm = discover::make_description(arch, operands, design, fusion);
           if (!gemm) continue;
           for (const ConvDescription& variant : conv_variants(args, arch, operands)) {
@@ -486,6 +524,11 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
             const KernelShape shape{conv->tile.threadblock_shape[1], conv->A.alignment,
                                     conv->B.alignment};
             if (!check_geometry(variant, arch, shape, args)) continue;
+            // A narrowed tile of one group is the single_group variant's.
+            if (variant.group_mode == GroupMode::MultipleGroup &&
+                shape.tile_n == args.problem_size().k / args.problem_size().groups) {
+              continue;
+            }
             // A kernel that cannot index the problem (supports() says why) is not listed.
             if (!tilecraft::detail::check_kernel_indexes(*conv, indexing)) continue;
             // Depthwise kernels have two stages whatever the design's count: list each once.
@@ -502,16 +545,10 @@ std::vector<Kernel> get_kernels(const Conv2dArguments& args, const MetadataFilte
             }
             auto estimate = discover::for_convolution(discover::estimate(implicit, problem, traits),
                                                       *conv, traits);
-            if (variant.group_mode == GroupMode::MultipleGroup ||
-                variant.group_mode == GroupMode::Depthwise) {
-              // The tile's MMAs span all of its groups' channels; one group's are useful (measured
-              // on an H100: 0.03-0.17x cuDNN, bench/RESULTS.md, issue 14).
-              const double useful = double(args.problem_size().k / args.problem_size().groups) /
-                                    double(conv->tile.threadblock_shape[1]);
-              estimate.score *= useful;
-              estimate.seconds /= useful;
-              estimate.tile_efficiency *= useful;
-            }
+            const double useful = group_useful_fraction(*conv, args.problem_size());
+            estimate.score *= useful;
+            estimate.seconds /= useful;
+            estimate.tile_efficiency *= useful;
             add(Kernel::listed(arch, instance, estimate.score, estimate.explain(),
                                std::move(*conv)));
           }

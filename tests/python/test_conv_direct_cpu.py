@@ -115,6 +115,20 @@ def test_grouped_problems_list_direct_kernels_above_the_multiple_group_kernels()
     assert any("_analytic_multiple_group_" in n for n in names)
 
 
+@pytest.mark.parametrize("c,mode", [(1024, "single_group"), (512, "multiple_group"),
+                                    (256, "multiple_group")])
+def test_grouped_problems_list_tiles_one_group_wide(c, mode):
+    """ResNeXt's 32 groups of 32, 16 and 8 channels: tensor-op tiles 32 channels wide (one group,
+    or 2 and 4 of them) beside the space's 64-wide ones, and the narrow ones ranked above those."""
+    kernels = api.get_kernels(_fprop(c, c, 32, hw=14), cc=90)
+    tensor_op = [k for k in kernels if "_tensorop_" in k.metadata.kernel_name]
+    narrow = [k for k in tensor_op if k.metadata.design.tile_shape[1] == 32]
+    assert narrow and all(f"_{mode}_" in k.metadata.kernel_name for k in narrow)
+    assert tensor_op[0].metadata.design.tile_shape[1] == 32, tensor_op[0].metadata.kernel_name
+    args = _fprop(c, c, 32, hw=14)
+    assert all(k.supports(args) for k in narrow[:4])
+
+
 def test_direct_kernels_take_a_bias_and_an_activation():
     bias = T(144, dtype="float16")
     args = _fprop(144, 144, 144, epilogue=EpilogueArguments(bias=bias, activation="relu"))

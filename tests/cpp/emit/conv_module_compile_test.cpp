@@ -219,6 +219,42 @@ std::vector<ModuleSpec> group_specs() {
         {conv(Fprop, Analytic, StrideSupport::Strided, simt_f32_seed(), GroupMode::Depthwise)}}}};
 }
 
+// Grouped fprop on tiles 32 output channels wide (get_kernels narrows the space's N-64 designs
+// for 8 to 32 channels per group): one group of 32 per CTA (single_group, optimized iterators),
+// or two groups of 16 (multiple_group, analytic).
+std::vector<ModuleSpec> narrow_group_specs() {
+  using enum ConvKind;
+  using enum IteratorAlgorithm;
+  GemmDescription narrow = tensorop_f16_tn();
+  narrow.tile.threadblock_shape = {128, 32, 32};
+  narrow.tile.warp_count = {4, 1, 1};
+  GemmDescription narrow_256 = narrow;
+  narrow_256.tile.threadblock_shape = {256, 32, 32};
+  return {
+      {"conv_sm80_narrow_groups",
+       {{conv(Fprop, Optimized, StrideSupport::Strided, narrow, GroupMode::SingleGroup)},
+        {conv(Fprop, Analytic, StrideSupport::Strided, narrow_256, GroupMode::MultipleGroup)}}}};
+}
+
+// ResNeXt's 32 groups: 32 channels per group on the single-group tile, 16 on the two-group one;
+// 48 per group fits neither tile.
+void check_narrow_group_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
+  const bool single = spec.description.conv.group_mode == GroupMode::SingleGroup;
+  tc_conv_args good = conv_args(spec.description, spec);
+  good.conv.groups = 32;
+  good.conv.c = good.conv.k = single ? 1024 : 512;
+  Verdict ok = can_implement(entry, good);
+  EXPECT_EQ(ok.status, TC_OK) << ok.text;
+  tc_conv_args unfit = good;
+  unfit.conv.c = unfit.conv.k = 32 * 48;
+  Verdict refused = can_implement(entry, unfit);
+  EXPECT_EQ(refused.status, TC_ERROR_INVALID_ARGUMENT) << refused.text;
+  EXPECT_NE(refused.text.find(single ? "multiple of this single_group kernel's tile N=32"
+                                     : "must be a multiple of K / groups = 48"),
+            std::string::npos)
+      << refused.text;
+}
+
 // 3-D (TensorNDHWC) entries: 128-bit accesses on tensor cores, one element on CUDA cores.
 GemmDescription conv3d(ConvKind kind, IteratorAlgorithm algorithm, StrideSupport stride,
                        const GemmDescription& gemm) {
@@ -404,6 +440,13 @@ TEST(ConvModuleCompile, Sm80GroupedAndDepthwiseFprop) {
   TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the SM80 grouped and depthwise fprop module");
   auto modules =
       compile_and_check("tilecraft_conv_sm80_groups_", group_specs(), 80, check_group_entry);
+  EXPECT_EQ(modules.size(), 1u);
+}
+
+TEST(ConvModuleCompile, Sm80NarrowGroupTiles) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the SM80 grouped fprop module of 32-wide tiles");
+  auto modules = compile_and_check("tilecraft_conv_sm80_narrow_groups_", narrow_group_specs(), 80,
+                                   check_narrow_group_entry);
   EXPECT_EQ(modules.size(), 1u);
 }
 

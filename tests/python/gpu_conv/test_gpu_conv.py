@@ -195,6 +195,8 @@ GROUP_CONFIGS = {
     "f16_fprop_an_sg": [(2, 48, 128), (4, 32, 256)],
     "f16_fprop_an_mg": [(4, 32, 64), (8, 64, 64), (12, 96, 96), (2, 16, 64)],
     "bf16_fprop_an_mg_align4": [(4, 16, 64), (8, 32, 32)],
+    "f16_fprop_opt_sg_n32": [(4, 128, 128), (3, 48, 96), (32, 1024, 1024)],
+    "f16_fprop_an_mg_n32": [(8, 128, 128), (4, 32, 32), (6, 48, 96)],
     "simt32_fprop_an_dw": [(40, 40, 40), (37, 37, 37)],
     "simt16_fprop_an_dw": [(24, 24, 24), (72, 72, 72)],
     # direct: channel counts off the CTA's channel block; a thread's vector in one group or
@@ -327,6 +329,8 @@ def test_refuses_a_problem_of_the_other_dimension(ops):
     ("f16_wgrad_opt_st", {"split_k": 3, "split_mode": "Parallel"}),
     ("f16_fprop_opt_st", {"split_k": 3}), ("i8_fprop_opt_interleaved", {}),
     ("f16_fprop_an_mg", {"groups": (12, 96, 96)}), ("simt32_fprop_an_dw", {"groups": (37, 37, 37)}),
+    ("f16_fprop_opt_sg_n32", {"groups": (8, 128, 256)}),
+    ("f16_fprop_an_mg_n32", {"groups": (16, 128, 256)}),
     ("f16_dgrad3d_an_st", {"conv3d": "asym_stride"}), ("f16_wgrad3d_opt", {"conv3d": "dilated"}),
     ("f16_fprop_direct_dw", {"groups": (136, 136, 136)}),
     ("f16_fprop_direct_mg_v4", {"groups": (8, 32, 64)}),
