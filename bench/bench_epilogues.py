@@ -51,6 +51,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import build_info
 import sm90_candidates as sc
 
 try:  # the skip path (no torch, no GPU) must still work: sm90_candidates reports it
@@ -497,7 +498,7 @@ def main():
 
     sc.header("Custom fused epilogues (issue 15): one SM90 bf16 GEMM kernel with the traced "
               "epilogue vs cuBLAS + torch eager and vs torch.compile")
-    commit = sc.commit()
+    commit = build_info.commit()
     props = torch.cuda.get_device_properties(0)
     driver = driver_version()
     print(f"driver: {driver}, CUDA (torch) {torch.version.cuda}, torch {torch.__version__}, "

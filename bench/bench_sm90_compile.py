@@ -19,6 +19,8 @@ import sys
 import tempfile
 import time
 
+from build_info import commit, cores, nvcc_version
+
 # The kernel: bf16 TN, 128x256x64 tile, cluster 2x1, cooperative, persistent (bench_sm90_gemm k1).
 CHILD = r"""
 import json, sys, time
@@ -85,36 +87,6 @@ if gpu is not None:
     out["max_rel_err"] = ((d.float() - ref).abs().max() / ref.abs().max()).item()
 print("CHILD-RESULT " + json.dumps(out))
 """
-
-
-def cores():
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:
-        usable = os.cpu_count()
-    return os.cpu_count(), usable
-
-
-def nvcc_version():
-    nvcc = os.environ.get("TILECRAFT_NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    try:
-        text = subprocess.run([nvcc, "--version"], capture_output=True, text=True,
-                              timeout=30).stdout
-        return text.strip().splitlines()[-1] if text.strip() else "unknown"
-    except Exception:  # noqa: BLE001
-        return "not found"
-
-
-def commit():
-    value = os.environ.get("TILECRAFT_COMMIT")
-    if not value:
-        try:
-            value = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                   text=True, cwd=os.path.dirname(os.path.abspath(__file__)),
-                                   timeout=10).stdout.strip()
-        except Exception:  # noqa: BLE001
-            value = ""
-    return value or "unknown"
 
 
 def main():

@@ -17,7 +17,6 @@ import datetime
 import math
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -47,18 +46,6 @@ def skip_if_no_sm90(script):
     if reason is not None:
         print(f"{script}: skipped: {reason}")
         sys.exit(0)
-
-
-def commit():
-    value = os.environ.get("TILECRAFT_COMMIT")
-    if not value:
-        try:
-            value = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                   text=True, cwd=os.path.dirname(os.path.abspath(__file__)),
-                                   timeout=10).stdout.strip()
-        except Exception:  # noqa: BLE001
-            value = ""
-    return value or "unknown"
 
 
 def header(title):
