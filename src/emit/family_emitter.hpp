@@ -44,6 +44,10 @@ struct FamilyEmitter {
   std::string (*sm90_fusion)(const GemmDescription& description,
                              const std::string& schedule) = nullptr;
   std::string (*sm90_fill)(const GemmDescription& description) = nullptr;
+  // A fusion that reads its own inputs (the kernel's source C is void otherwise): the index,
+  // among the epilogue's operand tensors, of the one the epilogue reads as its source C (of D's
+  // element type), or -1.
+  int (*sm90_source_c)(const GemmDescription& description) = nullptr;
 };
 
 struct FamilyEmitterRegistration {

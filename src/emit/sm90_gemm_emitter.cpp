@@ -114,9 +114,11 @@ std::string graph_traits_text(const GemmDescription& d) {
   const EpilogueGraph& graph = *d.epilogue_graph;
   const bool reduces = std::ranges::any_of(
       graph.nodes(), [](const EpilogueNode& n) { return n.kind == EpilogueNodeKind::reduce; });
+  const FamilyEmitter* source = emitter_with(d, &FamilyEmitter::sm90_source_c);
+  const int source_c = source != nullptr ? source->sm90_source_c(d) : -1;
   return ", " + std::to_string(graph.operand_nodes().size()) + ", " +
-         std::to_string(graph.scalar_nodes().size()) + ", " + (reduces ? "true" : "false") +
-         (promotion > 0 ? ", " + std::to_string(promotion) : "");
+         std::to_string(graph.scalar_nodes().size()) + ", " + (reduces ? "true" : "false") + ", " +
+         std::to_string(promotion) + ", " + std::to_string(source_c);
 }
 
 }  // namespace
@@ -190,8 +192,10 @@ std::string sm90_entry_text(const GemmEntry& entry, int index) {
   out += "using LayoutB = " + cutlass_layout(d.B.layout) + array + ";\n";
   out += "constexpr int AlignmentB = " + std::to_string(d.B.alignment) + ";\n";
   if (d.has_epilogue_graph()) {
-    // The graph reads its inputs itself: the kernel has no source C.
-    out += "using ElementC = void;\n";
+    // The graph reads its inputs itself, but for one the epilogue may read as its source C.
+    const FamilyEmitter* source = emitter_with(d, &FamilyEmitter::sm90_source_c);
+    const bool source_c = source != nullptr && source->sm90_source_c(d) >= 0;
+    out += "using ElementC = " + (source_c ? cutlass_element(d.C.element) : "void") + ";\n";
     out += "using ElementD = " + cutlass_element(d.C.element) + ";\n";
   } else {
     out += "using ElementC = " + cutlass_element(d.C.element) + ";\n";

@@ -50,6 +50,8 @@ struct EntryTraits {
   bool reduces = false;
   // fp8 with f32 promotion: wgmma k-blocks between promotions; 0 keeps CUTLASS's default.
   int mma_promotion_interval = 0;
+  // Custom epilogues: the operand tensor the epilogue reads as its source C, or -1.
+  int source_c_tensor = -1;
 };
 // A cute stride for an operand with leading dimension ld and batch stride: the static unit
 // stride stays where the layout put it.

@@ -82,6 +82,7 @@ const FamilyEmitterRegistration kEpilogueGraphEmitter{{
     .sm90_extra_header = "evt_functions.cuh",
     .sm90_fusion = sm90_evt_types_text,
     .sm90_fill = sm90_evt_fill_text,
+    .sm90_source_c = sm90_evt_source_c_operand,
 }};
 
 }  // namespace

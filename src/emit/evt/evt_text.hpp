@@ -47,9 +47,17 @@ std::string evt_types_text(const EvtVisitors& visitors, const EvtNodeType& node_
 std::string evt_fill_fusion_text(std::string_view arguments_type, const EvtVisitors& visitors,
                                  const EvtNodeArguments& arguments);
 
+// SM90: the graph node the collective epilogue reads as its source C (Sm90SrcFetch): the first
+// full (M, N) input of D's element type. Its TMA loads land in the epilogue's C buffers, which
+// the epilogue reuses for D, where an Sm90AuxLoad takes shared memory of its own from the
+// mainloop's stages. -1 where the graph has no such input (the kernel then has no source C).
+int sm90_evt_source_c(const GemmDescription& description);
+// Its index among the graph's operand tensors (tc_args_header.epilogue_tensors), or -1.
+int sm90_evt_source_c_operand(const GemmDescription& description);
 // SM90 (CUTLASS 3.x collective epilogue): inside namespace tc_entry_<i>, after ElementD,
-// ElementC (void), ElementCompute, LayoutC, TileShape and the epilogue schedule are known:
-// "using FusionOp = ...;" with what it needs, given `schedule` (the epilogue schedule type).
+// ElementC (sm90_evt_source_c's element, or void), ElementCompute, LayoutC, TileShape and the
+// epilogue schedule are known: "using FusionOp = ...;" with what it needs, given `schedule`
+// (the epilogue schedule type).
 std::string sm90_evt_types_text(const GemmDescription& description, const std::string& schedule);
 // "using FusionArguments = ...; inline void fill_fusion(FusionArguments&, const tc_gemm_args&)".
 std::string sm90_evt_fill_text(const GemmDescription& description);

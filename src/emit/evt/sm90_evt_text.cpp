@@ -1,6 +1,8 @@
 // Epilogue graphs as CUTLASS 3.x visitors (Sm90EVT trees, or one Sm90TopologicalVisitor where a
 // value is read twice) for the SM90 collective epilogue.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "emit/cutlass_names.hpp"
 #include "emit/evt/evt_text.hpp"
@@ -36,8 +38,8 @@ std::string sm90_reduce_functions(ReduceOp op, bool shuffle) {
 }
 
 // The visitor of one lowered node (without its children); `index` names its load or store
-// descriptor.
-std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index) {
+// descriptor; graph node `source_c` is the kernel's source C.
+std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index, int source_c) {
   const std::string i = std::to_string(index);
   switch (t.role) {
     case EvtRole::keep:
@@ -47,6 +49,7 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index) {
     default:
       break;
   }
+  if (t.source == source_c) return fusion("Sm90SrcFetch<ElementC>");
   const EpilogueNode& n = graph.nodes()[t.source];
   const std::string element = cutlass_element(n.dtype);
   switch (n.kind) {
@@ -89,9 +92,10 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index) {
   }
 }
 
-// The arguments of one lowered node (without its children's).
-std::string node_arguments(const EpilogueGraph& graph, const EvtSlots& slots, const EvtNode& t) {
-  if (t.role == EvtRole::keep || t.role == EvtRole::root) return "{}";
+// The arguments of one lowered node (without its children's); the source C's are the kernel's.
+std::string node_arguments(const EpilogueGraph& graph, const EvtSlots& slots, const EvtNode& t,
+                           int source_c) {
+  if (t.role == EvtRole::keep || t.role == EvtRole::root || t.source == source_c) return "{}";
   const EpilogueNode& n = graph.nodes()[t.source];
   const std::string element = cutlass_element(n.dtype);
   const std::string operand = "T[" + std::to_string(slots.operand[t.source]) + "]";
@@ -132,12 +136,34 @@ std::string node_arguments(const EpilogueGraph& graph, const EvtSlots& slots, co
 
 }  // namespace
 
+int sm90_evt_source_c(const GemmDescription& d) {
+  if (!d.has_epilogue_graph()) return -1;
+  const std::vector<EpilogueNode>& nodes = d.epilogue_graph->nodes();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const EpilogueNode& n = nodes[i];
+    if (n.kind == EpilogueNodeKind::tensor && n.broadcast == Broadcast::full &&
+        n.dtype == d.C.element) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+int sm90_evt_source_c_operand(const GemmDescription& d) {
+  const int node = sm90_evt_source_c(d);
+  if (node < 0) return -1;
+  const std::vector<int> operands = d.epilogue_graph->operand_nodes();
+  const auto found = std::find(operands.begin(), operands.end(), node);
+  return found == operands.end() ? -1 : static_cast<int>(found - operands.begin());
+}
+
 constexpr EvtVisitorTemplates kSm90Visitors{"cutlass::epilogue::fusion::Sm90EVT",
                                             "cutlass::epilogue::fusion::Sm90TopologicalVisitor"};
 
 std::string sm90_evt_types_text(const GemmDescription& d, const std::string& schedule) {
   const EpilogueGraph& graph = *d.epilogue_graph;
   const EvtVisitors visitors = lower_epilogue_graph(graph);
+  const int source_c = sm90_evt_source_c(d);
   std::string out =
       "using EpilogueDescriptor = cutlass::epilogue::collective::detail::EpilogueDescriptor<\n"
       "    TileShape, cutlass::epilogue::collective::EpilogueTileAuto, ElementC, ElementD, " +
@@ -146,25 +172,29 @@ std::string sm90_evt_types_text(const GemmDescription& d, const std::string& sch
     const EvtNode& t = visitors.nodes[i];
     if (t.role != EvtRole::value && t.role != EvtRole::sink) continue;
     const EpilogueNode& n = graph.nodes()[t.source];
-    const bool load = n.kind == EpilogueNodeKind::tensor && n.broadcast == Broadcast::full;
+    const bool load = n.kind == EpilogueNodeKind::tensor && n.broadcast == Broadcast::full &&
+                      t.source != source_c;
     if (!load && n.kind != EpilogueNodeKind::store) continue;
     const std::string what = load ? "Load" : "Store";
     out += "using " + what + std::to_string(i) + " = cutlass::epilogue::collective::detail::Aux" +
            what + "Descriptor<EpilogueDescriptor, " + std::string(kStrideC) + ", " +
            cutlass_element(n.dtype) + ">;\n";
   }
-  return out + evt_types_text(
-                   visitors,
-                   [&](const EvtNode& t, int index) { return node_type(graph, t, index); },
-                   kSm90Visitors, "FusionOp");
+  return out +
+         evt_types_text(
+             visitors,
+             [&](const EvtNode& t, int index) { return node_type(graph, t, index, source_c); },
+             kSm90Visitors, "FusionOp");
 }
 
 std::string sm90_evt_fill_text(const GemmDescription& d) {
   const EpilogueGraph& graph = *d.epilogue_graph;
   const EvtVisitors visitors = lower_epilogue_graph(graph);
   const EvtSlots slots = evt_slots(graph);
-  return evt_fill_fusion_text("decltype(typename Gemm::Arguments{}.epilogue.thread)", visitors,
-                              [&](const EvtNode& t) { return node_arguments(graph, slots, t); });
+  const int source_c = sm90_evt_source_c(d);
+  return evt_fill_fusion_text(
+      "decltype(typename Gemm::Arguments{}.epilogue.thread)", visitors,
+      [&](const EvtNode& t) { return node_arguments(graph, slots, t, source_c); });
 }
 
 }  // namespace tilecraft::emit

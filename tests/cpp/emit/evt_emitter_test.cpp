@@ -116,20 +116,37 @@ TEST(EvtTree, SinksWrapTheirValueOnceAndSideOutputsAreKept) {
   EXPECT_EQ(scalar_index(g, g.scalar_nodes()[0]), 0);
 }
 
-TEST(Sm90EvtEmission, EntryIsAVisitorTreeWithoutASourceC) {
+TEST(Sm90EvtEmission, EntryIsAVisitorTreeReadingItsFirstFullInputAsTheSourceC) {
   auto d = plain_bf16().with_epilogue_graph(residual_graph());
   ASSERT_TRUE(d) << d.status().message();
   const std::string entry = sm90_entry_text({*d}, 0);
   for (const char* part :
-       {"using ElementC = void;", "using ElementD = cutlass::bfloat16_t;",
-        "cutlass::epilogue::fusion::Sm90AuxLoad<", "Sm90RowBroadcast<0, TileShape, float",
+       {"using ElementC = cutlass::bfloat16_t;", "using ElementD = cutlass::bfloat16_t;",
+        "cutlass::epilogue::fusion::Sm90SrcFetch<ElementC>", "Sm90RowBroadcast<0, TileShape, float",
         "Sm90ColBroadcast<0, TileShape, float", "Sm90AuxStore<",
         "Sm90ScalarReduction<tc_evt::ReduceAbsMax, cutlass::atomic_maximum",
         "Sm90ColReduction<cutlass::plus, cutlass::plus, cutlass::atomic_add", "tc_evt::First",
-        "a.header.epilogue_scalars[0]", "AuxLoadDescriptor<EpilogueDescriptor",
-        "ElementCompute(float(2))"}) {
+        "a.header.epilogue_scalars[0]", "ElementCompute(float(2))",
+        // C is operand 0 of the graph: the entry's traits say so, after the promotion interval.
+        ", 6, 1, true, 0, 0};"}) {
     EXPECT_NE(entry.find(part), std::string::npos) << "missing: " << part;
   }
+  // C's TMA loads are the collective epilogue's: no aux load of its own.
+  EXPECT_EQ(entry.find("Sm90AuxLoad<"), std::string::npos);
+  EXPECT_EQ(entry.find("AuxLoadDescriptor<"), std::string::npos);
+
+  // An input of another type than D's stays an aux load, and the kernel has no source C.
+  EpilogueGraph f32_input;
+  const int sum = f32_input.add(f32_input.accumulator(), f32_input.tensor("C", f32));
+  f32_input.store(sum, "D", bf16);
+  auto other = plain_bf16().with_epilogue_graph(f32_input);
+  ASSERT_TRUE(other) << other.status().message();
+  const std::string aux = sm90_entry_text({*other}, 0);
+  for (const char* part : {"using ElementC = void;", "Sm90AuxLoad<",
+                           "AuxLoadDescriptor<EpilogueDescriptor", ", 1, 0, false, 0, -1};"}) {
+    EXPECT_NE(aux.find(part), std::string::npos) << "missing: " << part << "\n" << aux;
+  }
+  EXPECT_EQ(aux.find("Sm90SrcFetch"), std::string::npos);
   // Plain descriptions keep their fusion operation and source C.
   const std::string plain = sm90_entry_text({plain_bf16()}, 0);
   EXPECT_EQ(plain.find("Sm90AuxLoad"), std::string::npos);

@@ -187,9 +187,10 @@ TEST(EvtLowering, Sm90TopologicalVisitorEndsInDsConversion) {
       "using FusionOp = cutlass::epilogue::fusion::Sm90TopologicalVisitor<\n    ElementCompute,\n");
   ASSERT_NE(visitor, std::string::npos) << types;
   EXPECT_EQ(count_of(types, "Sm90EVT<"), 0u);
-  // One aux load for C (read twice), one aux store (T); the root converts D's value.
-  EXPECT_EQ(count_of(types, "Sm90AuxLoad<"), 1u);
-  EXPECT_EQ(count_of(types, "AuxLoadDescriptor<"), 1u);
+  // C (read twice) is the source C, loaded once; one aux store (T); the root converts D's value.
+  EXPECT_EQ(count_of(types, "Sm90SrcFetch<ElementC>"), 1u);
+  EXPECT_EQ(count_of(types, "Sm90AuxLoad<"), 0u);
+  EXPECT_EQ(count_of(types, "AuxLoadDescriptor<"), 0u);
   EXPECT_EQ(count_of(types, "Sm90AuxStore<"), 1u);
   EXPECT_NE(types.find("Sm90Compute<tc_evt::Identity, ElementD, ElementCompute"),
             std::string::npos);
