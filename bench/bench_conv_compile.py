@@ -9,7 +9,8 @@ Works without a GPU or torch (nvcc and the CUTLASS headers are enough). Keys: pe
 bias + relu), persistent_wgrad_streamk (SM90 cooperative f16 128x64x64 on the stream-K
 scheduler), persistent_dgrad_pp (SM90 ping-pong f16 64x64x64), direct_depthwise (CUDA cores, f16,
 64 pixels x 64 channels), single_group_n32 (SM80 tensor ops, f16 128x32x32, one group of 32 per
-tile).
+tile); for comparison, baseline_convuniversal_fprop (CUTLASS's own SM90 ConvUniversal, f16
+128x128x64, not a kernel of the issue).
 """
 
 import json
@@ -67,6 +68,8 @@ MAKE = {
                                                   activation="relu"),
     "persistent_wgrad_streamk": lambda: sm90(Op.wgrad, F16, (128, 64, 64), COOP, "StreamK"),
     "persistent_dgrad_pp": lambda: sm90(Op.dgrad, F16, (64, 64, 64), PP),
+    "baseline_convuniversal_fprop": lambda: sm90(
+        Op.fprop, F16, (128, 128, 64), cutlass.KernelScheduleType.TmaWarpSpecialized),
     "direct_depthwise": lambda: sm80(Alg.direct, (64, 64, 1), (8, 1, 1), 2, cutlass.OpClass.Simt,
                                      (1, 1, 1), 1, cutlass.conv.GroupMode.Depthwise),
     "single_group_n32": lambda: sm80(Alg.optimized, (128, 32, 32), (4, 1, 1), 5,
@@ -80,7 +83,8 @@ print("CHILD-RESULT " + json.dumps({"kernel": op.procedural_name(),
 """
 
 KEYS = ["persistent_fprop", "persistent_fprop_pp_bias_relu", "persistent_wgrad_streamk",
-        "persistent_dgrad_pp", "direct_depthwise", "single_group_n32"]
+        "persistent_dgrad_pp", "direct_depthwise", "single_group_n32",
+        "baseline_convuniversal_fprop"]
 TARGET_S = 20.0
 
 
@@ -121,8 +125,9 @@ def main():
             print(f"RESULT {key}: FAILED ({text})")
             status = 1
             continue
-        verdict = "within" if seconds <= TARGET_S else "OVER"
-        print(f"RESULT {key}: {seconds:.1f} s cold ({verdict} the {TARGET_S:.0f} s target) {text}")
+        verdict = ("a baseline, no target" if key.startswith("baseline_") else
+                   f"{'within' if seconds <= TARGET_S else 'OVER'} the {TARGET_S:.0f} s target")
+        print(f"RESULT {key}: {seconds:.1f} s cold ({verdict}) {text}")
     return status
 
 
