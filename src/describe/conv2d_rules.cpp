@@ -243,14 +243,15 @@ Status check_direct(const GemmDescription& d) {
 
 // CUTLASS 2.x Conv3d (DefaultConv3dFprop / Dgrad / Wgrad): analytic and optimized iterators,
 // accesses of 128 bits on tensor cores (one element on CUDA cores), dgrad strided analytic or
-// unit-stride optimized, wgrad strided.
+// unit-stride optimized, wgrad strided. SM90 3-D convolutions (CUTLASS 3.x ConvUniversal and
+// tilecraft's persistent form: TMA im2col over 5-D tensors) follow the SM90 rules.
 Status check_conv3d(const GemmDescription& d) {
-  if (d.A.layout != Layout::TensorNDHWC) return Status::ok();
+  if (d.A.layout != Layout::TensorNDHWC || d.arch == 90) return Status::ok();
   const std::string what = "layouts TensorNDHWC (a 3-D convolution)";
   if (d.arch != 80) {
     return Status::unsupported(what +
-                               ": 3-D convolutions are CUTLASS 2.x kernels here; describe arch=80 "
-                               "(they run on Hopper too), got arch=" +
+                               ": 3-D convolutions are CUTLASS 2.x (arch=80) or 3.x (arch=90) "
+                               "kernels; got arch=" +
                                std::to_string(d.arch));
   }
   if (d.conv.group_mode != GroupMode::None) {
@@ -338,9 +339,10 @@ Layout matrix_layout(Layout conv_layout, bool row_major) {
 Status validate_sm90_conv2d(const GemmDescription& d) {
   const ConvKind kind = d.conv.kind;
   const std::string kind_name(to_string(kind));
-  if (d.A.layout != Layout::TensorNHWC) {
+  if (d.A.layout != Layout::TensorNHWC && d.A.layout != Layout::TensorNDHWC) {
     return Status::unsupported(
-        "layouts: SM90 convolutions take TensorNHWC operands; the interleaved int8 layouts are "
+        "layouts: SM90 convolutions take TensorNHWC (2-D) or TensorNDHWC (3-D) operands; the "
+        "interleaved int8 layouts are "
         "arch=80 kernels");
   }
   if (d.conv.iterator_algorithm != IteratorAlgorithm::Optimized) {

@@ -211,8 +211,26 @@ def test_conv3d_operations_are_described(kind, algorithm, stride):
                 stride=getattr(Stride, stride))
 
 
+@pytest.mark.parametrize("kind", ["fprop", "dgrad", "wgrad"])
+@pytest.mark.parametrize("schedule,tile", [("TmaWarpSpecialized", (128, 128, 64)),
+                                           ("TmaWarpSpecializedCooperative", (128, 128, 64)),
+                                           ("TmaWarpSpecializedPingpong", (64, 128, 64))])
+def test_sm90_conv3d_operations_are_described(kind, schedule, tile):
+    """SM90 3-D convolutions: CUTLASS's ConvUniversal and tilecraft's persistent forms over TMA
+    im2col of 5-D tensors."""
+    tile_desc, _, _, _, epilogue = sm90_parts(
+        tile=tile, schedule=getattr(cutlass.KernelScheduleType, schedule))
+    parts = (tile_desc, TensorDescription(F16, NDHWC, 8), TensorDescription(F16, NDHWC, 8),
+             TensorDescription(F16, NDHWC, 8), epilogue)
+    stride = Stride.Unity if kind == "dgrad" else Stride.Strided
+    op = conv(getattr(Op, kind), parts=parts, stride=stride, arch=90)
+    assert op.procedural_name().startswith(f"tilecraft_sm90_tensorop_{kind}_optimized")
+    assert "ndhwcndhwcndhwc" in op.procedural_name()
+
+
 @pytest.mark.parametrize("kwargs,match", [
-    ({"arch": 90}, "3-D convolutions are CUTLASS 2.x kernels here; describe arch=80"),
+    ({"arch": 90, "group": True}, "grouped convolutions are CUTLASS 2.x kernels; describe "
+                                  "arch=80"),
     ({"kind": "dgrad", "stride": "Strided"}, "3-D dgrad is analytic with stride_support "
                                              "strided, or optimized with unity"),
     ({"kind": "dgrad", "algorithm": "analytic", "stride": "Unity"}, "3-D dgrad is analytic"),

@@ -41,6 +41,7 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
 
   using ProblemShape = typename ConvShapeOf<Kernel>::type;
   static constexpr bool kPersistent = ConvShapeOf<Kernel>::kPersistent;
+  static constexpr int kDims = ProblemShape::RankS;  // 2 or 3 spatial dimensions
   static constexpr cutlass::conv::Operator kOp = ProblemShape::ConvOp;
   static constexpr int kKind = kOp == cutlass::conv::Operator::kFprop   ? 0
                                : kOp == cutlass::conv::Operator::kDgrad ? 1
@@ -62,7 +63,7 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
       return "mode " + std::to_string(a.mode) +
              ": SM90 convolutions run mode 0 (parallel split-K is an arch=80 mode)";
     }
-    std::string why = check_problem_fits(c, kKind, 2, 0, 0);  // 2-D, ungrouped
+    std::string why = check_problem_fits(c, kKind, kDims, 0, 0);  // ungrouped
     if (!why.empty()) return why;
     if (c.mode != 0) {
       return "mode convolution: SM90 kernels compute cross-correlation only (CUTLASS 3.x's "
@@ -77,8 +78,9 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
     if (c.split_k_slices > 65535) {
       return "split_k_slices " + std::to_string(c.split_k_slices) + " is above 65535";
     }
-    if (kKind == 1 && (c.stride_h != 1 || c.stride_w != 1)) {
-      return "stride (" + std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
+    if (kKind == 1 && (c.stride_h != 1 || c.stride_w != 1 || (kDims == 3 && c.stride_d != 1))) {
+      return "stride (" + (kDims == 3 ? std::to_string(c.stride_d) + ", " : std::string()) +
+             std::to_string(c.stride_h) + ", " + std::to_string(c.stride_w) +
              "): SM90 dgrad kernels take unit strides only (an arch=80 strided dgrad takes "
              "others)";
     }
@@ -94,17 +96,25 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
              ", which must divide C (a tile never spans two filter taps); pick a kernel whose "
              "tile N divides C";
     }
-    const int pads[] = {c.pad_h, c.pad_bottom, c.pad_w, c.pad_right};
+    const int pads[] = {c.pad_h,
+                        c.pad_bottom,
+                        c.pad_w,
+                        c.pad_right,
+                        kDims == 3 ? c.pad_front : 0,
+                        kDims == 3 ? c.pad_back : 0};
     for (int pad : pads) {
       if (pad > 128) {
         return "padding " + std::to_string(pad) +
                ": TMA im2col loads take padding up to 128 on each side";
       }
     }
-    if ((c.r - 1) * c.dilation_h > 254 || (c.s - 1) * c.dilation_w > 254) {
-      return "filter R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) + " dilation (" +
+    if ((c.r - 1) * c.dilation_h > 254 || (c.s - 1) * c.dilation_w > 254 ||
+        (kDims == 3 && (c.t - 1) * c.dilation_d > 254)) {
+      return "filter " + (kDims == 3 ? "T=" + std::to_string(c.t) + " " : std::string()) +
+             "R=" + std::to_string(c.r) + " S=" + std::to_string(c.s) + " dilation (" +
+             (kDims == 3 ? std::to_string(c.dilation_d) + ", " : std::string()) +
              std::to_string(c.dilation_h) + ", " + std::to_string(c.dilation_w) +
-             "): TMA im2col filter offsets reach (R - 1) * dilation <= 254";
+             "): TMA im2col filter offsets reach (extent - 1) * dilation <= 254";
     }
     if (a.A == nullptr || a.B == nullptr || a.D == nullptr) {
       return std::string(a.A == nullptr ? "A" : a.B == nullptr ? "B" : "D") + ": null pointer";
@@ -118,14 +128,26 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
     return {};
   }
 
+  // The convolution as CUTLASS describes it: packed tensors, 2-D or 3-D.
+  static ProblemShape problem_shape(const tc_conv_problem& c) {
+    const auto mode =
+        c.mode == 1 ? cutlass::conv::Mode::kConvolution : cutlass::conv::Mode::kCrossCorrelation;
+    if constexpr (kDims == 3) {
+      return ProblemShape(mode, {c.n, c.d, c.h, c.w, c.c}, {c.k, c.t, c.r, c.s, c.c},
+                          {c.pad_front, c.pad_h, c.pad_w}, {c.pad_back, c.pad_bottom, c.pad_right},
+                          {c.stride_d, c.stride_h, c.stride_w},
+                          {c.dilation_d, c.dilation_h, c.dilation_w}, 1);
+    } else {
+      return ProblemShape(mode, {c.n, c.h, c.w, c.c}, {c.k, c.r, c.s, c.c}, {c.pad_h, c.pad_w},
+                          {c.pad_bottom, c.pad_right}, {c.stride_h, c.stride_w},
+                          {c.dilation_h, c.dilation_w}, 1);
+    }
+  }
+
   template <class Gemm, class Fill>
   static typename Gemm::Arguments make(const tc_conv_args& a, const EntryTraits& t, Fill fill,
                                        int device) {
-    const tc_conv_problem& c = a.conv;
-    const ProblemShape shape(
-        c.mode == 1 ? cutlass::conv::Mode::kConvolution : cutlass::conv::Mode::kCrossCorrelation,
-        {c.n, c.h, c.w, c.c}, {c.k, c.r, c.s, c.c}, {c.pad_h, c.pad_w}, {c.pad_bottom, c.pad_right},
-        {c.stride_h, c.stride_w}, {c.dilation_h, c.dilation_w}, 1);
+    const ProblemShape shape = problem_shape(a.conv);
     typename Gemm::Arguments arguments{};
     arguments.mode = cutlass::gemm::GemmUniversalMode::kGemm;
     using StrideC = typename Kernel::StrideC;
@@ -164,7 +186,7 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
     arguments.epilogue.dD = stride;
     fill(arguments.epilogue.thread, a);
     set_device_and_order(arguments, t, device);
-    if constexpr (kPersistent) set_split_k(arguments, a.header, c.split_k_slices);
+    if constexpr (kPersistent) set_split_k(arguments, a.header, a.conv.split_k_slices);
     return arguments;
   }
 };

@@ -114,8 +114,8 @@ struct PersistentMainloop : ConvMainloop {
 template <class Builder, cutlass::conv::Operator kOp, class ClusterShape, class GemmSchedule,
           class TileShape, class ElementA, class ElementB>
 using PersistentMainloopOf = PersistentMainloop<cutlass::conv::collective::CollectiveConv<
-    cutlass::conv::MainloopSm90TmaGmmaWarpSpecializedImplicitGemm<kOp, Builder::PipelineStages, 2,
-                                                                  ClusterShape, GemmSchedule>,
+    cutlass::conv::MainloopSm90TmaGmmaWarpSpecializedImplicitGemm<
+        kOp, Builder::PipelineStages, Builder::NumSpatialDimensions, ClusterShape, GemmSchedule>,
     TileShape, ElementA, ElementB, typename Builder::TiledMma,
     cutlass::conv::collective::detail::Sm90ImplicitGemmTileTraits<typename Builder::GmemTiledCopyA,
                                                                   typename Builder::SmemLayoutA>,

@@ -34,12 +34,16 @@ bool persistent(const GemmDescription& d) {
          d.tile.kernel_schedule == KernelSchedule::TmaWarpSpecializedPingpong;
 }
 
-// The epilogue's layout tag: the output activation (fprop y, dgrad dx) or the filter (wgrad dw);
-// a persistent kernel writes the implicit GEMM's packed row-major output.
+bool three_d(const GemmDescription& d) { return d.A.layout == Layout::TensorNDHWC; }
+
+// The epilogue's layout tag: the output activation (fprop y, dgrad dx) or the filter (wgrad dw),
+// 2-D or 3-D; a persistent kernel writes the implicit GEMM's packed row-major output.
 std::string sm90_conv_output_layout(const GemmDescription& d) {
   if (persistent(d)) return "cutlass::layout::RowMajor";
-  return d.conv.kind == ConvKind::Wgrad ? "cutlass::layout::TensorKCSR"
-                                        : "cutlass::layout::TensorNHWC";
+  if (d.conv.kind == ConvKind::Wgrad) {
+    return three_d(d) ? "cutlass::layout::TensorKCSRT" : "cutlass::layout::TensorKCSR";
+  }
+  return three_d(d) ? "cutlass::layout::TensorNDHWC" : "cutlass::layout::TensorNHWC";
 }
 
 // The persistent kernel: CUTLASS's GEMM kernel of the schedule over the conv mainloop, whose
@@ -90,7 +94,8 @@ std::string sm90_conv_kernel_text(const GemmDescription& d, const std::string& s
       "    ElementA, LayoutA, AlignmentA, ElementB, LayoutB, AlignmentB, ElementAccumulator,\n" +
       "    TileShape, ClusterShape, " + stages + ",\n" +
       "    cutlass::conv::KernelImplicitTmaWarpSpecializedSm90>::CollectiveOp;\n";
-  out += "using ProblemShape = cutlass::conv::ConvProblemShape<" + op + ", 2>;\n";
+  out += "using ProblemShape = cutlass::conv::ConvProblemShape<" + op + ", " +
+         (three_d(d) ? "3" : "2") + ">;\n";
   out +=
       "using Kernel = cutlass::conv::kernel::ConvUniversal<ProblemShape, CollectiveMainloop,\n"
       "    CollectiveEpilogue>;\n";

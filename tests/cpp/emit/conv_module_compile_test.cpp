@@ -10,7 +10,8 @@
 // ping-pong dgrad), a module of
 // grouped fprop (single group, multiple groups, depthwise f16 and f32) and one of 3-D
 // convolutions (CUTLASS's Conv3d: fprop, both dgrad forms, wgrad with parallel split-K, SIMT);
-// full adds a module of every other kind and algorithm, and SM90 dgrad and tf32 fprop; few
+// full adds a module of every other kind and algorithm, SM90 dgrad and tf32 fprop, and SM90 3-D
+// convolutions; few
 // (a machine without a GPU, scripts/test.sh) compiles none of them.
 #include <gtest/gtest.h>
 
@@ -62,16 +63,16 @@ GemmDescription simt(ConvKind kind, IteratorAlgorithm algorithm,
 GemmDescription sm90(ConvKind kind, DataType element, EpilogueFunctor e,
                      std::array<int, 3> shape = {128, 128, 64},
                      KernelSchedule schedule = KernelSchedule::TmaWarpSpecialized,
-                     TileScheduler scheduler = TileScheduler::Persistent) {
+                     TileScheduler scheduler = TileScheduler::Persistent,
+                     Layout layout = Layout::TensorNHWC) {
   using namespace tilecraft::sm90_test;
   const MathInstruction m =
       wgmma({64, shape[1], wgmma_k(element)}, element, element, DataType::f32);
   const TileDescription t = tile(shape, m, 0, {1, 1, 1}, schedule, scheduler);
   const DataType out = e.element_output;
   auto made = GemmDescription::make_conv2d(
-      kind, IteratorAlgorithm::Optimized, 90, t, tma(element, Layout::TensorNHWC),
-      tma(element, Layout::TensorNHWC), tma(out, Layout::TensorNHWC),
-      kind == ConvKind::Dgrad ? StrideSupport::Unity : StrideSupport::Strided, e,
+      kind, IteratorAlgorithm::Optimized, 90, t, tma(element, layout), tma(element, layout),
+      tma(out, layout), kind == ConvKind::Dgrad ? StrideSupport::Unity : StrideSupport::Strided, e,
       Swizzle::IdentitySwizzle1);
   EXPECT_TRUE(bool(made)) << made.status().message();
   return made.value();
@@ -383,6 +384,23 @@ void check_persistent_entry(const GemmEntry& spec, const tc_kernel_entry& entry)
   }
 }
 
+// SM90 3-D convolutions (TensorNDHWC): CUTLASS's ConvUniversal, and the persistent forms in a
+// module of their own (the two kinds do not build in one unit).
+std::vector<ModuleSpec> sm90_conv3d_specs() {
+  using enum DataType;
+  using tilecraft::sm90_test::epilogue;
+  constexpr Layout kNdhwc = Layout::TensorNDHWC;
+  return {
+      {"conv3d_sm90",
+       {{sm90(ConvKind::Fprop, f16, epilogue(f16, f32), {128, 128, 64},
+              KernelSchedule::TmaWarpSpecialized, TileScheduler::Persistent, kNdhwc)}}},
+      {"conv3d_sm90_persistent",
+       {{sm90(ConvKind::Fprop, bf16, epilogue(bf16, f32), {128, 128, 64},
+              KernelSchedule::TmaWarpSpecializedCooperative, TileScheduler::Persistent, kNdhwc)},
+        {sm90(ConvKind::Wgrad, f16, epilogue(f16, f32), {128, 64, 64},
+              KernelSchedule::TmaWarpSpecializedCooperative, TileScheduler::StreamK, kNdhwc)}}}};
+}
+
 std::vector<ModuleSpec> sm90_full_specs() {
   using enum DataType;
   using tilecraft::sm90_test::epilogue;
@@ -441,6 +459,13 @@ TEST(ConvModuleCompile, Sm80GroupedAndDepthwiseFprop) {
   auto modules =
       compile_and_check("tilecraft_conv_sm80_groups_", group_specs(), 80, check_group_entry);
   EXPECT_EQ(modules.size(), 1u);
+}
+
+TEST(ConvModuleCompile, Sm90Conv3d) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(full, "the SM90 3-D convolution module");
+  auto modules =
+      compile_and_check("tilecraft_conv3d_sm90_", sm90_conv3d_specs(), 90, check_conv3d_entry);
+  EXPECT_EQ(modules.size(), 2u);
 }
 
 TEST(ConvModuleCompile, Sm80NarrowGroupTiles) {

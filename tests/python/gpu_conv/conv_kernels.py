@@ -244,6 +244,14 @@ _add(BF16, "bf16_fprop3d_opt_relu", spatial_dims=3, epilogue="LinearCombinationG
      activation="relu")
 _add(TF32, "tf32_wgrad3d_an", kind="wgrad", algorithm="an", spatial_dims=3)
 _add(SIMT32, "simt32_fprop3d_an", algorithm="an", spatial_dims=3)
+# SM90 3-D (TMA im2col over 5-D tensors): CUTLASS's ConvUniversal and tilecraft's persistent form
+_add(S90, "s90_f16_fprop3d", spatial_dims=3)
+_add(S90, "s90_f16_fprop3d_coop", spatial_dims=3, schedule=COOP)
+_add(S90, "s90_f16_dgrad3d_pp", kind="dgrad", stride="un", tile=(64, 128, 64), schedule=PP,
+     spatial_dims=3)
+_add(S90, "s90_bf16_wgrad3d", kind="wgrad", element="bf16", out="bf16", spatial_dims=3)
+_add(S90, "s90_f16_wgrad3d_coop_sk", kind="wgrad", tile=(128, 64, 64), inst=(64, 64, 16),
+     schedule=COOP, scheduler="StreamK", spatial_dims=3)
 _add(SIMT32, "simt32_dgrad3d_opt_un", kind="dgrad", stride="un", spatial_dims=3)
 
 # ---- groups the tests use -------------------------------------------------------------------
@@ -267,7 +275,7 @@ MATRIX = tuple(k for k, s in KERNELS.items()
                and s.group_mode == "NoneGroup" and s.spatial_dims == 2)
 CONV3D = tuple(k for k, s in KERNELS.items() if s.spatial_dims == 3)
 GROUPED_KERNELS = tuple(k for k, s in KERNELS.items() if s.group_mode != "NoneGroup")
-SM90 = tuple(k for k, s in KERNELS.items() if s.arch == 90)
+SM90 = tuple(k for k, s in KERNELS.items() if s.arch == 90 and s.spatial_dims == 2)
 BIAS_KERNELS = tuple(k for k, s in KERNELS.items() if s.bias)
 
 

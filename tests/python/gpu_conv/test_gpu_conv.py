@@ -274,7 +274,10 @@ def shape_3d(spec, name):
         stride = (1, 1, 1)
     if spec.kind == "dgrad" and spec.stride == "st":  # CUTLASS's strided dgrad: no dilation
         dil = (1, 1, 1)
-    return Shape(n, h, w, C_VALUES[m_c], K_VALUES[m_k], r, s, pad[2:], stride[1:], dil[1:],
+    c = C_VALUES[m_c]
+    if spec.persistent and spec.kind == "wgrad":   # a tile never spans two filter taps
+        c = spec.tile[1]
+    return Shape(n, h, w, c, K_VALUES[m_k], r, s, pad[2:], stride[1:], dil[1:],
                  depth=(d, t, pad[0], pad[1], stride[0], dil[0]))
 
 
@@ -284,7 +287,9 @@ def test_conv3d(ops, gen, seed_note, key, shape_name):
     against torch's float64 conv3d and its gradients; beta != 0, a full C, channels-last-3d
     tensors; dilations in both modes, convolution mode without them."""
     spec = KERNELS[key]
-    mode = CONV3D_MODES.get(shape_name, "cross_correlation")
+    # SM90 kernels compute cross-correlation only (TMA im2col reads the filter unflipped)
+    mode = CONV3D_MODES.get(shape_name, "cross_correlation") if spec.arch == 80 else \
+        "cross_correlation"
     case = ConvCase(key, shape_3d(spec, shape_name), alpha=1.5, beta=-0.5, mode=mode,
                     form="channels_last")
     check_case(ops, case, gen, seed_note)
@@ -338,6 +343,8 @@ def test_refuses_a_problem_of_the_other_dimension(ops):
     ("s90_f16_fprop_coop", {}), ("s90_f16_fprop_pp_bias_relu", {}),
     ("s90_f16_wgrad_coop_sk", {}), ("s90_f16_wgrad_coop_sk", {"split_k": 3}),
     ("s90_bf16_wgrad_pp", {}), ("s90_f16_dgrad_coop", {}), ("s90_f16_fprop_coop_sk", {"split_k": 2}),
+    ("s90_f16_fprop3d_coop", {"conv3d": "dilated"}),
+    ("s90_f16_wgrad3d_coop_sk", {"conv3d": "asym_stride", "split_k": 2}),
 ])
 def test_sanitizer_subset(ops, gen, seed_note, key, extra):
     """Small problems with ragged edges: what compute-sanitizer memcheck runs."""
