@@ -437,8 +437,9 @@ Status check_parallel_split_k(const GemmDescription& d) {
   }
   if (d.arch == 90) {
     return Status::unsupported(
-        "split_k_mode Parallel: SM90 convolutions (CUTLASS 3.x) have no parallel split-K form; use "
-        "split_k_slices=1, or an arch=80 kernel");
+        "split_k_mode Parallel: SM90 convolutions have no parallel split-K form; use "
+        "split_k_slices=1, SplitKMode.Serial on a persistent kernel built with tile_scheduler "
+        "StreamK, or an arch=80 kernel");
   }
   if (d.conv.kind == ConvKind::Dgrad && d.conv.stride_support == StrideSupport::Strided) {
     return Status::unsupported(

@@ -645,7 +645,8 @@ def test_split_k_parallel_flag_and_companions_are_checked():
         cutlass.compiler.add_module([op], split_k_parallel="yes")
     with pytest.raises(Unsupported, match="strided dgrad kernel has no parallel split-K"):
         cutlass._core.compile_split_k_parallel([conv(Op.dgrad)._op])
-    with pytest.raises(Unsupported, match="SM90 convolutions .* have no parallel split-K form"):
+    with pytest.raises(Unsupported, match="SM90 convolutions have no parallel split-K form; use "
+                                          "split_k_slices=1, SplitKMode.Serial on a persistent"):
         cutlass._core.compile_split_k_parallel([conv(parts=sm90_parts(), arch=90)._op])
     tile, A, B, C, epilogue = f16_parts()
     row, col = cutlass.RowMajor, cutlass.ColumnMajor
