@@ -5,7 +5,7 @@ torch eager and (c) `torch.compile` (default mode) of the same torch function, i
 the same tensors.
 
   python bench/bench_epilogues.py [--shapes 4096x4096x4096,8192x8192x4096] [--cases a,b]
-                                  [--candidates f1,f7,f2,f3] [--out FILE.jsonl] [--no-overlap]
+                                  [--candidates f1,f7,f2,f3,f5] [--out FILE.jsonl] [--no-overlap]
   python bench/bench_epilogues.py --dry-run [--compile-one [CASE]]      # no GPU needed
 
 The five (bf16 A, B and D, f32 accumulation; A = x (M, K) row-major, B = w.t() with w (N, K)
