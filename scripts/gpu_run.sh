@@ -99,7 +99,7 @@ part() {
     conv) part conv_modules; part conv_suite ;;
     conv_modules)
       TILECRAFT_COMPILE_TESTS=full run conv_compile "$BUILD/tests/cpp/tilecraft_tests" \
-        --gtest_filter='ConvModuleCompile.*' ;;
+        --gtest_filter='ConvModuleCompile.*:ConvModuleClasses.*:DirectConvModuleCompile.*' ;;
     conv_suite)
       run conv_prewarm python3 tests/python/gpu_conv/prewarm_api_kernels.py
       suite gpu_conv
