@@ -226,15 +226,16 @@ std::vector<ModuleSpec> group_specs() {
 std::vector<ModuleSpec> narrow_group_specs() {
   using enum ConvKind;
   using enum IteratorAlgorithm;
-  GemmDescription narrow = tensorop_f16_tn();
-  narrow.tile.threadblock_shape = {128, 32, 32};
-  narrow.tile.warp_count = {4, 1, 1};
-  GemmDescription narrow_256 = narrow;
-  narrow_256.tile.threadblock_shape = {256, 32, 32};
-  return {
-      {"conv_sm80_narrow_groups",
-       {{conv(Fprop, Optimized, StrideSupport::Strided, narrow, GroupMode::SingleGroup)},
-        {conv(Fprop, Analytic, StrideSupport::Strided, narrow_256, GroupMode::MultipleGroup)}}}};
+  // get_kernels' first picks for ResNeXt's 32 and 16 channels per group.
+  GemmDescription single = tensorop_f16_tn();
+  single.tile.threadblock_shape = {256, 32, 32};
+  single.tile.warp_count = {4, 1, 1};
+  single.tile.stages = 5;
+  GemmDescription multiple = single;
+  multiple.tile.stages = 3;
+  return {{"conv_sm80_narrow_groups",
+           {{conv(Fprop, Optimized, StrideSupport::Strided, single, GroupMode::SingleGroup)},
+            {conv(Fprop, Analytic, StrideSupport::Strided, multiple, GroupMode::MultipleGroup)}}}};
 }
 
 // ResNeXt's 32 groups: 32 channels per group on the single-group tile, 16 on the two-group one;

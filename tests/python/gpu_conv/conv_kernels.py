@@ -207,7 +207,7 @@ _add(GROUPED, "f16_fprop_an_mg", algorithm="an", group_mode="MultipleGroup")
 _add(GROUPED, "bf16_fprop_an_mg_align4", algorithm="an", group_mode="MultipleGroup",
      element="bf16", out="bf16", align_a=4, align_b=4, align_c=4)
 # tiles 32 output channels wide (get_kernels' narrowed designs for 8 to 32 channels per group)
-_add(GROUPED, "f16_fprop_opt_sg_n32", group_mode="SingleGroup", tile=(128, 32, 32),
+_add(GROUPED, "f16_fprop_opt_sg_n32", group_mode="SingleGroup", tile=(256, 32, 32),
      warps=(4, 1, 1), stages=5)
 _add(GROUPED, "f16_fprop_an_mg_n32", algorithm="an", group_mode="MultipleGroup",
      tile=(256, 32, 32), warps=(4, 1, 1), stages=3)
