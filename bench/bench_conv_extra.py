@@ -4,7 +4,7 @@ arch 80) beside cuDNN through torch (``cudnn.benchmark`` on, channels-last tenso
 in the same process on the same tensors.
 
   python bench/bench_conv_extra.py [--set resnext|depthwise|efficientnet|conv3d ...]
-      [--tuned N] [--json FILE]
+      [--tuned N] [--sm90-3d] [--json FILE]
 
 Sets:
   resnext       the grouped 3x3 convolutions of ResNeXt-50 32x4d (32 groups), batch 32, f16
@@ -15,6 +15,9 @@ Sets:
 
 --tuned N: besides the one-call first pick, each of the N best-ranked kernels is run through
 the api, checked and timed, and the fastest reported ("tuned", as the tuner would pick).
+--sm90-3d: the conv3d layers also run on SM90 3-D kernels described explicitly (CUTLASS's
+ConvUniversal and tilecraft's persistent cooperative and ping-pong forms; get_kernels does not
+list them yet) through the operation-first API, checked and timed; the fastest reported.
 
 Each layer's kernels are compiled up front in one parallel batch; every result is checked
 against cuDNN's (max |ours - cuDNN| / max |cuDNN| <= 1e-2) before timing. Timing:
@@ -164,6 +167,72 @@ def tuned_candidates(case, want, timer):
     return out
 
 
+# SM90 3-D candidates: (tile, stages, kernel schedule).
+SM90_3D = [((128, 128, 64), 0, "TmaWarpSpecialized"), ((128, 64, 64), 4, "TmaWarpSpecialized"),
+           ((128, 128, 64), 0, "TmaWarpSpecializedCooperative"),
+           ((256, 128, 64), 0, "TmaWarpSpecializedCooperative"),
+           ((64, 128, 64), 0, "TmaWarpSpecializedPingpong"),
+           ((64, 256, 64), 0, "TmaWarpSpecializedPingpong")]
+
+
+def sm90_3d_operations(dtype):
+    """The SM90 3-D fprop operations of SM90_3D for a torch dtype (f16 or bf16)."""
+    import torch
+
+    import tilecraft as cutlass
+
+    el = {torch.float16: cutlass.float16, torch.bfloat16: cutlass.bfloat16}[dtype]
+    ops = []
+    for tile, stages, schedule in SM90_3D:
+        math_inst = cutlass.MathInstruction([64, tile[1], 16], el, el, cutlass.float32,
+                                            cutlass.OpClass.TensorOp,
+                                            cutlass.MathOperation.multiply_add)
+        description = cutlass.TileDescription(
+            list(tile), stages, None, math_inst,
+            kernel_schedule=getattr(cutlass.KernelScheduleType, schedule))
+        layout = cutlass.TensorNDHWC
+        ops.append(cutlass.Conv3dOperation(
+            cutlass.conv.Operator.fprop, cutlass.conv.IteratorAlgorithm.optimized, 90,
+            description, cutlass.TensorDescription(el, layout, 8),
+            cutlass.TensorDescription(el, layout, 8), cutlass.TensorDescription(el, layout, 8),
+            cutlass.conv.StrideSupport.Strided,
+            cutlass.LinearCombination(el, 8, cutlass.float32, cutlass.float32),
+            cutlass.IdentitySwizzle1))
+    return ops
+
+
+def sm90_3d_candidates(case, want, timer):
+    """Each SM90 3-D operation run on the case's tensors through Conv2dArguments: checked against
+    cuDNN's output (max relative error 1e-2), then timed."""
+    import torch
+
+    import tilecraft as cutlass
+    from tilecraft.profiling import relative_error
+
+    n, c, d, h, w, k, t, r, s, stride, pad = case.layer
+    problem = cutlass.conv.Conv3dProblemSize((n, d, h, w, c), (k, t, r, s, c), (pad,) * 6, stride,
+                                             (1, 1, 1))
+    out = []
+    for op in case.sm90_operations:
+        name = op.procedural_name()
+        try:
+            arguments = cutlass.Conv2dArguments(op, problem, case.x, case.w, None, case.out,
+                                                op.epilogue_type(1.0, 0.0))
+        except Exception as error:  # noqa: BLE001 - this kernel cannot take the layer
+            out.append({"kernel": name, "refused": str(error)})
+            continue
+        call = lambda: op.run(arguments)  # noqa: E731, B023
+        case.out.fill_(float("nan"))
+        call()
+        torch.cuda.synchronize()
+        error = relative_error(case.out, want)
+        if not error <= 1e-2:
+            out.append({"kernel": name, "error": f"relative error {error}"})
+            continue
+        out.append({"kernel": name, "us": min(timer.median_us(call), timer.median_us(call))})
+    return out
+
+
 def run(args):
     import torch
 
@@ -188,10 +257,16 @@ def run(args):
         case.candidates = api.get_kernels(case.args)[:max(1, args.tuned)]
         for kernel in case.candidates:
             picks[kernel.metadata.kernel_name] = kernel
+        case.sm90_operations = (sm90_3d_operations(case.dtype)
+                                if args.sm90_3d and case.set_name == "conv3d" else [])
     print(f"compiling {len(picks)} kernels in one batch", flush=True)
     api.compile_kernels(list(picks.values()))
+    explicit = {op.procedural_name(): op for case in work for op in case.sm90_operations}
+    if explicit:
+        print(f"compiling {len(explicit)} SM90 3-D operations in one batch", flush=True)
+        tilecraft.compiler.add_module(list(explicit.values()))
 
-    rows, ratios, tuned = [], {}, {}
+    rows, ratios, tuned, sm90 = [], {}, {}, {}
     print(f"{'set':10} {'layer':44} {'cuDNN us':>9} {'ours us':>9} {'TF/s':>7} {'ratio':>6}  kernel")
     for case in work:
         reference = case.torch_call()
@@ -230,8 +305,18 @@ def run(args):
                 print(f"{'  tuned':10} {'':44} {'':9} {best['us']:9.1f} "
                       f"{case.tflops(best['us']):7.1f} {tuned_ratio:6.3f}  {best['kernel']}",
                       flush=True)
+        if case.sm90_operations:
+            row["sm90_3d"] = sm90_3d_candidates(case, want, timer)
+            timed = [c for c in row["sm90_3d"] if "us" in c]
+            if timed:
+                best = min(timed, key=lambda c: c["us"])
+                sm90_ratio = theirs_us / best["us"]
+                sm90.setdefault((case.set_name, str(case.dtype)), []).append(sm90_ratio)
+                print(f"{'  sm90 3-D':10} {'':44} {'':9} {best['us']:9.1f} "
+                      f"{case.tflops(best['us']):7.1f} {sm90_ratio:6.3f}  {best['kernel']}",
+                      flush=True)
         rows.append(row)
-    for label, table in (("first pick", ratios), ("tuned", tuned)):
+    for label, table in (("first pick", ratios), ("tuned", tuned), ("SM90 3-D, explicit", sm90)):
         for (set_name, dtype), values in table.items():
             geomean = math.exp(sum(math.log(v) for v in values) / len(values))
             print(f"geomean cuDNN/ours {set_name} {dtype.replace('torch.', '')} ({label}): "
@@ -246,6 +331,7 @@ def main():
     parser.add_argument("--set", action="append",
                         choices=["resnext", "depthwise", "efficientnet", "conv3d"])
     parser.add_argument("--tuned", type=int, default=0, metavar="N")
+    parser.add_argument("--sm90-3d", action="store_true")
     parser.add_argument("--json")
     args = parser.parse_args()
     args.set = args.set or ["resnext", "depthwise", "efficientnet", "conv3d"]
