@@ -489,7 +489,27 @@ def test_sm90_stream_k_wgrad_is_described():
     parts = sm90_parts(schedule=cutlass.KernelScheduleType.TmaWarpSpecializedCooperative,
                        scheduler=cutlass.TileSchedulerType.StreamK)
     op = conv(Op.wgrad, parts=parts, arch=90)
-    assert op.procedural_name().endswith("_streamk") or "_streamk" in op.procedural_name()
+    assert "_coop_streamk_" in op.procedural_name()
+
+
+@pytest.mark.parametrize("kind", ["fprop", "dgrad", "wgrad"])
+def test_sm90_persistent_convolutions_are_not_listed_before_their_gpu_run(kind):
+    """get_kernels lists CUTLASS's ConvUniversal for SM90 and not tilecraft's persistent kernels,
+    which are described explicitly until the GPU suites have run them (issue 31)."""
+    from fakecuda import T
+    from tilecraft import api
+
+    def channels_last(n, c, h, w):
+        return T(n, c, h, w, dtype="float16", strides=(h * w * c, 1, w * c, c))
+
+    x, w, y = channels_last(32, 64, 56, 56), channels_last(64, 64, 3, 3), \
+        channels_last(32, 64, 56, 56)
+    make = {"fprop": lambda: api.Conv2dArguments(x, w, y, cutlass.float32, padding=1),
+            "dgrad": lambda: api.Conv2dArguments.dgrad(y, w, x, cutlass.float32, padding=1),
+            "wgrad": lambda: api.Conv2dArguments.wgrad(y, x, w, cutlass.float32, padding=1)}
+    names = [k.metadata.kernel_name for k in api.get_kernels(make[kind](), cc=90)]
+    assert any(n.startswith(f"tilecraft_sm90_tensorop_{kind}") for n in names), names[:5]
+    assert not [n for n in names if "_coop_" in n or "_pingpong_" in n]
 
 
 def test_sm90_fused_bias_and_activation_and_tf32_fprop():
