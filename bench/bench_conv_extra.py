@@ -141,13 +141,25 @@ class Case:
         return 2.0 * y_numel * taps / (us * 1e-6) / 1e12
 
 
-def tuned_candidates(case, want, timer):
-    """Each ranked candidate run through the api on the case's tensors: checked against cuDNN's
-    output (max relative error 1e-2), then timed; a refusal or mismatch is recorded, not timed."""
+def checked_timing(name, call, case, want, timer):
+    """One candidate's record: its call run on the case's poisoned output, checked against cuDNN's
+    (max relative error 1e-2), then timed; a mismatch is recorded, not timed."""
     import torch
 
     from tilecraft.profiling import relative_error
 
+    case.out.fill_(float("nan"))
+    call()
+    torch.cuda.synchronize()
+    error = relative_error(case.out, want)
+    if not error <= 1e-2:
+        return {"kernel": name, "error": f"relative error {error}"}
+    return {"kernel": name, "us": min(timer.median_us(call), timer.median_us(call))}
+
+
+def tuned_candidates(case, want, timer):
+    """Each ranked candidate run through the api on the case's tensors (checked_timing); a
+    refusal is recorded, not timed."""
     out = []
     for kernel in case.candidates:
         name = kernel.metadata.kernel_name
@@ -155,15 +167,8 @@ def tuned_candidates(case, want, timer):
         if not status:
             out.append({"kernel": name, "refused": status.error})
             continue
-        call = lambda: kernel.run(case.args)  # noqa: E731
-        case.out.fill_(float("nan"))
-        call()
-        torch.cuda.synchronize()
-        error = relative_error(case.out, want)
-        if not error <= 1e-2:
-            out.append({"kernel": name, "error": f"relative error {error}"})
-            continue
-        out.append({"kernel": name, "us": min(timer.median_us(call), timer.median_us(call))})
+        out.append(checked_timing(name, lambda: kernel.run(case.args), case, want,  # noqa: B023
+                                  timer))
     return out
 
 
@@ -202,12 +207,9 @@ def sm90_3d_operations(dtype):
 
 
 def sm90_3d_candidates(case, want, timer):
-    """Each SM90 3-D operation run on the case's tensors through Conv2dArguments: checked against
-    cuDNN's output (max relative error 1e-2), then timed."""
-    import torch
-
+    """Each SM90 3-D operation run on the case's tensors through Conv2dArguments
+    (checked_timing); a refusal is recorded, not timed."""
     import tilecraft as cutlass
-    from tilecraft.profiling import relative_error
 
     n, c, d, h, w, k, t, r, s, stride, pad = case.layer
     problem = cutlass.conv.Conv3dProblemSize((n, d, h, w, c), (k, t, r, s, c), (pad,) * 6, stride,
@@ -221,16 +223,22 @@ def sm90_3d_candidates(case, want, timer):
         except Exception as error:  # noqa: BLE001 - this kernel cannot take the layer
             out.append({"kernel": name, "refused": str(error)})
             continue
-        call = lambda: op.run(arguments)  # noqa: E731, B023
-        case.out.fill_(float("nan"))
-        call()
-        torch.cuda.synchronize()
-        error = relative_error(case.out, want)
-        if not error <= 1e-2:
-            out.append({"kernel": name, "error": f"relative error {error}"})
-            continue
-        out.append({"kernel": name, "us": min(timer.median_us(call), timer.median_us(call))})
+        out.append(checked_timing(name, lambda: op.run(arguments), case, want,  # noqa: B023
+                                  timer))
     return out
+
+
+def best_of(label, records, case, theirs_us, table):
+    """The fastest timed record of `records`, printed beside cuDNN and its ratio added to
+    `table`; nothing when none was timed."""
+    timed = [c for c in records if "us" in c]
+    if not timed:
+        return
+    best = min(timed, key=lambda c: c["us"])
+    ratio = theirs_us / best["us"]
+    table.setdefault((case.set_name, str(case.dtype)), []).append(ratio)
+    print(f"{'  ' + label:10} {'':44} {'':9} {best['us']:9.1f} {case.tflops(best['us']):7.1f} "
+          f"{ratio:6.3f}  {best['kernel']}", flush=True)
 
 
 def run(args):
@@ -297,24 +305,10 @@ def run(args):
                "relative_error": error}
         if args.tuned > 0:
             row["candidates"] = tuned_candidates(case, want, timer)
-            timed = [c for c in row["candidates"] if "us" in c]
-            if timed:
-                best = min(timed, key=lambda c: c["us"])
-                tuned_ratio = theirs_us / best["us"]
-                tuned.setdefault((case.set_name, str(case.dtype)), []).append(tuned_ratio)
-                print(f"{'  tuned':10} {'':44} {'':9} {best['us']:9.1f} "
-                      f"{case.tflops(best['us']):7.1f} {tuned_ratio:6.3f}  {best['kernel']}",
-                      flush=True)
+            best_of("tuned", row["candidates"], case, theirs_us, tuned)
         if case.sm90_operations:
             row["sm90_3d"] = sm90_3d_candidates(case, want, timer)
-            timed = [c for c in row["sm90_3d"] if "us" in c]
-            if timed:
-                best = min(timed, key=lambda c: c["us"])
-                sm90_ratio = theirs_us / best["us"]
-                sm90.setdefault((case.set_name, str(case.dtype)), []).append(sm90_ratio)
-                print(f"{'  sm90 3-D':10} {'':44} {'':9} {best['us']:9.1f} "
-                      f"{case.tflops(best['us']):7.1f} {sm90_ratio:6.3f}  {best['kernel']}",
-                      flush=True)
+            best_of("sm90 3-D", row["sm90_3d"], case, theirs_us, sm90)
         rows.append(row)
     for label, table in (("first pick", ratios), ("tuned", tuned), ("SM90 3-D, explicit", sm90)):
         for (set_name, dtype), values in table.items():
