@@ -296,6 +296,22 @@ void check_conv3d_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
     refused = can_implement(entry, odd);
     EXPECT_NE(refused.text.find("alignment"), std::string::npos) << refused.text;
   }
+  if (d.arch == 90) {  // TMA im2col's limits hold for the depth too
+    tc_conv_args deep_pad = good;
+    deep_pad.conv.pad_front = 129;
+    deep_pad.conv.z = good.conv.z + 128;
+    refused = can_implement(entry, deep_pad);
+    EXPECT_NE(refused.text.find("padding 129: TMA im2col loads take padding up to 128"),
+              std::string::npos)
+        << refused.text;
+    tc_conv_args dilated = good;
+    dilated.conv.dilation_d = 128;
+    dilated.conv.d = 300;
+    dilated.conv.z = 300 + 2 - 2 * 128;
+    refused = can_implement(entry, dilated);
+    EXPECT_NE(refused.text.find("filter T=3 R=3 S=3 dilation (128, 1, 1)"), std::string::npos)
+        << refused.text;
+  }
 }
 
 std::vector<ModuleSpec> conv3d_specs() {
@@ -373,6 +389,10 @@ void check_persistent_entry(const GemmEntry& spec, const tc_kernel_entry& entry)
   Verdict verdict = can_implement(entry, split);
   if (d.tile.tile_scheduler == TileScheduler::StreamK) {
     EXPECT_EQ(verdict.status, TC_OK) << verdict.text;
+    split.conv.split_k_slices = 70000;
+    verdict = can_implement(entry, split);
+    EXPECT_NE(verdict.text.find("split_k_slices 70000 is above 65535"), std::string::npos)
+        << verdict.text;
   } else {
     EXPECT_NE(verdict.text.find("tile_scheduler StreamK"), std::string::npos) << verdict.text;
   }

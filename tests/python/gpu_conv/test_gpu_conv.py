@@ -316,6 +316,14 @@ def test_conv3d_dgrad_refuses_what_its_kernel_cannot_take(ops):
     _refused(ops, "f16_dgrad3d_opt_un", replace(unity, stride=(2, 1)), "unit strides")
 
 
+@pytest.mark.conv_kernels("s90_f16_dgrad3d_pp")
+def test_sm90_conv3d_dgrad_refuses_a_depth_stride(ops):
+    """SM90 dgrad takes unit strides in every dimension, the depth included."""
+    shape = shape_3d(KERNELS["s90_f16_dgrad3d_pp"], "3x3x3")
+    _refused(ops, "s90_f16_dgrad3d_pp", replace(shape, depth=(6, 3, 1, 1, 2, 1)),
+             r"stride \(2, 1, 1\): SM90 dgrad kernels take unit strides only")
+
+
 @pytest.mark.conv_kernels("f16_fprop3d_opt", "f16_fprop_opt_st")
 def test_refuses_a_problem_of_the_other_dimension(ops):
     spec = KERNELS["f16_fprop3d_opt"]
