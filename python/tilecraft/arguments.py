@@ -55,7 +55,7 @@ class GemmArguments:
         output_op = values.get("output_op")
         if isinstance(output_op, (list, tuple)) and len(output_op) == 1:
             values["output_op"] = output_op[0]  # the seed's trailing comma: (epilogue_type(...),)
-        visitor = _visitor_arguments(values)
+        visitor = visitor_arguments(values)
         missing = [k for k in ("operation", "problem_size", "A", "B", "D") if k not in values]
         if missing:
             raise TypeError(f"GemmArguments() missing required argument '{missing[0]}'")
@@ -85,7 +85,7 @@ class GemmArguments:
         return self._native.workspace_bytes
 
 
-def _visitor_arguments(values):
+def visitor_arguments(values, who="GemmArguments"):
     """An epilogue visitor tree's output_op becomes the native ``epilogue`` operands (values is
     updated in place); returns it, or None for other epilogues."""
     from tilecraft.operation import EpilogueVisitorArguments
@@ -99,7 +99,7 @@ def _visitor_arguments(values):
         if values.get("D") is None:
             values["D"] = operands[d_name]
         elif operands[d_name] is not values["D"]:
-            raise ValueError(f"output_op.{d_name}: the epilogue's D output is GemmArguments' D; "
+            raise ValueError(f"output_op.{d_name}: the epilogue's D output is {who}' D; "
                              f"got two different tensors for it")
         del operands[d_name]
     values["epilogue"] = {key: detached(value) for key, value in operands.items()}

@@ -1,6 +1,7 @@
 """Conv2dArguments (seed 002, "Conv2d Arguments")."""
 
 from tilecraft import _core
+from tilecraft.arguments import visitor_arguments
 from tilecraft.interop import detached, stream_getter
 
 _KEYWORDS = ("operation", "problem_size", "A", "B", "C", "D", "output_op", "split_k_mode",
@@ -25,6 +26,10 @@ class Conv2dArguments:
     ``SplitKMode.Parallel`` into a workspace summed by a reduction kernel (arch=80 kernels).
     ``bias``: for arch=90 kernels whose epilogue adds one (``bias="column"``), one value per
     output channel, fused before the activation.
+    An operation with a custom epilogue (an epilogue graph) takes its values as ``output_op =
+    operation.epilogue_type(**operands)``: tensors shaped like D given as D is, column inputs
+    and reductions one value per output channel, row ones one per output position; C and
+    ``bias`` are then not given (pass them as the graph's operands).
 
     Bad input raises TypeError or ValueError naming the argument; nothing is launched.
     """
@@ -39,12 +44,13 @@ class Conv2dArguments:
             if key in values:
                 raise TypeError(f"Conv2dArguments() got multiple values for argument '{key}'")
             values[key] = value
-        for required in ("operation", "problem_size", "A", "B", "D"):
-            if required not in values:
-                raise TypeError(f"Conv2dArguments() missing required argument '{required}'")
         output_op = values.get("output_op")
         if isinstance(output_op, (list, tuple)) and len(output_op) == 1:
             values["output_op"] = output_op[0]  # the seed's trailing comma
+        visitor = visitor_arguments(values, "Conv2dArguments")
+        for required in ("operation", "problem_size", "A", "B", "D"):
+            if required not in values:
+                raise TypeError(f"Conv2dArguments() missing required argument '{required}'")
         native = dict(values)
         operation = native["operation"]
         native["operation"] = getattr(operation, "_op", operation)
@@ -55,9 +61,11 @@ class Conv2dArguments:
         self.operation = operation
         self.problem_size = values["problem_size"]
         self.A, self.B, self.C, self.D = (values["A"], values["B"], values.get("C"), values["D"])
-        self.output_op = values.get("output_op")
+        self.output_op = visitor if visitor is not None else values.get("output_op")
         self._current_stream = stream_getter([t for t in (self.A, self.B, self.D)
                                                if t is not None])
+        if visitor is not None:
+            visitor._arguments = self
 
     def sync(self):
         """Waits for the launch; copies D back into a numpy (host) D array."""

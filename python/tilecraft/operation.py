@@ -160,6 +160,13 @@ class Conv2dOperation(GemmOperationUniversal):
     ``iterator_algorithm=conv.IteratorAlgorithm.direct`` with ``Depthwise`` or ``MultipleGroup``
     is tilecraft's own direct grouped fprop on CUDA cores (not an implicit GEMM; see
     docs/conv.md): ``threadblock_shape`` is [output pixels, output channels, 1] per CTA.
+
+    ``epilogue_functor`` may be an epilogue graph from ``tilecraft.epilogue.trace`` (a custom
+    epilogue) on the persistent SM90 kernels (``arch=90``, kernel_schedule
+    TmaWarpSpecializedCooperative or TmaWarpSpecializedPingpong). The function sees the implicit
+    GEMM's (M, N) output: M its positions (fprop: N*P*Q), N its channels (fprop: K); a column
+    input is one value per output channel. Its values come from
+    ``operation.epilogue_type(**operands)``, passed as Conv2dArguments' ``output_op``.
     """
 
     def __init__(self, *args, **kwargs):
@@ -167,7 +174,13 @@ class Conv2dOperation(GemmOperationUniversal):
             raise TypeError("Conv2dOperation() got both a positional arch and 'compute_capability'")
         if "compute_capability" in kwargs:
             kwargs["arch"] = kwargs.pop("compute_capability")
-        self._adopt(_core.GemmOperation.make_conv2d(*args, **kwargs))
+        functor = kwargs.get("epilogue_functor", args[8] if len(args) > 8 else None)
+        if isinstance(functor, _core.EpilogueGraph):
+            op = _core.GemmOperation.make_conv2d_visitor(*args, **kwargs)
+            self._adopt(op)
+            self._graph = op.description.epilogue_graph
+        else:
+            self._adopt(_core.GemmOperation.make_conv2d(*args, **kwargs))
         description = self._op.description
         self.conv_kind = description.conv_kind
         self.iterator_algorithm = description.iterator_algorithm

@@ -184,13 +184,38 @@ Status check_sm80_epilogue_graph(const GemmDescription& d) {
   return Status::ok();
 }
 
+// A convolution's custom epilogue runs on tilecraft's persistent SM90 kernels, which write the
+// implicit GEMM's packed row-major output: the graph sees an (M, N) problem, M the output's
+// positions (fprop y: N*P*Q, dgrad dx: N*H*W; wgrad dw: K) and N its channels (fprop K, dgrad C;
+// wgrad R*S*C).
+Status check_conv_epilogue_graph(const GemmDescription& d) {
+  const KernelSchedule schedule = d.tile.kernel_schedule;
+  const bool persistent = schedule == KernelSchedule::TmaWarpSpecializedCooperative ||
+                          schedule == KernelSchedule::TmaWarpSpecializedPingpong;
+  if (d.arch != 90 || !persistent) {
+    return Status::unsupported(
+        "epilogue graph: convolutions take custom epilogues on persistent SM90 kernels (arch=90, "
+        "kernel_schedule TmaWarpSpecializedCooperative or TmaWarpSpecializedPingpong); got arch=" +
+        std::to_string(d.arch) + " with kernel_schedule " + std::string(to_string(schedule)));
+  }
+  if (d.conv.group_mode != GroupMode::None ||
+      d.conv.iterator_algorithm == IteratorAlgorithm::Direct) {
+    return Status::unsupported(
+        "epilogue graph: grouped and direct convolutions take epilogue functors; custom "
+        "epilogues run on ungrouped persistent SM90 convolutions");
+  }
+  return Status::ok();
+}
+
 // A custom epilogue replaces the linear combination of a plain GEMM kernel.
 Status check_epilogue_graph(const GemmDescription& d) {
   const EpilogueGraph& graph = *d.epilogue_graph;
-  if (d.kind != GemmKind::Universal) {
+  if (d.kind == GemmKind::Conv2d) {
+    TILECRAFT_RETURN_IF_ERROR(check_conv_epilogue_graph(d));
+  } else if (d.kind != GemmKind::Universal) {
     return Status::unsupported("epilogue graph: " + std::string(to_string(d.kind)) +
                                " kernels take epilogue functors; custom epilogues run on "
-                               "GEMM (Universal) kernels");
+                               "GEMM (Universal) kernels and persistent SM90 convolutions");
   }
   const EpilogueFunctor& e = d.epilogue;
   if (e.kind != EpilogueKind::LinearCombination || e.activation != Activation::identity ||

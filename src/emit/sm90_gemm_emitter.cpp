@@ -40,10 +40,6 @@ std::string epilogue_schedule_type(const GemmDescription& d) {
              : "cutlass::epilogue::TmaWarpSpecialized";
 }
 
-std::string args_type(const GemmDescription& d) {
-  return d.is_conv() ? "tc_conv_args" : d.is_grouped() ? "tc_grouped_args" : "tc_gemm_args";
-}
-
 // Whether the fusion has an ElementBias (grouped kernels: only with a bias).
 bool bias_capable(const GemmDescription& d) {
   const EpilogueFusion& f = d.epilogue.fusion;
@@ -55,7 +51,7 @@ std::string fill_fusion_text(const GemmDescription& d) {
   std::string out =
       "using FusionArguments = decltype(typename Gemm::Arguments{}.epilogue.thread);\n"
       "inline void fill_fusion(FusionArguments& f, const " +
-      args_type(d) + "& a) {\n";
+      sm90_args_block(d) + "& a) {\n";
   if (d.is_grouped() && e.fusion.bias != BiasKind::none) {
     // The arguments of the tree of sm90_fusion_type: each node's children, then the node.
     return out +
@@ -122,6 +118,10 @@ std::string graph_traits_text(const GemmDescription& d) {
 }
 
 }  // namespace
+
+std::string sm90_args_block(const GemmDescription& d) {
+  return d.is_conv() ? "tc_conv_args" : d.is_grouped() ? "tc_grouped_args" : "tc_gemm_args";
+}
 
 std::string sm90_fusion_type(const GemmDescription& d) {
   const EpilogueFunctor& e = d.epilogue;

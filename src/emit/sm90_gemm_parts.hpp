@@ -8,6 +8,9 @@
 
 namespace tilecraft::emit {
 
+// The family's argument block an entry reads (abi/*_args.h): "tc_gemm_args", "tc_conv_args" or
+// "tc_grouped_args".
+std::string sm90_args_block(const GemmDescription& description);
 // The fusion operation type of the epilogue, e.g.
 // "cutlass::epilogue::fusion::LinCombEltAct<cutlass::epilogue::thread::GELU, ...>".
 std::string sm90_fusion_type(const GemmDescription& description);

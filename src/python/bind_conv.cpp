@@ -128,13 +128,39 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
       optional<Swizzle>("swizzling_functor", Swizzle::IdentitySwizzle1, "IdentitySwizzle1"),
       optional<GroupMode>("group_mode", GroupMode::None, "conv.GroupMode.NoneGroup"));
 
+  def_checked(
+      ops, "make_conv2d_visitor", "Conv2dOperation",
+      [](ConvKind kind, IteratorAlgorithm algorithm, int arch, Ref<TileDescription> tile,
+         Ref<TensorDescription> A, Ref<TensorDescription> B, Ref<TensorDescription> C,
+         StrideSupport stride_support, Ref<EpilogueGraph> graph, Swizzle swizzle,
+         GroupMode group_mode) {
+        // The graph computes the epilogue: the description's functor is the plain float32 one.
+        const EpilogueFunctor functor = unwrap(EpilogueFunctor::linear_combination(
+            C->element, C->alignment, tile->math_instruction.element_accumulator, DataType::f32));
+        const GemmDescription plain =
+            unwrap(GemmDescription::make_conv2d(kind, algorithm, arch, *tile, *A, *B, *C,
+                                                stride_support, functor, swizzle, group_mode));
+        return unwrap(GemmOperation::make(unwrap(plain.with_epilogue_graph(*graph))));
+      },
+      required<ConvKind>("conv_kind", "cutlass.conv.Operator.fprop, dgrad or wgrad"),
+      required<IteratorAlgorithm>("iterator_algorithm", "cutlass.conv.IteratorAlgorithm.optimized"),
+      required<int>("arch", "an int (90)"), required<Ref<TileDescription>>("tile_description"),
+      required<Ref<TensorDescription>>("A"), required<Ref<TensorDescription>>("B"),
+      required<Ref<TensorDescription>>("C"),
+      optional<StrideSupport>("stride_support", StrideSupport::Strided,
+                              "cutlass.conv.StrideSupport.Strided"),
+      required<Ref<EpilogueGraph>>("epilogue_functor"),
+      optional<Swizzle>("swizzling_functor", Swizzle::IdentitySwizzle1, "IdentitySwizzle1"),
+      optional<GroupMode>("group_mode", GroupMode::None, "conv.GroupMode.NoneGroup"));
+
   auto arguments = nb::class_<Conv2dArguments>(m, "Conv2dArguments");
   def_checked(
       arguments, "make", "Conv2dArguments",
       [](Ref<GemmOperation> op, Ref<Conv2dProblemSize> problem_size, nb::ndarray<> A,
          nb::ndarray<> B, std::optional<nb::ndarray<>> C, nb::ndarray<> D,
          std::optional<Ref<EpilogueParams>> output_op, SplitKMode split_k_mode,
-         std::optional<int> split_k_slices, std::optional<nb::ndarray<>> bias) {
+         std::optional<int> split_k_slices, std::optional<nb::ndarray<>> bias,
+         nb::object epilogue) {
         Conv2dProblem problem;
         problem.problem_size = *problem_size;
         if (split_k_slices) problem.problem_size.split_k_slices = *split_k_slices;
@@ -143,7 +169,10 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
         if (C) problem.C = to_tensor_view("C", *C);
         problem.D = to_tensor_view("D", D);
         if (bias) problem.bias = to_tensor_view("bias", *bias);
-        problem.output_op = output_op_or_default(*op, output_op);
+        if (output_op || !op->description().has_epilogue_graph()) {
+          problem.output_op = output_op_or_default(*op, output_op);
+        }
+        problem.epilogue = epilogue_operands_from("epilogue", epilogue);
         problem.split_k_mode = split_k_mode;
         return unwrap(interruptible([&] { return Conv2dArguments::make(*op, problem); }));
       },
@@ -155,7 +184,8 @@ void bind_conv(nb::module_& m, nb::class_<GemmOperation>& ops) {
       optional<std::optional<Ref<EpilogueParams>>>("output_op", std::nullopt, "None"),
       optional<SplitKMode>("split_k_mode", SplitKMode::Serial, "conv.SplitKMode.Serial"),
       optional<std::optional<int>>("split_k_slices", std::nullopt, "None (the problem size's)"),
-      optional<std::optional<nb::ndarray<>>>("bias", std::nullopt, "None"));
+      optional<std::optional<nb::ndarray<>>>("bias", std::nullopt, "None"),
+      optional<nb::object>("epilogue", nb::none(), "None"));
   def_method(arguments, "sync", "sync", [](Conv2dArguments& args) { check(args.sync()); });
   arguments.def_prop_ro("workspace_bytes", &Conv2dArguments::workspace_bytes)
       .def_prop_ro("problem_size",

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "epilogue_graph_operands.hpp"
 #include "operand_check.hpp"
 #include "tilecraft/core/extents.hpp"
 #include "tilecraft/describe/conv2d_rules.hpp"
@@ -153,6 +154,67 @@ Status check_bias(const TensorView& bias, const GemmDescription& d, int64_t chan
   return Status::ok();
 }
 
+// The implicit GEMM's (M, N) output of a convolution whose output has extent `out`: fprop and
+// dgrad write positions x channels, wgrad K x (R*S*C).
+std::pair<int64_t, int64_t> output_matrix(ConvKind kind, const Extent& out) {
+  if (kind == ConvKind::Wgrad) return {out.front(), count(out) / out.front()};
+  return {count(out) / out.back(), out.back()};
+}
+
+bool is_full(const EpilogueNode& n) {
+  return n.kind == EpilogueNodeKind::store ||
+         (n.kind == EpilogueNodeKind::tensor && n.broadcast == Broadcast::full);
+}
+
+// A custom epilogue's operands, each tensor shaped like D checked as D is (check_packed) and seen
+// as the row-major (M, N) matrix it packs; a 2-D tensor is taken as that matrix (its placement
+// checks it).
+Result<EpilogueOperands> as_matrices(const EpilogueGraph& graph, const EpilogueOperands& given,
+                                     const Extent& out, Layout layout, int64_t m, int64_t n) {
+  EpilogueOperands result = given;
+  for (int node : graph.operand_nodes()) {
+    const EpilogueNode& e = graph.nodes()[node];
+    auto it = result.tensors.find(e.name);
+    if (!is_full(e) || it == result.tensors.end() || !it->second.data || it->second.rank == 2) {
+      continue;
+    }
+    TILECRAFT_RETURN_IF_ERROR(check_packed("epilogue." + e.name, it->second, out, layout, e.dtype));
+    TensorView& t = it->second;
+    t.rank = 2;
+    t.shape = {m, n};
+    t.strides = {n, 1};
+  }
+  return result;
+}
+
+// What an operation with an epilogue graph does not take, and what one without takes not.
+Status check_graph_inputs(const Conv2dProblem& problem, const GemmDescription& d) {
+  if (!d.epilogue_graph) {
+    const EpilogueOperands& e = problem.epilogue;
+    if (e.tensors.empty() && e.scalars.empty()) return Status::ok();
+    const std::string given =
+        !e.tensors.empty() ? e.tensors.begin()->first : e.scalars.begin()->first;
+    return Status::invalid("epilogue." + given +
+                           ": the operation has no epilogue graph; it takes no epilogue operands");
+  }
+  if (problem.C.data) {
+    return Status::invalid(
+        "C: the operation's epilogue graph reads its own inputs; pass C as one of its operands (by "
+        "the graph's name for it), not as C");
+  }
+  if (problem.bias.data) {
+    return Status::invalid(
+        "bias: the operation's epilogue graph reads its own inputs; pass the bias as one of its "
+        "operands (a column input: one value per output channel), not as bias");
+  }
+  if (problem.split_k_mode == SplitKMode::Parallel) {
+    return Status::unsupported(
+        "split_k_mode Parallel: a custom epilogue runs on persistent SM90 kernels, which split K "
+        "serially (SplitKMode.Serial on a kernel built with tile_scheduler StreamK)");
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperation& operation,
@@ -209,10 +271,26 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
       TILECRAFT_RETURN_IF_ERROR(check_packed(who, problem.C, out, d.C.layout, d.C.element));
     }
   }
+  TILECRAFT_RETURN_IF_ERROR(check_graph_inputs(problem, d));
   TILECRAFT_RETURN_IF_ERROR(check_bias(problem.bias, d, ops[2].extent.back()));
+  EpilogueOperands matrices;  // graph operands' views; GraphOperands point into these
+  detail::GraphOperands graph;
+  if (d.epilogue_graph) {
+    const auto [m, n] = output_matrix(d.conv.kind, ops[2].extent);
+    auto viewed = as_matrices(*d.epilogue_graph, problem.epilogue, ops[2].extent, d.C.layout, m, n);
+    if (!viewed) return viewed.status();
+    matrices = std::move(*viewed);
+    auto placed = detail::place_graph_operands(*d.epilogue_graph, matrices, m, n);
+    if (!placed) return placed.status();
+    graph = std::move(*placed);
+  }
   int device = -1;
   for (const auto& [name, t] : tensors) {
     if (t->data) TILECRAFT_RETURN_IF_ERROR(detail::check_same_device(name, *t, &device));
+  }
+  for (const auto& [name, t] : matrices.tensors) {
+    if (t.data)
+      TILECRAFT_RETURN_IF_ERROR(detail::check_same_device("epilogue." + name, t, &device));
   }
   DeviceScope on_device(device);
   TILECRAFT_RETURN_IF_ERROR(on_device.status());
@@ -245,6 +323,12 @@ Result<std::unique_ptr<Conv2dArguments>> Conv2dArguments::make(const GemmOperati
   } else {
     a.C = a.D;
   }
+  TILECRAFT_RETURN_IF_ERROR(detail::stage_graph_operands(
+      graph,
+      [&](const TensorView& t, int64_t span, bool copy_in, bool copy_back, const void** data) {
+        return out->stage(t, span, copy_in, copy_back, data);
+      },
+      &out->epilogue_tensors_, &out->epilogue_scalars_, &a.header));
   a.mode = problem.split_k_mode == SplitKMode::Parallel ? TC_CONV_MODE_SPLIT_K_PARALLEL
                                                         : TC_CONV_MODE_RUN;
   detail::set_output_op(a.header, problem.output_op);

@@ -209,6 +209,29 @@ Result<GraphOperands> place_graph_operands(const GemmProblem& p, const GemmDescr
   return place_operands(*d.epilogue_graph, p.epilogue, extent);
 }
 
+Status stage_graph_operands(const GraphOperands& operands, const StageTensor& stage,
+                            std::vector<tc_epilogue_tensor>* tensors, std::vector<double>* scalars,
+                            tc_args_header* header) {
+  for (const GraphOperand& operand : operands.tensors) {
+    const void* data = nullptr;
+    TILECRAFT_RETURN_IF_ERROR(stage(*operand.tensor, operand.placement.span_elements,
+                                    !operand.output, operand.output, &data));
+    tensors->push_back(
+        {const_cast<void*>(data), operand.placement.ld, operand.placement.batch_stride});
+  }
+  *scalars = operands.scalars;
+  header->num_epilogue_tensors = static_cast<int32_t>(tensors->size());
+  header->epilogue_tensors = tensors->empty() ? nullptr : tensors->data();
+  header->num_epilogue_scalars = static_cast<int32_t>(scalars->size());
+  header->epilogue_scalars = scalars->empty() ? nullptr : scalars->data();
+  return Status::ok();
+}
+
+Result<GraphOperands> place_graph_operands(const EpilogueGraph& graph,
+                                           const EpilogueOperands& operands, int64_t m, int64_t n) {
+  return place_operands(graph, operands, {m, n, 1, Layout::RowMajor});
+}
+
 }  // namespace tilecraft::detail
 
 namespace tilecraft {

@@ -1,6 +1,7 @@
 // Checks a custom epilogue's operands (GemmProblem::epilogue) against the description's graph.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "operand_check.hpp"
@@ -23,6 +24,19 @@ struct GraphOperands {
 };
 Result<GraphOperands> place_graph_operands(const GemmProblem& problem,
                                            const GemmDescription& description);
+// The same for an unbatched M x N problem with a row-major D (a persistent convolution's
+// implicit GEMM output).
+Result<GraphOperands> place_graph_operands(const EpilogueGraph& graph,
+                                           const EpilogueOperands& operands, int64_t m, int64_t n);
+
+// Stages each operand tensor through `stage` (PreparedLaunch::stage: inputs copied in, outputs
+// copied back), fills `tensors` and `scalars` (which the arguments keep) and points the header at
+// them.
+using StageTensor = std::function<Status(const TensorView&, int64_t span, bool copy_in,
+                                         bool copy_back, const void** device_ptr)>;
+Status stage_graph_operands(const GraphOperands& operands, const StageTensor& stage,
+                            std::vector<tc_epilogue_tensor>* tensors, std::vector<double>* scalars,
+                            tc_args_header* header);
 
 // A packed vector of `length` elements of `dtype`, 1-D, or 2-D (batch, length) for one vector per
 // batch; 16-byte aligned (and each batch's). `expected` describes the length ("N=128").

@@ -216,20 +216,12 @@ Result<std::unique_ptr<GemmArguments>> GemmArguments::make(const GemmOperation& 
     a.ldaux = aux.ld;
     a.batch_stride_aux = aux.batch_stride;
   }
-  for (const detail::GraphOperand& operand : graph->tensors) {
-    const void* data = nullptr;
-    TILECRAFT_RETURN_IF_ERROR(out->stage(*operand.tensor, operand.placement.span_elements,
-                                         !operand.output, operand.output, &data));
-    out->epilogue_tensors_.push_back(
-        {const_cast<void*>(data), operand.placement.ld, operand.placement.batch_stride});
-  }
-  out->epilogue_scalars_ = graph->scalars;
-  a.header.num_epilogue_tensors = static_cast<int32_t>(out->epilogue_tensors_.size());
-  a.header.epilogue_tensors =
-      out->epilogue_tensors_.empty() ? nullptr : out->epilogue_tensors_.data();
-  a.header.num_epilogue_scalars = static_cast<int32_t>(out->epilogue_scalars_.size());
-  a.header.epilogue_scalars =
-      out->epilogue_scalars_.empty() ? nullptr : out->epilogue_scalars_.data();
+  TILECRAFT_RETURN_IF_ERROR(detail::stage_graph_operands(
+      *graph,
+      [&](const TensorView& t, int64_t span, bool copy_in, bool copy_back, const void** data) {
+        return out->stage(t, span, copy_in, copy_back, data);
+      },
+      &out->epilogue_tensors_, &out->epilogue_scalars_, &a.header));
   const ScaleArgument* scales[] = {&problem.scale_a, &problem.scale_b, &problem.scale_c,
                                    &problem.scale_d};
   double* scale_values[] = {&a.scale_a, &a.scale_b, &a.scale_c, &a.scale_d};

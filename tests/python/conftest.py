@@ -1,6 +1,7 @@
 import os
 import random
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +62,18 @@ def pytest_collection_modifyitems(config, items):
     kept = [item for i, item in enumerate(items) if i % n == k]
     config.hook.pytest_deselected(items=[item for i, item in enumerate(items) if i % n != k])
     items[:] = kept
+
+
+def modules_in_cache():
+    import tilecraft
+
+    root = Path(tilecraft.compiler.cache_dir())
+    return sorted(str(p) for p in root.rglob("module.so")) if root.exists() else []
+
+
+@pytest.fixture
+def nothing_compiles():
+    """The cache gains no module during the test."""
+    before = modules_in_cache()
+    yield
+    assert modules_in_cache() == before, "a module was compiled"

@@ -4,6 +4,7 @@
 
 #include "tilecraft/jit/sm90.cuh"
 #include "tilecraft/jit/conv_checks.cuh"
+#include "tilecraft/jit/epilogue_operands.cuh"
 
 #include "cutlass/conv/convnd_problem_shape.hpp"
 #include "cutlass/conv/collective/collective_builder.hpp"
@@ -125,7 +126,7 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
     if (t.needs_bias && a.bias == nullptr) {
       return "bias: the kernel adds a bias of one value per output channel; got none";
     }
-    return {};
+    return tc_evt_args::check(a.header, t.num_epilogue_tensors, t.num_epilogue_scalars);
   }
 
   // The convolution as CUTLASS describes it: packed tensors, 2-D or 3-D.
@@ -182,6 +183,13 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
     const bool has_c = a.C != nullptr;
     arguments.epilogue.ptr_C = static_cast<const typename Kernel::ElementC*>(has_c ? a.C : a.D);
     arguments.epilogue.dC = stride;
+    if (t.source_c_tensor >= 0) {  // a custom epilogue's input, read as the source C
+      const tc_epilogue_tensor& source = a.header.epilogue_tensors[t.source_c_tensor];
+      arguments.epilogue.ptr_C = static_cast<const typename Kernel::ElementC*>(source.data);
+      if constexpr (kPersistent) {
+        arguments.epilogue.dC = make_stride<StrideC>(source.ld, source.batch_stride);
+      }
+    }
     arguments.epilogue.ptr_D = static_cast<typename Kernel::ElementD*>(a.D);
     arguments.epilogue.dD = stride;
     fill(arguments.epilogue.thread, a);

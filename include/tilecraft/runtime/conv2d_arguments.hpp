@@ -4,12 +4,14 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "tilecraft/abi/conv_args.h"
 #include "tilecraft/core/conv_problem_size.hpp"
 #include "tilecraft/core/status.hpp"
 #include "tilecraft/core/tensor_view.hpp"
 #include "tilecraft/describe/epilogue.hpp"
+#include "tilecraft/runtime/gemm_arguments.hpp"
 #include "tilecraft/runtime/prepared_launch.hpp"
 
 namespace tilecraft {
@@ -30,6 +32,13 @@ struct Conv2dProblem {
   // contiguous 1-D tensor of element_bias (data == nullptr: not given).
   TensorView bias;
   EpilogueParams output_op;
+  // A custom epilogue's tensors and scalars (an operation described with an epilogue graph; its
+  // D is `D` above, and C, bias and output_op are unused). The graph sees the implicit GEMM's
+  // (M, N) output: M its positions (fprop y: N*P*Q, dgrad dx: N*H*W, wgrad dw: K), N its
+  // channels (fprop K, dgrad C, wgrad R*S*C). Tensors shaped like D are given as D is (packed in
+  // its layout, flat, channels-last torch, or 2-D (M, N)); row inputs and reductions hold M
+  // values, column ones N values (one per output channel for fprop and dgrad).
+  EpilogueOperands epilogue;
   SplitKMode split_k_mode = SplitKMode::Serial;
   void* workspace = nullptr;  // the caller's, at least the kernel's workspace size
   size_t workspace_bytes = 0;
@@ -49,6 +58,8 @@ class Conv2dArguments
  private:
   Conv2dArguments() = default;
   Conv2dProblem problem_;
+  std::vector<tc_epilogue_tensor> epilogue_tensors_;  // args_ points into these
+  std::vector<double> epilogue_scalars_;
 };
 
 }  // namespace tilecraft

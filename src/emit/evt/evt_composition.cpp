@@ -104,11 +104,13 @@ std::string evt_types_text(const EvtVisitors& visitors, const EvtNodeType& node_
          " = " + evt_name(visitors.root) + ";\n";
 }
 
-std::string evt_fill_fusion_text(std::string_view arguments_type, const EvtVisitors& visitors,
-                                 const EvtNodeArguments& arguments) {
+std::string evt_fill_fusion_text(std::string_view arguments_type, std::string_view block,
+                                 const EvtVisitors& visitors, const EvtNodeArguments& arguments) {
   return "using FusionArguments = " + std::string(arguments_type) +
          ";\n"
-         "inline void fill_fusion(FusionArguments& f, const tc_gemm_args& a) {\n"
+         "inline void fill_fusion(FusionArguments& f, const " +
+         std::string(block) +
+         "& a) {\n"
          "  [[maybe_unused]] const tc_epilogue_tensor* T = a.header.epilogue_tensors;\n"
          "  f = FusionArguments" +
          (visitors.form == EvtForm::topological

@@ -41,11 +41,12 @@ struct EvtVisitorTemplates {
 std::string evt_types_text(const EvtVisitors& visitors, const EvtNodeType& node_type,
                            const EvtVisitorTemplates& templates, std::string_view result);
 // "using FusionArguments = <arguments_type>;" and fill_fusion(FusionArguments& f, const
-// tc_gemm_args& a), setting f to the braced arguments of the composed visitor: in the tree form
-// each node's children's arguments, then its own, as Sm90EVT and Sm80EVT nest them; in the
-// topological form one member per operation, in order.
-std::string evt_fill_fusion_text(std::string_view arguments_type, const EvtVisitors& visitors,
-                                 const EvtNodeArguments& arguments);
+// <block>& a) (the family's argument block: tc_gemm_args, tc_conv_args), setting f to the braced
+// arguments of the composed visitor: in the tree form each node's children's arguments, then its
+// own, as Sm90EVT and Sm80EVT nest them; in the topological form one member per operation, in
+// order.
+std::string evt_fill_fusion_text(std::string_view arguments_type, std::string_view block,
+                                 const EvtVisitors& visitors, const EvtNodeArguments& arguments);
 
 // SM90: the graph node the collective epilogue reads as its source C (Sm90SrcFetch): the first
 // full (M, N) input of D's element type. Its TMA loads land in the epilogue's C buffers, which

@@ -201,7 +201,7 @@ std::string sm80_evt_fill_text(const GemmDescription& d) {
          std::to_string(graph.scalar_nodes().size()) + ", " +
          (reset_count > 0 ? "kResets" : "nullptr") + ", " + std::to_string(reset_count) + "};\n";
   return out + evt_fill_fusion_text(
-                   "typename FusionCallbacks::Arguments", visitors,
+                   "typename FusionCallbacks::Arguments", "tc_gemm_args", visitors,
                    [&](const EvtNode& t) { return node_arguments(graph, slots, t, transposed); });
 }
 

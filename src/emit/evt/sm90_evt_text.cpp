@@ -6,6 +6,7 @@
 
 #include "emit/cutlass_names.hpp"
 #include "emit/evt/evt_text.hpp"
+#include "emit/sm90_gemm_parts.hpp"
 
 namespace tilecraft::emit {
 namespace {
@@ -60,11 +61,11 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index, i
       return fusion("Sm90ScalarBroadcast<ElementCompute>");
     case EpilogueNodeKind::tensor:
       if (n.broadcast == Broadcast::row) {
-        return fusion("Sm90ColBroadcast<0, TileShape, ") + element + ", ElementCompute, " +
+        return fusion("Sm90ColBroadcast<0, EvtTileShape, ") + element + ", ElementCompute, " +
                std::string(kEvtRowVector) + ">";
       }
       if (n.broadcast == Broadcast::column) {
-        return fusion("Sm90RowBroadcast<0, TileShape, ") + element + ", ElementCompute, " +
+        return fusion("Sm90RowBroadcast<0, EvtTileShape, ") + element + ", ElementCompute, " +
                std::string(kEvtColumnVector) + ">";
       }
       return fusion("Sm90AuxLoad<Load") + i + "::Stages, EpilogueTile, " + element + ", Load" + i +
@@ -82,7 +83,7 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index, i
       // One value per row reduces along N: CUTLASS's column reduction, and the reverse.
       const bool per_row = n.axis == ReduceAxis::row;
       return fusion(per_row ? "Sm90ColReduction<" : "Sm90RowReduction<") +
-             sm90_reduce_functions(n.reduce, true) + ", 0, TileShape" + tail + ", " +
+             sm90_reduce_functions(n.reduce, true) + ", 0, EvtTileShape" + tail + ", " +
              std::string(per_row ? kEvtRowVector : kEvtColumnVector) + ">";
     }
     case EpilogueNodeKind::convert:
@@ -164,9 +165,12 @@ std::string sm90_evt_types_text(const GemmDescription& d, const std::string& sch
   const EpilogueGraph& graph = *d.epilogue_graph;
   const EvtVisitors visitors = lower_epilogue_graph(graph);
   const int source_c = sm90_evt_source_c(d);
+  // The visitors take the CTA tile as flat (M, N, K) extents; a wgrad convolution's TileShape
+  // nests its N and K modes.
   std::string out =
+      "using EvtTileShape = decltype(cute::flatten(TileShape{}));\n"
       "using EpilogueDescriptor = cutlass::epilogue::collective::detail::EpilogueDescriptor<\n"
-      "    TileShape, cutlass::epilogue::collective::EpilogueTileAuto, ElementC, ElementD, " +
+      "    EvtTileShape, cutlass::epilogue::collective::EpilogueTileAuto, ElementC, ElementD, " +
       schedule + ">;\nusing EpilogueTile = typename EpilogueDescriptor::EpilogueTile;\n";
   for (size_t i = 0; i < visitors.nodes.size(); ++i) {
     const EvtNode& t = visitors.nodes[i];
@@ -193,7 +197,7 @@ std::string sm90_evt_fill_text(const GemmDescription& d) {
   const EvtSlots slots = evt_slots(graph);
   const int source_c = sm90_evt_source_c(d);
   return evt_fill_fusion_text(
-      "decltype(typename Gemm::Arguments{}.epilogue.thread)", visitors,
+      "decltype(typename Gemm::Arguments{}.epilogue.thread)", sm90_args_block(d), visitors,
       [&](const EvtNode& t) { return node_arguments(graph, slots, t, source_c); });
 }
 

@@ -20,6 +20,7 @@
 
 #include "compile_tests.hpp"
 #include "emit/emit_test_descriptions.hpp"
+#include "emit/evt_test_graphs.hpp"
 #include "emit/module_compile_support.hpp"
 #include "emit/sm90_test_descriptions.hpp"
 #include "tilecraft/abi/module_abi.h"
@@ -100,6 +101,17 @@ tc_conv_args conv_args(const GemmDescription& d, const GemmEntry& entry) {
   c.dilation_h = c.dilation_w = 1;
   c.split_k_slices = entry.kind == GemmEntryKind::kUniversal ? 1 : 2;
   c.groups = 1;
+  if (d.has_epilogue_graph()) {
+    // The graph's operands: can_implement checks their count and pointers, reads no memory.
+    static tc_epilogue_tensor tensors[32];
+    static double scalars[32];
+    for (tc_epilogue_tensor& t : tensors) t = {g_dummy, 64, 0};
+    for (double& value : scalars) value = 0.5;
+    a.header.num_epilogue_tensors = static_cast<int32_t>(d.epilogue_graph->operand_nodes().size());
+    a.header.epilogue_tensors = tensors;
+    a.header.num_epilogue_scalars = static_cast<int32_t>(d.epilogue_graph->scalar_nodes().size());
+    a.header.epilogue_scalars = scalars;
+  }
   return a;
 }
 
@@ -379,6 +391,26 @@ std::vector<ModuleSpec> sm90_persistent_specs() {
                   KernelSchedule::TmaWarpSpecializedPingpong)}}}};
 }
 
+// Custom epilogues on the persistent convolutions: the issue's graph (a full input of D's type
+// read as the source C, column and row inputs, a second store, a reduction along every axis) on a
+// cooperative fprop, and the reductions graph on a stream-K wgrad.
+std::vector<ModuleSpec> sm90_graph_specs() {
+  using enum DataType;
+  using tilecraft::sm90_test::epilogue;
+  const auto with = [](const GemmDescription& d, const EpilogueGraph& g) {
+    auto made = d.with_epilogue_graph(g);
+    EXPECT_TRUE(bool(made)) << made.status().message();
+    return made.value();
+  };
+  return {{"conv_sm90_graphs",
+           {{with(sm90(ConvKind::Fprop, f16, epilogue(f16, f32), {128, 128, 64},
+                       KernelSchedule::TmaWarpSpecializedCooperative),
+                  issue_graph(f16))},
+            {with(sm90(ConvKind::Wgrad, f16, epilogue(f32, f32), {128, 64, 64},
+                       KernelSchedule::TmaWarpSpecializedCooperative, TileScheduler::StreamK),
+                  reductions_graph(f32))}}}};
+}
+
 // A persistent entry takes what a ConvUniversal one takes; split-K only on the stream-K
 // scheduler, and wgrad only where the tile N divides C.
 void check_persistent_entry(const GemmEntry& spec, const tc_kernel_entry& entry) {
@@ -440,6 +472,22 @@ TEST(ConvModuleCompile, Sm90Persistent) {
   TILECRAFT_COMPILE_TESTS_AT_LEAST(standard, "the persistent SM90 convolution module");
   auto modules = compile_and_check("tilecraft_conv_sm90_persistent_", sm90_persistent_specs(), 90,
                                    check_persistent_entry);
+  EXPECT_EQ(modules.size(), 1u);
+}
+
+TEST(ConvModuleCompile, Sm90PersistentEpilogueGraphs) {
+  TILECRAFT_COMPILE_TESTS_AT_LEAST(full, "custom epilogues on persistent SM90 convolutions");
+  auto modules =
+      compile_and_check("tilecraft_conv_sm90_graphs_", sm90_graph_specs(), 90,
+                        [](const GemmEntry& spec, const tc_kernel_entry& entry) {
+                          check_persistent_entry(spec, entry);
+                          tc_conv_args fewer = conv_args(spec.description, spec);
+                          const int tensors = fewer.header.num_epilogue_tensors;
+                          fewer.header.num_epilogue_tensors -= 1;
+                          EXPECT_EQ(can_implement(entry, fewer).text,
+                                    "epilogue graph: expected " + std::to_string(tensors) +
+                                        " operand tensor(s), got " + std::to_string(tensors - 1));
+                        });
   EXPECT_EQ(modules.size(), 1u);
 }
 

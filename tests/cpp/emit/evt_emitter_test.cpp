@@ -122,9 +122,9 @@ TEST(Sm90EvtEmission, EntryIsAVisitorTreeReadingItsFirstFullInputAsTheSourceC) {
   const std::string entry = sm90_entry_text({*d}, 0);
   for (const char* part :
        {"using ElementC = cutlass::bfloat16_t;", "using ElementD = cutlass::bfloat16_t;",
-        "cutlass::epilogue::fusion::Sm90SrcFetch<ElementC>", "Sm90RowBroadcast<0, TileShape, float",
-        "Sm90ColBroadcast<0, TileShape, float", "Sm90AuxStore<",
-        "Sm90ScalarReduction<tc_evt::ReduceAbsMax, cutlass::atomic_maximum",
+        "cutlass::epilogue::fusion::Sm90SrcFetch<ElementC>",
+        "Sm90RowBroadcast<0, EvtTileShape, float", "Sm90ColBroadcast<0, EvtTileShape, float",
+        "Sm90AuxStore<", "Sm90ScalarReduction<tc_evt::ReduceAbsMax, cutlass::atomic_maximum",
         "Sm90ColReduction<cutlass::plus, cutlass::plus, cutlass::atomic_add", "tc_evt::First",
         "a.header.epilogue_scalars[0]", "ElementCompute(float(2))",
         // C is operand 0 of the graph: the entry's traits say so, after the promotion interval.

@@ -20,7 +20,7 @@ import pytest
 
 from gpu_harness import Operations, Suite, on_path
 
-on_path(__file__, "gpu")
+on_path(__file__, "gpu", "gpu_evt")
 from conv_kernels import KERNELS  # noqa: E402
 
 SUITE = Suite(__file__, "tilecraft convolution suite", is_key=KERNELS.__contains__,

@@ -62,6 +62,10 @@ def build_operation(spec):
         epilogue = cutlass.LinearCombinationGeneric(activation(dt(spec.compute)), dt(spec.out),
                                                     spec.align_c, dt(spec.acc), dt(spec.compute),
                                                     **fusions)
+    if spec.graph is not None:
+        from conv_graphs import graph_of
+
+        epilogue = graph_of(spec)
     make = cutlass.Conv3dOperation if spec.spatial_dims == 3 else cutlass.Conv2dOperation
     return make(
         getattr(cutlass.conv.Operator, spec.kind),

@@ -54,6 +54,7 @@ class ConvSpec:
     # TmaWarpSpecializedCooperative / TmaWarpSpecializedPingpong (tilecraft's)
     schedule: str = "TmaWarpSpecialized"
     scheduler: str = "Persistent"  # SM90 tile scheduler: Persistent, or StreamK (cooperative)
+    graph: str = None          # a custom epilogue: a key of conv_graphs.GRAPHS (persistent SM90)
 
     @property
     def persistent(self):
@@ -198,6 +199,12 @@ _add(S90, "s90_bf16_wgrad_pp", kind="wgrad", element="bf16", out="bf16", tile=(6
      inst=(64, 64, 16), schedule=PP)
 _add(S90, "s90_f16_wgrad_coop_sk_c2", kind="wgrad", tile=(128, 64, 64), inst=(64, 64, 16),
      schedule=COOP, scheduler="StreamK", cluster=(2, 1, 1))
+# custom epilogues (epilogue graphs, conv_graphs.py) on the persistent kernels
+_add(S90, "s90_f16_fprop_coop_evt", schedule=COOP, graph="bias_gelu_residual_colsum")
+_add(S90, "s90_f16_dgrad_pp_evt", kind="dgrad", stride="un", tile=(64, 128, 64), schedule=PP,
+     graph="silu_scale_amax")
+_add(S90, "s90_f16_wgrad_coop_sk_evt", kind="wgrad", tile=(128, 64, 64), inst=(64, 64, 16),
+     schedule=COOP, scheduler="StreamK", graph="accumulate_rowsum")
 
 # ---- grouped fprop (arch 80): DefaultConv2dGroupFprop and DefaultDepthwiseFprop --------------
 GROUPED = replace(F16, tile=(64, 64, 32), warps=(2, 2, 1), stages=3)
@@ -272,10 +279,12 @@ CLAMP_KERNELS = tuple(k for k, s in KERNELS.items() if s.clamps)
 # Every (kind, algorithm, stride support) of the matrix, with one key each at least.
 MATRIX = tuple(k for k, s in KERNELS.items()
                if s.epilogue == "LinearCombination" and not s.interleaved and not s.bias
-               and s.group_mode == "NoneGroup" and s.spatial_dims == 2)
+               and s.group_mode == "NoneGroup" and s.spatial_dims == 2 and s.graph is None)
 CONV3D = tuple(k for k, s in KERNELS.items() if s.spatial_dims == 3)
 GROUPED_KERNELS = tuple(k for k, s in KERNELS.items() if s.group_mode != "NoneGroup")
-SM90 = tuple(k for k, s in KERNELS.items() if s.arch == 90 and s.spatial_dims == 2)
+SM90 = tuple(k for k, s in KERNELS.items()
+             if s.arch == 90 and s.spatial_dims == 2 and s.graph is None)
+GRAPH_KERNELS = tuple(k for k, s in KERNELS.items() if s.graph is not None)
 BIAS_KERNELS = tuple(k for k, s in KERNELS.items() if s.bias)
 
 
