@@ -22,8 +22,9 @@ contiguous, D (M, N) row-major; vectors and scalars of reductions are float32):
   scaled_residual     D = (alpha * acc + beta * C) * s     (C full bf16, s M values bf16)
 
 Each epilogue is compiled on a few of bench/sm90_candidates.py's fused-GEMM tile configurations
-(the fastest bf16 tiles found earlier at these sizes; default f1 f7 f2 f3), all kernels in one
-add_module call; the fused time reported is the best of those candidates measured in this
+(the fastest bf16 tiles found earlier at these sizes; default f1 f7 f2 f3 f5, and f7+fm f5+fm:
+those tiles with the graph in fast math, for the epilogues whose activations have fast forms:
+silu here; gelu keeps erff), all kernels in one add_module call; the fused time reported is the best of those candidates measured in this
 process, and the line says which (a choice among N configurations, not a tuned kernel).
 
 Timing: bench/sm90_candidates.time_gpu (CUDA events around groups of back-to-back calls queued
@@ -66,7 +67,11 @@ EAGER_TARGET, COMPILE_TARGET = 1.3, 1.1
 # Ids of sm90_candidates.fused_candidates()["erf"]: 128x256x64 coop 2x1, the same with
 # IdentitySwizzle8, 256x128x64 coop 2x1, 128x128x64 ping-pong 2x1, 64x256x64 ping-pong 2x1 (a
 # ping-pong kernel runs one warpgroup's epilogue while the other's mainloop runs).
-DEFAULT_CANDIDATES = ("f1", "f7", "f2", "f3", "f5")
+DEFAULT_CANDIDATES = ("f1", "f7", "f2", "f3", "f5", "f7+fm", "f5+fm")
+# A candidate id's suffix: the same tile with the graph in fast math (EpilogueGraph.fast_math:
+# tanh.approx.f32, __expf, __fdividef), for the epilogues whose activations have fast forms.
+FAST = "+fm"
+FAST_FORMS = ("tanh", "sigmoid", "silu", "gelu_tanh")
 TARGET_MS = 100.0
 FP8_SCALE = 32.0     # acc is about N(0, 1) (x is scaled by K^-1/2): |acc * 32| stays below 448
 BF16_TOLERANCE = 1e-2
@@ -259,15 +264,22 @@ def build_operations(cutlass, torch, cases, candidate_ids, m, n, k):
     of sm90_candidates (its tile, cluster, schedule, scheduler, swizzle and A/B/C
     descriptions), visitor=True."""
     templates = dict(sc.fused_candidates()["erf"])
-    unknown = [c for c in candidate_ids if c not in templates]
+    unknown = [c for c in candidate_ids if c.removesuffix(FAST) not in templates]
     if unknown:
-        raise SystemExit(f"--candidates: unknown {unknown}; known: {sorted(templates)}")
+        raise SystemExit(f"--candidates: unknown {unknown}; known: {sorted(templates)}, each "
+                         f"also with {FAST} (fast math)")
     out = {}
     for case in cases:
-        graph = trace_case(cutlass, torch, case, m, n, k)
+        precise = trace_case(cutlass, torch, case, m, n, k)
+        fast = trace_case(cutlass, torch, case, m, n, k)
+        fast.fast_math = True
+        has_fast_forms = any(f":{name}(" in str(fast) for name in FAST_FORMS)
         ops = []
         for cid in candidate_ids:
-            t = templates[cid]
+            if cid.endswith(FAST) and not has_fast_forms:
+                continue  # the same kernel as the precise one
+            graph = fast if cid.endswith(FAST) else precise
+            t = templates[cid.removesuffix(FAST)]
             C = t.C
             if any(kind == "D8" for _, kind in case.outputs):  # an fp8 D: C describes it
                 C = cutlass.TensorDescription(cutlass.float8_e4m3, t.C.layout, 16)

@@ -72,4 +72,4 @@ def LinearCombinationGeneric(activation, element_C, alignment_c, element_acc,
                                                  element_aux=element_aux, scales=scales)
 
 
-from tilecraft.epilogue_trace import trace  # noqa: E402  (after the functors it does not need)
+from tilecraft.epilogue_trace import fast_math, trace  # noqa: E402  (after the functors)

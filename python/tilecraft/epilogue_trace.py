@@ -457,13 +457,29 @@ def trace(fn, **example_tensors):
                         f"{fn.__qualname__} (its first parameter is taken); pass a def")
     tracer = _Tracer(fn, example_tensors)
     try:
-        return tracer.run()
+        graph = tracer.run()
+        graph.fast_math = bool(getattr(fn, _FAST_MATH, False))
+        return graph
     except RecursionError:
         # Bounded nesting keeps the tracer's own recursion shallow: the caller was already near
         # Python's recursion limit.
         pass
     tracer.fail_at(tracer.first_line, "Python's recursion limit was reached while reading it; "
                                       "trace it from a shallower call stack")
+
+
+_FAST_MATH = "__tilecraft_fast_math__"
+
+
+def fast_math(fn):
+    """Marks an epilogue function for fast math (a decorator): ``trace``, and the one call
+    ``gemm(A, B, epilogue=fn)``, build its graph with tanh, sigmoid, silu and gelu_tanh in the
+    hardware's approximate forms (``tanh.approx.f32``, relative error at most 2^-11; ``__expf``
+    and ``__fdividef``), as nvcc's --use_fast_math would; gelu keeps ``erff``. Returns ``fn``."""
+    if not callable(fn) or not hasattr(fn, "__code__"):
+        raise TypeError(f"fn: expected a Python function, got {_core.given(fn)}")
+    setattr(fn, _FAST_MATH, True)
+    return fn
 
 
 def _number_text(value):
@@ -473,4 +489,4 @@ def _number_text(value):
     return repr(value)
 
 
-__all__ = ["trace"]
+__all__ = ["fast_math", "trace"]

@@ -371,6 +371,11 @@ Status EpilogueGraph::validate_for(int arch) const {
   return Status::ok();
 }
 
+bool has_fast_form(Activation activation) {
+  return activation == Activation::tanh || activation == Activation::sigmoid ||
+         activation == Activation::silu || activation == Activation::gelu_tanh;
+}
+
 std::string EpilogueGraph::to_string() const {
   std::string out;
   for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -406,6 +411,7 @@ std::string EpilogueGraph::to_string() const {
     if (is_typed(n.kind)) arg(short_name(n.dtype));
     if (!args.empty()) out += "(" + args + ")";
   }
+  if (fast_math_) out += " fast_math";
   return out;
 }
 

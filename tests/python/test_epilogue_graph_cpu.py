@@ -612,6 +612,37 @@ def test_equal_graphs_have_equal_names_and_keys(nothing_compiles):
     assert re.fullmatch(r"[0-9a-f]{16}", seed_graph().key)
 
 
+def silu(x):  # a name the tracer reads; never called
+    return x
+
+
+def swiglu_epi(accum, U):
+    D = silu(accum) * U
+    return D
+
+
+@cutlass.epilogue.fast_math
+def swiglu_fast_epi(accum, U):
+    D = silu(accum) * U
+    return D
+
+
+def test_fast_math_is_part_of_the_graph_its_text_and_its_kernel(nothing_compiles):
+    examples = dict(accum=acc(), U=ex(M, N), D=ex(M, N))
+    precise = trace(swiglu_epi, **examples)
+    fast = trace(swiglu_fast_epi, **examples)
+    assert not precise.fast_math and fast.fast_math
+    assert str(fast) == str(precise) + " fast_math"
+    assert fast != precise and fast.key != precise.key
+    assert graph_op(fast).procedural_name() != graph_op(precise).procedural_name()
+    precise.fast_math = True   # the property, as the decorator sets it
+    assert precise == fast
+    for arch in (90, 80):      # both architectures take fast math
+        fast.validate_for(arch)
+    with pytest.raises(TypeError, match=r"^fn: expected a Python function, got 42 \(int\)"):
+        cutlass.epilogue.fast_math(42)
+
+
 def test_different_graphs_have_different_names_and_keys(nothing_compiles):
     def other_constant(accum, alpha, C, beta, bias):
         D = relu(alpha * accum + beta * C + bias * 2.0)

@@ -82,6 +82,10 @@ enum class ReduceAxis : uint8_t { row, column, all };
 std::string_view to_string(ReduceAxis axis);
 bool is_valid(ReduceAxis axis);
 
+// Whether a graph built with fast math computes the activation in an approximate form (tanh,
+// sigmoid, silu, gelu_tanh).
+bool has_fast_form(Activation activation);
+
 struct EpilogueNode {
   EpilogueNodeKind kind = EpilogueNodeKind::accumulator;
   std::vector<int> inputs{};
@@ -122,6 +126,13 @@ class EpilogueGraph {
 
   const std::vector<EpilogueNode>& nodes() const { return nodes_; }
 
+  // Fast math: tanh, sigmoid, silu and gelu_tanh computed with the hardware's approximations
+  // (tanh.approx.f32, whose relative error is at most 2^-11; __expf and __fdividef, 2 + |1.173 x|
+  // and 2 ulps) in place of tanhf, expf and IEEE division, as nvcc's --use_fast_math would; gelu
+  // keeps erff, which has no approximate form. Part of the graph's text and key.
+  void set_fast_math(bool fast) { fast_math_ = fast; }
+  bool fast_math() const { return fast_math_; }
+
   // The rules every graph obeys, whatever kernel runs it: at most kMaxEpilogueGraphNodes nodes,
   // none deeper than kMaxEpilogueGraphDepth (epilogue_graph_limits.hpp); one accumulator; inputs
   // that name earlier nodes (else a cycle or a dangling input); the right input count per kind;
@@ -153,6 +164,7 @@ class EpilogueGraph {
 
  private:
   std::vector<EpilogueNode> nodes_;
+  bool fast_math_ = false;
 };
 
 }  // namespace tilecraft

@@ -47,6 +47,38 @@ TC_EVT_UNARY(Hardswish, x* fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f)
 TC_EVT_UNARY(Gelu, 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)))
 TC_EVT_UNARY(GeluTanh,
              0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x))))
+// Fast math (EpilogueGraph::set_fast_math): tanh.approx.f32 (PTX ISA: relative error at most
+// 2^-11 over the whole range), __expf (2 + floor(|1.173 x|) ulps) and __fdividef (2 ulps for a
+// divisor of magnitude in [2^-126, 2^126], else 0) (CUDA C Programming Guide, intrinsic
+// functions). The host pass (never run) spells the precise forms.
+CUTLASS_HOST_DEVICE float fast_tanh(float x) {
+#if defined(__CUDA_ARCH__)
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return tanhf(x);
+#endif
+}
+CUTLASS_HOST_DEVICE float fast_sigmoid(float x) {
+#if defined(__CUDA_ARCH__)
+  return __fdividef(1.0f, 1.0f + __expf(-x));
+#else
+  return 1.0f / (1.0f + expf(-x));
+#endif
+}
+CUTLASS_HOST_DEVICE float fast_silu(float x) {
+#if defined(__CUDA_ARCH__)
+  return __fdividef(x, 1.0f + __expf(-x));
+#else
+  return x / (1.0f + expf(-x));
+#endif
+}
+TC_EVT_UNARY(TanhFast, fast_tanh(x))
+TC_EVT_UNARY(SigmoidFast, fast_sigmoid(x))
+TC_EVT_UNARY(SiluFast, fast_silu(x))
+TC_EVT_UNARY(GeluTanhFast,
+             0.5f * x * (1.0f + fast_tanh(0.79788456080286536f * (x + 0.044715f * x * x * x))))
 TC_EVT_BINARY(LeakyRelu, x > 0.0f ? x : x * y)
 TC_EVT_BINARY(Add, x + y)
 TC_EVT_BINARY(Sub, x - y)

@@ -5,14 +5,15 @@
 #include "emit/evt/evt_text.hpp"
 
 namespace tilecraft::emit {
-std::string evt_compute_function(const EpilogueNode& node) {
+std::string evt_compute_function(const EpilogueNode& node, bool fast_math) {
   switch (node.kind) {
     case EpilogueNodeKind::unary:
       return "tc_evt::" + camel_case(to_string(node.unary));
     case EpilogueNodeKind::binary:
       return "tc_evt::" + camel_case(to_string(node.binary));
     case EpilogueNodeKind::activation:
-      return "tc_evt::" + camel_case(to_string(node.activation));
+      return "tc_evt::" + camel_case(to_string(node.activation)) +
+             (fast_math && has_fast_form(node.activation) ? "Fast" : "");
     case EpilogueNodeKind::select:
       return "tc_evt::Select";
     default:

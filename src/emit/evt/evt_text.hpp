@@ -18,8 +18,8 @@ inline constexpr std::string_view kEvtRowVector = "cute::Stride<cute::_1, cute::
 inline constexpr std::string_view kEvtColumnVector = "cute::Stride<cute::_0, cute::_1, int64_t>";
 
 // The tc_evt function computing a value node of the graph (an elementwise node; loads have
-// none), e.g. "tc_evt::Add".
-std::string evt_compute_function(const EpilogueNode& node);
+// none), e.g. "tc_evt::Add"; with fast_math, an activation's approximate form ("tc_evt::TanhFast").
+std::string evt_compute_function(const EpilogueNode& node, bool fast_math);
 // A number as a C++ float expression (infinities and NaN included).
 std::string evt_float_literal(double value);
 // The identity element of a reduction ("0.0f", "-std::numeric_limits<float>::infinity()").

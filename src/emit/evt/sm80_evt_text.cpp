@@ -105,7 +105,7 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, bool transpo
     case EpilogueNodeKind::convert:
       return sm80_compute_type("tc_evt::Identity", element);
     default:
-      return sm80_compute_type(evt_compute_function(n), "ElementCompute");
+      return sm80_compute_type(evt_compute_function(n, graph.fast_math()), "ElementCompute");
   }
 }
 

@@ -89,7 +89,7 @@ std::string node_type(const EpilogueGraph& graph, const EvtNode& t, int index, i
     case EpilogueNodeKind::convert:
       return sm90_compute_type("tc_evt::Identity", element);
     default:
-      return sm90_compute_type(evt_compute_function(n), "ElementCompute");
+      return sm90_compute_type(evt_compute_function(n, graph.fast_math()), "ElementCompute");
   }
 }
 

@@ -8,6 +8,7 @@
 #include "emit/device_image_text.hpp"
 #include "emit/evt/evt_text.hpp"
 #include "emit/evt/evt_tree.hpp"
+#include "emit/evt_test_graphs.hpp"
 #include "emit/sm90_gemm_parts.hpp"
 #include "emit/sm90_test_descriptions.hpp"
 
@@ -114,6 +115,44 @@ TEST(EvtTree, SinksWrapTheirValueOnceAndSideOutputsAreKept) {
   ASSERT_EQ(operands.size(), 6u);  // C, bias, rowscale, Z, amax, rowsum
   EXPECT_EQ(g.nodes()[operands[3]].name, "Z");
   EXPECT_EQ(scalar_index(g, g.scalar_nodes()[0]), 0);
+}
+
+TEST(EvtFastMath, ActivationsTakeTheirFastFormsAndTheGraphSaysSo) {
+  const EpilogueGraph fast = testing::fast_math_graph(true, DataType::bf16);
+  EpilogueGraph precise = fast;
+  precise.set_fast_math(false);
+  EXPECT_NE(fast, precise);
+  EXPECT_NE(fast.key(), precise.key());
+  EXPECT_TRUE(fast.to_string().ends_with(" fast_math")) << fast.to_string();
+  EXPECT_EQ(precise.to_string().find("fast_math"), std::string::npos);
+  auto d = plain_bf16().with_epilogue_graph(fast);
+  ASSERT_TRUE(d) << d.status().message();
+  auto p = plain_bf16().with_epilogue_graph(precise);
+  ASSERT_TRUE(p) << p.status().message();
+  EXPECT_NE(d->procedural_name(), p->procedural_name());
+  const std::string fast_entry = sm90_entry_text({*d}, 0);
+  const std::string precise_entry = sm90_entry_text({*p}, 0);
+  for (const char* name : {"Tanh", "Sigmoid", "Silu", "GeluTanh"}) {
+    EXPECT_NE(fast_entry.find("tc_evt::" + std::string(name) + "Fast,"), std::string::npos) << name;
+    EXPECT_NE(precise_entry.find("tc_evt::" + std::string(name) + ","), std::string::npos) << name;
+    EXPECT_EQ(precise_entry.find("Fast,"), std::string::npos);
+  }
+  // gelu has no fast form: erff in both.
+  EpilogueGraph with_gelu;
+  with_gelu.store(with_gelu.activation(Activation::gelu, with_gelu.accumulator()), "D",
+                  DataType::bf16);
+  with_gelu.set_fast_math(true);
+  auto g = plain_bf16().with_epilogue_graph(with_gelu);
+  ASSERT_TRUE(g) << g.status().message();
+  EXPECT_NE(sm90_entry_text({*g}, 0).find("tc_evt::Gelu,"), std::string::npos);
+  for (Activation a :
+       {Activation::tanh, Activation::sigmoid, Activation::silu, Activation::gelu_tanh}) {
+    EXPECT_TRUE(has_fast_form(a));
+  }
+  for (Activation a : {Activation::relu, Activation::gelu, Activation::hardswish,
+                       Activation::leaky_relu, Activation::clamp, Activation::identity}) {
+    EXPECT_FALSE(has_fast_form(a));
+  }
 }
 
 TEST(Sm90EvtEmission, EntryIsAVisitorTreeReadingItsFirstFullInputAsTheSourceC) {

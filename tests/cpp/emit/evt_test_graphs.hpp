@@ -72,6 +72,23 @@ inline EpilogueGraph elementwise_graph(DataType out = DataType::f16) {
   return g;
 }
 
+// Every activation with a fast form (EpilogueGraph::set_fast_math), each in its own store: D =
+// tanh(acc) + sigmoid(acc) * X, S = silu(acc), and on SM90 (with_gelu_tanh) G = gelu_tanh(acc).
+inline EpilogueGraph fast_math_graph(bool with_gelu_tanh, DataType out = DataType::f16) {
+  using enum DataType;
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  const int x = g.tensor("X", f32);
+  const int t = g.activation(Activation::tanh, acc);
+  const int s = g.activation(Activation::sigmoid, acc);
+  const int gated = g.mul(s, x);
+  g.store(g.add(t, gated), "D", out);
+  g.store(g.activation(Activation::silu, acc), "S", f32);
+  if (with_gelu_tanh) g.store(g.activation(Activation::gelu_tanh, acc), "G", f32);
+  g.set_fast_math(true);
+  return g;
+}
+
 // Each reduction op along each axis, of acc and of D, with D = acc.
 inline EpilogueGraph reductions_graph(DataType out = DataType::f32) {
   using enum DataType;

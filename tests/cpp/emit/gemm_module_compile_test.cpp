@@ -358,7 +358,8 @@ std::vector<ModuleSpec> epilogue_and_swizzle_modules() {
                    {{sm80_graph_gemm(elementwise_graph(bf16), bf16)},
                     {sm80_graph_gemm(reductions_graph(f32), f32)},
                     {sm80_graph_gemm(loads_and_stores_graph())},
-                    {sm80_graph_gemm(reductions_graph(f32), f32, Layout::ColumnMajor)}}});
+                    {sm80_graph_gemm(reductions_graph(f32), f32, Layout::ColumnMajor)},
+                    {sm80_graph_gemm(fast_math_graph(false))}}});
   // Epilogue graphs at the bounds on their size: the deepest tree, the deepest graph (one
   // topological visitor), the most nodes.
   specs.push_back({"epilogue_graph_bounds",

@@ -267,6 +267,8 @@ TEST(Sm90ModuleCompile, FullSet) {
       {"sm90_f16_aux_gelu_tanh", {{f16_aux_gelu_tanh()}}},
       {"sm90_bf16_nt_stream_k", {{bf16_nt_stream_k()}}},
       {"sm90_f16_acc_pingpong_clamp", {{f16_acc_pingpong_clamp()}}},
+      // A custom epilogue in fast math (tanh.approx, __expf, __fdividef).
+      {"sm90_evt_fast_math", {{f16_tn_coop_graph(emit::testing::fast_math_graph(true))}}},
       // Custom epilogues at the bounds: the deepest tree, the deepest graph, the most nodes.
       {"sm90_evt_bounds",
        {{f16_tn_coop_graph(emit::testing::chain_graph(emit::kMaxEvtTreeDepth - 2))},

@@ -129,7 +129,7 @@ class GraphRun:
         return R(v, rtol * magnitude)
 
     def check(self, what):
-        with evaluation((self.m, self.n)):
+        with evaluation((self.m, self.n), self.case.fast_math):
             results = self.case.fn(self.accumulator(), **self.ref_inputs)
         results = results if isinstance(results, tuple) else (results,)
         assert len(results) == len(self.case.outputs), "test bug: outputs and returns differ"

@@ -45,3 +45,9 @@ def evt_ops():
         report += f"; add_module raised: {operations.compile_error}"
     SUITE.report(report)
     return operations
+
+
+@pytest.fixture
+def suite_report():
+    """A line for the end of the run (measured figures an item reports)."""
+    return SUITE.report

@@ -73,6 +73,7 @@ class Case:
     refused80_op: str = ""    # the operation's refusal at arch 80, where it differs
     build: object = None      # builds the graph by hand (core) instead of tracing fn
     layout: str = "RowMajor"  # D's layout, which full tensors share
+    fast_math: bool = False   # the graph's fast math (EpilogueGraph.fast_math)
     ab_ints: int = 2          # "int" runs: A and B integers in [-ab_ints, ab_ints]
     note: str = ""
     tags: tuple = field(default_factory=tuple)
@@ -124,9 +125,10 @@ def make_graph(case):
     """The case's epilogue graph (traced, or built by hand)."""
     import tilecraft
 
-    if case.build is not None:
-        return case.build(tilecraft)
-    return tilecraft.epilogue.trace(case.fn, **trace_examples(case))
+    graph = case.build(tilecraft) if case.build is not None else \
+        tilecraft.epilogue.trace(case.fn, **trace_examples(case))
+    graph.fast_math = case.fast_math
+    return graph
 
 
 # ---- the graphs -----------------------------------------------------------------------------
@@ -372,12 +374,32 @@ def e4m3_gemm_fp8_out(accum, scale, dscale):
     return D, y.abs().max()
 
 
+def fast_tanh_sigmoid_silu(accum, scale, C):
+    D = tanh(accum * scale) + sigmoid(accum) * C
+    S = silu(accum)
+    return D, S
+
+
+def fast_gelu_tanh_residual(accum, bias, C):
+    D = gelu_tanh(accum + bias) + C
+    return D
+
+
+def fast_functions(accum):
+    T = tanh(accum)
+    Sg = sigmoid(accum)
+    Sl = silu(accum)
+    G = gelu_tanh(accum)
+    return T, Sg, Sl, G
+
+
 # ---- the table ------------------------------------------------------------------------------
 
 S = In("scalar", lo=0.5, hi=2.0)            # a positive scalar
 SS = In("scalar", lo=-1.5, hi=1.5)          # a signed one
 FULL = In("full")
 FP8_REFUSAL = r"float8_e\dm\d values are arch=90 epilogues \(SM80 kernels have no fp8\)"
+GELU_TANH_REFUSAL = r"gelu_tanh is an arch=90 activation"
 CASES = [
     Case("seed_relu_amax", seed_relu_amax,
          {"alpha": S, "C": FULL, "beta": SS, "bias": In("col")},
@@ -488,6 +510,21 @@ CASES = [
          sm90=("e4m3coop",), sm80=(), refused80=FP8_REFUSAL,
          refused80_op=r"fp8 outputs are SM90 epilogue fusions",
          note="fp8 operands (no scales fusion: the graph scales) and fp8 D with its amax"),
+    # fast math: tanh.approx.f32, __expf, __fdividef (evt_ref's bounds: PTX and CUDA's)
+    Case("fast_tanh_sigmoid_silu", fast_tanh_sigmoid_silu,
+         {"scale": In("scalar", lo=0.5, hi=4.0), "C": In("full", lo=-2.0, hi=2.0)},
+         (Out("D", "store", "f16"), Out("S", "store", "f32")), fast_math=True,
+         sm90=("f16coop", "f16pp"),
+         note="fast math on both architectures: tanh, sigmoid, silu"),
+    Case("fast_gelu_tanh_residual", fast_gelu_tanh_residual,
+         {"bias": In("col", "f32"), "C": In("full", "bf16")}, (Out("D", "store", "bf16"),),
+         fast_math=True,
+         sm90=("bf16coop",), refused80=GELU_TANH_REFUSAL,
+         note="fast gelu_tanh; the residual read as the source C"),
+    Case("fast_functions", fast_functions, {},
+         (Out("T", "store", "f32"), Out("Sg", "store", "f32"), Out("Sl", "store", "f32"),
+          Out("G", "store", "f32")), fast_math=True, refused80=GELU_TANH_REFUSAL,
+         ab_ints=4, note="each fast function alone, in float32 (test_evt_fast_math sweeps it)"),
 ]
 
 BY_NAME = {case.name: case for case in CASES}

@@ -12,7 +12,7 @@ import contextlib
 import math
 
 import evt_cases
-from evt_ref import element_of, saturate, torch_dtype
+from evt_ref import TANH_APPROX, element_of, expf_approx, saturate, torch_dtype
 
 
 def _torch():
@@ -136,13 +136,37 @@ FUNCTIONS = {
 }
 
 
+def _fast_tanh(v):
+    """tanh.approx.f32 at its documented worst (relative error 2^-11), toward zero."""
+    return _torch().tanh(v) * (1.0 - TANH_APPROX)
+
+
+def _fast_quotient(numerator, v):
+    """numerator / (1 + __expf(-v)) by __fdividef, at __expf's and __fdividef's documented worst
+    (toward zero)."""
+    worst = expf_approx(v.abs()) + 2.0 ** -22
+    return numerator / (1.0 + _torch().exp(-v)) * (1.0 - worst)
+
+
+# Fast math (Case.fast_math): the approximate forms at the bounds evt_ref says they keep.
+FAST_FUNCTIONS = {
+    "tanh": lambda x: E(_fast_tanh(x.v)),
+    "sigmoid": lambda x: E(_fast_quotient(1.0, x.v)),
+    "silu": lambda x: E(_fast_quotient(x.v, x.v)),
+    "gelu_tanh": lambda x: E(0.5 * x.v * (1.0 + _fast_tanh(
+        0.79788456080286536 * (x.v + 0.044715 * x.v * x.v * x.v)))),
+}
+
+
 @contextlib.contextmanager
-def emulated(shape):
-    """Inside: evt_cases' functions compute in float32 (E values); reductions over ``shape``."""
+def emulated(shape, fast_math=False):
+    """Inside: evt_cases' functions compute in float32 (E values), in their fast forms with
+    ``fast_math``; reductions over ``shape``."""
     saved = {name: getattr(evt_cases, name) for name in FUNCTIONS}
     E.shape = tuple(shape)
+    functions = dict(FUNCTIONS, **(FAST_FUNCTIONS if fast_math else {}))
     try:
-        for name, fn in FUNCTIONS.items():
+        for name, fn in functions.items():
             setattr(evt_cases, name, fn)
         yield
     finally:
@@ -168,7 +192,7 @@ def emulate(run):
             args[name] = E(value.reshape(1, -1).to(torch.float32))
         else:
             args[name] = E(value.to(torch.float32))
-    with emulated((run.M, run.N)):
+    with emulated((run.M, run.N), case.fast_math):
         results = case.fn(acc, **args)
     results = results if isinstance(results, tuple) else (results,)
     out = {}

@@ -24,7 +24,9 @@ How ``e`` grows (u = 2^-24, float32's unit roundoff; every epilogue node compute
   decide either way: e = 1, and a select on such a condition may pick either branch.
 * tanh, sigmoid, silu, hardswish, gelu, gelu_tanh (tc_evt's tanhf / expf / erff: at most 2 ulps
   each, CUDA C Programming Guide, "Mathematical Functions"): Lip * e_x plus a stated bound of the
-  float32 evaluation (twice the sum of its roundings; see ACTIVATION_ERROR).
+  float32 evaluation (twice the sum of its roundings; see ACTIVATION_ERROR). In a fast-math
+  graph (``evaluation(shape, fast_math=True)``) tanh, sigmoid, silu and gelu_tanh take the
+  documented bounds of tanh.approx.f32, __expf and __fdividef (FAST_ACTIVATION_ERROR).
 * x.to(T): the kernel rounds its value (within e of v) to T, saturating fp8: the reference value
   is T's rounding of v, e becomes e + ulp_T(|v| + e) (both roundings are within half an ulp;
   fp8 magnitudes capped at the largest finite value; 0 where the value certainly saturates).
@@ -61,6 +63,7 @@ LIPSCHITZ = {"tanh": 1.0, "sigmoid": 0.25, "silu": 1.1, "hardswish": 1.5, "gelu"
              "gelu_tanh": 1.2}
 
 _SHAPE = []   # the (M, N) an evaluation reduces over (reductions expand broadcast values to it)
+_FAST = [False]   # whether the evaluation's graph computes in fast math
 
 
 def _torch():
@@ -122,13 +125,16 @@ def _f32_result(v, e_in):
 
 
 @contextlib.contextmanager
-def evaluation(shape):
-    """Reductions in the block reduce over ``shape`` = (M, N)."""
+def evaluation(shape, fast_math=False):
+    """Reductions in the block reduce over ``shape`` = (M, N); ``fast_math``: the graph's
+    activations take their fast forms' error bounds (FAST_ACTIVATION_ERROR)."""
     _SHAPE.append(tuple(shape))
+    _FAST.append(bool(fast_math))
     try:
         yield
     finally:
         _SHAPE.pop()
+        _FAST.pop()
 
 
 class R:
@@ -382,7 +388,9 @@ def _activation(name, x, value):
     torch = _torch()
     x = _value(x)
     ax, av = x.v.abs(), value.abs()
-    act = ACTIVATION_ERROR[name](ax, av)
+    table = FAST_ACTIVATION_ERROR if _FAST[-1] and name in FAST_ACTIVATION_ERROR else \
+        ACTIVATION_ERROR
+    act = table[name](ax, av)
     return R(value, LIPSCHITZ[name] * x.e + act * _F64_SLACK + F32_TINY * torch.ones_like(value))
 
 
@@ -426,6 +434,40 @@ ACTIVATION_ERROR = {
                                                         _torch().zeros_like(ax)) + 2 * av),
     "gelu": _gelu_error,
     "gelu_tanh": _gelu_tanh_error,
+}
+
+
+# Fast math (EpilogueGraph.fast_math), from the documented bounds: tanh.approx.f32's relative
+# error is at most 2^-11 (PTX ISA, "tanh"); __expf(x) is within 2 + floor(|1.173 x|) ulps and
+# __fdividef within 2 ulps (CUDA C Programming Guide, "Intrinsic Functions"); an ulp of a float32
+# is at most 2^-23 of its magnitude. tests/python/gpu_evt/test_evt_fast_math.py measures them.
+TANH_APPROX = 2.0 ** -11
+
+
+def expf_approx(ax):
+    """__expf's relative error at -x (its argument in sigmoid and silu)."""
+    return (2.0 + 1.173 * ax) * 2.0 ** -23
+
+
+def _gelu_tanh_fast_error(ax, av):
+    # 0.5 x (1 + tanh.approx(inner)): the inner value's roundings through tanh' as above, the
+    # approximation's 2^-11 |t|, (1 + t) u, times 0.5 |x|; then two products
+    inner = 0.7978845608028654 * (ax + 0.044715 * ax ** 3)
+    inner_error = U * (2.4 * ax + 0.25 * ax ** 3)
+    slope = _sech2((inner - inner_error).clamp(min=0.0))
+    t = _torch().tanh(inner)
+    return 0.5 * ax * (2 * slope * inner_error + TANH_APPROX * t + 4 * U) + 4 * U * av
+
+
+FAST_ACTIVATION_ERROR = {
+    # tanh.approx.f32
+    "tanh": lambda ax, av: TANH_APPROX * av,
+    # 1 / (1 + __expf(-x)) by __fdividef: expf's error passes through at most whole, the sum u,
+    # the quotient 2 ulps
+    "sigmoid": lambda ax, av: (expf_approx(ax) + 2 * U + 8 * U) * av,
+    # __fdividef(x, 1 + __expf(-x))
+    "silu": lambda ax, av: (expf_approx(ax) + 2 * U + 8 * U) * av,
+    "gelu_tanh": _gelu_tanh_fast_error,
 }
 
 

@@ -201,7 +201,7 @@ class Run:
                 per_batch = spec.kind in ("full", "row", "row2d") and name not in self.shared
                 ref_in[name] = R(pick(value.v, per_batch), pick(value.e, per_batch))
             acc_b = R(pick(acc.v, True), pick(acc.e, True))
-            with evaluation((self.M, self.N)):
+            with evaluation((self.M, self.N), self.case.fast_math):
                 results = self.case.fn(acc_b, **ref_in)
             results = results if isinstance(results, tuple) else (results,)
             assert len(results) == len(self.case.outputs), "test bug: outputs and returns differ"
