@@ -599,6 +599,10 @@ def test_api_conv_epilogue_takes_no_gemm_fusions():
     with pytest.raises(ValueError, match="bias_per_row and fp8 scales are GEMM fusions"):
         api.Conv2dArguments(x, w, y, np.float32, padding=1,
                             epilogue=api.arguments.EpilogueArguments(bias_per_row=True))
+    with pytest.raises(ValueError, match="^epilogue: get_kernels lists no convolution with a "
+                                         "custom epilogue graph yet; describe one explicitly"):
+        api.Conv2dArguments(x, w, y, np.float32, padding=1,
+                            epilogue=api.arguments.EpilogueArguments(graph=object()))
 
 
 def test_api_lists_conv_kernel_classes():

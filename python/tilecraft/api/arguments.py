@@ -249,6 +249,10 @@ class Conv2dArguments(RuntimeArguments):
             raise ValueError("epilogue: a convolution's epilogue takes alpha, beta, C, an "
                              "activation and a bias of one value per output channel "
                              "(bias_per_row and fp8 scales are GEMM fusions)")
+        if e.graph is not None or e.operands is not None:
+            raise ValueError("epilogue: get_kernels lists no convolution with a custom epilogue "
+                             "graph yet; describe one explicitly: Conv2dOperation(..., "
+                             "epilogue_functor=graph) on a persistent SM90 kernel (docs/conv.md)")
         accumulator = DataType.f32 if self.accumulator_type is None else \
             numeric_type("accumulator_type", self.accumulator_type)
         mode = _core.ConvMode.cross_correlation if self.mode is None else self.mode
