@@ -104,6 +104,8 @@ part() {
       run conv_prewarm python3 tests/python/gpu_conv/prewarm_api_kernels.py
       suite gpu_conv
       run example_conv python3 -X faulthandler examples/python/seed002_conv.py
+      run example_conv_custom_epilogue python3 -X faulthandler \
+        examples/python/conv_custom_epilogue.py
       run example_cpp_conv "$BUILD/examples/cpp/conv2d" ;;
     examples)
       for e in gemm_seed004 gemm_sm90_bias_gelu api_gemm grouped_gemm; do
