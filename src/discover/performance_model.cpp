@@ -190,8 +190,18 @@ double alignment_factor(const TensorDescription& t) {
   return 0.50;
 }
 
-// Bytes per element of the output the epilogue writes. beta = 0 (the default) skips reading C.
+// Bytes per element of the output the epilogue moves. beta = 0 (the default) skips reading C. A
+// custom epilogue reads each of its full inputs and writes each of its stores (D among them);
+// its vectors and reductions are one value per row or column.
 double output_bytes_per_element(const GemmDescription& d) {
+  if (d.epilogue_graph) {
+    double bytes = 0;
+    for (const EpilogueNode& n : d.epilogue_graph->nodes()) {
+      const bool full_input = n.kind == EpilogueNodeKind::tensor && n.broadcast == Broadcast::full;
+      if (full_input || n.kind == EpilogueNodeKind::store) bytes += storage_bytes(n.dtype);
+    }
+    return bytes;
+  }
   double bytes = storage_bytes(d.epilogue.element_output);
   if (d.epilogue.fusion.aux_output) bytes += storage_bytes(d.epilogue.fusion.element_aux);
   return bytes;

@@ -71,6 +71,36 @@ TEST(PerformanceModel, LargeCooperativeTileBeatsSmallPingPongOnLargeSquare) {
   EXPECT_LT(big.score, kH100.peak_tensor_tflops_16bit) << big.explain();
 }
 
+TEST(PerformanceModel, ACustomEpilogueCostsTheTensorsItMoves) {
+  // D = gelu(acc) + R, Z stored too: a full bf16 input and two bf16 stores per element, where
+  // the plain kernel writes D alone. A cooperative kernel pays each tile's epilogue, a ping-pong
+  // one hides all but the last behind the other warpgroup's mainloop.
+  using enum DataType;
+  EpilogueGraph g;
+  const int acc = g.accumulator();
+  const int residual = g.tensor("R", bf16);
+  const int z = g.activation(Activation::gelu, acc);
+  g.store(g.add(z, residual), "D", bf16);
+  g.store(z, "Z", bf16);
+  const GemmShape shape{4096, 4096, 1024};
+  const GemmDescription cooperative = bf16_kernel({128, 128, 64});
+  GemmDescription ping_pong = cooperative;
+  ping_pong.tile.kernel_schedule = KernelSchedule::TmaWarpSpecializedPingpong;
+  ping_pong.tile.epilogue_schedule = EpilogueSchedule::TmaWarpSpecialized;
+  const auto graph_of = [&](const GemmDescription& d) {
+    auto with = d.with_epilogue_graph(g);
+    EXPECT_TRUE(bool(with)) << with.status().message();
+    return *with;
+  };
+  const double plain_coop = estimate(cooperative, shape, kH100).seconds;
+  const double graph_coop = estimate(graph_of(cooperative), shape, kH100).seconds;
+  const double plain_pp = estimate(ping_pong, shape, kH100).seconds;
+  const double graph_pp = estimate(graph_of(ping_pong), shape, kH100).seconds;
+  EXPECT_GT(graph_coop, plain_coop);
+  EXPECT_GE(graph_pp, plain_pp);
+  EXPECT_GT(graph_coop - plain_coop, graph_pp - plain_pp);
+}
+
 TEST(PerformanceModel, SkinnyMPrefersA64RowTile) {
   const GemmShape shape{16, 4096, 4096};
   const PerformanceEstimate rows64 = estimate(bf16_kernel({64, 128, 64}), shape, kH100);
