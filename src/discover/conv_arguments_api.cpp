@@ -83,6 +83,12 @@ Status check_epilogue(const EpilogueArguments& e) {
   if (e.scale_a.given || e.scale_b.given) {
     return Status::invalid("epilogue.scale_a / scale_b: per-tensor scales are fp8 GEMM fusions");
   }
+  if (e.graph || !e.operands.tensors.empty() || !e.operands.scalars.empty()) {
+    return Status::unsupported(
+        "epilogue.graph: get_kernels lists no convolution with a custom epilogue graph yet; "
+        "describe one explicitly (a persistent SM90 convolution with the graph as its epilogue, "
+        "docs/conv.md)");
+  }
   return Status::ok();
 }
 

@@ -108,6 +108,12 @@ TEST(ApiConv2dArguments, RefusesMixedTypesDevicesAndMisshapenEpilogueTensors) {
   EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, x, w, y, s8, pad1()))
                 .find("accumulator_type: expected Float32, Float16, Int32 or Float64"),
             std::string::npos);
+  EpilogueArguments with_graph;
+  with_graph.graph = EpilogueGraph{};
+  with_graph.graph->store(with_graph.graph->accumulator(), "D", f16);
+  EXPECT_NE(error_of(Conv2dArguments::make(ConvKind::Fprop, x, w, y, f32, pad1(), with_graph))
+                .find("epilogue.graph: get_kernels lists no convolution with a custom epilogue"),
+            std::string::npos);
 }
 
 TEST(ApiConv2dKernels, SupportsNamesAnAlignmentTheChannelsDoNotAllow) {
