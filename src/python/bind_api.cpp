@@ -184,7 +184,7 @@ void bind_api(nb::module_& root) {
                            d.swizzle, d.split_k_slices, d.split_k_parallel,
                            d.mma_promotion_interval),
             nb::make_tuple(e.kind, e.activation, e.compute, e.per_tensor_scales, e.bias,
-                           e.bias_dtype),
+                           e.bias_dtype, e.epilogue_graph),
             m.score, m.score_explain,
             nb::make_tuple(std::string(source_name(m.facts.source)), m.facts.registers,
                            m.facts.spill_store_bytes, m.facts.spill_load_bytes, m.facts.stack_bytes,

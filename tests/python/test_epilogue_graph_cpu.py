@@ -902,3 +902,25 @@ def test_one_call_checks_the_epilogue_and_its_arguments():
     with pytest.raises(ValueError, match=r"^out: required for cupy tensors"):
         cutlass.gemm(np.ones((8, 16), np.float16), np.ones((16, 8), np.float16),
                      epilogue=_one_call_epilogue, epilogue_args={"alpha": 1.0})
+
+
+def test_listed_kernels_name_their_graph_in_the_metadata(nothing_compiles):
+    """The arguments-first API: every kernel get_kernels lists for a custom epilogue carries the
+    graph's key in its name and in metadata.epilogue.epilogue_graph; plain kernels carry ""."""
+    from fakecuda import T
+    from tilecraft import api
+
+    a, b = T(M, K, dtype="float16"), T(K, N, dtype="float16")
+    out = T(M, N, dtype="float16")
+    operands = {"alpha": 1.0, "C": T(M, N, dtype="float16"), "beta": 0.5,
+                "bias": T(N, dtype="float16"), "out1": T(1, dtype="float32")}
+    graph = seed_graph()
+    epilogue = api.arguments.EpilogueArguments(graph=graph, operands=operands)
+    args = api.arguments.GemmArguments(a, b, out, np.float32, epilogue=epilogue)
+    kernels = api.get_kernels(args, cc=90)
+    assert kernels
+    for k in kernels:
+        assert k.metadata.epilogue.epilogue_graph == graph.key, k.metadata.kernel_name
+        assert f"_evt{graph.key}" in k.metadata.kernel_name
+    plain = api.get_kernels(api.arguments.GemmArguments(a, b, out, np.float32), cc=90)
+    assert plain and all(k.metadata.epilogue.epilogue_graph == "" for k in plain)

@@ -94,6 +94,7 @@ class EpilogueMetadata:
     per_tensor_scales: bool
     bias: BiasKind = BiasKind.none
     bias_dtype: DataType = DataType.f32  # meaningful when bias is not BiasKind.none
+    epilogue_graph: str = ""  # the custom epilogue's key (EpilogueGraph.key); "" without one
 
 
 @dataclass(slots=True)
