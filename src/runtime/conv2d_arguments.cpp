@@ -178,7 +178,9 @@ Result<EpilogueOperands> as_matrices(const EpilogueGraph& graph, const EpilogueO
     if (!is_full(e) || it == result.tensors.end() || !it->second.data || it->second.rank == 2) {
       continue;
     }
-    TILECRAFT_RETURN_IF_ERROR(check_packed("epilogue." + e.name, it->second, out, layout, e.dtype));
+    const std::string label = "epilogue." + e.name;
+    TILECRAFT_RETURN_IF_ERROR(check_tensor_extents(label, it->second).status());
+    TILECRAFT_RETURN_IF_ERROR(check_packed(label, it->second, out, layout, e.dtype));
     TensorView& t = it->second;
     t.rank = 2;
     t.shape = {m, n};

@@ -180,6 +180,15 @@ def test_operands_are_checked_against_the_implicit_gemm_output(nothing_compiles)
             operands(gamma=2.0))
 
 
+def test_operand_extents_past_64_bits_are_refused_before_they_are_read(nothing_compiles):
+    from fakecuda import FakeTensor
+
+    op = graph_conv()
+    huge = FakeTensor((2 ** 40, 2 ** 40, 1, 1), "float16", strides=(1, 1, 1, 1))
+    refused(op, ValueError, r"^epilogue.residual: shape \(1099511627776, 1099511627776, 1, 1\) holds "
+                            r"more than 2\^63 - 1 elements", operands(residual=huge))
+
+
 def test_c_bias_and_parallel_split_k_are_refused_with_a_graph(nothing_compiles):
     op = graph_conv()
     y = np.ones((N_, H, W, K), np.float16)
