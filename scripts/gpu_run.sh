@@ -23,7 +23,9 @@
 #              sanitizer=SUITE over one suite's (e.g. sanitizer=gpu_torch)
 #   gtest=FILTER
 #              the C++ tests whose names match FILTER (gtest's --gtest_filter), in OUT/gtest.log
-#   py=PATH    pytest on one path (a file, a folder, or file::test), in OUT/py-<name>.log
+#   py=PATH    pytest on one path (a file, a folder, or file::test), in OUT/py-<name>.log;
+#              py=PATH@K/N runs only its K-th shard of N (0-based: every N-th item, and only
+#              the kernels those items use), in OUT/py-<name>-KofN.log
 #   script=PATH
 #              a Python benchmark script (e.g. bench/bench_first_call.py), in OUT/script-<name>.log,
 #              given the arguments in SCRIPT_ARGS
@@ -119,6 +121,11 @@ part() {
     gtest=*)
       TILECRAFT_COMPILE_TESTS=full run gtest "$BUILD/tests/cpp/tilecraft_tests" \
         --gtest_filter="${1#gtest=}" ;;
+    py=*@*/*)  # one shard of a path's items (and of the kernels they compile)
+      local path=${1#py=} shard=${1##*@}
+      path=${path%@*}
+      TILECRAFT_TEST_SHARD=$shard run "py-$(basename "${path%%::*}" .py)-${shard/\//of}" \
+        python3 -X faulthandler -m pytest "$path" -rs -v --durations=10 ${PYTEST_ARGS:-} ;;
     py=*)
       local path=${1#py=}
       run "py-$(basename "${path%%::*}" .py)" python3 -X faulthandler -m pytest "$path" -rs -v \
@@ -135,7 +142,7 @@ part() {
       IFS=';' read -r -a benches <<<"${BENCHES:-bench_sm90_gemm.py --own-only;bench_grouped.py --set moe;bench_conv.py --set resnet50 --kind fprop}"
       run bench bash bench/compare_builds.sh .scratch/base "$OUT/bench" "${benches[@]}" ;;
     *) echo "unknown part '$1': expected tests, ctest, install, pytest[=K/N], gpu90, grouped, evt," \
-         "conv, conv_modules, conv_suite, multi, torch, examples, sanitizer[=SUITE], gtest=FILTER, py=PATH, script=PATH, profile=FILE or bench" |
+         "conv, conv_modules, conv_suite, multi, torch, examples, sanitizer[=SUITE], gtest=FILTER, py=PATH[@K/N], script=PATH, profile=FILE or bench" |
       tee -a "$OUT/summary.txt"
       return 2 ;;
   esac
