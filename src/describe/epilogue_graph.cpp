@@ -373,7 +373,8 @@ Status EpilogueGraph::validate_for(int arch) const {
 
 bool has_fast_form(Activation activation) {
   return activation == Activation::tanh || activation == Activation::sigmoid ||
-         activation == Activation::silu || activation == Activation::gelu_tanh;
+         activation == Activation::silu || activation == Activation::gelu ||
+         activation == Activation::gelu_tanh;
 }
 
 std::string EpilogueGraph::to_string() const {

@@ -50,7 +50,8 @@ TC_EVT_UNARY(GeluTanh,
 // Fast math (EpilogueGraph::set_fast_math): tanh.approx.f32 (PTX ISA: relative error at most
 // 2^-11 over the whole range), __expf (2 + floor(|1.173 x|) ulps) and __fdividef (2 ulps for a
 // divisor of magnitude in [2^-126, 2^126], else 0) (CUDA C Programming Guide, intrinsic
-// functions). The host pass (never run) spells the precise forms.
+// functions), and for gelu a rational erf approximation. The host pass (never run) spells
+// the precise forms of the intrinsics.
 CUTLASS_HOST_DEVICE float fast_tanh(float x) {
 #if defined(__CUDA_ARCH__)
   float y;
@@ -67,6 +68,25 @@ CUTLASS_HOST_DEVICE float fast_sigmoid(float x) {
   return 1.0f / (1.0f + expf(-x));
 #endif
 }
+// gelu: erf by Abramowitz and Stegun 7.1.26 (|error| <= 1.5e-7): 1 + erf(x / sqrt 2) is 2 - r
+// for x >= 0 and r for x < 0, r = erfc(|x| / sqrt 2) = t (a1 + t (a2 + ...)) exp(-a^2), t =
+// 1 / (1 + p a): no cancellation in the negative tail.
+CUTLASS_HOST_DEVICE float fast_gelu(float x) {
+  const float a = fabsf(x) * 0.70710678118654752f;
+#if defined(__CUDA_ARCH__)
+  const float t = __fdividef(1.0f, fmaf(0.3275911f, a, 1.0f));
+  const float e = __expf(-a * a);
+#else
+  const float t = 1.0f / fmaf(0.3275911f, a, 1.0f);
+  const float e = expf(-a * a);
+#endif
+  float p = fmaf(1.061405429f, t, -1.453152027f);
+  p = fmaf(p, t, 1.421413741f);
+  p = fmaf(p, t, -0.284496736f);
+  p = fmaf(p, t, 0.254829592f);
+  const float r = p * t * e;
+  return 0.5f * x * (x >= 0.0f ? 2.0f - r : r);
+}
 CUTLASS_HOST_DEVICE float fast_silu(float x) {
 #if defined(__CUDA_ARCH__)
   return __fdividef(x, 1.0f + __expf(-x));
@@ -74,6 +94,7 @@ CUTLASS_HOST_DEVICE float fast_silu(float x) {
   return x / (1.0f + expf(-x));
 #endif
 }
+TC_EVT_UNARY(GeluFast, fast_gelu(x))
 TC_EVT_UNARY(TanhFast, fast_tanh(x))
 TC_EVT_UNARY(SigmoidFast, fast_sigmoid(x))
 TC_EVT_UNARY(SiluFast, fast_silu(x))

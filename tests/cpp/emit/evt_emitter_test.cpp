@@ -137,20 +137,22 @@ TEST(EvtFastMath, ActivationsTakeTheirFastFormsAndTheGraphSaysSo) {
     EXPECT_NE(precise_entry.find("tc_evt::" + std::string(name) + ","), std::string::npos) << name;
     EXPECT_EQ(precise_entry.find("Fast,"), std::string::npos);
   }
-  // gelu has no fast form: erff in both.
+  // gelu's fast form replaces erff; relu has none.
   EpilogueGraph with_gelu;
-  with_gelu.store(with_gelu.activation(Activation::gelu, with_gelu.accumulator()), "D",
-                  DataType::bf16);
+  const int gelu = with_gelu.activation(Activation::gelu, with_gelu.accumulator());
+  with_gelu.store(with_gelu.activation(Activation::relu, gelu), "D", DataType::bf16);
   with_gelu.set_fast_math(true);
   auto g = plain_bf16().with_epilogue_graph(with_gelu);
   ASSERT_TRUE(g) << g.status().message();
-  EXPECT_NE(sm90_entry_text({*g}, 0).find("tc_evt::Gelu,"), std::string::npos);
-  for (Activation a :
-       {Activation::tanh, Activation::sigmoid, Activation::silu, Activation::gelu_tanh}) {
+  const std::string gelu_entry = sm90_entry_text({*g}, 0);
+  EXPECT_NE(gelu_entry.find("tc_evt::GeluFast,"), std::string::npos);
+  EXPECT_NE(gelu_entry.find("tc_evt::Relu,"), std::string::npos);
+  for (Activation a : {Activation::tanh, Activation::sigmoid, Activation::silu, Activation::gelu,
+                       Activation::gelu_tanh}) {
     EXPECT_TRUE(has_fast_form(a));
   }
-  for (Activation a : {Activation::relu, Activation::gelu, Activation::hardswish,
-                       Activation::leaky_relu, Activation::clamp, Activation::identity}) {
+  for (Activation a : {Activation::relu, Activation::hardswish, Activation::leaky_relu,
+                       Activation::clamp, Activation::identity}) {
     EXPECT_FALSE(has_fast_form(a));
   }
 }

@@ -72,8 +72,8 @@ inline EpilogueGraph elementwise_graph(DataType out = DataType::f16) {
   return g;
 }
 
-// Every activation with a fast form (EpilogueGraph::set_fast_math), each in its own store: D =
-// tanh(acc) + sigmoid(acc) * X, S = silu(acc), and on SM90 (with_gelu_tanh) G = gelu_tanh(acc).
+// Every activation with a fast form (EpilogueGraph::set_fast_math): D = tanh(acc) + sigmoid(acc)
+// * X + gelu(acc), S = silu(acc), and on SM90 (with_gelu_tanh) G = gelu_tanh(acc).
 inline EpilogueGraph fast_math_graph(bool with_gelu_tanh, DataType out = DataType::f16) {
   using enum DataType;
   EpilogueGraph g;
@@ -82,9 +82,11 @@ inline EpilogueGraph fast_math_graph(bool with_gelu_tanh, DataType out = DataTyp
   const int t = g.activation(Activation::tanh, acc);
   const int s = g.activation(Activation::sigmoid, acc);
   const int gated = g.mul(s, x);
-  g.store(g.add(t, gated), "D", out);
+  const int gelu = g.activation(Activation::gelu, acc);
+  const int sum = g.add(t, gated);
+  g.store(g.add(sum, gelu), "D", out);
   g.store(g.activation(Activation::silu, acc), "S", f32);
-  if (with_gelu_tanh) g.store(g.activation(Activation::gelu_tanh, acc), "G", f32);
+  if (with_gelu_tanh) g.store(g.activation(Activation::gelu_tanh, acc), "G", f16);
   g.set_fast_math(true);
   return g;
 }

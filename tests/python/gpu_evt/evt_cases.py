@@ -374,10 +374,11 @@ def e4m3_gemm_fp8_out(accum, scale, dscale):
     return D, y.abs().max()
 
 
-def fast_tanh_sigmoid_silu(accum, scale, C):
+def fast_activations(accum, scale, C):
     D = tanh(accum * scale) + sigmoid(accum) * C
     S = silu(accum)
-    return D, S
+    E = gelu(accum)
+    return D, S, E
 
 
 def fast_gelu_tanh_residual(accum, bias, C):
@@ -390,7 +391,8 @@ def fast_functions(accum):
     Sg = sigmoid(accum)
     Sl = silu(accum)
     G = gelu_tanh(accum)
-    return T, Sg, Sl, G
+    Ge = gelu(accum)
+    return T, Sg, Sl, G, Ge
 
 
 # ---- the table ------------------------------------------------------------------------------
@@ -511,11 +513,11 @@ CASES = [
          refused80_op=r"fp8 outputs are SM90 epilogue fusions",
          note="fp8 operands (no scales fusion: the graph scales) and fp8 D with its amax"),
     # fast math: tanh.approx.f32, __expf, __fdividef (evt_ref's bounds: PTX and CUDA's)
-    Case("fast_tanh_sigmoid_silu", fast_tanh_sigmoid_silu,
+    Case("fast_activations", fast_activations,
          {"scale": In("scalar", lo=0.5, hi=4.0), "C": In("full", lo=-2.0, hi=2.0)},
-         (Out("D", "store", "f16"), Out("S", "store", "f32")), fast_math=True,
-         sm90=("f16coop", "f16pp"),
-         note="fast math on both architectures: tanh, sigmoid, silu"),
+         (Out("D", "store", "f16"), Out("S", "store", "f32"), Out("E", "store", "bf16")),
+         fast_math=True, sm90=("f16coop", "f16pp"),
+         note="fast math on both architectures: tanh, sigmoid, silu, gelu"),
     Case("fast_gelu_tanh_residual", fast_gelu_tanh_residual,
          {"bias": In("col", "f32"), "C": In("full", "bf16")}, (Out("D", "store", "bf16"),),
          fast_math=True,
@@ -523,7 +525,8 @@ CASES = [
          note="fast gelu_tanh; the residual read as the source C"),
     Case("fast_functions", fast_functions, {},
          (Out("T", "store", "f32"), Out("Sg", "store", "f32"), Out("Sl", "store", "f32"),
-          Out("G", "store", "f32")), fast_math=True, refused80=GELU_TANH_REFUSAL,
+          Out("G", "store", "f32"), Out("Ge", "store", "f32")), fast_math=True,
+         refused80=GELU_TANH_REFUSAL,
          ab_ints=4, note="each fast function alone, in float32 (test_evt_fast_math sweeps it)"),
 ]
 

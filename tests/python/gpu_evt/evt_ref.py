@@ -440,7 +440,8 @@ ACTIVATION_ERROR = {
 # Fast math (EpilogueGraph.fast_math), from the documented bounds: tanh.approx.f32's relative
 # error is at most 2^-11 (PTX ISA, "tanh"); __expf(x) is within 2 + floor(|1.173 x|) ulps and
 # __fdividef within 2 ulps (CUDA C Programming Guide, "Intrinsic Functions"); an ulp of a float32
-# is at most 2^-23 of its magnitude. tests/python/gpu_evt/test_evt_fast_math.py measures them.
+# is at most 2^-23 of its magnitude; gelu's erf is Abramowitz and Stegun's 7.1.26 (absolute error
+# at most 1.5e-7). tests/python/gpu_evt/test_evt_fast_math.py measures them.
 TANH_APPROX = 2.0 ** -11
 
 
@@ -459,6 +460,23 @@ def _gelu_tanh_fast_error(ax, av):
     return 0.5 * ax * (2 * slope * inner_error + TANH_APPROX * t + 4 * U) + 4 * U * av
 
 
+def _gelu_fast_error(ax, av):
+    # 0.5 x (2 - r) or 0.5 x r, r = erfc(a), a = |x| 0.70710678f, by Abramowitz and Stegun
+    # 7.1.26 (|error| <= 1.5e-7) with __fdividef and __expf: the argument's roundings (2u of it)
+    # through erfc' (at the low end of the argument's error); the formula's 1.5e-7; its float32
+    # evaluation, relative to r: t's fma and quotient (5u, through the polynomial at most 5x),
+    # the polynomial's four fmas (at most 4.5x cancellation), a^2's rounding (a^2 u) and
+    # __expf's (2 + 1.173 a^2) ulps, two products: (64 + 4.5 a^2) u, doubled; (2 - r) u; times
+    # 0.5 |x|; then two products
+    torch = _torch()
+    a = ax * 0.70710678118654752
+    arg_error = 2 * U * a
+    slope = 1.1283791670955126 * torch.exp(-(a - arg_error).clamp(min=0.0) ** 2)
+    r = torch.special.erfc(a)
+    return 0.5 * ax * (slope * arg_error + 1.5e-7 + 2 * (64 + 4.5 * a ** 2) * U * r + 4 * U) \
+        + 4 * U * av
+
+
 FAST_ACTIVATION_ERROR = {
     # tanh.approx.f32
     "tanh": lambda ax, av: TANH_APPROX * av,
@@ -467,6 +485,7 @@ FAST_ACTIVATION_ERROR = {
     "sigmoid": lambda ax, av: (expf_approx(ax) + 2 * U + 8 * U) * av,
     # __fdividef(x, 1 + __expf(-x))
     "silu": lambda ax, av: (expf_approx(ax) + 2 * U + 8 * U) * av,
+    "gelu": _gelu_fast_error,
     "gelu_tanh": _gelu_tanh_fast_error,
 }
 

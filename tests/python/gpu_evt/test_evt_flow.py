@@ -219,7 +219,7 @@ def test_launch_again(evt_ops, arch, case_name, rng, gen, seed_note):
 SANITIZER_KEYS = ["sm90-f16coop-seed_relu_amax", "sm90-f16pp-reductions_sum_axes",
                   "sm90-f16coop-fp8_e4m3_aux_amax", "sm90-f16coop-side_outputs_keep",
                   "sm90-f16coop-colmajor_layout", "sm80-f16-reductions_absmax_axes",
-                  "sm90-f16pp-fast_tanh_sigmoid_silu", "sm80-f16-fast_tanh_sigmoid_silu"]
+                  "sm90-f16pp-fast_activations", "sm80-f16-fast_activations"]
 
 
 @pytest.mark.sanitizer
