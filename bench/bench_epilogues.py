@@ -32,7 +32,9 @@ behind torch.cuda._sleep, median of >= 10 groups, L2 not flushed, the same for a
 torch eager and torch.compile are timed before and after the candidates, the faster run kept;
 torch.compile's compile time is excluded (each function is compiled with dynamic=False and warmed
 up on both shapes before anything is timed). Targets (issue 15): fused >= 1.3x eager and >= 1.1x
-torch.compile at both shapes.
+torch.compile at both shapes; (issue 31) the best fused kernel takes at most 1.05x the time of
+its own tile without the epilogue (D = acc in bf16, compiled and timed beside it: "fused /
+plain tile").
 
 Numerics: every candidate's outputs (poisoned first) are checked before and after its timing
 against the eager result and against the traced function itself run by torch on the float32
@@ -64,6 +66,7 @@ except Exception:  # noqa: BLE001
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 4096)]
 DEVICE = "cuda"
 EAGER_TARGET, COMPILE_TARGET = 1.3, 1.1
+OVERHEAD_TARGET = 1.05   # fused <= 1.05x the same GEMM (tile) without the epilogue
 # Ids of sm90_candidates.fused_candidates()["erf"]: 128x256x64 coop 2x1, the same with
 # IdentitySwizzle8, 256x128x64 coop 2x1, 128x128x64 ping-pong 2x1, 64x256x64 ping-pong 2x1 (a
 # ping-pong kernel runs one warpgroup's epilogue while the other's mainloop runs).
@@ -289,6 +292,40 @@ def build_operations(cutlass, torch, cases, candidate_ids, m, n, k):
             ops.append((cid, op))
         out[case.key] = ops
     return out
+
+
+def build_plain_operations(cutlass, candidate_ids):
+    """{tile id: op}: each candidate's tile with a plain epilogue (D = acc, bf16): "the same GEMM
+    without the epilogue" the targets compare each fused kernel with."""
+    templates = dict(sc.fused_candidates()["erf"])
+    out = {}
+    for cid in candidate_ids:
+        base = cid.removesuffix(FAST)
+        if base in out:
+            continue
+        t = templates[base]
+        out[base] = cutlass.GemmOperationUniversal(
+            arch=90, tile_description=t.tile_description, A=t.A, B=t.B, C=t.C,
+            epilogue_functor=cutlass.LinearCombination(t.C.element, t.C.alignment,
+                                                       cutlass.float32, cutlass.float32),
+            swizzling_functor=t.swizzling_functor)
+    return out
+
+
+def time_plain(torch, cutlass, op, x, w, target_ms):
+    """The plain kernel's time on x @ w.t() (its D checked against the float32 product first), or
+    None where it does not run right."""
+    m, k = x.shape
+    n = w.shape[0]
+    out = torch.full((m, n), float("nan"), device=DEVICE, dtype=torch.bfloat16)
+    args = cutlass.GemmArguments(operation=op, problem_size=cutlass.gemm.GemmCoord(m, n, k), A=x,
+                                 B=w.t(), D=out, output_op=op.epilogue_type(1.0, 0.0))
+    op.run(args)
+    torch.cuda.synchronize()
+    want = torch.matmul(x.float(), w.float().t())
+    if not sc.max_rel_error(out.float().reshape(-1), want.reshape(-1)) <= BF16_TOLERANCE:
+        return None
+    return sc.time_gpu(lambda: op.run(args), target_ms=target_ms)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -539,7 +576,8 @@ def main():
     for case in cases:
         for cid, op in by_case[case.key]:
             print(f"candidate {case.key}/{cid}: {sc.label(op)} {op.procedural_name()}")
-    all_ops = [op for ops in by_case.values() for _, op in ops]
+    plain = build_plain_operations(cutlass, candidate_ids)
+    all_ops = [op for ops in by_case.values() for _, op in ops] + list(plain.values())
     wait_compile = start_compile(cutlass, all_ops, overlap=not options.no_overlap)
 
     # torch.compile: one compiled function per torch function, warmed up on every shape (while
@@ -589,9 +627,10 @@ def main():
             print(f"   note: {case.note}")
         candidates = [(cid, op) for cid, op in by_case[case.key]
                       if op.procedural_name() not in failed]
+        plain_ok = {c: op for c, op in plain.items() if op.procedural_name() not in failed}
         for m, n, k in shapes:
             record = measure(torch, cutlass, case, candidates, compiled, compile_errors,
-                             (m, n, k), options.target_ms)
+                             (m, n, k), options.target_ms, plain_ok)
             record.update({"record": "result", "device": props.name, "commit": commit,
                            "candidates_configured": len(by_case[case.key]),
                            "candidates_compiled": len(candidates),
@@ -606,18 +645,21 @@ def main():
                          _ms(record["compile_ms"]), _ms(record["fused_ms"]),
                          record["best_label"] or "none",
                          _x(record["speedup_vs_eager"]), _x(record["speedup_vs_compile"]),
-                         "yes" if record["met"] else "no"])
+                         _x(record["fused_vs_plain"]), "yes" if record["met"] else "no"])
             torch.cuda.empty_cache()
 
     print()
     from common import print_table
 
     print_table(["epilogue", "shape (MxNxK)", "eager ms", "compile ms", "fused ms",
-                 "best fused kernel", "vs eager", "vs compile", "targets met"], rows)
+                 "best fused kernel", "vs eager", "vs compile", "fused / plain tile",
+                 "targets met"], rows)
     met = sum(1 for r in records if r["met"])
+    overhead_met = sum(1 for r in records if r["met_overhead"])
     print(f"SUMMARY epilogues={len(cases)} shapes={len(shapes)} measured={len(records)} "
           f"targets_met={met}/{len(records)} (>= {EAGER_TARGET}x eager and >= {COMPILE_TARGET}x "
-          f"torch.compile each)")
+          f"torch.compile each) overhead_met={overhead_met}/{len(records)} (fused <= "
+          f"{OVERHEAD_TARGET}x the same tile without the epilogue)")
     if failed:
         print(f"SUMMARY kernels not compiled: {len(failed)} of {len(all_ops)}")
     if problems:
@@ -653,8 +695,10 @@ def _x(v):
     return "-" if v is None else f"{v:.2f}"
 
 
-def measure(torch, cutlass, case, candidates, compiled, compile_errors, shape, target_ms):
-    """One epilogue at one shape: eager, torch.compile, every candidate; returns the record."""
+def measure(torch, cutlass, case, candidates, compiled, compile_errors, shape, target_ms,
+            plain=None):
+    """One epilogue at one shape: eager, torch.compile, every candidate, and the best one's tile
+    without the epilogue (``plain``: {tile id: op}); returns the record."""
     m, n, k = shape
     name = f"{m}x{n}x{k}"
     x = _randn(torch, (m, k), DEVICE, k ** -0.5)
@@ -739,7 +783,9 @@ def measure(torch, cutlass, case, candidates, compiled, compile_errors, shape, t
               "wrong": wrong, "errors": notes, "fused_ms": None, "best": None,
               "best_label": None, "speedup_vs_eager": None, "speedup_vs_compile": None,
               "met_eager": False, "met_compile": False, "met": False, "problem": None,
-              "targets": {"eager": EAGER_TARGET, "compile": COMPILE_TARGET}}
+              "plain_same_tile_ms": None, "fused_vs_plain": None, "met_overhead": False,
+              "targets": {"eager": EAGER_TARGET, "compile": COMPILE_TARGET,
+                          "overhead": OVERHEAD_TARGET}}
     if results:
         best = min(results, key=lambda c: results[c][0])
         f_ms, f_label, f_err_ref, f_err_eager = results[best]
@@ -760,6 +806,17 @@ def measure(torch, cutlass, case, candidates, compiled, compile_errors, shape, t
               f"vs_eager={vs_eager:.3f} (target >= {EAGER_TARGET}: "
               f"{sc.verdict(record['met_eager'])}) {comp_text} cublas_mm_ms={mm_ms:.4f} "
               f"fused_tflops={sc.tflops(m, n, k, f_ms):.0f}")
+        plain_op = (plain or {}).get(best.removesuffix(FAST))
+        plain_ms = time_plain(torch, cutlass, plain_op, x, w, target_ms) if plain_op else None
+        if plain_ms:
+            record.update({"plain_same_tile_ms": plain_ms, "fused_vs_plain": f_ms / plain_ms,
+                           "met_overhead": f_ms / plain_ms <= OVERHEAD_TARGET})
+            print(f"  the same tile without the epilogue ({best.removesuffix(FAST)}, D = acc in "
+                  f"bf16): {plain_ms:.4f} ms; fused / plain = {f_ms / plain_ms:.3f} (target <= "
+                  f"{OVERHEAD_TARGET}: {sc.verdict(record['met_overhead'])})")
+        else:
+            print(f"  the same tile without the epilogue: "
+                  f"{'not built' if plain_op is None else 'WRONG or not run'}")
         print(f"  errors: fused vs eager {errors_text(f_err_eager)}; fused vs f32 function "
               f"{errors_text(f_err_ref)}; eager vs f32 function {errors_text(eager_err)}"
               + (f"; torch.compile vs eager {errors_text(comp_err)}" if comp_err else ""))
