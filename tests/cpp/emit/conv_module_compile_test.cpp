@@ -437,8 +437,8 @@ void check_persistent_entry(const GemmEntry& spec, const tc_kernel_entry& entry)
   }
 }
 
-// SM90 3-D convolutions (TensorNDHWC): CUTLASS's ConvUniversal, and the persistent forms in a
-// module of their own (the two kinds do not build in one unit).
+// SM90 3-D convolutions (TensorNDHWC): CUTLASS's ConvUniversal, and the persistent forms (one
+// with a custom epilogue) in a module of their own (the two kinds do not build in one unit).
 std::vector<ModuleSpec> sm90_conv3d_specs() {
   using enum DataType;
   using tilecraft::sm90_test::epilogue;
@@ -451,7 +451,12 @@ std::vector<ModuleSpec> sm90_conv3d_specs() {
        {{sm90(ConvKind::Fprop, bf16, epilogue(bf16, f32), {128, 128, 64},
               KernelSchedule::TmaWarpSpecializedCooperative, TileScheduler::Persistent, kNdhwc)},
         {sm90(ConvKind::Wgrad, f16, epilogue(f16, f32), {128, 64, 64},
-              KernelSchedule::TmaWarpSpecializedCooperative, TileScheduler::StreamK, kNdhwc)}}}};
+              KernelSchedule::TmaWarpSpecializedCooperative, TileScheduler::StreamK, kNdhwc)},
+        // A custom epilogue on a 3-D ping-pong fprop.
+        {sm90(ConvKind::Fprop, f16, epilogue(f16, f32), {64, 128, 64},
+              KernelSchedule::TmaWarpSpecializedPingpong, TileScheduler::Persistent, kNdhwc)
+             .with_epilogue_graph(issue_graph(f16))
+             .value()}}}};
 }
 
 std::vector<ModuleSpec> sm90_full_specs() {
