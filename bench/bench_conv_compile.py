@@ -7,7 +7,9 @@ its host and device halves run side by side). The issue's target is 20 s each on
 Works without a GPU or torch (nvcc and the CUTLASS headers are enough). Keys: persistent_fprop
 (SM90 cooperative f16 128x128x64), persistent_fprop_pp_bias_relu (SM90 ping-pong bf16 64x128x64,
 bias + relu), persistent_wgrad_streamk (SM90 cooperative f16 128x64x64 on the stream-K
-scheduler), persistent_dgrad_pp (SM90 ping-pong f16 64x64x64), direct_depthwise (CUDA cores, f16,
+scheduler), persistent_dgrad_pp (SM90 ping-pong f16 64x64x64), persistent_fprop_graph (the
+cooperative fprop with a custom epilogue: bias, relu, a residual read as the source C, per-channel
+sums), direct_depthwise (CUDA cores, f16,
 64 pixels x 64 channels), single_group_n32 (SM80 tensor ops, f16 128x32x32, one group of 32 per
 tile); for comparison, baseline_convuniversal_fprop (CUTLASS's own SM90 ConvUniversal, f16
 128x128x64, not a kernel of the issue).
@@ -51,6 +53,25 @@ def sm90(kind, el, tile, schedule, scheduler="Persistent", bias=False, activatio
                                    cutlass.IdentitySwizzle1)
 
 
+# The cooperative fprop with a custom epilogue, built node by node (the child runs from -c,
+# where the tracer cannot read a function's source): D = relu(acc + bias) + residual, and D's
+# sum per output channel.
+def graph_fprop():
+    core = cutlass._core
+    g = core.EpilogueGraph()
+    acc = g.accumulator()
+    bias = g.tensor("bias", cutlass.DataType.f32, core.Broadcast.column)
+    residual = g.tensor("residual", cutlass.DataType.f16, core.Broadcast.full)
+    z = g.binary(core.BinaryOp.add, acc, bias)
+    y = g.activation(core.Activation.relu, z)
+    d = g.binary(core.BinaryOp.add, y, residual)
+    g.store(d, "D", cutlass.DataType.f16)
+    g.reduce(d, core.ReduceOp.sum, core.ReduceAxis.column, "channel_sum", cutlass.DataType.f32)
+    op = sm90(Op.fprop, F16, (128, 128, 64), COOP)
+    return cutlass.Conv2dOperation(Op.fprop, Alg.optimized, 90, op.tile_description, op.A, op.B,
+                                   op.C, Stride.Strided, g, cutlass.IdentitySwizzle1)
+
+
 def sm80(algorithm, tile, warps, stages, op_class, inst, align_b, group_mode, acc=F32):
     math = cutlass.MathInstruction(list(inst), F16, F16, acc, op_class,
                                    cutlass.MathOperation.multiply_add)
@@ -68,6 +89,7 @@ MAKE = {
                                                   activation="relu"),
     "persistent_wgrad_streamk": lambda: sm90(Op.wgrad, F16, (128, 64, 64), COOP, "StreamK"),
     "persistent_dgrad_pp": lambda: sm90(Op.dgrad, F16, (64, 64, 64), PP),
+    "persistent_fprop_graph": graph_fprop,
     "baseline_convuniversal_fprop": lambda: sm90(
         Op.fprop, F16, (128, 128, 64), cutlass.KernelScheduleType.TmaWarpSpecialized),
     "direct_depthwise": lambda: sm80(Alg.direct, (64, 64, 1), (8, 1, 1), 2, cutlass.OpClass.Simt,
@@ -83,7 +105,7 @@ print("CHILD-RESULT " + json.dumps({"kernel": op.procedural_name(),
 """
 
 KEYS = ["persistent_fprop", "persistent_fprop_pp_bias_relu", "persistent_wgrad_streamk",
-        "persistent_dgrad_pp", "direct_depthwise", "single_group_n32",
+        "persistent_dgrad_pp", "persistent_fprop_graph", "direct_depthwise", "single_group_n32",
         "baseline_convuniversal_fprop"]
 TARGET_S = 20.0
 
