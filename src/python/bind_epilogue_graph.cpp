@@ -62,7 +62,12 @@ void bind_epilogue_graph(nb::module_& m) {
       .def(
           "validate_for", [](const EpilogueGraph& g, int arch) { check(g.validate_for(arch)); },
           nb::arg("arch"))
-      .def_prop_rw("fast_math", &EpilogueGraph::fast_math, &EpilogueGraph::set_fast_math)
+      .def_prop_rw(
+          "fast_math", &EpilogueGraph::fast_math,
+          [](EpilogueGraph& g, nb::handle value) {
+            g.set_fast_math(bool_from("fast_math", value, "True or False"));
+          },
+          nb::for_setter(nb::arg("value").none()))
       .def_prop_ro("key", &EpilogueGraph::key)
       .def_prop_ro("node_count",
                    [](const EpilogueGraph& g) { return static_cast<int>(g.nodes().size()); })

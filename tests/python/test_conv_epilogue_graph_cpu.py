@@ -189,6 +189,28 @@ def test_operand_extents_past_64_bits_are_refused_before_they_are_read(nothing_c
                             r"1\) holds more than 2\^63 - 1 elements", operands(residual=huge))
 
 
+def test_operand_strides_devices_and_alignment_are_checked(nothing_compiles):
+    from fakecuda import FakeTensor
+
+    op = graph_conv()
+    strided = np.ones((N_, H, W, 2 * K), np.float16)[..., ::2]
+    refused(op, ValueError, r"^epilogue.residual: expected a channels-last tensor: shape "
+                            r"\(2, 9, 9, 64\) packed", operands(residual=strided))
+    refused(op, ValueError, r"^epilogue.bias: the vector \(and each batch's\) must start "
+                            r"16-byte aligned", operands(bias=np.ones(K + 1, np.float32)[1:]))
+
+    def fake(shape, dtype="float16", device_id=0):
+        return FakeTensor(shape, dtype, device_id=device_id)
+
+    visitor = op.epilogue_type(alpha=1.0, bias=fake((K,), "float32"),
+                               residual=fake((N_, H, W, K), device_id=1),
+                               out1=fake((K,), "float32"), z=fake((N_, H, W, K)))
+    with pytest.raises(ValueError, match=r"^epilogue.residual: expected a tensor on cuda:0"):
+        Conv2dArguments(op, problem(), fake((N_, H, W, C)), fake((K, 3, 3, C)), None,
+                        fake((N_, H, W, K)), visitor)
+    assert not op.is_compiled()
+
+
 def test_c_bias_and_parallel_split_k_are_refused_with_a_graph(nothing_compiles):
     op = graph_conv()
     y = np.ones((N_, H, W, K), np.float16)

@@ -641,6 +641,10 @@ def test_fast_math_is_part_of_the_graph_its_text_and_its_kernel(nothing_compiles
         fast.validate_for(arch)
     with pytest.raises(TypeError, match=r"^fn: expected a Python function, got 42 \(int\)"):
         cutlass.epilogue.fast_math(42)
+    for wrong in (1, "yes", None):
+        with pytest.raises(TypeError, match=r"^fast_math: expected True or False, got "):
+            precise.fast_math = wrong
+    assert precise.fast_math
 
 
 def test_different_graphs_have_different_names_and_keys(nothing_compiles):
