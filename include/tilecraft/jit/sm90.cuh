@@ -143,6 +143,17 @@ void set_device_and_order(Arguments& arguments, const EntryTraits& t, int device
       t.raster == 1 ? Raster::AlongM : (t.raster == 2 ? Raster::AlongN : Raster::Heuristic);
 }
 
+// A custom epilogue's input that the collective epilogue reads as its source C
+// (EntryTraits::source_c_tensor): its pointer and strides in place of C's.
+template <class Kernel, class EpilogueArguments>
+void read_source_c(EpilogueArguments& epilogue, const tc_args_header& header,
+                   const EntryTraits& t) {
+  if (t.source_c_tensor < 0) return;
+  const tc_epilogue_tensor& source = header.epilogue_tensors[t.source_c_tensor];
+  epilogue.ptr_C = static_cast<const typename Kernel::ElementC*>(source.data);
+  epilogue.dC = make_stride<typename Kernel::StrideC>(source.ld, source.batch_stride);
+}
+
 // Serial split-K on the stream-K tile scheduler: `splits` slices of K (1 leaves the
 // decomposition to CUTLASS's stream-K heuristic), reduced in the order the caller asked for.
 template <class Arguments>

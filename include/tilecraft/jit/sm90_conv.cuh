@@ -183,13 +183,8 @@ struct Adapter<Kernel, cute::enable_if_t<IsConv<Kernel>::value>> {
     const bool has_c = a.C != nullptr;
     arguments.epilogue.ptr_C = static_cast<const typename Kernel::ElementC*>(has_c ? a.C : a.D);
     arguments.epilogue.dC = stride;
-    if (t.source_c_tensor >= 0) {  // a custom epilogue's input, read as the source C
-      const tc_epilogue_tensor& source = a.header.epilogue_tensors[t.source_c_tensor];
-      arguments.epilogue.ptr_C = static_cast<const typename Kernel::ElementC*>(source.data);
-      if constexpr (kPersistent) {
-        arguments.epilogue.dC = make_stride<StrideC>(source.ld, source.batch_stride);
-      }
-    }
+    // Custom epilogues run on the persistent kernels only (their output is a packed matrix).
+    if constexpr (kPersistent) read_source_c<Kernel>(arguments.epilogue, a.header, t);
     arguments.epilogue.ptr_D = static_cast<typename Kernel::ElementD*>(a.D);
     arguments.epilogue.dD = stride;
     fill(arguments.epilogue.thread, a);

@@ -77,11 +77,7 @@ struct Adapter<K, cute::enable_if_t<!IsGrouped<K>::value && !IsConv<K>::value>> 
     arguments.epilogue.ptr_C = static_cast<const typename Kernel::ElementC*>(has_c ? a.C : a.D);
     arguments.epilogue.dC = make_stride<typename Kernel::StrideC>(
         has_c ? a.ldc : a.ldd, has_c ? a.batch_stride_C : a.batch_stride_D);
-    if (t.source_c_tensor >= 0) {  // a custom epilogue's input, read as the source C
-      const tc_epilogue_tensor& source = a.header.epilogue_tensors[t.source_c_tensor];
-      arguments.epilogue.ptr_C = static_cast<const typename Kernel::ElementC*>(source.data);
-      arguments.epilogue.dC = make_stride<typename Kernel::StrideC>(source.ld, source.batch_stride);
-    }
+    read_source_c<Kernel>(arguments.epilogue, a.header, t);
     arguments.epilogue.ptr_D = static_cast<typename Kernel::ElementD*>(a.D);
     arguments.epilogue.dD = make_stride<typename Kernel::StrideD>(a.ldd, a.batch_stride_D);
     fill(arguments.epilogue.thread, a);
