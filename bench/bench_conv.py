@@ -2,7 +2,8 @@
 ``tilecraft.conv2d``) beside cuDNN through torch (``cudnn.benchmark`` on, channels-last tensors),
 in the same process on the same tensors.
 
-  python bench/bench_conv.py [--set resnet50|unet ...] [--kind fprop|dgrad|wgrad|fused ...]
+  python bench/bench_conv.py [--set resnet50|unet|vgg16|densenet121|yolov3 ...]
+                             [--kind fprop|dgrad|wgrad|fused ...]
                              [--dtype f16|bf16 ...] [--batch 1 --batch 32 ...] [--no-sm90]
                              [--no-one-call] [--one-call-tuning off|auto|blocking] [--json FILE]
 
@@ -11,6 +12,12 @@ Sets:
   unet      layers of a latent-diffusion UNet at a 32x32 latent (320/640/1280 channels, the 4-
             channel input and output convolutions, a stride-2 downsampling), batches 1, 32 and
             128 (``--batch`` to choose)
+  vgg16     VGG-16's 3x3 layers at 224x224, N16 (the 3-channel first layer, 64 to 512 channels)
+  densenet121
+            DenseNet-121's dense-layer convolutions at 224x224, N32: the 3x3 128 -> 32 (growth
+            rate) layer of each block, 1x1 bottlenecks to 128 and a transition 1x1
+  yolov3    Darknet-53 (YOLOv3) at 416x416, N16: the 3-channel first layer, the stride-2
+            downsampling 3x3 layers and the residual units' 1x1 / 3x3 pairs
 
 Kinds: fprop (y = conv(x, w)), dgrad (dx from dy and w), wgrad (dw from dy and x; SM80 kernels
 also with serial and parallel split-K, up to 128 slices), fused (y = relu(conv(x, w) + bias): our
@@ -47,6 +54,27 @@ UNET = [  # (C, H, W, K, R, S, stride, pad) at batch N
     (4, 32, 32, 320, 3, 3, 1, 1), (320, 32, 32, 320, 3, 3, 1, 1), (320, 32, 32, 320, 3, 3, 2, 1),
     (640, 16, 16, 640, 3, 3, 1, 1), (1280, 8, 8, 1280, 3, 3, 1, 1), (320, 32, 32, 4, 3, 3, 1, 1),
 ]
+VGG16 = [  # (N, C, H, W, K, R, S, stride, pad)
+    (16, 3, 224, 224, 64, 3, 3, 1, 1), (16, 64, 224, 224, 64, 3, 3, 1, 1),
+    (16, 64, 112, 112, 128, 3, 3, 1, 1), (16, 128, 112, 112, 128, 3, 3, 1, 1),
+    (16, 256, 56, 56, 256, 3, 3, 1, 1), (16, 512, 28, 28, 512, 3, 3, 1, 1),
+    (16, 512, 14, 14, 512, 3, 3, 1, 1),
+]
+DENSENET121 = [
+    (32, 128, 56, 56, 32, 3, 3, 1, 1), (32, 128, 28, 28, 32, 3, 3, 1, 1),
+    (32, 128, 14, 14, 32, 3, 3, 1, 1), (32, 128, 7, 7, 32, 3, 3, 1, 1),
+    (32, 224, 56, 56, 128, 1, 1, 1, 0), (32, 480, 28, 28, 128, 1, 1, 1, 0),
+    (32, 992, 14, 14, 128, 1, 1, 1, 0), (32, 512, 28, 28, 256, 1, 1, 1, 0),
+]
+YOLOV3 = [
+    (16, 3, 416, 416, 32, 3, 3, 1, 1), (16, 32, 416, 416, 64, 3, 3, 2, 1),
+    (16, 64, 208, 208, 32, 1, 1, 1, 0), (16, 32, 208, 208, 64, 3, 3, 1, 1),
+    (16, 128, 104, 104, 256, 3, 3, 2, 1), (16, 256, 52, 52, 128, 1, 1, 1, 0),
+    (16, 128, 52, 52, 256, 3, 3, 1, 1), (16, 512, 26, 26, 256, 1, 1, 1, 0),
+    (16, 256, 26, 26, 512, 3, 3, 1, 1), (16, 512, 13, 13, 1024, 3, 3, 1, 1),
+]
+FIXED_BATCH_SETS = {"resnet50": RESNET50, "vgg16": VGG16, "densenet121": DENSENET121,
+                    "yolov3": YOLOV3}
 # SM80 tensor-op tiles: (threadblock, stages, warps)
 TILES = [((128, 128, 32), 3, (2, 2, 1)), ((256, 128, 32), 3, (4, 2, 1)),
          ((128, 256, 32), 3, (2, 4, 1)), ((128, 64, 32), 4, (2, 2, 1)),
@@ -136,8 +164,9 @@ class Layer:
 
 def layers_of(sets, batches):
     out = []
-    if "resnet50" in sets:
-        out += [Layer("resnet50", *row) for row in RESNET50]
+    for name, rows in FIXED_BATCH_SETS.items():
+        if name in sets:
+            out += [Layer(name, *row) for row in rows]
     if "unet" in sets:
         for n in batches:
             out += [Layer("unet", n, *row) for row in UNET]
@@ -510,7 +539,7 @@ def run(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--set", action="append", choices=("resnet50", "unet"))
+    parser.add_argument("--set", action="append", choices=(*FIXED_BATCH_SETS, "unet"))
     parser.add_argument("--kind", action="append", choices=("fprop", "dgrad", "wgrad", "fused"))
     parser.add_argument("--dtype", action="append", choices=("f16", "bf16"))
     parser.add_argument("--batch", action="append", type=int)
