@@ -143,9 +143,12 @@ def _fast_tanh(v):
 
 def _fast_quotient(numerator, v):
     """numerator / (1 + __expf(-v)) by __fdividef, at __expf's and __fdividef's documented worst
-    (toward zero)."""
+    (toward zero): 0 where the divisor passes 2^126."""
+    torch = _torch()
     worst = expf_approx(v.abs()) + 2.0 ** -22
-    return numerator / (1.0 + _torch().exp(-v)) * (1.0 - worst)
+    divisor = 1.0 + torch.exp(-v)
+    quotient = numerator / divisor * (1.0 - worst)
+    return torch.where(divisor > 2.0 ** 126, 0.0 * quotient, quotient)
 
 
 def _fast_gelu(v):

@@ -477,14 +477,27 @@ def _gelu_fast_error(ax, av):
         + 4 * U * av
 
 
+# __fdividef(x, y) is 0 for |y| > 2^126 (CUDA C Programming Guide): 1 + __expf(-x) passes 2^126
+# at x = -126 ln 2 = -87.34 (less __expf's error), below which sigmoid's and silu's whole value is
+# lost (at most 2^-126 and 87.4 * 2^-126 = 1.03e-36). With |x| and |value| only: x < 0 there is
+# |value| < 1 (x > 87 gives sigmoid 1 and silu x).
+FDIVIDEF_ZERO_BELOW = -87.0
+
+
+def _fast_quotient_error(ax, av):
+    """__fdividef(., 1 + __expf(-x)): __expf's error passes through at most whole, the sum u, the
+    quotient 2 ulps; the whole value where the divisor passes 2^126."""
+    lost = (ax > -FDIVIDEF_ZERO_BELOW) & (av < 1.0)
+    return (expf_approx(ax) + 2 * U + 8 * U) * av + _torch().where(lost, av, 0.0 * av)
+
+
 FAST_ACTIVATION_ERROR = {
     # tanh.approx.f32
     "tanh": lambda ax, av: TANH_APPROX * av,
-    # 1 / (1 + __expf(-x)) by __fdividef: expf's error passes through at most whole, the sum u,
-    # the quotient 2 ulps
-    "sigmoid": lambda ax, av: (expf_approx(ax) + 2 * U + 8 * U) * av,
+    # __fdividef(1, 1 + __expf(-x))
+    "sigmoid": _fast_quotient_error,
     # __fdividef(x, 1 + __expf(-x))
-    "silu": lambda ax, av: (expf_approx(ax) + 2 * U + 8 * U) * av,
+    "silu": _fast_quotient_error,
     "gelu": _gelu_fast_error,
     "gelu_tanh": _gelu_tanh_fast_error,
 }
