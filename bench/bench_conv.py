@@ -460,7 +460,8 @@ def run(args):
             return pad_cost[c]
 
         for op in cands:
-            stream_k = op.tile_description.tile_scheduler == tilecraft.TileSchedulerType.StreamK
+            td = op.tile_description  # None for tilecraft.conv2d (OneCallConv)
+            stream_k = td is not None and td.tile_scheduler == tilecraft.TileSchedulerType.StreamK
             splits = (wgrad_splits(layer, op.tile_description.threadblock_shape)
                       if kind == "wgrad" and (op.arch == 80 or stream_k) else (1,))
             for split in splits:
